@@ -1,0 +1,140 @@
+/**
+ * Subscriptions, metering and estimates against D1. Usage is a ledger of billed slices
+ * (idempotent per job and slice); queued and running jobs hold reservations of their
+ * expected remaining billable characters.
+ */
+import { and, asc, eq, inArray, lt, or, sql, sum } from "drizzle-orm";
+import type { Estimate } from "../api/schemas";
+import type { ControlDb } from "../control/db";
+import { reservations, subscriptions, subscriptionSites, usageLedger } from "../control/schema";
+import type { SiteSettings } from "../control/sites";
+import { LIMITS, type Plan } from "../limits";
+import { CURRENCY, monthOf, PLANS } from "./plans";
+
+export type BillingCode = "subscription_required" | "subscription_inactive" | "site_not_covered";
+
+export interface Entitlement {
+  plan: Plan | null;
+  entitled: boolean;
+  code?: BillingCode;
+  reason: string;
+  /** Monthly included characters for the usage scope; null when not metered. */
+  included: number | null;
+  perSite: boolean;
+  overageCentsPerMillion: number;
+}
+
+export async function entitlement(db: ControlDb, site: SiteSettings): Promise<Entitlement> {
+  const sub = await db.select().from(subscriptions).where(eq(subscriptions.organizationId, site.organizationId)).get();
+  if (!sub) return { plan: null, entitled: false, code: "subscription_required", reason: "The organization has no subscription.", included: null, perSite: false, overageCentsPerMillion: 0 };
+  const plan = sub.plan as Plan;
+  const rules = PLANS[plan];
+  const base = { plan, included: sub.includedCharacters ?? rules.included, perSite: rules.perSite, overageCentsPerMillion: rules.overageCentsPerMillion };
+  if (sub.status !== "active") return { ...base, entitled: false, code: "subscription_inactive", reason: `The subscription is ${sub.status}.` };
+  const covered = await db
+    .select({ siteId: subscriptionSites.siteId })
+    .from(subscriptionSites)
+    .where(eq(subscriptionSites.organizationId, site.organizationId))
+    .orderBy(asc(subscriptionSites.siteId));
+  // A plan covering N sites covers the first N listed (by site id); the others are not covered.
+  const coveredIds = covered.map((r) => r.siteId).slice(0, rules.maxSites ?? undefined);
+  if (!coveredIds.includes(site.id))
+    return {
+      ...base,
+      entitled: false,
+      code: "site_not_covered",
+      reason:
+        rules.maxSites !== null && covered.some((r) => r.siteId === site.id)
+          ? `The ${plan} plan covers at most ${rules.maxSites} sites; this site is beyond that.`
+          : "The subscription does not cover this site.",
+    };
+  return { ...base, entitled: true, reason: "" };
+}
+
+/** Ledger rows in the usage scope: the site for per-site plans, the organization otherwise. */
+function scopeOf(site: SiteSettings, perSite: boolean) {
+  return perSite ? eq(usageLedger.siteId, site.id) : eq(usageLedger.organizationId, site.organizationId);
+}
+
+export async function usedCharacters(db: ControlDb, site: SiteSettings, perSite: boolean, at: Date): Promise<number> {
+  const [row] = await db
+    .select({ n: sum(usageLedger.characters) })
+    .from(usageLedger)
+    .where(and(scopeOf(site, perSite), eq(usageLedger.month, monthOf(at).key)));
+  return Number(row?.n ?? 0);
+}
+
+/** Reservations of jobs requested before `before` (a reservation's created_at, with job id as tie-break) in the usage scope. */
+export async function reservedCharacters(db: ControlDb, site: SiteSettings, perSite: boolean, before?: { createdAt: string; siteId: number; jobId: number }) {
+  const scope = perSite ? eq(reservations.siteId, site.id) : eq(reservations.organizationId, site.organizationId);
+  const earlier = before
+    ? or(
+        lt(reservations.createdAt, before.createdAt),
+        and(eq(reservations.createdAt, before.createdAt), sql`(${reservations.siteId}, ${reservations.jobId}) < (${before.siteId}, ${before.jobId})`),
+      )
+    : undefined;
+  const [row] = await db
+    .select({ n: sum(reservations.characters) })
+    .from(reservations)
+    .where(earlier ? and(scope, earlier) : scope);
+  return Number(row?.n ?? 0);
+}
+
+export function buildEstimate(characters: number, ent: Entitlement, used: number, reserved: number): Estimate {
+  const metered = ent.included !== null;
+  const included = ent.included;
+  const remainingBefore = metered ? Math.max(0, included! - used - reserved) : null;
+  const overage = metered ? Math.max(0, characters - remainingBefore!) : 0;
+  return {
+    characters,
+    included_characters: included,
+    used_characters: used,
+    reserved_characters: reserved,
+    remaining_characters: remainingBefore,
+    overage_characters: overage,
+    overage_cents: Math.ceil((overage * ent.overageCentsPerMillion) / 1_000_000),
+    currency: CURRENCY,
+    requires_confirmation: characters > 0 && (characters > LIMITS.confirmationCharacters || overage > 0),
+  };
+}
+
+export async function estimateCost(db: ControlDb, site: SiteSettings, characters: number, at: Date, before?: Parameters<typeof reservedCharacters>[3]) {
+  const ent = await entitlement(db, site);
+  const [used, reserved] = await Promise.all([usedCharacters(db, site, ent.perSite, at), reservedCharacters(db, site, ent.perSite, before)]);
+  return { ent, estimate: buildEstimate(characters, ent, used, reserved) };
+}
+
+/** Records one billed slice; a repeated (job, slice) inserts nothing. */
+export async function recordUsage(db: ControlDb, site: SiteSettings, jobId: number, slice: number, characters: number, at: Date) {
+  if (characters <= 0) return;
+  await db
+    .insert(usageLedger)
+    .values({ organizationId: site.organizationId, siteId: site.id, jobId, slice, characters, month: monthOf(at).key, createdAt: at.toISOString() })
+    .onConflictDoNothing();
+}
+
+export async function reserve(db: ControlDb, site: SiteSettings, jobId: number, characters: number, createdAt: string) {
+  await db
+    .insert(reservations)
+    .values({ siteId: site.id, jobId, organizationId: site.organizationId, characters: Math.max(0, characters), createdAt })
+    .onConflictDoUpdate({ target: [reservations.siteId, reservations.jobId], set: { characters: Math.max(0, characters) } });
+}
+
+export async function release(db: ControlDb, siteId: number, jobIds: number[]) {
+  if (jobIds.length) await db.delete(reservations).where(and(eq(reservations.siteId, siteId), inArray(reservations.jobId, jobIds)));
+}
+
+export async function usageOut(db: ControlDb, site: SiteSettings, at: Date) {
+  const ent = await entitlement(db, site);
+  const month = monthOf(at);
+  return {
+    plan: ent.plan,
+    entitled: ent.entitled,
+    reason: ent.reason,
+    month_start: month.start.toISOString(),
+    month_end: month.end.toISOString(),
+    included_characters: ent.included,
+    used_characters: await usedCharacters(db, site, ent.perSite, at),
+    per_site: ent.perSite,
+  };
+}

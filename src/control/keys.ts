@@ -1,0 +1,129 @@
+/**
+ * Site API keys: `tsk_` followed by 32 base64url characters (192 random bits). Only the
+ * SHA-256 hash is stored; the key is shown once, at creation. Look-ups are cached per
+ * isolate for KEY_CACHE_MS so a revoked key stops working within that time everywhere
+ * (at once in the isolate that revoked it), and `last_used_at` is written at most once a
+ * minute per key and isolate, after the response.
+ */
+import { and, desc, eq, isNull } from "drizzle-orm";
+import { notFound } from "../errors";
+import type { ControlDb } from "./db";
+import { apiKeys } from "./schema";
+import { getSite, type SiteSettings } from "./sites";
+
+export const KEY_PREFIX = "tsk_";
+const KEY_PATTERN = /^tsk_[A-Za-z0-9_-]{32}$/;
+/** How long a key look-up is trusted; revocation takes effect within this time. */
+export const KEY_CACHE_MS = 30_000;
+/** `last_used_at` precision. */
+const LAST_USED_MS = 60_000;
+
+function base64url(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function generateKey(): string {
+  return KEY_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(24)));
+}
+
+export async function hashKey(key: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function isWellFormedKey(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}
+
+interface CachedKey {
+  keyId: number;
+  site: SiteSettings;
+  fetchedAt: number;
+  lastUsedAt: number;
+}
+
+const cache = new Map<string, CachedKey | null>();
+const negativeUntil = new Map<string, number>();
+
+/** Drops cached look-ups of a site (after its settings or keys change). */
+export function forgetSite(siteId: number) {
+  for (const [hash, entry] of cache) if (entry?.site.id === siteId) cache.delete(hash);
+}
+
+export interface Authenticated {
+  keyId: number;
+  site: SiteSettings;
+  /** A D1 write to run after the response (last_used_at), if one is due. */
+  touch?: Promise<unknown>;
+}
+
+export async function authenticate(db: ControlDb, key: string, now = Date.now()): Promise<Authenticated | null> {
+  if (!isWellFormedKey(key)) return null;
+  const hash = await hashKey(key);
+  let entry = cache.get(hash);
+  if (entry && now - entry.fetchedAt > KEY_CACHE_MS) entry = undefined;
+  if (entry === undefined) {
+    if ((negativeUntil.get(hash) ?? 0) > now) return null;
+    const row = await db
+      .select({ id: apiKeys.id, siteId: apiKeys.siteId, lastUsedAt: apiKeys.lastUsedAt })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt)))
+      .get();
+    const site = row && (await getSite(db, row.siteId));
+    if (!row || !site) {
+      // Unknown keys are remembered briefly so a flood of bad keys does not reach D1 each time.
+      negativeUntil.set(hash, now + 5_000);
+      if (negativeUntil.size > 10_000) negativeUntil.clear();
+      return null;
+    }
+    entry = { keyId: row.id, site, fetchedAt: now, lastUsedAt: row.lastUsedAt ? Date.parse(row.lastUsedAt) : 0 };
+    cache.set(hash, entry);
+    if (cache.size > 10_000) cache.clear();
+  }
+  if (!entry) return null;
+  let touch: Promise<unknown> | undefined;
+  if (now - entry.lastUsedAt >= LAST_USED_MS) {
+    entry.lastUsedAt = now;
+    touch = db
+      .update(apiKeys)
+      .set({ lastUsedAt: new Date(now).toISOString() })
+      .where(eq(apiKeys.id, entry.keyId))
+      .run()
+      .catch((err) => console.error(JSON.stringify({ level: "warn", message: "last_used_at update failed", error: String(err) })));
+  }
+  return { keyId: entry.keyId, site: entry.site, touch };
+}
+
+export async function createKey(db: ControlDb, siteId: number, name: string) {
+  const key = generateKey();
+  const createdAt = new Date().toISOString();
+  const [row] = await db
+    .insert(apiKeys)
+    .values({ siteId, name, prefix: key.slice(0, KEY_PREFIX.length + 6), hash: await hashKey(key), createdAt })
+    .returning({ id: apiKeys.id });
+  return { id: row.id, name, key, created_at: createdAt };
+}
+
+export async function listKeys(db: ControlDb, siteId: number) {
+  const rows = await db.select().from(apiKeys).where(eq(apiKeys.siteId, siteId)).orderBy(desc(apiKeys.id));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    created_at: r.createdAt,
+    last_used_at: r.lastUsedAt,
+    revoked_at: r.revokedAt,
+  }));
+}
+
+export async function revokeKey(db: ControlDb, siteId: number, keyId: number) {
+  const row = await db.select({ id: apiKeys.id }).from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.siteId, siteId))).get();
+  if (!row) throw notFound(`Key ${keyId} of site ${siteId}`);
+  await db
+    .update(apiKeys)
+    .set({ revokedAt: new Date().toISOString() })
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)));
+  forgetSite(siteId);
+}

@@ -1,0 +1,131 @@
+/** The control plane in D1: organizations, sites, API keys, subscriptions, glossary and usage. */
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
+
+export const organizations = sqliteTable("organizations", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  createdAt: text("created_at").notNull().default(now),
+});
+
+export interface TargetLanguageSetting {
+  code: string;
+  formality: "default" | "formal" | "informal";
+  engine: string;
+  writable: boolean;
+}
+
+export const sites = sqliteTable(
+  "sites",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    organizationId: integer("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    name: text("name").notNull(),
+    sourceLanguage: text("source_language").notNull(),
+    targetLanguages: text("target_languages", { mode: "json" }).$type<TargetLanguageSetting[]>().notNull(),
+    enabledAdapters: text("enabled_adapters", { mode: "json" }).$type<string[]>().notNull(),
+    enabledEngines: text("enabled_engines", { mode: "json" }).$type<string[]>().notNull(),
+    qaMode: text("qa_mode").notNull().default("editors"),
+    reviewMode: text("review_mode").notNull().default("draft"),
+    createdAt: text("created_at").notNull().default(now),
+    updatedAt: text("updated_at").notNull().default(now),
+  },
+  (t) => [index("sites_organization").on(t.organizationId)],
+);
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    siteId: integer("site_id")
+      .notNull()
+      .references(() => sites.id),
+    name: text("name").notNull(),
+    /** The first characters of the key, shown in listings so owners can tell keys apart. */
+    prefix: text("prefix").notNull(),
+    /** Lowercase hex SHA-256 of the whole key; the key itself is never stored. */
+    hash: text("hash").notNull(),
+    createdAt: text("created_at").notNull(),
+    lastUsedAt: text("last_used_at"),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_hash").on(t.hash), index("api_keys_site").on(t.siteId)],
+);
+
+export const subscriptions = sqliteTable("subscriptions", {
+  organizationId: integer("organization_id")
+    .primaryKey()
+    .references(() => organizations.id),
+  plan: text("plan").notNull(),
+  status: text("status").notNull(),
+  /** A custom contract's monthly volume; null means the plan's. */
+  includedCharacters: integer("included_characters"),
+  updatedAt: text("updated_at").notNull().default(now),
+});
+
+export const subscriptionSites = sqliteTable(
+  "subscription_sites",
+  {
+    organizationId: integer("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    siteId: integer("site_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.siteId] }), index("subscription_sites_site").on(t.siteId)],
+);
+
+export const glossaryTerms = sqliteTable(
+  "glossary_terms",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    organizationId: integer("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    source: text("source").notNull(),
+    language: text("language").notNull(),
+    target: text("target").notNull(),
+    caseSensitive: integer("case_sensitive", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [index("glossary_terms_org").on(t.organizationId, t.language)],
+);
+
+/**
+ * The usage ledger: one row per billed slice of a job. The unique key makes metering
+ * idempotent: a retried alarm or repeated slice inserts nothing new.
+ */
+export const usageLedger = sqliteTable(
+  "usage_ledger",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    organizationId: integer("organization_id").notNull(),
+    siteId: integer("site_id").notNull(),
+    jobId: integer("job_id").notNull(),
+    slice: integer("slice").notNull(),
+    characters: integer("characters").notNull(),
+    /** First day of the UTC month, `YYYY-MM-01`. */
+    month: text("month").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("usage_ledger_slice").on(t.siteId, t.jobId, t.slice),
+    index("usage_ledger_org_month").on(t.organizationId, t.month),
+    index("usage_ledger_site_month").on(t.siteId, t.month),
+  ],
+);
+
+/** Expected remaining billable characters of queued and running jobs (estimates' `reserved_characters`). */
+export const reservations = sqliteTable(
+  "reservations",
+  {
+    siteId: integer("site_id").notNull(),
+    jobId: integer("job_id").notNull(),
+    organizationId: integer("organization_id").notNull(),
+    characters: integer("characters").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.jobId] }), index("reservations_org").on(t.organizationId, t.createdAt)],
+);

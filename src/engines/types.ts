@@ -1,0 +1,90 @@
+import type { EngineName, Format, Formality } from "../limits";
+
+/** A term of the organization's glossary (D1). `language` is the target language code. */
+export interface GlossaryTerm {
+  source: string;
+  language: string;
+  target: string;
+  caseSensitive: boolean;
+}
+
+/** One text to translate, with the context the connector gave for it. */
+export interface EngineSegment {
+  text: string;
+  format: Format;
+  kind?: string | null;
+  field?: string | null;
+  maxLength?: number | null;
+}
+
+export interface EngineRequest {
+  sourceLanguage: string;
+  targetLanguage: string;
+  formality: Formality;
+  /** Terms for this target language only. */
+  glossary: GlossaryTerm[];
+  segments: EngineSegment[];
+}
+
+export interface EngineLimits {
+  /** Most texts in one upstream request. */
+  maxSegments: number;
+  /** Most characters (as the engine counts them) in one upstream request. */
+  maxCharacters: number;
+}
+
+export interface Engine {
+  readonly name: EngineName;
+  /** Origin recorded on results: `llm` for the openai engine, `mt` for every other. */
+  readonly origin: "mt" | "llm";
+  readonly limits: EngineLimits;
+  /** Whether this engine translates into the given target language (site language code). */
+  supports(targetLanguage: string): boolean;
+  /**
+   * Translates every segment; the answer has one text per segment, in order.
+   * Splits the work into upstream requests that fit `limits`. Throws EngineError.
+   */
+  translate(request: EngineRequest): Promise<string[]>;
+}
+
+export type EngineErrorKind =
+  /** credentials or binding missing: fails the language, no retry */
+  | "not_configured"
+  /** target language not supported by the engine */
+  | "unsupported_language"
+  /** quota used up (DeepL 456, OpenAI insufficient_quota): fails the language at once */
+  | "quota"
+  /** still failing after retries (429/5xx/529/timeouts) */
+  | "unavailable"
+  /** the engine answered something we cannot use (malformed body, wrong item count) */
+  | "bad_response"
+  /** the engine refused the request (4xx other than the above) */
+  | "rejected";
+
+/** An engine failure with a plain-language message safe to show to users (never a credential). */
+export class EngineError extends Error {
+  constructor(
+    readonly kind: EngineErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = "EngineError";
+  }
+}
+
+/** What engines read from the Worker's vars and secrets. All optional: a missing one makes that engine `not_configured`. */
+export interface EngineEnv {
+  DEEPL_API_KEY?: string;
+  GOOGLE_PROJECT_ID?: string;
+  /** Service-account JSON (client_email, private_key) used to mint OAuth tokens for Cloud Translation v3. */
+  GOOGLE_SERVICE_ACCOUNT?: string;
+  /** Alternatively a ready OAuth access token (local testing). */
+  GOOGLE_ACCESS_TOKEN?: string;
+  AZURE_TRANSLATOR_KEY?: string;
+  AZURE_TRANSLATOR_REGION?: string;
+  AZURE_TRANSLATOR_ENDPOINT?: string;
+  OPENAI_API_KEY?: string;
+  OPENAI_BASE_URL?: string;
+  OPENAI_MODEL?: string;
+  AI?: Ai;
+}

@@ -1,0 +1,24 @@
+declare namespace Cloudflare {
+  interface Env {
+    SITE: DurableObjectNamespace<import("./index").SiteObject>;
+    DB: D1Database;
+    BLOBS: R2Bucket;
+    AI?: Ai;
+    ADMIN_TOKEN: string;
+    DASHBOARD_URL: string;
+    TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+  }
+}
+interface Env extends Cloudflare.Env {}
+
+declare module "*.sql" {
+  const sql: string;
+  export default sql;
+}
+
+declare namespace Cloudflare {
+  interface GlobalProps {
+    mainModule: typeof import("./index");
+    durableNamespaces: "SiteObject";
+  }
+}

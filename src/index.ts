@@ -1,0 +1,5 @@
+import { createApp } from "./app";
+
+export { SiteObject } from "./site/object";
+
+export default createApp() satisfies ExportedHandler<Env>;

@@ -1,0 +1,55 @@
+/** One table of the interface's limits (spec "Limits"); schemas and domain code read them from here. */
+export const LIMITS = {
+  languageCode: { min: 2, max: 15 },
+  unitKey: 255,
+  segmentKey: 500,
+  parentKey: 500,
+  field: 200,
+  kind: 50,
+  segmentText: 100_000,
+  segmentsPerUnit: 5_000,
+  unitLabel: 500,
+  unitPath: 2_000,
+  unitsPerBatch: 100,
+  /** Request bodies (single unit and batch) above this are refused with 413 before parsing. */
+  bodyBytes: 10 * 1024 * 1024,
+  /** Batch bodies above this go through R2 instead of RPC. */
+  inlineBatchBytes: 1024 * 1024,
+  connectorVersion: 50,
+  handshakeAdapters: 20,
+  handshakeLanguages: 200,
+  handshakeCapabilities: 20,
+  unitsPerJob: 1_000,
+  jobPrefix: 255,
+  pageDefault: 100,
+  pageMax: 500,
+  idsPerAck: 1_000,
+  reviewsPerRequest: 500,
+  jobsListed: 20,
+  confirmationCharacters: 100_000,
+  agencySites: 10,
+} as const;
+
+export const ADAPTERS = ["wordpress", "drupal", "wagtail", "strapi"] as const;
+export type Adapter = (typeof ADAPTERS)[number];
+
+export const ENGINES = ["pseudo", "deepl", "google", "azure", "workers_ai", "openai"] as const;
+export type EngineName = (typeof ENGINES)[number];
+
+export const FORMATS = ["plain", "html", "markdown", "rich_text"] as const;
+export type Format = (typeof FORMATS)[number];
+
+export const FORMALITIES = ["default", "formal", "informal"] as const;
+export type Formality = (typeof FORMALITIES)[number];
+
+export const CAPABILITIES = ["qa_errors", "whole_unit"] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+export const QA_MODES = ["editors", "separate"] as const;
+export type QaMode = (typeof QA_MODES)[number];
+
+export const REVIEW_MODES = ["draft", "suggestion"] as const;
+export type ReviewMode = (typeof REVIEW_MODES)[number];
+
+export const PLANS = ["pro", "agency", "growth", "scale"] as const;
+export type Plan = (typeof PLANS)[number];

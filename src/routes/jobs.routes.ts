@@ -1,0 +1,82 @@
+/** Jobs (spec "Create job", "List jobs") and usage, with the billing gate in front of job creation. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { JobEstimateOut, JobIdParam, JobIn, JobOut, JobsQuery, UsageOut } from "../api/schemas";
+import { estimateCost, usageOut } from "../billing/billing";
+import { now } from "../clock";
+import type { App } from "../context";
+import { controlDb } from "../control/db";
+import { ApiError } from "../errors";
+import { bearer, billingErrors, body, errors, notFoundResponse, ok, siteObject } from "./common";
+
+export const jobRoutes = new OpenAPIHono<App>();
+
+jobRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/jobs",
+    security: bearer,
+    request: body(JobIn),
+    responses: {
+      200: ok(JobEstimateOut, "Estimate only; nothing created"),
+      202: ok(JobOut, "Job created and queued"),
+      ...billingErrors,
+      ...errors,
+    },
+  }),
+  async (c) => {
+    const { stub, site } = siteObject(c);
+    const request = c.req.valid("json");
+    const scope = await stub.estimateJob(site, request);
+    const { ent, estimate } = await estimateCost(controlDb(c.env.DB), site, scope.estimated_characters, now());
+    if (!ent.entitled) throw new ApiError(402, `Hosted translation is not available for this site: ${ent.reason}`, { code: ent.code, estimate: null });
+    if (request.estimate_only) return c.json({ ...scope, cost: estimate }, 200);
+    if (estimate.requires_confirmation && !request.confirm)
+      throw new ApiError(
+        409,
+        `This job needs confirmation: ${estimate.characters} billable characters` +
+          (estimate.overage_characters ? `, ${estimate.overage_characters} of them beyond the included volume (about ${estimate.overage_cents} cents)` : "") +
+          ". Repeat the request with confirm: true.",
+        { code: "confirmation_required", estimate },
+      );
+    const job = await stub.createJob(site, request, {
+      estimate: scope,
+      confirmedCharacters: request.confirm ? estimate.characters : null,
+    });
+    return c.json(job, 202);
+  },
+);
+
+jobRoutes.openapi(
+  createRoute({ method: "get", path: "/v1/jobs", security: bearer, request: { query: JobsQuery }, responses: { 200: ok(z.array(JobOut)), ...errors } }),
+  async (c) => {
+    const { stub, site } = siteObject(c);
+    return c.json(await stub.listJobs(site, c.req.valid("query").active), 200);
+  },
+);
+
+jobRoutes.openapi(
+  createRoute({ method: "get", path: "/v1/jobs/{job_id}", security: bearer, request: { params: JobIdParam }, responses: { 200: ok(JobOut), ...errors, ...notFoundResponse } }),
+  async (c) => {
+    const { stub, site } = siteObject(c);
+    return c.json(await stub.getJob(site, c.req.valid("param").job_id), 200);
+  },
+);
+
+jobRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/jobs/{job_id}/cancel",
+    security: bearer,
+    request: { params: JobIdParam },
+    responses: { 200: ok(JobOut), ...errors, ...notFoundResponse },
+  }),
+  async (c) => {
+    const { stub, site } = siteObject(c);
+    return c.json(await stub.cancelJob(site, c.req.valid("param").job_id), 200);
+  },
+);
+
+jobRoutes.openapi(
+  createRoute({ method: "get", path: "/v1/usage", security: bearer, responses: { 200: ok(UsageOut), ...errors } }),
+  async (c) => c.json(await usageOut(controlDb(c.env.DB), c.get("site"), now()), 200),
+);

@@ -1,0 +1,383 @@
+/**
+ * The job runner, driven by the site object's alarm: jobs run one at a time in request order.
+ * A job's scope is fixed when it starts (job_items); the items are then worked off in slices,
+ * each persisted in one transaction (results, translations, item states, counters) before the
+ * next, so a retried alarm or an evicted object resumes where the last slice ended and never
+ * translates or counts an item twice. Engine calls happen between slices, never inside a
+ * transaction. Usage is metered per slice with an idempotent (job, slice) ledger entry.
+ */
+import { and, eq } from "drizzle-orm";
+import { estimateCost, recordUsage, release, reserve } from "../billing/billing";
+import { controlDb } from "../control/db";
+import { glossaryTerms } from "../control/schema";
+import type { SiteSettings } from "../control/sites";
+import { createEngine } from "../engines/registry";
+import { EngineError, type Engine, type EngineEnv, type GlossaryTerm } from "../engines/types";
+import type { EngineName, Format } from "../limits";
+import { runQA } from "../qa";
+import { refreshUnits } from "./counts";
+import { characters } from "./fingerprint";
+import { estimateScope, type JobRow, type JobScope, scopeQuery } from "./jobs";
+import { lookupMemory, memoryKey } from "./memory";
+import { capabilities } from "./settings";
+import { stateSql } from "./state";
+import type { Store } from "./store";
+
+/** Items per slice: one language, a bounded number of engine requests (at most ⌈250/limit⌉ per engine). */
+export const SLICE_ITEMS = 250;
+/** Wall time one alarm invocation spends before yielding to a fresh alarm. */
+const INVOCATION_BUDGET_MS = 10_000;
+
+export interface RunnerDeps {
+  store: Store;
+  env: Env & EngineEnv;
+  settings: SiteSettings;
+  /** Engines by name; tests may inject their own. */
+  engineFor?: (name: EngineName) => Engine;
+}
+
+interface SliceItem {
+  segment_id: number;
+  unit_id: number;
+  language: string;
+  text: string;
+  fingerprint: string;
+  format: Format;
+  field: string | null;
+  kind: string | null;
+  max_length: number | null;
+  source_language: string;
+  state: string;
+  live: number;
+}
+
+export function currentJob(store: Store): JobRow | undefined {
+  return store.one<JobRow>("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY id LIMIT 1");
+}
+
+function addError(store: Store, jobId: number, language: string, message: string, segments: number) {
+  const job = store.one<{ errors: string }>("SELECT errors FROM jobs WHERE id = ?", jobId)!;
+  const errors = JSON.parse(job.errors) as { language: string; message: string; segments: number }[];
+  const same = errors.find((e) => e.language === language && e.message === message);
+  if (same) same.segments += segments;
+  else errors.push({ language, message, segments });
+  store.run("UPDATE jobs SET errors = ? WHERE id = ?", JSON.stringify(errors), jobId);
+}
+
+function finish(store: Store, jobId: number, status: "succeeded" | "failed", error?: string) {
+  store.tx(() => {
+    if (error) addError(store, jobId, "", error, 0);
+    store.run("UPDATE jobs SET status = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'running')", status, store.now(), jobId);
+    store.run("DELETE FROM job_items WHERE job_id = ?", jobId);
+  });
+}
+
+/** Fails every pending item of a language: a per-language problem (JobError); the segments stay missing. */
+function failLanguage(store: Store, jobId: number, language: string, message: string) {
+  store.tx(() => {
+    const n = store.run("UPDATE job_items SET status = 'failed' WHERE job_id = ? AND language = ? AND status = 'pending'", jobId, language);
+    store.run("UPDATE jobs SET failed_segments = failed_segments + ? WHERE id = ?", n, jobId);
+    addError(store, jobId, language, message, n);
+  });
+}
+
+/** queued → running: re-evaluates the scope and its cost, and fixes the items to work off. */
+async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
+  const { store, settings } = deps;
+  const scope = JSON.parse(job.request) as JobScope;
+  const languages = JSON.parse(job.languages) as string[];
+  const estimate = estimateScope(store, settings, scope, languages);
+  const db = controlDb(deps.env.DB);
+  const { ent, estimate: cost } = await estimateCost(db, settings, estimate.estimated_characters, deps.store.clock(), {
+    createdAt: job.created_at,
+    siteId: settings.id,
+    jobId: job.id,
+  });
+  if (estimate.estimated_characters > 0 && !ent.entitled) {
+    finish(store, job.id, "failed", `Hosted translation is no longer available for this site: ${ent.reason}`);
+    return false;
+  }
+  const allowed = job.confirmed_characters ?? (cost.requires_confirmation ? 0 : estimate.estimated_characters);
+  if (estimate.estimated_characters > allowed) {
+    finish(
+      store,
+      job.id,
+      "failed",
+      `The job's cost has grown to ${estimate.estimated_characters} billable characters, beyond the ${allowed} that were ${job.confirmed_characters === null ? "accepted without confirmation" : "confirmed"}. Request the job again and confirm the new estimate.`,
+    );
+    return false;
+  }
+  const q = scopeQuery(settings, scope, languages, `?${0} AS job_id, s.id AS segment_id, l.value AS language`);
+  store.tx(() => {
+    store.run(
+      `INSERT OR IGNORE INTO job_items (job_id, segment_id, language) ${q.sql.replace(`?${0}`, String(job.id))}`,
+      ...q.args,
+    );
+    store.run(
+      `UPDATE jobs SET status = 'running', started_at = ?, estimated_segments = ?, estimated_characters = ?, estimated_tm_segments = ? WHERE id = ? AND status = 'queued'`,
+      store.now(),
+      estimate.estimated_segments,
+      estimate.estimated_characters,
+      estimate.estimated_tm_segments,
+      job.id,
+    );
+  });
+  await reserve(db, settings, job.id, estimate.estimated_characters, job.created_at);
+  return true;
+}
+
+const glossaryCache = new WeakMap<RunnerDeps, Map<string, GlossaryTerm[]>>();
+
+async function glossaryFor(deps: RunnerDeps, language: string): Promise<GlossaryTerm[]> {
+  let byLanguage = glossaryCache.get(deps);
+  if (!byLanguage) glossaryCache.set(deps, (byLanguage = new Map()));
+  const cached = byLanguage.get(language.toLowerCase());
+  if (cached) return cached;
+  const rows = await controlDb(deps.env.DB)
+    .select()
+    .from(glossaryTerms)
+    .where(and(eq(glossaryTerms.organizationId, deps.settings.organizationId)));
+  const terms = rows
+    .filter((r) => r.language.toLowerCase() === language.toLowerCase())
+    .map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive }));
+  byLanguage.set(language.toLowerCase(), terms);
+  return terms;
+}
+
+interface Produced {
+  item: SliceItem;
+  text: string;
+  origin: string;
+  engine: string;
+  kind: "engine" | "memory" | "reuse";
+}
+
+/** Works off one slice of the job. Answers false when the job has no pending items left. */
+async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
+  const { store, settings } = deps;
+  const scope = JSON.parse(job.request) as JobScope;
+  const next = store.one<{ language: string }>("SELECT language FROM job_items WHERE job_id = ? AND status = 'pending' LIMIT 1", job.id);
+  if (!next) return false;
+  const language = next.language;
+  const items = store.all<SliceItem>(
+    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.format, s.field, s.kind, s.max_length,
+       coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live
+     FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
+     LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
+     WHERE ji.job_id = ?1 AND ji.language = ?2 AND ji.status = 'pending'
+     ORDER BY ji.segment_id LIMIT ?4`,
+    job.id,
+    language,
+    settings.sourceLanguage,
+    SLICE_ITEMS,
+  );
+  // Items that left the scope since the job started (removed, deleted, imported, translated) are skipped.
+  const skipped = items.filter((i) => !i.live || (!scope.force && i.state !== "missing" && i.state !== "stale"));
+  const work = items.filter((i) => !skipped.includes(i));
+
+  const target = settings.targetLanguages.find((t) => t.code === language);
+  const engineName = target?.engine;
+  const engineProblem = !target
+    ? `${language} is no longer a target language of the site.`
+    : !settings.enabledEngines.includes(target.engine)
+      ? `The engine ${target.engine} is not enabled for this site.`
+      : undefined;
+  if (engineProblem && work.length) {
+    failLanguage(store, job.id, language, engineProblem);
+    return true;
+  }
+  const engine = work.length ? (deps.engineFor ?? ((n) => createEngine(n, deps.env)))(engineName!) : undefined;
+  if (engine && !engine.supports(language)) {
+    failLanguage(store, job.id, language, `The ${engine.name} engine does not translate into ${language}.`);
+    return true;
+  }
+
+  const produced: Produced[] = [];
+  const memory = scope.force
+    ? new Map<string, string>()
+    : lookupMemory(store, work.map((i) => ({ fingerprint: i.fingerprint, sourceLanguage: i.source_language, targetLanguage: language })));
+  // Texts translated earlier in this job are reused, not sent again.
+  const earlier = new Map<string, { text: string; origin: string; engine: string }>();
+  if (work.length)
+    for (const r of store.all<{ fp: string; text: string; origin: string; engine: string }>(
+      `SELECT r.source_fingerprint AS fp, r.text, r.origin, r.engine FROM json_each(?3) j
+       JOIN results r ON r.job_id = ?1 AND r.language = ?2 AND r.source_fingerprint = j.value`,
+      job.id,
+      language,
+      JSON.stringify([...new Set(work.map((i) => i.fingerprint))]),
+    ))
+      earlier.set(r.fp, r);
+
+  const toSend = new Map<string, SliceItem[]>(); // by source language + fingerprint
+  for (const item of work) {
+    const hit = memory.get(memoryKey({ fingerprint: item.fingerprint, sourceLanguage: item.source_language, targetLanguage: language }));
+    if (hit !== undefined) produced.push({ item, text: hit, origin: "tm_exact", engine: "memory", kind: "memory" });
+    else if (earlier.has(item.fingerprint)) {
+      const e = earlier.get(item.fingerprint)!;
+      produced.push({ item, text: e.text, origin: e.origin, engine: e.engine, kind: "reuse" });
+    } else {
+      const key = `${item.source_language}\u0000${item.fingerprint}`;
+      const list = toSend.get(key);
+      if (list) list.push(item);
+      else toSend.set(key, [item]);
+    }
+  }
+
+  let billed = 0;
+  if (toSend.size && engine) {
+    const bySource = new Map<string, SliceItem[][]>();
+    for (const group of toSend.values()) {
+      const src = group[0].source_language;
+      const list = bySource.get(src);
+      if (list) list.push(group);
+      else bySource.set(src, [group]);
+    }
+    const glossary = await glossaryFor(deps, language);
+    try {
+      for (const [sourceLanguage, groups] of bySource) {
+        const texts = await engine.translate({
+          sourceLanguage,
+          targetLanguage: language,
+          formality: target!.formality,
+          glossary,
+          segments: groups.map(([first]) => ({ text: first.text, format: first.format, kind: first.kind, field: first.field, maxLength: first.max_length })),
+        });
+        groups.forEach((group, g) => {
+          billed += characters(group[0].text);
+          group.forEach((item, i) =>
+            produced.push({ item, text: texts[g], origin: engine.origin, engine: engine.name, kind: i === 0 ? "engine" : "reuse" }),
+          );
+        });
+      }
+    } catch (err) {
+      if (!(err instanceof EngineError)) throw err;
+      failLanguage(store, job.id, language, err.message);
+      return true;
+    }
+  }
+
+  // Meter first: if the object dies before the slice commits, the retried slice has the same number and the ledger ignores it.
+  const slice = job.slices + 1;
+  await recordUsage(controlDb(deps.env.DB), settings, job.id, slice, billed, store.clock());
+  persistSlice(deps, job, slice, produced, skipped, billed);
+  const remaining = Math.max(0, job.estimated_characters - job.characters - billed);
+  if (billed) await reserve(controlDb(deps.env.DB), settings, job.id, remaining, job.created_at);
+  return true;
+}
+
+function persistSlice(deps: RunnerDeps, job: JobRow, slice: number, produced: Produced[], skipped: SliceItem[], billed: number) {
+  const { store, settings } = deps;
+  const holdErrors = !(settings.qaMode === "editors" && capabilities(store).has("qa_errors"));
+  const now = store.now();
+  store.tx(() => {
+    const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", job.id);
+    if (!current || current.slices !== job.slices) return; // another invocation already persisted this slice
+    const counters = { done: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0 };
+    for (const p of produced) {
+      const { item } = p;
+      const issues = runQA({
+        source: item.text,
+        target: p.text,
+        format: item.format,
+        maxLength: item.max_length,
+        sourceLanguage: item.source_language,
+        targetLanguage: item.language,
+        glossary: [],
+      });
+      const held = holdErrors && issues.some((i) => i.severity === "error");
+      const qa = JSON.stringify(issues);
+      const resultId = store.one<{ id: number }>(
+        `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+        item.segment_id,
+        item.unit_id,
+        item.language,
+        p.text,
+        item.fingerprint,
+        p.origin,
+        p.engine,
+        job.id,
+        qa,
+        now,
+        held ? 0 : 1,
+        held ? 1 : 0,
+      )!.id;
+      store.run(
+        "UPDATE results SET superseded = 1, pending = 0, held = 0 WHERE segment_id = ? AND language = ? AND id <> ? AND superseded = 0",
+        item.segment_id,
+        item.language,
+        resultId,
+      );
+      store.run(
+        `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+         ON CONFLICT (segment_id, language) DO UPDATE SET text = ?3, source_fingerprint = ?4, status = ?5, origin = ?6, engine = ?7,
+           result_id = ?8, qa = ?9, updated_at = ?10`,
+        item.segment_id,
+        item.language,
+        p.text,
+        item.fingerprint,
+        held ? "attention" : "review",
+        p.origin,
+        p.engine,
+        resultId,
+        qa,
+        now,
+      );
+      counters.done++;
+      if (held) counters.qaFailed++;
+      if (p.kind === "memory") {
+        counters.tm++;
+        counters.tmChars += characters(item.text);
+      } else if (p.kind === "reuse") {
+        counters.reused++;
+        counters.reusedChars += characters(item.text);
+      }
+    }
+    const done = produced.map((p) => p.item).concat(skipped);
+    store.run(
+      `UPDATE job_items SET status = 'done' WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
+      job.id,
+      done[0]?.language ?? "",
+      JSON.stringify(done.map((i) => i.segment_id)),
+    );
+    store.run(
+      `UPDATE jobs SET slices = ?, done_segments = done_segments + ?, qa_failed_segments = qa_failed_segments + ?, characters = characters + ?,
+         tm_segments = tm_segments + ?, tm_characters = tm_characters + ?, reused_segments = reused_segments + ?, reused_characters = reused_characters + ?
+       WHERE id = ?`,
+      slice,
+      counters.done,
+      counters.qaFailed,
+      billed,
+      counters.tm,
+      counters.tmChars,
+      counters.reused,
+      counters.reusedChars,
+      job.id,
+    );
+    refreshUnits(store, settings.targetLanguages.map((t) => t.code), produced.map((p) => p.item.unit_id));
+  });
+}
+
+/**
+ * One alarm invocation: runs the current job's slices until the budget is spent, then
+ * answers whether more work is waiting (the caller sets the next alarm).
+ */
+export async function runJobs(deps: RunnerDeps, budgetMs = INVOCATION_BUDGET_MS): Promise<boolean> {
+  const until = Date.now() + budgetMs;
+  for (;;) {
+    const job = currentJob(deps.store);
+    if (!job) return false;
+    if (job.status === "queued") {
+      await start(deps, job);
+      continue;
+    }
+    const more = await runSlice(deps, job);
+    if (!more) {
+      const done = deps.store.one<{ done_segments: number; failed_segments: number }>("SELECT done_segments, failed_segments FROM jobs WHERE id = ?", job.id)!;
+      finish(deps.store, job.id, done.done_segments === 0 && done.failed_segments > 0 ? "failed" : "succeeded");
+      await release(controlDb(deps.env.DB), deps.settings.id, [job.id]);
+    }
+    if (Date.now() >= until) return currentJob(deps.store) !== undefined;
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * One site's data plane, in its Durable Object's SQLite storage. Migrations are generated
+ * into migrations/site/ by drizzle-kit (`npm run db:generate`) and applied in the object's
+ * constructor.
+ */
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** Small named values: the site's settings as last seen, the latest handshake, sequences. */
+export const meta = sqliteTable("meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
+export const units = sqliteTable(
+  "units",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    externalKey: text("external_key").notNull().unique(),
+    adapter: text("adapter").notNull(),
+    label: text("label"),
+    path: text("path"),
+    sourceLanguage: text("source_language"),
+    /** JSON array of language codes, or null for all of the site's target languages. */
+    writableLanguages: text("writable_languages"),
+    metadata: text("metadata"),
+    lastSyncedAt: text("last_synced_at"),
+    deleted: integer("deleted").notNull().default(0),
+    /** Live segments, maintained with the unit's counts. */
+    segmentCount: integer("segment_count").notNull().default(0),
+    /** 1 while some live segment is not ok in some target language (GET /v1/units). */
+    needsWork: integer("needs_work").notNull().default(0),
+    /** 1 while the unit is included in the site totals (site_counts language ''). */
+    counted: integer("counted").notNull().default(0),
+  },
+  (t) => [index("units_work").on(t.externalKey).where(sql`needs_work = 1 AND deleted = 0`)],
+);
+
+export const segments = sqliteTable(
+  "segments",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    unitId: integer("unit_id").notNull(),
+    key: text("key").notNull(),
+    text: text("text").notNull(),
+    fingerprint: text("fingerprint").notNull(),
+    format: text("format").notNull(),
+    field: text("field"),
+    kind: text("kind"),
+    maxLength: integer("max_length"),
+    position: integer("position").notNull(),
+    parentKey: text("parent_key"),
+    /** 1 while the key is absent from the latest snapshot; it comes back with its translations. */
+    removed: integer("removed").notNull().default(0),
+  },
+  (t) => [index("segments_unit_key").on(t.unitId, t.key), index("segments_fingerprint").on(t.fingerprint)],
+);
+
+/**
+ * The current translation of a segment in one language. `status` is what was decided
+ * (review, attention, ok, missing); whether it is stale is computed from `source_fingerprint`.
+ */
+export const translations = sqliteTable(
+  "translations",
+  {
+    segmentId: integer("segment_id").notNull(),
+    language: text("language").notNull(),
+    text: text("text"),
+    sourceFingerprint: text("source_fingerprint").notNull(),
+    status: text("status").notNull(),
+    origin: text("origin"),
+    engine: text("engine"),
+    /** The result that produced it (null for imports). */
+    resultId: integer("result_id"),
+    qa: text("qa"),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.segmentId, t.language] })],
+);
+
+/** Every generated version of a translation, as delivered through GET /v1/results. */
+export const results = sqliteTable(
+  "results",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    segmentId: integer("segment_id").notNull(),
+    unitId: integer("unit_id").notNull(),
+    language: text("language").notNull(),
+    text: text("text").notNull(),
+    sourceFingerprint: text("source_fingerprint").notNull(),
+    origin: text("origin").notNull(),
+    engine: text("engine").notNull(),
+    jobId: integer("job_id"),
+    qa: text("qa").notNull().default("[]"),
+    createdAt: text("created_at").notNull(),
+    /** 1 while waiting to be pulled: current, in review, not acknowledged. */
+    pending: integer("pending").notNull().default(0),
+    acknowledged: integer("acknowledged").notNull().default(0),
+    superseded: integer("superseded").notNull().default(0),
+    /** 1 while held back by QA errors (state attention), waiting for a decision. */
+    held: integer("held").notNull().default(0),
+  },
+  (t) => [
+    index("results_pending").on(t.id).where(sql`pending = 1`),
+    index("results_pending_unit").on(t.unitId, t.language, t.id).where(sql`pending = 1`),
+    index("results_held").on(t.id).where(sql`held = 1`),
+    index("results_segment").on(t.segmentId, t.language),
+    // in-job reuse: a text repeated within a job is translated once
+    index("results_job_text").on(t.jobId, t.language, t.sourceFingerprint),
+  ],
+);
+
+/** Per unit and target language counts, maintained on every change (status reads never scan segments). */
+export const unitCounts = sqliteTable(
+  "unit_counts",
+  {
+    unitId: integer("unit_id").notNull(),
+    language: text("language").notNull(),
+    unitKey: text("unit_key").notNull(),
+    total: integer("total").notNull(),
+    ok: integer("ok").notNull(),
+    stale: integer("stale").notNull(),
+    review: integer("review").notNull(),
+    attention: integer("attention").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.unitId, t.language] }),
+    index("unit_counts_key").on(t.unitKey),
+    index("unit_counts_work").on(t.language, t.unitKey).where(sql`total > ok`),
+  ],
+);
+
+/** The sums of unit_counts per language, and totals under language '' (total = segments, ok = units). */
+export const siteCounts = sqliteTable("site_counts", {
+  language: text("language").primaryKey(),
+  total: integer("total").notNull().default(0),
+  ok: integer("ok").notNull().default(0),
+  stale: integer("stale").notNull().default(0),
+  review: integer("review").notNull().default(0),
+  attention: integer("attention").notNull().default(0),
+});
+
+export const jobs = sqliteTable(
+  "jobs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    type: text("type").notNull(),
+    status: text("status").notNull(),
+    /** The job request as accepted (languages, units, prefix, force), JSON. */
+    request: text("request").notNull(),
+    languages: text("languages").notNull(),
+    estimatedSegments: integer("estimated_segments").notNull().default(0),
+    estimatedCharacters: integer("estimated_characters").notNull().default(0),
+    estimatedTmSegments: integer("estimated_tm_segments").notNull().default(0),
+    confirmedCharacters: integer("confirmed_characters"),
+    doneSegments: integer("done_segments").notNull().default(0),
+    failedSegments: integer("failed_segments").notNull().default(0),
+    characters: integer("characters").notNull().default(0),
+    qaFailedSegments: integer("qa_failed_segments").notNull().default(0),
+    tmSegments: integer("tm_segments").notNull().default(0),
+    tmCharacters: integer("tm_characters").notNull().default(0),
+    reusedSegments: integer("reused_segments").notNull().default(0),
+    reusedCharacters: integer("reused_characters").notNull().default(0),
+    errors: text("errors").notNull().default("[]"),
+    /** Slices completed; the next slice's number keys its usage-ledger entry. */
+    slices: integer("slices").notNull().default(0),
+    createdAt: text("created_at").notNull(),
+    startedAt: text("started_at"),
+    finishedAt: text("finished_at"),
+  },
+  (t) => [index("jobs_active").on(t.id).where(sql`status IN ('queued', 'running')`)],
+);
+
+/** A running job's scope, fixed when it starts; items are worked off in slices. */
+export const jobItems = sqliteTable(
+  "job_items",
+  {
+    jobId: integer("job_id").notNull(),
+    segmentId: integer("segment_id").notNull(),
+    language: text("language").notNull(),
+    /** pending, done, failed */
+    status: text("status").notNull().default("pending"),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.segmentId, t.language] }), index("job_items_pending").on(t.jobId, t.language, t.segmentId).where(sql`status = 'pending'`)],
+);
+
+/** Exact-match translation memory: reviewed texts only (approvals, imports, fixes). */
+export const memory = sqliteTable(
+  "memory",
+  {
+    sourceFingerprint: text("source_fingerprint").notNull(),
+    sourceLanguage: text("source_language").notNull(),
+    targetLanguage: text("target_language").notNull(),
+    text: text("text").notNull(),
+    origin: text("origin").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sourceFingerprint, t.sourceLanguage, t.targetLanguage] })],
+);

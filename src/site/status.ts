@@ -1,0 +1,209 @@
+/** Status reads: the site's counts, units with work, and one unit's segment × language matrix. */
+import type { LanguageCounts, UnitStatus, UnitsWork } from "../api/schemas";
+import type { SiteSettings } from "../control/sites";
+import { notFound } from "../errors";
+import type { CountRow } from "./counts";
+import { decodeCursor, encodeCursor, isString } from "./cursor";
+import { lower } from "./settings";
+import { stateSql } from "./state";
+import type { Store } from "./store";
+
+export interface Links {
+  dashboardUrl: string;
+  siteId: number;
+}
+
+export const unitUrl = (links: Links, key: string) => `${links.dashboardUrl}/sites/${links.siteId}/units/${encodeURIComponent(key)}`;
+export const attentionUrl = (links: Links, key: string, language: string) =>
+  `${links.dashboardUrl}/sites/${links.siteId}/attention?unit=${encodeURIComponent(key)}&language=${encodeURIComponent(language)}`;
+
+function languageCounts(row: CountRow): Omit<LanguageCounts, "attention_url"> {
+  return {
+    code: row.language,
+    ok: row.ok,
+    stale: row.stale,
+    review: row.review,
+    missing: row.total - row.ok - row.stale - row.review - row.attention,
+    attention: row.attention,
+  };
+}
+
+/** The smallest string greater than every string starting with `prefix`. */
+function prefixEnd(prefix: string): string {
+  return prefix + "\u{10FFFF}";
+}
+
+export function siteStatus(store: Store, settings: SiteSettings, prefix: string, glossaryTerms: number) {
+  const targets = settings.targetLanguages.map((t) => t.code);
+  let rows: CountRow[];
+  let totals: { units: number; segments: number };
+  if (!prefix) {
+    rows = store.all<CountRow>("SELECT language, total, ok, stale, review, attention FROM site_counts");
+    const t = rows.find((r) => r.language === "");
+    totals = { units: t?.ok ?? 0, segments: t?.total ?? 0 };
+  } else {
+    const end = prefixEnd(prefix);
+    rows = store.all<CountRow>(
+      `SELECT language, sum(total) AS total, sum(ok) AS ok, sum(stale) AS stale, sum(review) AS review, sum(attention) AS attention
+       FROM unit_counts WHERE unit_key >= ? AND unit_key < ? GROUP BY language`,
+      prefix,
+      end,
+    );
+    totals = store.one<{ units: number; segments: number }>(
+      "SELECT count(*) AS units, coalesce(sum(segment_count), 0) AS segments FROM units WHERE external_key >= ? AND external_key < ? AND deleted = 0",
+      prefix,
+      end,
+    )!;
+  }
+  const byLanguage = new Map(rows.map((r) => [r.language, r]));
+  return {
+    units_total: totals.units,
+    segments_total: totals.segments,
+    glossary_terms: glossaryTerms,
+    languages: targets.map((code) => ({
+      ...languageCounts(byLanguage.get(code) ?? { language: code, total: 0, ok: 0, stale: 0, review: 0, attention: 0 }),
+      attention_url: "",
+    })),
+  };
+}
+
+interface UnitRow {
+  id: number;
+  external_key: string;
+  label: string | null;
+  path: string | null;
+  adapter: string;
+  last_synced_at: string | null;
+}
+
+/** GET /v1/units: units with work, keyset-paginated by key, each unit exactly once. */
+export function unitsWithWork(
+  store: Store,
+  settings: SiteSettings,
+  links: Links,
+  query: { prefix: string; language?: string; cursor?: string; limit: number },
+): UnitsWork {
+  // Unit keys are never empty, so "" as the default position excludes nothing.
+  const after = decodeCursor(query.cursor, isString) ?? "";
+  const end = query.prefix ? prefixEnd(query.prefix) : "\u{10FFFF}\u{10FFFF}";
+  const language = query.language ? settings.targetLanguages.find((t) => lower(t.code) === lower(query.language!))?.code : undefined;
+  if (query.language && !language) return { units: [], next_cursor: null };
+
+  const page = language
+    ? store.all<UnitRow>(
+        `SELECT u.id, u.external_key, u.label, u.path, u.adapter, u.last_synced_at
+         FROM unit_counts c JOIN units u ON u.id = c.unit_id
+         WHERE c.language = ? AND c.total > c.ok AND c.unit_key >= ? AND c.unit_key > ? AND c.unit_key < ?
+         ORDER BY c.unit_key LIMIT ?`,
+        language,
+        query.prefix,
+        after,
+        end,
+        query.limit + 1,
+      )
+    : store.all<UnitRow>(
+        `SELECT id, external_key, label, path, adapter, last_synced_at FROM units
+         WHERE needs_work = 1 AND deleted = 0 AND external_key >= ? AND external_key > ? AND external_key < ?
+         ORDER BY external_key LIMIT ?`,
+        query.prefix,
+        after,
+        end,
+        query.limit + 1,
+      );
+  const more = page.length > query.limit;
+  const units = page.slice(0, query.limit);
+  const counts = units.length
+    ? store.all<CountRow & { unit_id: number }>(
+        `SELECT c.unit_id, c.language, c.total, c.ok, c.stale, c.review, c.attention
+         FROM json_each(?1) j JOIN unit_counts c ON c.unit_id = j.value
+         WHERE c.total > c.ok ${language ? "AND c.language = ?2" : ""}`,
+        JSON.stringify(units.map((u) => u.id)),
+        ...(language ? [language] : []),
+      )
+    : [];
+  const order = new Map(settings.targetLanguages.map((t, i) => [t.code, i]));
+  return {
+    units: units.map((u) => ({
+      external_key: u.external_key,
+      label: u.label ?? "",
+      path: u.path ?? "",
+      adapter: u.adapter,
+      last_synced_at: u.last_synced_at,
+      dashboard_url: unitUrl(links, u.external_key),
+      languages: counts
+        .filter((c) => c.unit_id === u.id)
+        .sort((a, b) => (order.get(a.language) ?? 0) - (order.get(b.language) ?? 0))
+        .map((c) => {
+          const { ok: _ok, ...work } = languageCounts(c);
+          return { ...work, attention_url: c.attention ? attentionUrl(links, u.external_key, c.language) : "" };
+        }),
+    })),
+    next_cursor: more ? encodeCursor(units[units.length - 1].external_key) : null,
+  };
+}
+
+/** GET /v1/units/{key}/status: the segment × language matrix of one unit. */
+export function unitStatus(store: Store, settings: SiteSettings, links: Links, externalKey: string): UnitStatus {
+  const unit = store.one<UnitRow & { deleted: number }>(
+    "SELECT id, external_key, label, path, adapter, last_synced_at, deleted FROM units WHERE external_key = ?",
+    externalKey,
+  );
+  if (!unit || unit.deleted) throw notFound(`Unit ${externalKey}`);
+  const counts = store.all<CountRow>("SELECT language, total, ok, stale, review, attention FROM unit_counts WHERE unit_id = ?", unit.id);
+  const languages = counts.map((c) => c.language);
+  const cells = store.all<{ id: number; language: string; state: string; qa: string | null }>(
+    `SELECT s.id, l.value AS language, ${stateSql()} AS state, CASE WHEN t.source_fingerprint = s.fingerprint THEN t.qa END AS qa
+     FROM segments s CROSS JOIN json_each(?1) l
+     LEFT JOIN translations t ON t.segment_id = s.id AND t.language = l.value
+     WHERE s.unit_id = ?2 AND s.removed = 0`,
+    JSON.stringify(languages),
+    unit.id,
+  );
+  const segs = store.all<{ id: number; key: string; field: string | null; kind: string | null; parent_key: string | null; position: number }>(
+    "SELECT id, key, field, kind, parent_key, position FROM segments WHERE unit_id = ? AND removed = 0 ORDER BY position, id",
+    unit.id,
+  );
+  const bySegment = new Map<number, typeof cells>();
+  for (const cell of cells) {
+    const list = bySegment.get(cell.id);
+    if (list) list.push(cell);
+    else bySegment.set(cell.id, [cell]);
+  }
+  let needingWork = 0;
+  const segments = segs.map((s) => {
+    const states: Record<string, "ok" | "stale" | "review" | "missing" | "attention"> = {};
+    const qa: Record<string, { code: string; severity: "error" | "warning"; message: string }[]> = {};
+    const heldBack: string[] = [];
+    for (const cell of bySegment.get(s.id) ?? []) {
+      states[cell.language] = cell.state as "ok";
+      if (cell.qa) {
+        const issues = JSON.parse(cell.qa);
+        if (issues.length) qa[cell.language] = issues;
+      }
+      if (cell.state === "attention") heldBack.push(cell.language);
+    }
+    if (Object.values(states).some((st) => st !== "ok")) needingWork++;
+    return {
+      key: s.key,
+      field: s.field ?? "",
+      kind: s.kind ?? "",
+      parent_key: s.parent_key ?? "",
+      position: s.position,
+      states,
+      ...(Object.keys(qa).length ? { qa } : {}),
+      ...(heldBack.length ? { held_back: heldBack } : {}),
+    };
+  });
+  return {
+    external_key: unit.external_key,
+    label: unit.label ?? "",
+    path: unit.path ?? "",
+    adapter: unit.adapter,
+    last_synced_at: unit.last_synced_at,
+    segments_total: segs.length,
+    segments_needing_work: needingWork,
+    languages: counts.map((c) => ({ ...languageCounts(c), attention_url: c.attention ? attentionUrl(links, unit.external_key, c.language) : "" })),
+    segments,
+    dashboard_url: unitUrl(links, unit.external_key),
+  };
+}

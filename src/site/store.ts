@@ -1,0 +1,47 @@
+/**
+ * A thin handle on the site object's SQLite storage. Domain modules take a Store and
+ * return plain data, so they can be tested inside the object without HTTP.
+ */
+export type Row = Record<string, SqlStorageValue>;
+
+export class Store {
+  constructor(
+    readonly storage: DurableObjectStorage,
+    /** Injectable clock (tests cross month boundaries and time out jobs). */
+    readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  get sql(): SqlStorage {
+    return this.storage.sql;
+  }
+
+  all<T = Row>(query: string, ...args: unknown[]): T[] {
+    return this.storage.sql.exec(query, ...(args as SqlStorageValue[])).toArray() as T[];
+  }
+
+  one<T = Row>(query: string, ...args: unknown[]): T | undefined {
+    return this.all<T>(query, ...args)[0];
+  }
+
+  run(query: string, ...args: unknown[]): number {
+    return this.storage.sql.exec(query, ...(args as SqlStorageValue[])).rowsWritten;
+  }
+
+  /** All writes in `fn` commit together or not at all. `fn` must not await. */
+  tx<T>(fn: () => T): T {
+    return this.storage.transactionSync(fn);
+  }
+
+  now(): string {
+    return this.clock().toISOString();
+  }
+
+  getMeta<T>(key: string): T | undefined {
+    const row = this.one<{ value: string }>("SELECT value FROM meta WHERE key = ?", key);
+    return row ? (JSON.parse(row.value) as T) : undefined;
+  }
+
+  setMeta(key: string, value: unknown) {
+    this.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, JSON.stringify(value));
+  }
+}

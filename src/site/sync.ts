@@ -1,0 +1,186 @@
+/**
+ * Pushing a unit (spec "Push unit"): the snapshot is diffed against the stored unit in one
+ * transaction. Translations are never touched by a text change: they turn stale because
+ * their source fingerprint no longer matches, and current again if the text is reverted.
+ */
+import type { SegmentInput, SyncResult, UnitSnapshot } from "../api/schemas";
+import type { SiteSettings } from "../control/sites";
+import { refreshUnit } from "./counts";
+import { fingerprint } from "./fingerprint";
+import { rememberTranslation } from "./memory";
+import { lower, targetCodeMap } from "./settings";
+import type { Store } from "./store";
+
+interface StoredSegment {
+  id: number;
+  key: string;
+  text: string;
+  fingerprint: string;
+  format: string;
+  field: string | null;
+  kind: string | null;
+  max_length: number | null;
+  position: number;
+  parent_key: string | null;
+  removed: number;
+}
+
+const structureOf = (s: { format: string; field?: string | null; kind?: string | null; max_length?: number | null; position: number; parent_key?: string | null }) =>
+  [s.format, s.field ?? null, s.kind ?? null, s.max_length ?? null, s.position, s.parent_key ?? null];
+
+const sameStructure = (a: unknown[], b: unknown[]) => a.every((v, i) => v === b[i]);
+
+/** Translations of a segment that were current for `from` and are not for `to` (made stale by this push). */
+function countStaled(store: Store, segmentId: number, from: string, to: string): number {
+  if (from === to) return 0;
+  return store.one<{ n: number }>(
+    "SELECT count(*) AS n FROM translations WHERE segment_id = ? AND status <> 'missing' AND source_fingerprint = ?",
+    segmentId,
+    from,
+  )!.n;
+}
+
+export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSnapshot): SyncResult {
+  const now = store.now();
+  const targets = settings.targetLanguages.map((t) => t.code);
+  const codes = targetCodeMap(settings);
+  // Hash before the transaction: the diff inside is pure comparison.
+  const incoming = snapshot.segments.map((s, i) => ({ ...s, position: s.position ?? i, fp: fingerprint(s.text) }));
+
+  return store.tx(() => {
+    const out: SyncResult = {
+      external_key: snapshot.external_key,
+      unit_created: false,
+      added: 0,
+      changed: 0,
+      removed: 0,
+      unchanged: 0,
+      stale_translations: 0,
+      imported_translations: 0,
+      fingerprint_mismatches: [],
+    };
+    const unitFields = [
+      snapshot.adapter,
+      snapshot.label ?? null,
+      snapshot.path ?? null,
+      snapshot.source_language ?? null,
+      snapshot.writable_languages ? JSON.stringify(snapshot.writable_languages) : null,
+      snapshot.metadata ? JSON.stringify(snapshot.metadata) : null,
+      now,
+    ];
+    const existing = store.one<{ id: number; deleted: number }>("SELECT id, deleted FROM units WHERE external_key = ?", snapshot.external_key);
+    let unitId: number;
+    if (!existing) {
+      unitId = store.one<{ id: number }>(
+        `INSERT INTO units (external_key, adapter, label, path, source_language, writable_languages, metadata, last_synced_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+        snapshot.external_key,
+        ...unitFields,
+      )!.id;
+      out.unit_created = true;
+    } else {
+      unitId = existing.id;
+      out.unit_created = existing.deleted === 1;
+      store.run(
+        `UPDATE units SET adapter = ?, label = ?, path = ?, source_language = ?, writable_languages = ?, metadata = ?, last_synced_at = ?, deleted = 0 WHERE id = ?`,
+        ...unitFields,
+        unitId,
+      );
+    }
+
+    const stored = new Map(
+      (existing ? store.all<StoredSegment>("SELECT id, key, text, fingerprint, format, field, kind, max_length, position, parent_key, removed FROM segments WHERE unit_id = ?", unitId) : []).map((s) => [s.key, s]),
+    );
+    const seen = new Set<string>();
+    const ids = new Map<string, number>();
+
+    for (const seg of incoming) {
+      seen.add(seg.key);
+      if (seg.fingerprint && seg.fingerprint.toLowerCase() !== seg.fp) out.fingerprint_mismatches.push(seg.key);
+      const fields = [seg.text, seg.fp, ...structureOf(seg)];
+      const old = stored.get(seg.key);
+      if (!old) {
+        ids.set(seg.key, store.one<{ id: number }>(
+          `INSERT INTO segments (unit_id, key, text, fingerprint, format, field, kind, max_length, position, parent_key)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+          unitId,
+          seg.key,
+          ...fields,
+        )!.id);
+        out.added++;
+        continue;
+      }
+      ids.set(seg.key, old.id);
+      const textChanged = old.text !== seg.text;
+      if (old.removed) out.added++;
+      else if (old.fingerprint !== seg.fp) out.changed++;
+      else out.unchanged++;
+      out.stale_translations += countStaled(store, old.id, old.fingerprint, seg.fp);
+      if (old.removed || textChanged || !sameStructure(structureOf(old), structureOf(seg))) {
+        store.run(
+          `UPDATE segments SET text = ?, fingerprint = ?, format = ?, field = ?, kind = ?, max_length = ?, position = ?, parent_key = ?, removed = 0 WHERE id = ?`,
+          ...fields,
+          old.id,
+        );
+      }
+    }
+    for (const old of stored.values()) {
+      if (!old.removed && !seen.has(old.key)) {
+        store.run("UPDATE segments SET removed = 1 WHERE id = ?", old.id);
+        out.removed++;
+      }
+    }
+
+    out.imported_translations = importTranslations(store, incoming, ids, codes, snapshot.source_language ?? settings.sourceLanguage, now);
+    refreshUnit(store, targets, unitId);
+    return out;
+  });
+}
+
+/** `translations` fill only languages still empty (no translation, or rejected/discarded): origin imported, state ok, into the memory. */
+function importTranslations(
+  store: Store,
+  segments: (SegmentInput & { fp: string })[],
+  ids: Map<string, number>,
+  codes: Map<string, string>,
+  sourceLanguage: string,
+  now: string,
+): number {
+  let imported = 0;
+  for (const seg of segments) {
+    if (!seg.translations) continue;
+    for (const [language, text] of Object.entries(seg.translations)) {
+      const code = codes.get(lower(language));
+      if (!code || text.trim() === "") continue;
+      const segmentId = ids.get(seg.key)!;
+      const written = store.run(
+        `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
+         VALUES (?1, ?2, ?3, ?4, 'ok', 'imported', 'import', NULL, NULL, ?5)
+         ON CONFLICT (segment_id, language) DO UPDATE SET text = ?3, source_fingerprint = ?4, status = 'ok', origin = 'imported',
+           engine = 'import', result_id = NULL, qa = NULL, updated_at = ?5
+         WHERE translations.status = 'missing'`,
+        segmentId,
+        code,
+        text,
+        seg.fp,
+        now,
+      );
+      if (written > 0) {
+        imported++;
+        rememberTranslation(store, seg.fp, sourceLanguage, code, text, "imported");
+      }
+    }
+  }
+  return imported;
+}
+
+/** DELETE /v1/units/{key}: always succeeds; the data is kept so a later push restores the unit. */
+export function deleteUnit(store: Store, settings: SiteSettings, externalKey: string) {
+  store.tx(() => {
+    const unit = store.one<{ id: number; deleted: number }>("SELECT id, deleted FROM units WHERE external_key = ?", externalKey);
+    if (!unit || unit.deleted) return;
+    // Results of a deleted unit stop being listed (listing checks the unit) and come back with it.
+    store.run("UPDATE units SET deleted = 1 WHERE id = ?", unit.id);
+    refreshUnit(store, settings.targetLanguages.map((t) => t.code), unit.id);
+  });
+}
