@@ -26,7 +26,7 @@ const PUBLIC_PATHS = new Set(["/v1/health", "/v1/openapi.json"]);
 export function createApp() {
   const app = new OpenAPIHono<App>({
     defaultHook: (result) => {
-      if (!result.success) throw new ApiError(422, validationDetail(result.error, result.target === "json" ? undefined : undefined));
+      if (!result.success) throw new ApiError(422, validationDetail(result.error, undefined, (result as { data?: unknown }).data));
     },
   });
 

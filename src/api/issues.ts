@@ -18,8 +18,20 @@ function unit(origin: string, n: number | bigint): string {
   return "";
 }
 
-/** The rule an issue broke, in plain language. */
-export function describeIssue(issue: Issue): string {
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const part of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[part];
+  }
+  return v;
+}
+
+/** The rule an issue broke, in plain language. `input` is the validated value, to tell "missing" from "wrong". */
+export function describeIssue(issue: Issue, input?: unknown): string {
+  if (input !== undefined && issue.path.length && (issue.code === "invalid_type" || issue.code === "invalid_value" || issue.code === "invalid_union")) {
+    if (valueAt(input, issue.path) === undefined) return "is required";
+  }
   switch (issue.code) {
     case "invalid_type":
       if (issue.input === undefined && issue.message.includes("received undefined")) return "is required";
@@ -46,9 +58,9 @@ export function describeIssue(issue: Issue): string {
 }
 
 /** The `detail` of a 422: names the first broken field and its rule, then how many more there are. */
-export function validationDetail(error: { issues: readonly Issue[] }, root?: string): string {
+export function validationDetail(error: { issues: readonly Issue[] }, root?: string, input?: unknown): string {
   const [first, ...rest] = error.issues;
   if (!first) return "The request is not valid.";
   const more = rest.length ? ` (and ${rest.length} more problem${rest.length === 1 ? "" : "s"})` : "";
-  return `${formatPath(first.path, root)} ${describeIssue(first)}${more}`;
+  return `${formatPath(first.path, root)} ${describeIssue(first, input)}${more}`;
 }

@@ -83,7 +83,7 @@ syncRoutes.put("/v1/units/batch", async (c) => {
     const parsed = UnitSnapshotIn.safeParse(raw);
     const key = (raw as { external_key?: unknown })?.external_key;
     const externalKey = typeof key === "string" ? key.slice(0, LIMITS.unitKey) : "";
-    if (!parsed.success) return void (out[i] = { external_key: externalKey, ok: false, result: null, error: validationDetail(parsed.error, `units[${i}]`) });
+    if (!parsed.success) return void (out[i] = { external_key: externalKey, ok: false, result: null, error: validationDetail(parsed.error, `units[${i}]`, raw) });
     const refusal = adapterRefusal(site, parsed.data);
     if (refusal) return void (out[i] = { external_key: externalKey, ok: false, result: null, error: `units[${i}].${refusal}` });
     valid.push(parsed.data);
