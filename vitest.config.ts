@@ -14,6 +14,8 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             ADMIN_TOKEN: "test-admin-token",
             DASHBOARD_URL: "https://dash.test",
+            // Tests run job alarms with runDurableObjectAlarm, never on their own.
+            JOB_ALARM_DELAY_MS: "3600000",
           },
         },
       }),

@@ -6,6 +6,8 @@ declare namespace Cloudflare {
     AI?: Ai;
     ADMIN_TOKEN: string;
     DASHBOARD_URL: string;
+    /** Delay before a site's job alarm fires (0 in production; tests drive alarms themselves). */
+    JOB_ALARM_DELAY_MS?: string;
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
   }
 }

@@ -154,7 +154,12 @@ export class SiteObject extends DurableObject<Env> {
   /** Makes sure an alarm is set while a job is queued or running (also repairs a lost alarm). */
   private async scheduleRun() {
     if (!currentJob(this.store)) return;
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(this.nextRunAt());
+  }
+
+  /** Jobs run as soon as possible; tests set JOB_ALARM_DELAY_MS to drive alarms themselves. */
+  private nextRunAt() {
+    return Date.now() + Number(this.env.JOB_ALARM_DELAY_MS ?? 0);
   }
 
   override async alarm(info?: AlarmInvocationInfo) {
@@ -175,7 +180,7 @@ export class SiteObject extends DurableObject<Env> {
       await release(controlDb(this.env.DB), settings.id, [job.id]);
     }
     const more = await runJobs({ store: this.store, env: this.env, settings });
-    if (more) await this.ctx.storage.setAlarm(Date.now());
+    if (more) await this.ctx.storage.setAlarm(this.nextRunAt());
   }
 
   // ------------------------------------------------------------------ results
