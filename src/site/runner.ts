@@ -6,7 +6,7 @@
  * translates or counts an item twice. Engine calls happen between slices, never inside a
  * transaction. Usage is metered per slice with an idempotent (job, slice) ledger entry.
  */
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { estimateCost, recordUsage, release, reserve } from "../billing/billing";
 import { controlDb } from "../control/db";
 import { glossaryTerms } from "../control/schema";
@@ -136,7 +136,7 @@ async function glossaryFor(deps: RunnerDeps, language: string): Promise<Glossary
   const rows = await controlDb(deps.env.DB)
     .select()
     .from(glossaryTerms)
-    .where(and(eq(glossaryTerms.organizationId, deps.settings.organizationId)));
+    .where(eq(glossaryTerms.organizationId, deps.settings.organizationId));
   const terms = rows
     .filter((r) => r.language.toLowerCase() === language.toLowerCase())
     .map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive }));
@@ -259,13 +259,13 @@ async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   // Meter first: if the object dies before the slice commits, the retried slice has the same number and the ledger ignores it.
   const slice = job.slices + 1;
   await recordUsage(controlDb(deps.env.DB), settings, job.id, slice, billed, store.clock());
-  persistSlice(deps, job, slice, produced, skipped, billed);
+  persistSlice(deps, job, slice, produced, skipped, billed, produced.length ? await glossaryFor(deps, language) : []);
   const remaining = Math.max(0, job.estimated_characters - job.characters - billed);
   if (billed) await reserve(controlDb(deps.env.DB), settings, job.id, remaining, job.created_at);
   return true;
 }
 
-function persistSlice(deps: RunnerDeps, job: JobRow, slice: number, produced: Produced[], skipped: SliceItem[], billed: number) {
+function persistSlice(deps: RunnerDeps, job: JobRow, slice: number, produced: Produced[], skipped: SliceItem[], billed: number, glossary: GlossaryTerm[]) {
   const { store, settings } = deps;
   const holdErrors = !(settings.qaMode === "editors" && capabilities(store).has("qa_errors"));
   const now = store.now();
@@ -282,7 +282,7 @@ function persistSlice(deps: RunnerDeps, job: JobRow, slice: number, produced: Pr
         maxLength: item.max_length,
         sourceLanguage: item.source_language,
         targetLanguage: item.language,
-        glossary: [],
+        glossary,
       });
       const held = holdErrors && issues.some((i) => i.severity === "error");
       const qa = JSON.stringify(issues);

@@ -2,6 +2,7 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Engine } from "../../src/engines/types";
+import type { SiteSettings } from "../../src/control/sites";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
@@ -127,7 +128,7 @@ describe("runner", () => {
     const running = (await c.post("/v1/jobs", {})).body;
     const stub = env.SITE.getByName(String(site.siteId));
     await runInDurableObject(stub, async (o: SiteObject) => {
-      await runJobs({ store: o.store, env: (o as any).env, settings: o.store.getMeta("settings")! }, 0);
+      await runJobs({ store: o.store, env: (o as any).env, settings: o.store.getMeta<SiteSettings>("settings")! }, 0);
     });
     const mid = (await c.get(`/v1/jobs/${running.id}`)).body;
     expect(mid).toMatchObject({ status: "running", done_segments: 250 });
@@ -146,7 +147,7 @@ describe("runner", () => {
     expect(created.estimated_characters).toBe(2 * Array.from({ length: 500 }, (_, i) => `Text ${i}`.length).reduce((a, b) => a + b));
     const stub = env.SITE.getByName(String(site.siteId));
     await runInDurableObject(stub, async (o: SiteObject) => {
-      await runJobs({ store: o.store, env: (o as any).env, settings: o.store.getMeta("settings")! }, 0);
+      await runJobs({ store: o.store, env: (o as any).env, settings: o.store.getMeta<SiteSettings>("settings")! }, 0);
     });
     await evictDurableObject(stub);
     const done = await runJob(c, site.siteId, created.id);
@@ -177,7 +178,7 @@ describe("runner", () => {
       translate: async (r) => r.segments.map((s) => `T:${s.text}`),
     };
     await runInDurableObject(stub, async (o: SiteObject) => {
-      const deps = { store: o.store, env: (o as any).env, settings: o.store.getMeta("settings")!, engineFor: () => flaky };
+      const deps = { store: o.store, env: (o as any).env, settings: o.store.getMeta<SiteSettings>("settings")!, engineFor: () => flaky };
       const realDb = deps.env.DB;
       // the ledger write after the second engine call fails: the slice is not persisted
       deps.env = { ...deps.env, DB: new Proxy(realDb, { get: (t, p) => (p === "prepare" && ++calls > 6 && calls < 9 ? () => { throw new Error("D1 down"); } : (t as any)[p]?.bind?.(t) ?? (t as any)[p]) }) };
