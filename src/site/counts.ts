@@ -31,15 +31,16 @@ function addToSite(store: Store, language: string, sign: 1 | -1, row: Omit<Count
 
 /** Counts one unit's live segments by state in each language (languages without segments get zeros). */
 function countUnit(store: Store, unitId: number, languages: string[]): CountRow[] {
-  const state = stateSql();
   const rows = store.all<CountRow>(
-    `SELECT l.value AS language, count(*) AS total,
-       sum(${state} = 'ok') AS ok, sum(${state} = 'stale') AS stale,
-       sum(${state} = 'review') AS review, sum(${state} = 'attention') AS attention
-     FROM segments s CROSS JOIN json_each(?1) l
-     LEFT JOIN translations t ON t.segment_id = s.id AND t.language = l.value
-     WHERE s.unit_id = ?2 AND s.removed = 0
-     GROUP BY l.value`,
+    `SELECT language, count(*) AS total, sum(st = 'ok') AS ok, sum(st = 'stale') AS stale,
+       sum(st = 'review') AS review, sum(st = 'attention') AS attention
+     FROM (
+       SELECT l.value AS language, ${stateSql()} AS st
+       FROM segments s CROSS JOIN json_each(?1) l
+       LEFT JOIN translations t ON t.segment_id = s.id AND t.language = l.value
+       WHERE s.unit_id = ?2 AND s.removed = 0
+     )
+     GROUP BY language`,
     JSON.stringify(languages),
     unitId,
   );

@@ -128,7 +128,7 @@ export interface ScopeEstimate {
 export function estimateScope(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]): ScopeEstimate {
   const q = scopeQuery(settings, scope, languages, "s.fingerprint AS fp, l.value AS lang, length(s.text) AS len, m.text IS NOT NULL AS tm");
   const row = store.one<{ n: number; tm: number; chars: number }>(
-    `WITH scope AS (${q.sql})
+    `WITH scope AS MATERIALIZED (${q.sql})
      SELECT (SELECT count(*) FROM scope) AS n, (SELECT count(*) FROM scope WHERE tm) AS tm,
        (SELECT coalesce(sum(len), 0) FROM (SELECT max(len) AS len FROM scope WHERE NOT tm GROUP BY fp, lang)) AS chars`,
     ...q.args,

@@ -107,10 +107,10 @@ async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
     );
     return false;
   }
-  const q = scopeQuery(settings, scope, languages, `?${0} AS job_id, s.id AS segment_id, l.value AS language`);
+  const q = scopeQuery(settings, scope, languages, `${Number(job.id)} AS job_id, s.id AS segment_id, l.value AS language`);
   store.tx(() => {
     store.run(
-      `INSERT OR IGNORE INTO job_items (job_id, segment_id, language) ${q.sql.replace(`?${0}`, String(job.id))}`,
+      `INSERT OR IGNORE INTO job_items (job_id, segment_id, language) ${q.sql}`,
       ...q.args,
     );
     store.run(
