@@ -69,7 +69,11 @@ export function renderError(err: unknown, c: Context<App>) {
     return errorBody(c, status, STATUS_TEXT[status] ?? (err.message || "The request could not be handled."));
   }
   if (err instanceof SyntaxError) return errorBody(c, 422, "body is not valid JSON");
-  console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), error: String(err), stack: err instanceof Error ? err.stack : undefined }));
+  // Drivers quote bound parameters in their messages (a key's hash, customer text): keep them out of logs.
+  const redact = (s: string | undefined) => s?.replace(/params:.*$/gms, "params: [redacted]");
+  console.error(
+    JSON.stringify({ level: "error", request_id: c.get("requestId"), error: redact(String(err)), stack: redact(err instanceof Error ? err.stack : undefined) }),
+  );
   return errorBody(c, 500, `Something went wrong on our side. Quote request id ${c.get("requestId")} if you contact support.`);
 }
 

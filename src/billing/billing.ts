@@ -104,13 +104,27 @@ export async function estimateCost(db: ControlDb, site: SiteSettings, characters
   return { ent, estimate: buildEstimate(characters, ent, used, reserved) };
 }
 
-/** Records one billed slice; a repeated (job, slice) inserts nothing. */
+/**
+ * Records one billed slice, keyed by (site, job, slice). It is written before the slice
+ * commits in the site object, and a slice is committed by exactly one attempt: so the last
+ * write for a key is the one whose work was kept, and it replaces what an earlier,
+ * uncommitted attempt wrote (whose answer may have been lost).
+ */
 export async function recordUsage(db: ControlDb, site: SiteSettings, jobId: number, slice: number, characters: number, at: Date) {
-  if (characters <= 0) return;
   await db
     .insert(usageLedger)
     .values({ organizationId: site.organizationId, siteId: site.id, jobId, slice, characters, month: monthOf(at).key, createdAt: at.toISOString() })
-    .onConflictDoNothing();
+    .onConflictDoUpdate({
+      target: [usageLedger.siteId, usageLedger.jobId, usageLedger.slice],
+      set: { characters, month: monthOf(at).key, createdAt: at.toISOString() },
+    });
+}
+
+/** Releases the reservations of this site's jobs that are no longer queued or running (repairs a release that failed). */
+export async function releaseInactive(db: ControlDb, siteId: number, activeJobIds: number[]) {
+  const rows = await db.select({ jobId: reservations.jobId }).from(reservations).where(eq(reservations.siteId, siteId));
+  const stale = rows.map((r) => r.jobId).filter((id) => !activeJobIds.includes(id));
+  await release(db, siteId, stale);
 }
 
 export async function reserve(db: ControlDb, site: SiteSettings, jobId: number, characters: number, createdAt: string) {

@@ -1,5 +1,12 @@
-// CONTRACT STUB — owned by the markup helper, who replaces the bodies.
 import type { Format } from "../limits";
+import { decodeEntity, escapeHtml } from "./entities";
+import { restorePieces, type RestoreContext } from "./restore";
+import { scan, visibleText } from "./scan";
+import type { Span } from "./span";
+import { htmlTokenId, textToken, TOKEN_BRACKETS_RE, type Piece, type Token } from "./tokens";
+
+export { MarkupError } from "./errors";
+export { mapTextOutsideTokens } from "./tokens";
 
 /**
  * How protected tokens are presented to an engine:
@@ -8,6 +15,22 @@ import type { Format } from "../limits";
  *   placeholder/URL becomes an element the engine leaves untranslated.
  * - "text": the engine has no markup mode (pseudo, workers_ai, openai). Tags, placeholders,
  *   URLs and markdown syntax become opaque tokens the engine copies through.
+ *
+ * HTML mode, in detail (what DeepL, Google and Azure all keep):
+ * - an element of the source (an HTML tag, or markdown emphasis and links seen as `<strong>`,
+ *   `<em>`, `<a>`) is shown as that element with its attributes replaced by `id="m3"`, so the
+ *   engine can move it with the words it marks and cannot translate an attribute; closing
+ *   tags carry no attributes and are matched back to their opener when restoring;
+ * - everything else (placeholders, URLs, code, comments, markdown markers) is a
+ *   `<span translate="no" class="notranslate" id="m3">label</span>`: DeepL and Google honour
+ *   `translate="no"`, Azure honours `class="notranslate"`; the label (the original text) gives
+ *   the engine grammatical context and is ignored on restore;
+ * - in plain and markdown text, line breaks become `<br id="m3">`, because HTML modes treat
+ *   a newline as a space and would merge lines.
+ *
+ * Text mode: each token is `⟦3⟧`; text is left as it is, except that HTML entities are
+ * decoded for the engine and written back on restore the way the source wrote them, so an
+ * engine never sees `&amp;`; new text is escaped only where HTML would misread it.
  */
 export type ProtectMode = "html" | "text";
 
@@ -18,12 +41,127 @@ export interface ProtectedText {
   restore(translated: string): string;
 }
 
-export class MarkupError extends Error {
-  override name = "MarkupError";
+const isHtml = (format: Format) => format === "html" || format === "rich_text";
+
+/** A whitespace run with a line break. */
+const LINE_BREAK_RE = /[^\S\n]*\n\s*/g;
+const SPLITTERS = {
+  text: { html: /[⟦⟧<]/gu, other: /[⟦⟧]/gu },
+  html: { html: /</g, other: null },
+} as const;
+
+/**
+ * Splits a segment into text and tokens. For text-mode HTML it also notes how the source
+ * wrote each decoded character (`&copy;`, `&#8217;`), so restore writes it the same way.
+ */
+function toPieces(core: string, format: Format, mode: ProtectMode): { pieces: Piece[]; entityStyle: Map<string, string> } {
+  const pieces: Piece[] = [];
+  const entityStyle = new Map<string, string>();
+  let literalText = "";
+  const byPair = new Map<number, Token>();
+  let lastId = 0;
+  const newToken = (original: string, span: Pick<Span, "role" | "element" | "glueLeft" | "glueRight">): Token => {
+    const token: Token = {
+      id: ++lastId,
+      original,
+      role: span.role,
+      element: span.element,
+      label: isHtml(format) ? visibleText(original, format) : original,
+      glueLeft: span.glueLeft,
+      glueRight: span.glueRight,
+    };
+    pieces.push({ token });
+    return token;
+  };
+  // Characters of the text between spans that become tokens themselves:
+  // - in text mode ⟦ and ⟧, so that every bracket in the output belongs to a token;
+  // - in HTML a stray `<` (one that opens no tag), which an engine's parser or the encoding
+  //   on restore would otherwise turn into a tag or into `&lt;`;
+  // - in HTML mode, the line breaks of plain and markdown text, which HTML engines read as spaces.
+  const lineBreaks = mode === "html" && !isHtml(format);
+  const splitter = lineBreaks ? LINE_BREAK_RE : SPLITTERS[mode][isHtml(format) ? "html" : "other"];
+  const pushText = (text: string) => {
+    literalText += text;
+    let at = 0;
+    for (const m of splitter ? text.matchAll(splitter) : []) {
+      if (m.index > at) pieces.push({ text: text.slice(at, m.index) });
+      newToken(m[0], lineBreaks ? { role: "void", element: "br", glueLeft: true, glueRight: true } : { role: "atom" });
+      at = m.index + m[0].length;
+    }
+    if (at < text.length) pieces.push({ text: text.slice(at) });
+  };
+
+  let at = 0;
+  for (const span of scan(core, format)) {
+    pushText(core.slice(at, span.start));
+    at = span.end;
+    const original = core.slice(span.start, span.end);
+    if (span.kind === "entity" && isHtml(format)) {
+      // An HTML engine reads references itself; a text engine gets the character it means.
+      const decoded = mode === "html" ? original : decodeEntity(original);
+      // A reference to a token bracket stays a token, so brackets in the output are always tokens.
+      if (decoded !== null && !TOKEN_BRACKETS_RE.test(decoded)) {
+        if (mode === "text" && !entityStyle.has(decoded)) entityStyle.set(decoded, original);
+        pieces.push({ text: decoded });
+        continue;
+      }
+    }
+    const token = newToken(original, span);
+    if (span.pair === undefined) continue;
+    const partner = byPair.get(span.pair);
+    if (partner) {
+      partner.partner = token.id;
+      token.partner = partner.id;
+    } else byPair.set(span.pair, token);
+  }
+  pushText(core.slice(at));
+
+  for (const piece of pieces) {
+    // A closer whose opener was not kept can only be shown as an opaque atom.
+    if ("token" in piece && piece.token.role === "close" && piece.token.partner === undefined) piece.token.role = "atom";
+  }
+  // A character the source also wrote literally has no single style: restore writes it literally.
+  for (const char of entityStyle.keys()) if (literalText.includes(char)) entityStyle.delete(char);
+  return { pieces, entityStyle };
+}
+
+function renderHtmlToken(token: Token): string {
+  const id = htmlTokenId(token.id);
+  switch (token.role) {
+    case "open":
+    case "void":
+      return `<${token.element} id="${id}">`;
+    case "close":
+      return `</${token.element}>`;
+    case "atom":
+      return `<span translate="no" class="notranslate" id="${id}">${escapeHtml(token.label)}</span>`;
+  }
+}
+
+function render(pieces: Piece[], format: Format, mode: ProtectMode): string {
+  return pieces
+    .map((piece) => {
+      if ("token" in piece) return mode === "text" ? textToken(piece.token.id) : renderHtmlToken(piece.token);
+      if (mode === "text") return piece.text;
+      return isHtml(format) ? piece.text : escapeHtml(piece.text);
+    })
+    .join("");
 }
 
 export function protect(text: string, format: Format, mode: ProtectMode): ProtectedText {
-  void format;
-  void mode;
-  return { text, restore: (t) => t };
+  // Leading and trailing whitespace never reaches the engine, which would trim or change it.
+  const lead = /^\s*/.exec(text)![0];
+  const core = text.slice(lead.length).trimEnd();
+  const trail = text.slice(lead.length + core.length);
+  const { pieces, entityStyle } = toPieces(core, format, mode);
+  const context: RestoreContext = {
+    format,
+    mode,
+    tokens: pieces.flatMap((p) => ("token" in p ? [p.token] : [])),
+    entityStyle,
+  };
+  return {
+    text: render(pieces, format, mode),
+    restore: (translated) => lead + restorePieces(translated.trim(), context) + trail,
+  };
 }

@@ -38,7 +38,7 @@ const admin = [{ admin: [] as string[] }];
 adminRoutes.use("/admin/*", async (c, next) => {
   const expected = c.env.ADMIN_TOKEN;
   const header = c.req.header("authorization") ?? "";
-  const token = header.startsWith("Bearer ") ? header.slice(7) : "";
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? "";
   const a = new TextEncoder().encode(token);
   const b = new TextEncoder().encode(expected ?? "");
   // Constant time over the token; an unset ADMIN_TOKEN disables the admin API.

@@ -95,7 +95,12 @@ syncRoutes.put("/v1/units/batch", async (c) => {
       // Large bodies travel through R2, not over RPC; the site object deletes the object once applied.
       const blobKey = `batches/${site.id}/${crypto.randomUUID()}.json`;
       await c.env.BLOBS.put(blobKey, JSON.stringify({ units: valid }), { httpMetadata: { contentType: "application/json" } });
-      applied = await stub.pushBatch(site, { blobKey });
+      try {
+        applied = await stub.pushBatch(site, { blobKey });
+      } finally {
+        // The object deletes it once applied; if anything failed on the way, the customer's content must not stay behind.
+        await c.env.BLOBS.delete(blobKey).catch(() => undefined);
+      }
     } else applied = await stub.pushBatch(site, { units: valid });
     applied.forEach((item, j) => (out[slots[j]] = item));
   }

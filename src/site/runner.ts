@@ -7,7 +7,7 @@
  * transaction. Usage is metered per slice with an idempotent (job, slice) ledger entry.
  */
 import { eq } from "drizzle-orm";
-import { estimateCost, recordUsage, release, reserve } from "../billing/billing";
+import { estimateCost, recordUsage, release, releaseInactive, reserve } from "../billing/billing";
 import { controlDb } from "../control/db";
 import { glossaryTerms } from "../control/schema";
 import type { SiteSettings } from "../control/sites";
@@ -51,6 +51,8 @@ interface SliceItem {
   live: number;
 }
 
+const isRunning = (store: Store, id: number) => store.one("SELECT 1 AS x FROM jobs WHERE id = ? AND status = 'running'", id) !== undefined;
+
 export function currentJob(store: Store): JobRow | undefined {
   return store.one<JobRow>("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY id LIMIT 1");
 }
@@ -93,12 +95,16 @@ async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
     siteId: settings.id,
     jobId: job.id,
   });
+  // Cancelled while the cost was being checked.
+  if (store.one("SELECT 1 AS x FROM jobs WHERE id = ? AND status = 'queued'", job.id) === undefined) return false;
   if (estimate.estimated_characters > 0 && !ent.entitled) {
+    await release(db, settings.id, [job.id]);
     finish(store, job.id, "failed", `Hosted translation is no longer available for this site: ${ent.reason}`);
     return false;
   }
   const allowed = job.confirmed_characters ?? (cost.requires_confirmation ? 0 : estimate.estimated_characters);
   if (estimate.estimated_characters > allowed) {
+    await release(db, settings.id, [job.id]);
     finish(
       store,
       job.id,
@@ -122,7 +128,7 @@ async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
       job.id,
     );
   });
-  await reserve(db, settings, job.id, estimate.estimated_characters, job.created_at);
+  if (isRunning(store, job.id)) await reserve(db, settings, job.id, estimate.estimated_characters, job.created_at);
   return true;
 }
 
@@ -256,12 +262,13 @@ async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
     }
   }
 
-  // Meter first: if the object dies before the slice commits, the retried slice has the same number and the ledger ignores it.
+  // Meter first: if the object dies before the slice commits, the redone slice has the same number and its write replaces this one.
   const slice = job.slices + 1;
   await recordUsage(controlDb(deps.env.DB), settings, job.id, slice, billed, store.clock());
   persistSlice(deps, job, slice, produced, skipped, billed, produced.length ? await glossaryFor(deps, language) : []);
   const remaining = Math.max(0, job.estimated_characters - job.characters - billed);
-  if (billed) await reserve(controlDb(deps.env.DB), settings, job.id, remaining, job.created_at);
+  // The job may have been cancelled while the slice was at the engine: then it holds no reservation.
+  if (billed && isRunning(store, job.id)) await reserve(controlDb(deps.env.DB), settings, job.id, remaining, job.created_at);
   return true;
 }
 
@@ -367,16 +374,21 @@ export async function runJobs(deps: RunnerDeps, budgetMs = INVOCATION_BUDGET_MS)
   const until = Date.now() + budgetMs;
   for (;;) {
     const job = currentJob(deps.store);
-    if (!job) return false;
+    if (!job) {
+      // Also repairs a release that failed after its job had ended.
+      await releaseInactive(controlDb(deps.env.DB), deps.settings.id, []);
+      return false;
+    }
     if (job.status === "queued") {
       await start(deps, job);
       continue;
     }
     const more = await runSlice(deps, job);
     if (!more) {
+      // Release before finishing: if D1 fails here the job is still running, and the retried alarm releases again.
+      await release(controlDb(deps.env.DB), deps.settings.id, [job.id]);
       const done = deps.store.one<{ done_segments: number; failed_segments: number }>("SELECT done_segments, failed_segments FROM jobs WHERE id = ?", job.id)!;
       finish(deps.store, job.id, done.done_segments === 0 && done.failed_segments > 0 ? "failed" : "succeeded");
-      await release(controlDb(deps.env.DB), deps.settings.id, [job.id]);
     }
     if (Date.now() >= until) return currentJob(deps.store) !== undefined;
   }

@@ -170,6 +170,8 @@ describe("estimates, confirmation and reservations", () => {
     expect(failed).toMatchObject({ status: "failed", done_segments: 0, characters: 0 });
     expect(failed.errors[0].message).toMatch(/cost has grown to 200 billable characters, beyond the 150 that were confirmed/);
     expect(await ledger(site.siteId)).toBe(0);
+    // the failed job holds no reservation
+    expect((await c.post("/v1/jobs", { estimate_only: true })).body.cost.reserved_characters).toBe(0);
     const again = await c.post("/v1/jobs", { confirm: true });
     expect((await runJob(c, site.siteId, again.body.id)).status).toBe("succeeded");
     expect(await ledger(site.siteId)).toBe(200);

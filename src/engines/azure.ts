@@ -1,0 +1,141 @@
+// Azure AI Translator v3 (`POST /translate?api-version=3.0`).
+import { codePointLength } from "./batch";
+import { present, requireConfig, unsupportedSource, unsupportedTarget, type Configured } from "./config";
+import { callJson, parseJsonBody, type Verdict } from "./http";
+import { languageTable, lookupLanguage } from "./languages";
+import { runPipeline } from "./pipeline";
+import { EngineError, type Engine, type EngineEnv, type EngineLimits, type EngineRequest } from "./types";
+
+export const AZURE_DEFAULT_ENDPOINT = "https://api.cognitive.microsofttranslator.com";
+
+/** Translator's languages (Azure codes). Region variants fall back to their language. */
+export const AZURE_LANGUAGES = languageTable(
+  [
+    "af", "am", "ar", "as", "az", "ba", "bg", "bho", "bn", "bo", "brx", "bs", "ca", "cs", "cy", "da",
+    "de", "doi", "dsb", "dv", "el", "en", "es", "et", "eu", "fa", "fi", "fil", "fj", "fo", "fr",
+    "fr-ca", "ga", "gl", "gom", "gu", "ha", "he", "hi", "hne", "hr", "hsb", "ht", "hu", "hy", "id",
+    "ig", "ikt", "is", "it", "iu", "iu-Latn", "ja", "ka", "kk", "km", "kmr", "kn", "ko", "ks", "ku",
+    "ky", "lb", "ln", "lo", "lt", "lug", "lv", "lzh", "mai", "mg", "mi", "mk", "ml", "mn-Cyrl",
+    "mn-Mong", "mni", "mr", "ms", "mt", "mww", "my", "nb", "ne", "nl", "nso", "nya", "or", "otq",
+    "pa", "pl", "prs", "ps", "pt", "pt-pt", "ro", "ru", "run", "rw", "sd", "si", "sk", "sl", "sm",
+    "sn", "so", "sq", "sr-Cyrl", "sr-Latn", "st", "sv", "sw", "ta", "te", "th", "ti", "tk",
+    "tlh-Latn", "tlh-Piqd", "tn", "to", "tr", "tt", "ty", "ug", "uk", "ur", "uz", "vi", "xh", "yo",
+    "yua", "yue", "zh-Hans", "zh-Hant", "zu",
+  ],
+  {
+    iw: "he",
+    mn: "mn-Cyrl",
+    no: "nb",
+    nn: "nb",
+    "pt-br": "pt",
+    // Serbian's official script is Cyrillic; `sr-latn` (and `sr-latn-rs`) selects Latin.
+    sr: "sr-Cyrl",
+    tl: "fil",
+    zh: "zh-Hans",
+    "zh-cn": "zh-Hans",
+    "zh-sg": "zh-Hans",
+    "zh-tw": "zh-Hant",
+    "zh-hk": "zh-Hant",
+    "zh-mo": "zh-Hant",
+  },
+);
+
+/** 1,000 elements and 50,000 characters per request (one target language per request here). */
+export const AZURE_LIMITS: EngineLimits = { maxSegments: 1000, maxCharacters: 50_000 };
+
+/** Azure's code for a site language, or undefined. */
+export function azureLanguage(code: string): string | undefined {
+  return lookupLanguage(AZURE_LANGUAGES, code);
+}
+
+export interface AzureConfig {
+  key: string;
+  /** Required for regional and multi-service resources; omitted for global ones. */
+  region?: string;
+  /** Base URL the `/translate` path is appended to. */
+  endpoint: string;
+}
+
+export function readAzureConfig(env: EngineEnv): Configured<AzureConfig> {
+  if (!present(env.AZURE_TRANSLATOR_KEY)) {
+    return {
+      ok: false,
+      message:
+        "Azure Translator is not configured: set the AZURE_TRANSLATOR_KEY secret (and AZURE_TRANSLATOR_REGION for a regional resource).",
+    };
+  }
+  const endpoint = (present(env.AZURE_TRANSLATOR_ENDPOINT) ? env.AZURE_TRANSLATOR_ENDPOINT.trim() : AZURE_DEFAULT_ENDPOINT).replace(/\/+$/, "");
+  return {
+    ok: true,
+    config: {
+      key: env.AZURE_TRANSLATOR_KEY.trim(),
+      region: present(env.AZURE_TRANSLATOR_REGION) ? env.AZURE_TRANSLATOR_REGION.trim() : undefined,
+      endpoint,
+    },
+  };
+}
+
+/**
+ * Azure error bodies carry a six-digit code: 403001 means the free tier's characters are used
+ * up (quota), 429000–429002 are rate limits (retried by the default rules).
+ */
+function classifyAzure(status: number, body: string): Verdict {
+  const code = (parseJsonBody(body) as { error?: { code?: unknown } } | undefined)?.error?.code;
+  if (code === 403001 || code === "403001") {
+    return new EngineError("quota", "Azure Translator quota exceeded (code 403001): the subscription's free characters are used up");
+  }
+  if (status === 400 && (code === 400036 || code === 400019 || code === 400035)) {
+    return new EngineError("unsupported_language", `Azure Translator refused the language (code ${code})`);
+  }
+  return undefined;
+}
+
+export function createAzureEngine(env: EngineEnv): Engine {
+  const configured = readAzureConfig(env);
+  return {
+    name: "azure",
+    origin: "mt",
+    limits: AZURE_LIMITS,
+    supports: (targetLanguage) => azureLanguage(targetLanguage) !== undefined,
+    async translate(request: EngineRequest): Promise<string[]> {
+      const { key, region, endpoint } = requireConfig(configured);
+      const to = azureLanguage(request.targetLanguage);
+      if (!to) throw unsupportedTarget("Azure Translator", request.targetLanguage);
+      const from = azureLanguage(request.sourceLanguage);
+      if (!from) throw unsupportedSource("Azure Translator", request.sourceLanguage);
+
+      const headers: Record<string, string> = {
+        "Ocp-Apim-Subscription-Key": key,
+        "Content-Type": "application/json; charset=UTF-8",
+      };
+      if (region) headers["Ocp-Apim-Subscription-Region"] = region;
+
+      return runPipeline(request, {
+        engine: "Azure Translator",
+        mode: "html",
+        limits: AZURE_LIMITS,
+        measure: codePointLength,
+        send: async (batch, { markup }) => {
+          const query = new URLSearchParams({ "api-version": "3.0", from, to, textType: markup ? "html" : "plain" });
+          const answer = await callJson({
+            engine: "Azure Translator",
+            url: `${endpoint}/translate?${query}`,
+            init: { method: "POST", headers, body: JSON.stringify(batch.map((item) => ({ Text: item.text }))) },
+            secrets: [key],
+            classify: classifyAzure,
+          });
+          if (!Array.isArray(answer) || answer.length !== batch.length) {
+            throw new EngineError("bad_response", `Azure Translator answered an unexpected body for ${batch.length} texts`);
+          }
+          return answer.map((element: { translations?: { text?: unknown }[] }) => {
+            const text = element?.translations?.[0]?.text;
+            if (typeof text !== "string") {
+              throw new EngineError("bad_response", "Azure Translator answered an element without a translation");
+            }
+            return text;
+          });
+        },
+      });
+    },
+  };
+}

@@ -1,0 +1,190 @@
+// DeepL API v2 (`POST /v2/translate`).
+import type { Formality } from "../limits";
+import { utf8Length } from "./batch";
+import { present, requireConfig, unsupportedSource, unsupportedTarget, type Configured } from "./config";
+import { deeplGlossaryId, quotaError } from "./deepl_glossary";
+import { callJson, type Verdict } from "./http";
+import { languageTable, lookupLanguage } from "./languages";
+import { runPipeline, type PreparedSegment } from "./pipeline";
+import { EngineError, type Engine, type EngineEnv, type EngineLimits, type EngineRequest } from "./types";
+
+/**
+ * Target languages (DeepL codes). Region variants fall back to their language (`de-at` → DE);
+ * `en` means American English and `pt` European Portuguese, DeepL's own defaults.
+ */
+export const DEEPL_TARGETS = languageTable(
+  [
+    "AR", "BG", "CS", "DA", "DE", "EL", "EN-GB", "EN-US", "ES", "ES-419", "ET", "FI", "FR", "HE",
+    "HU", "ID", "IT", "JA", "KO", "LT", "LV", "NB", "NL", "PL", "PT-BR", "PT-PT", "RO", "RU", "SK",
+    "SL", "SV", "TH", "TR", "UK", "VI", "ZH-HANS", "ZH-HANT",
+  ],
+  {
+    en: "EN-US",
+    "en-au": "EN-GB",
+    "en-ie": "EN-GB",
+    "en-nz": "EN-GB",
+    "en-za": "EN-GB",
+    // Latin American Spanish variants.
+    "es-ar": "ES-419", "es-bo": "ES-419", "es-cl": "ES-419", "es-co": "ES-419", "es-cr": "ES-419",
+    "es-cu": "ES-419", "es-do": "ES-419", "es-ec": "ES-419", "es-gt": "ES-419", "es-hn": "ES-419",
+    "es-mx": "ES-419", "es-ni": "ES-419", "es-pa": "ES-419", "es-pe": "ES-419", "es-pr": "ES-419",
+    "es-py": "ES-419", "es-sv": "ES-419", "es-us": "ES-419", "es-uy": "ES-419", "es-ve": "ES-419",
+    iw: "HE",
+    no: "NB",
+    pt: "PT-PT",
+    zh: "ZH-HANS",
+    "zh-cn": "ZH-HANS",
+    "zh-sg": "ZH-HANS",
+    "zh-tw": "ZH-HANT",
+    "zh-hk": "ZH-HANT",
+    "zh-mo": "ZH-HANT",
+  },
+);
+
+/** Source languages: DeepL takes them without variants (`EN`, `PT`, `ZH`). */
+export const DEEPL_SOURCES = languageTable(
+  [
+    "AR", "BG", "CS", "DA", "DE", "EL", "EN", "ES", "ET", "FI", "FR", "HE", "HU", "ID", "IT", "JA",
+    "KO", "LT", "LV", "NB", "NL", "PL", "PT", "RO", "RU", "SK", "SL", "SV", "TH", "TR", "UK", "VI",
+    "ZH",
+  ],
+  { iw: "HE", no: "NB" },
+);
+
+/**
+ * 50 texts per request; the request body may be 128 KiB, so texts are measured as the UTF-8
+ * bytes they take in the JSON body, with 2 KiB kept for the other fields.
+ */
+export const DEEPL_LIMITS: EngineLimits = { maxSegments: 50, maxCharacters: 128 * 1024 - 2048 };
+
+export const DEEPL_FORMALITY: Record<Formality, string | undefined> = {
+  default: undefined,
+  formal: "prefer_more",
+  informal: "prefer_less",
+};
+
+export interface DeepLConfig {
+  apiKey: string;
+  /** https://api-free.deepl.com for keys ending in `:fx`, else https://api.deepl.com. */
+  baseUrl: string;
+}
+
+export function readDeepLConfig(env: EngineEnv): Configured<DeepLConfig> {
+  const apiKey = env.DEEPL_API_KEY?.trim();
+  if (!present(apiKey)) {
+    return { ok: false, message: "DeepL is not configured: set the DEEPL_API_KEY secret." };
+  }
+  const baseUrl = apiKey.endsWith(":fx") ? "https://api-free.deepl.com" : "https://api.deepl.com";
+  return { ok: true, config: { apiKey, baseUrl } };
+}
+
+/** The DeepL target code for a site language, or undefined. */
+export function deeplTarget(code: string): string | undefined {
+  return lookupLanguage(DEEPL_TARGETS, code);
+}
+
+/** The DeepL source code for a site language, or undefined. */
+export function deeplSource(code: string): string | undefined {
+  return lookupLanguage(DEEPL_SOURCES, code);
+}
+
+interface DeepLAnswer {
+  translations?: { text?: unknown }[];
+}
+
+export function createDeepLEngine(env: EngineEnv): Engine {
+  const configured = readDeepLConfig(env);
+  return {
+    name: "deepl",
+    origin: "mt",
+    limits: DEEPL_LIMITS,
+    supports: (targetLanguage) => deeplTarget(targetLanguage) !== undefined,
+    async translate(request: EngineRequest): Promise<string[]> {
+      const { apiKey, baseUrl } = requireConfig(configured);
+      const targetLang = deeplTarget(request.targetLanguage);
+      if (!targetLang) throw unsupportedTarget("DeepL", request.targetLanguage);
+      const sourceLang = deeplSource(request.sourceLanguage);
+      if (!sourceLang) throw unsupportedSource("DeepL", request.sourceLanguage);
+
+      const needsWork = request.segments.some((s) => s.text.trim() !== "");
+      const glossaryId =
+        needsWork && request.glossary.length > 0
+          ? await deeplGlossaryId(
+              {
+                baseUrl,
+                apiKey,
+                sourceLang: sourceLang.toLowerCase(),
+                // Glossaries use root codes; a PT glossary serves PT-BR and PT-PT alike.
+                targetLang: targetLang.split("-")[0].toLowerCase(),
+              },
+              request.glossary,
+            )
+          : undefined;
+
+      return runPipeline(request, {
+        engine: "DeepL",
+        mode: "html",
+        limits: DEEPL_LIMITS,
+        // Each text costs its JSON-encoded bytes plus a separating comma.
+        measure: (text) => utf8Length(JSON.stringify(text)) + 1,
+        send: async (batch, { markup }) => {
+          const body: Record<string, unknown> = {
+            text: batch.map((item) => item.text),
+            source_lang: sourceLang,
+            target_lang: targetLang,
+            // Keeps the source's capitalization and punctuation: CMS strings such as labels
+            // often deliberately lack a final period.
+            preserve_formatting: true,
+          };
+          const formality = DEEPL_FORMALITY[request.formality];
+          if (formality) body.formality = formality;
+          if (glossaryId) body.glossary_id = glossaryId;
+          if (markup) body.tag_handling = "html";
+          const context = batchContext(batch);
+          if (context) body.context = context;
+
+          const answer = (await callJson({
+            engine: "DeepL",
+            url: `${baseUrl}/v2/translate`,
+            init: {
+              method: "POST",
+              headers: { Authorization: `DeepL-Auth-Key ${apiKey}`, "Content-Type": "application/json" },
+              body: JSON.stringify(body),
+            },
+            secrets: [apiKey],
+            classify: classifyDeepL,
+          })) as DeepLAnswer;
+          return readTranslations(answer, batch.length);
+        },
+      });
+    },
+  };
+}
+
+/** DeepL answers 456 when the plan's characters are used up: retrying cannot help. */
+function classifyDeepL(status: number): Verdict {
+  return status === 456 ? quotaError() : undefined;
+}
+
+function readTranslations(answer: DeepLAnswer, expected: number): string[] {
+  const list = answer?.translations;
+  if (!Array.isArray(list) || list.length !== expected || list.some((t) => typeof t?.text !== "string")) {
+    throw new EngineError("bad_response", `DeepL answered an unexpected body for ${expected} texts`);
+  }
+  return list.map((t) => t.text as string);
+}
+
+/**
+ * DeepL's `context` (not translated, not billed) for a batch whose texts all come from the
+ * same kind of content and field, e.g. `Website content: the "title" field of a "product".`
+ * Mixed batches get none: context applies to every text of a request.
+ */
+export function batchContext(batch: readonly PreparedSegment[]): string | undefined {
+  const kinds = new Set(batch.map((item) => item.segment.kind ?? ""));
+  const fields = new Set(batch.map((item) => item.segment.field ?? ""));
+  const kind = kinds.size === 1 ? [...kinds][0] : "";
+  const field = fields.size === 1 ? [...fields][0] : "";
+  if (!kind && !field) return undefined;
+  if (kind && field) return `Website content: the "${field}" field of a "${kind}".`;
+  return kind ? `Website content of a "${kind}".` : `Website content: the "${field}" field.`;
+}

@@ -1,0 +1,142 @@
+// DeepL glossaries (v2 endpoints): the organization's terms for one language pair become a
+// DeepL glossary, created once and found again by a name derived from its content.
+import { EngineError, type GlossaryTerm } from "./types";
+import { callJson, sleep } from "./http";
+import { sha256Hex } from "./hash";
+import { utf8Length } from "./batch";
+
+/** DeepL limits each glossary source or target phrase to 1024 UTF-8 bytes. */
+const MAX_PHRASE_BYTES = 1024;
+/** Polls while a new glossary is not yet ready. */
+const READY_POLLS = 5;
+const READY_POLL_MS = 500;
+
+export interface DeepLGlossaryTarget {
+  baseUrl: string;
+  apiKey: string;
+  /** Glossary languages are root codes in lower case: `en`, `pt`, `zh`. */
+  sourceLang: string;
+  targetLang: string;
+}
+
+/**
+ * In-memory cache per isolate: (key, source, target, entries) hash → glossary id, or null when
+ * DeepL refused that glossary (the translation then runs without one). Promises, so
+ * concurrent translations share one creation.
+ */
+const cache = new Map<string, Promise<string | null>>();
+
+/** Forgets cached glossary ids (tests; a new isolate starts empty anyway). */
+export function clearDeepLGlossaryCache(): void {
+  cache.clear();
+}
+
+/**
+ * The glossary's TSV entries: phrases trimmed, entries DeepL would refuse (empty, with a tab
+ * or line break, too long) left out, the first target kept for a repeated source, sorted so
+ * the same terms in another order give the same glossary.
+ */
+export function glossaryEntries(terms: readonly GlossaryTerm[]): string {
+  const bySource = new Map<string, string>();
+  for (const term of terms) {
+    const source = term.source.trim();
+    const target = term.target.trim();
+    if (!source || !target || /[\t\r\n]/.test(source + target)) continue;
+    if (utf8Length(source) > MAX_PHRASE_BYTES || utf8Length(target) > MAX_PHRASE_BYTES) continue;
+    if (!bySource.has(source)) bySource.set(source, target);
+  }
+  return [...bySource]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([source, target]) => `${source}\t${target}`)
+    .join("\n");
+}
+
+/**
+ * The id of a DeepL glossary holding `terms` for the language pair, creating it when needed.
+ * Undefined when there are no usable terms or DeepL refuses the glossary (e.g. an unsupported
+ * pair): the translation then goes without one and QA's glossary check reports misses.
+ */
+export async function deeplGlossaryId(
+  target: DeepLGlossaryTarget,
+  terms: readonly GlossaryTerm[],
+): Promise<string | undefined> {
+  const entries = glossaryEntries(terms);
+  if (!entries) return undefined;
+  const contentHash = await sha256Hex(JSON.stringify([target.sourceLang, target.targetLang, entries]));
+  const cacheKey = `${(await sha256Hex(target.apiKey)).slice(0, 16)}:${target.baseUrl}:${contentHash}`;
+  let pending = cache.get(cacheKey);
+  if (!pending) {
+    pending = findOrCreate(target, `transync-${contentHash.slice(0, 40)}`, entries);
+    cache.set(cacheKey, pending);
+    // A failure (quota, outage) is not remembered: the next translation tries again.
+    pending.catch(() => cache.delete(cacheKey));
+  }
+  return (await pending) ?? undefined;
+}
+
+interface GlossaryInfo {
+  glossary_id: string;
+  name?: string;
+  ready?: boolean;
+  source_lang?: string;
+  target_lang?: string;
+}
+
+async function findOrCreate(target: DeepLGlossaryTarget, name: string, entries: string): Promise<string | null> {
+  const headers = { Authorization: `DeepL-Auth-Key ${target.apiKey}` };
+  const call = (path: string, init: RequestInit) =>
+    callJson({ engine: "DeepL", url: `${target.baseUrl}${path}`, init, secrets: [target.apiKey], classify: classifyGlossary });
+
+  // After an isolate restart the glossary usually exists already: reuse it rather than
+  // piling up copies against the account's glossary limit.
+  const listed = (await call("/v2/glossaries", { method: "GET", headers })) as { glossaries?: GlossaryInfo[] };
+  let glossary = (listed.glossaries ?? []).find(
+    (g) =>
+      g.name === name &&
+      g.source_lang?.toLowerCase() === target.sourceLang &&
+      g.target_lang?.toLowerCase() === target.targetLang,
+  );
+
+  if (!glossary) {
+    try {
+      glossary = (await call("/v2/glossaries", {
+        method: "POST",
+        headers: { ...headers, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          name,
+          source_lang: target.sourceLang,
+          target_lang: target.targetLang,
+          entries,
+          entries_format: "tsv",
+        }),
+      })) as GlossaryInfo;
+    } catch (error) {
+      if (error instanceof EngineError && error.kind === "rejected") return null;
+      throw error;
+    }
+  }
+  if (typeof glossary?.glossary_id !== "string") {
+    throw new EngineError("bad_response", "DeepL answered a glossary without an id");
+  }
+
+  for (let poll = 0; glossary.ready === false && poll < READY_POLLS; poll++) {
+    await sleep(READY_POLL_MS);
+    glossary = (await call(`/v2/glossaries/${encodeURIComponent(glossary.glossary_id)}`, {
+      method: "GET",
+      headers,
+    })) as GlossaryInfo;
+  }
+  if (glossary.ready === false) {
+    throw new EngineError("unavailable", "DeepL is still preparing the glossary; try again shortly");
+  }
+  return glossary.glossary_id;
+}
+
+function classifyGlossary(status: number): EngineError | undefined {
+  if (status === 456) return quotaError();
+  return undefined;
+}
+
+export function quotaError(): EngineError {
+  return new EngineError("quota", "DeepL quota exceeded (HTTP 456): the plan's character allowance is used up");
+}

@@ -1,0 +1,152 @@
+// Google Cloud Translation v3 (`projects/{project}/locations/global:translateText`).
+import { codePointLength } from "./batch";
+import { present, requireConfig, unsupportedSource, unsupportedTarget, type Configured } from "./config";
+import { parseServiceAccount, serviceAccountToken, type ServiceAccount } from "./google_auth";
+import { callJson, parseJsonBody, type Verdict } from "./http";
+import { languageTable, lookupLanguage } from "./languages";
+import { runPipeline } from "./pipeline";
+import { EngineError, type Engine, type EngineEnv, type EngineLimits, type EngineRequest } from "./types";
+
+/** Languages of Google's NMT model (Google codes). Region variants fall back to their language. */
+export const GOOGLE_LANGUAGES = languageTable(
+  [
+    "ab", "ace", "ach", "af", "ak", "alz", "am", "ar", "as", "awa", "ay", "az", "ba", "ban", "bbc",
+    "be", "bem", "bew", "bg", "bho", "bik", "bm", "bn", "br", "bs", "bts", "btx", "bua", "ca", "ceb",
+    "cgg", "ch", "chm", "ckb", "cnh", "co", "crh", "crs", "cs", "cv", "cy", "da", "de", "din", "doi",
+    "dov", "dv", "dz", "ee", "el", "en", "eo", "es", "et", "eu", "fa", "fa-AF", "ff", "fi", "fj",
+    "fo", "fon", "fr", "fr-CA", "fur", "fy", "ga", "gaa", "gd", "gl", "gn", "gom", "gu", "gv", "ha",
+    "haw", "he", "hi", "hil", "hmn", "hr", "hrx", "hsb", "ht", "hu", "hy", "iba", "id", "ig", "ilo",
+    "is", "it", "iu", "ja", "jam", "jv", "ka", "kac", "kek", "kg", "kk", "kl", "km", "kn", "ko",
+    "kr", "kri", "ktu", "ku", "ky", "la", "lb", "lg", "li", "lij", "lmo", "ln", "lo", "lt", "ltg",
+    "lus", "lv", "mad", "mai", "mak", "mam", "mfe", "mg", "mh", "mi", "min", "mk", "ml", "mn",
+    "mni-Mtei", "mr", "ms", "mt", "mwr", "my", "ne", "new", "nhe", "nl", "no", "nr", "nso", "nus",
+    "ny", "oc", "om", "or", "os", "pa", "pa-Arab", "pag", "pam", "pap", "pl", "ps", "pt", "pt-BR",
+    "pt-PT", "qu", "rn", "ro", "rom", "ru", "rw", "sa", "sah", "sat", "scn", "sd", "se", "sg", "shn",
+    "si", "sk", "sl", "sm", "sn", "so", "sq", "sr", "ss", "st", "su", "sus", "sv", "sw", "szl", "ta",
+    "tcy", "te", "tet", "tg", "th", "ti", "tiv", "tk", "tl", "tn", "to", "tpi", "tr", "trp", "ts",
+    "tt", "tum", "ty", "tyv", "udm", "ug", "uk", "ur", "uz", "ve", "vec", "vi", "war", "wo", "xh",
+    "yi", "yo", "yua", "yue", "zap", "zh-CN", "zh-TW", "zu",
+  ],
+  {
+    fil: "tl",
+    iw: "he",
+    jw: "jv",
+    mni: "mni-Mtei",
+    nb: "no",
+    nn: "no",
+    zh: "zh-CN",
+    "zh-hans": "zh-CN",
+    "zh-sg": "zh-CN",
+    "zh-hant": "zh-TW",
+    "zh-hk": "zh-TW",
+    "zh-mo": "zh-TW",
+  },
+);
+
+/** 1,024 strings and about 30,000 code points per request. */
+export const GOOGLE_LIMITS: EngineLimits = { maxSegments: 1024, maxCharacters: 30_000 };
+
+/** Google's code for a site language, or undefined. */
+export function googleLanguage(code: string): string | undefined {
+  return lookupLanguage(GOOGLE_LANGUAGES, code);
+}
+
+export type GoogleAuth = { kind: "token"; token: string } | { kind: "service_account"; account: ServiceAccount };
+
+export interface GoogleConfig {
+  project: string;
+  auth: GoogleAuth;
+}
+
+const NOT_CONFIGURED =
+  "Google Cloud Translation is not configured: set the GOOGLE_SERVICE_ACCOUNT secret (or GOOGLE_ACCESS_TOKEN) and GOOGLE_PROJECT_ID.";
+
+/** The service account is preferred: a fixed GOOGLE_ACCESS_TOKEN expires within an hour. */
+export function readGoogleConfig(env: EngineEnv): Configured<GoogleConfig> {
+  let auth: GoogleAuth | undefined;
+  let projectFromAccount: string | undefined;
+  if (present(env.GOOGLE_SERVICE_ACCOUNT)) {
+    const account = parseServiceAccount(env.GOOGLE_SERVICE_ACCOUNT);
+    if (!account) {
+      return {
+        ok: false,
+        message:
+          "Google Cloud Translation is not configured: GOOGLE_SERVICE_ACCOUNT is not a service-account key (JSON with client_email and private_key).",
+      };
+    }
+    auth = { kind: "service_account", account };
+    projectFromAccount = account.project_id;
+  } else if (present(env.GOOGLE_ACCESS_TOKEN)) {
+    auth = { kind: "token", token: env.GOOGLE_ACCESS_TOKEN.trim() };
+  }
+  const project = present(env.GOOGLE_PROJECT_ID) ? env.GOOGLE_PROJECT_ID.trim() : projectFromAccount;
+  if (!auth || !present(project)) return { ok: false, message: NOT_CONFIGURED };
+  return { ok: true, config: { project, auth } };
+}
+
+async function accessToken(auth: GoogleAuth): Promise<string> {
+  return auth.kind === "token" ? auth.token : serviceAccountToken(auth.account);
+}
+
+/**
+ * Google reports rate limits as 429, and sometimes as 403 with reason `rateLimitExceeded`
+ * or status RESOURCE_EXHAUSTED: those are worth retrying, other 403s are not.
+ */
+function classifyGoogle(status: number, body: string): Verdict {
+  if (status === 403 && /rateLimitExceeded|RESOURCE_EXHAUSTED/.test(body)) return "retry";
+  if (status === 400 && /not supported|Target language/i.test(body)) {
+    const parsed = parseJsonBody(body) as { error?: { message?: string } } | undefined;
+    const reason = parsed?.error?.message?.slice(0, 200);
+    return new EngineError("unsupported_language", `Google Cloud Translation refused the language pair${reason ? `: ${reason}` : ""}`);
+  }
+  return undefined;
+}
+
+export function createGoogleEngine(env: EngineEnv): Engine {
+  const configured = readGoogleConfig(env);
+  return {
+    name: "google",
+    origin: "mt",
+    limits: GOOGLE_LIMITS,
+    supports: (targetLanguage) => googleLanguage(targetLanguage) !== undefined,
+    async translate(request: EngineRequest): Promise<string[]> {
+      const { project, auth } = requireConfig(configured);
+      const targetLanguageCode = googleLanguage(request.targetLanguage);
+      if (!targetLanguageCode) throw unsupportedTarget("Google Cloud Translation", request.targetLanguage);
+      const sourceLanguageCode = googleLanguage(request.sourceLanguage);
+      if (!sourceLanguageCode) throw unsupportedSource("Google Cloud Translation", request.sourceLanguage);
+      const url = `https://translation.googleapis.com/v3/projects/${encodeURIComponent(project)}/locations/global:translateText`;
+
+      return runPipeline(request, {
+        engine: "Google Cloud Translation",
+        mode: "html",
+        limits: GOOGLE_LIMITS,
+        measure: codePointLength,
+        send: async (batch, { markup }) => {
+          const token = await accessToken(auth);
+          const answer = (await callJson({
+            engine: "Google Cloud Translation",
+            url,
+            init: {
+              method: "POST",
+              headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json; charset=utf-8" },
+              body: JSON.stringify({
+                contents: batch.map((item) => item.text),
+                sourceLanguageCode,
+                targetLanguageCode,
+                mimeType: markup ? "text/html" : "text/plain",
+              }),
+            },
+            secrets: [token],
+            classify: classifyGoogle,
+          })) as { translations?: { translatedText?: unknown }[] };
+          const list = answer?.translations;
+          if (!Array.isArray(list) || list.length !== batch.length || list.some((t) => typeof t?.translatedText !== "string")) {
+            throw new EngineError("bad_response", `Google Cloud Translation answered an unexpected body for ${batch.length} texts`);
+          }
+          return list.map((t) => t.translatedText as string);
+        },
+      });
+    },
+  };
+}

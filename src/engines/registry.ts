@@ -1,0 +1,58 @@
+// The one place that turns an engine name and the Worker's env into an Engine.
+//
+// Missing credentials: every engine still constructs, `supports()` still answers from the
+// engine's static language list, and `translate()` throws EngineError("not_configured") with a
+// message naming the secret or binding to set, before any request is made. Callers that want
+// to report this up front (e.g. when a site enables an engine) ask `engineConfiguration()`.
+import type { EngineName } from "../limits";
+import type { Configured } from "./config";
+import { createAzureEngine, readAzureConfig } from "./azure";
+import { createDeepLEngine, readDeepLConfig } from "./deepl";
+import { createGoogleEngine, readGoogleConfig } from "./google";
+import { createOpenAiEngine, readOpenAiConfig } from "./openai";
+import { createPseudoEngine } from "./pseudo";
+import type { Engine, EngineEnv } from "./types";
+import { createWorkersAiEngine, readWorkersAiConfig } from "./workers_ai";
+
+export function createEngine(name: EngineName, env: EngineEnv): Engine {
+  switch (name) {
+    case "pseudo":
+      return createPseudoEngine();
+    case "deepl":
+      return createDeepLEngine(env);
+    case "google":
+      return createGoogleEngine(env);
+    case "azure":
+      return createAzureEngine(env);
+    case "workers_ai":
+      return createWorkersAiEngine(env);
+    case "openai":
+      return createOpenAiEngine(env);
+  }
+}
+
+/**
+ * Whether the engine has what it needs to run; when not, `message` is the same text
+ * translate() would throw as not_configured. The pseudo engine needs nothing.
+ */
+export function engineConfiguration(name: EngineName, env: EngineEnv): { configured: true } | { configured: false; message: string } {
+  const result = readConfiguration(name, env);
+  return result.ok ? { configured: true } : { configured: false, message: result.message };
+}
+
+function readConfiguration(name: EngineName, env: EngineEnv): Configured<unknown> {
+  switch (name) {
+    case "pseudo":
+      return { ok: true, config: null };
+    case "deepl":
+      return readDeepLConfig(env);
+    case "google":
+      return readGoogleConfig(env);
+    case "azure":
+      return readAzureConfig(env);
+    case "workers_ai":
+      return readWorkersAiConfig(env);
+    case "openai":
+      return readOpenAiConfig(env);
+  }
+}

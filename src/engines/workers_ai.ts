@@ -1,0 +1,118 @@
+// Workers AI `@cf/meta/m2m100-1.2b` through the AI binding: one text per call.
+import { requireConfig, unsupportedSource, unsupportedTarget, type Configured } from "./config";
+import { redact, withRetries, type AttemptOutcome } from "./http";
+import { languageTable, lookupLanguage } from "./languages";
+import { runPipeline } from "./pipeline";
+import { EngineError, type Engine, type EngineEnv, type EngineLimits, type EngineRequest } from "./types";
+
+export const WORKERS_AI_MODEL = "@cf/meta/m2m100-1.2b";
+
+/** Calls in flight at once: the model allows about 720 requests a minute per account. */
+export const WORKERS_AI_CONCURRENCY = 4;
+
+/**
+ * The model's languages (M2M-100 codes). Its Chinese is Simplified: Traditional Chinese codes
+ * are marked unsupported instead of falling back to `zh`.
+ */
+export const M2M100_LANGUAGES = languageTable(
+  [
+    "af", "am", "ar", "ast", "az", "ba", "be", "bg", "bn", "br", "bs", "ca", "ceb", "cs", "cy", "da",
+    "de", "el", "en", "es", "et", "fa", "ff", "fi", "fr", "fy", "ga", "gd", "gl", "gu", "ha", "he",
+    "hi", "hr", "ht", "hu", "hy", "id", "ig", "ilo", "is", "it", "ja", "jv", "ka", "kk", "km", "kn",
+    "ko", "lb", "lg", "ln", "lo", "lt", "lv", "mg", "mk", "ml", "mn", "mr", "ms", "my", "ne", "nl",
+    "no", "ns", "oc", "or", "pa", "pl", "ps", "pt", "ro", "ru", "sd", "si", "sk", "sl", "so", "sq",
+    "sr", "ss", "su", "sv", "sw", "ta", "th", "tl", "tn", "tr", "uk", "ur", "uz", "vi", "wo", "xh",
+    "yi", "yo", "zh", "zu",
+  ],
+  {
+    fil: "tl",
+    iw: "he",
+    nb: "no",
+    nn: "no",
+    nso: "ns",
+    "zh-hant": null,
+    "zh-tw": null,
+    "zh-hk": null,
+    "zh-mo": null,
+  },
+);
+
+/** One text per call; the character bound only keeps texts below the interface's segment limit. */
+export const WORKERS_AI_LIMITS: EngineLimits = { maxSegments: 1, maxCharacters: 100_000 };
+
+/** The M2M-100 code for a site language, or undefined. */
+export function m2m100Language(code: string): string | undefined {
+  return lookupLanguage(M2M100_LANGUAGES, code);
+}
+
+export function readWorkersAiConfig(env: EngineEnv): Configured<Ai> {
+  if (!env.AI || typeof env.AI.run !== "function") {
+    return {
+      ok: false,
+      message:
+        "Workers AI is not configured: the AI binding is missing (it is unavailable under `wrangler dev --local`).",
+    };
+  }
+  return { ok: true, config: env.AI };
+}
+
+/**
+ * Workers AI errors carry an internal code in their message (see its error table):
+ * 3036 daily allocation used up → quota; 3040 out of capacity, 3007/3008 timeouts and
+ * unrecognised failures → retry; 3006 too large and 400-class input errors → rejected.
+ */
+export function classifyAiError(error: unknown): AttemptOutcome<never> {
+  const raw = error instanceof Error ? error.message : String(error);
+  const message = redact(raw.replace(/\s+/g, " ").slice(0, 200), []);
+  if (/\b3036\b|daily free allocation|neurons/i.test(raw)) {
+    return { ok: false, retry: false, error: new EngineError("quota", "Workers AI quota exceeded: the account's daily allocation is used up") };
+  }
+  if (/\b(3006|5007|3042|3003|5004|3041|5018|3023)\b|too large|no such model|invalid/i.test(raw)) {
+    return { ok: false, retry: false, error: new EngineError("rejected", `Workers AI rejected the request (${message})`) };
+  }
+  return { ok: false, retry: true, error: new EngineError("unavailable", `Workers AI is unavailable (${message})`) };
+}
+
+export function createWorkersAiEngine(env: EngineEnv): Engine {
+  const configured = readWorkersAiConfig(env);
+  return {
+    name: "workers_ai",
+    origin: "mt",
+    limits: WORKERS_AI_LIMITS,
+    supports: (targetLanguage) => m2m100Language(targetLanguage) !== undefined,
+    async translate(request: EngineRequest): Promise<string[]> {
+      const ai = requireConfig(configured);
+      const target_lang = m2m100Language(request.targetLanguage);
+      if (!target_lang) throw unsupportedTarget("Workers AI", request.targetLanguage);
+      const source_lang = m2m100Language(request.sourceLanguage);
+      if (!source_lang) throw unsupportedSource("Workers AI", request.sourceLanguage);
+
+      return runPipeline(request, {
+        engine: "Workers AI",
+        // The model knows no markup: tags and placeholders travel as opaque tokens.
+        mode: "text",
+        limits: WORKERS_AI_LIMITS,
+        measure: (text) => text.length,
+        concurrency: WORKERS_AI_CONCURRENCY,
+        send: async (batch) =>
+          Promise.all(
+            batch.map((item) =>
+              withRetries<string>(async () => {
+                let answer: unknown;
+                try {
+                  answer = await ai.run(WORKERS_AI_MODEL, { text: item.text, source_lang, target_lang });
+                } catch (error) {
+                  return classifyAiError(error);
+                }
+                const text = (answer as { translated_text?: unknown } | null)?.translated_text;
+                if (typeof text !== "string") {
+                  return { ok: false, retry: false, error: new EngineError("bad_response", "Workers AI answered without translated_text") };
+                }
+                return { ok: true, value: text };
+              }),
+            ),
+          ),
+      });
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import type { Format } from "../limits";
+import { decodeEntities, decodeEntity } from "./entities";
+import { entitySpans, htmlTagSpans, stripTags } from "./html-spans";
+import {
+  addAutolinks,
+  addCodeSpans,
+  addEmphasis,
+  addEscapes,
+  addFencedCode,
+  addLineMarkers,
+  addLinks,
+  addSyntaxLines,
+} from "./markdown";
+import { findPlaceholders } from "./placeholders";
+import { SpanSet, type Span } from "./span";
+import { findUrls } from "./urls";
+
+/**
+ * Every stretch of markup in a segment of the given format, in text order, without overlaps.
+ * This one tokenization is what protection hides from engines and what QA compares, so the
+ * two never disagree about what counts as markup.
+ */
+export function scan(text: string, format: Format): readonly Span[] {
+  // QA reads source and target through several checks; remembering the last few scans
+  // spares rescanning long texts. The list is frozen, so sharing it is safe.
+  const key = `${format}\u0000${text}`;
+  const remembered = recentScans.get(key);
+  if (remembered) return remembered;
+  const spans = Object.freeze(scanUncached(text, format));
+  recentScans.set(key, spans);
+  if (recentScans.size > RECENT_SCANS) recentScans.delete(recentScans.keys().next().value!);
+  return spans;
+}
+
+const RECENT_SCANS = 4;
+const recentScans = new Map<string, readonly Span[]>();
+
+function scanUncached(text: string, format: Format): Span[] {
+  const taken = new SpanSet(text.length);
+  switch (format) {
+    case "html":
+    case "rich_text":
+      taken.addAll(htmlTagSpans(text));
+      taken.addAll(findUrls(text, true));
+      taken.addAll(entitySpans(text));
+      taken.addAll(findPlaceholders(text));
+      break;
+    case "markdown":
+      addFencedCode(text, taken);
+      addSyntaxLines(text, taken);
+      addCodeSpans(text, taken);
+      addAutolinks(text, taken);
+      // Inline HTML in markdown is kept as opaque atoms: markdown engines pass it through untouched.
+      taken.addAll(htmlTagSpans(text).map(({ start, end, kind }) => ({ start, end, kind, role: "atom" as const })));
+      addLinks(text, taken);
+      addLineMarkers(text, taken);
+      addEscapes(text, taken);
+      taken.addAll(findUrls(text));
+      taken.addAll(findPlaceholders(text));
+      addEmphasis(text, taken);
+      taken.addAll(entitySpans(text));
+      break;
+    case "plain":
+      taken.addAll(findUrls(text));
+      taken.addAll(findPlaceholders(text));
+      break;
+  }
+  return taken.list();
+}
+
+/** Stands for markup that carries content of its own (a placeholder, URL or code): not a letter, not a space. */
+export const OBJECT_CHAR = "\uFFFC";
+/** Stands for markup that carries no content (a tag, an emphasis marker): invisible, yet a word boundary. */
+export const MARKUP_CHAR = "\u200B";
+
+const CONTENT_KINDS = new Set<Span["kind"]>(["placeholder", "url", "code", "raw"]);
+
+/**
+ * The prose of a segment: each markup span replaced by one stand-in character, entities
+ * decoded, escapes resolved. What QA reads when it looks for numbers, terms and letters.
+ */
+export function proseText(text: string, format: Format): string {
+  let out = "";
+  let at = 0;
+  for (const span of scan(text, format)) {
+    const source = text.slice(span.start, span.end);
+    out += text.slice(at, span.start);
+    if (CONTENT_KINDS.has(span.kind)) out += OBJECT_CHAR;
+    else if (span.kind === "entity") out += decodeEntity(source) ?? OBJECT_CHAR;
+    else if (span.kind === "escape") out += source.slice(1);
+    else out += MARKUP_CHAR;
+    at = span.end;
+  }
+  return out + text.slice(at);
+}
+
+/** The text a reader sees, counted by max_length: HTML without its tags and with entities decoded; other formats as written. */
+export function visibleText(text: string, format: Format): string {
+  return format === "html" || format === "rich_text" ? decodeEntities(stripTags(text)) : text;
+}

@@ -1,0 +1,43 @@
+/**
+ * Quality checks of one translation against its source (DESIGN.md, "QA checks"). Errors hold
+ * a translation back according to the site's qa_mode; warnings travel with it.
+ */
+import { checkGlossary } from "./glossary";
+import { checkHtmlTags } from "./html-tags";
+import type { QACheck } from "./issue";
+import { checkEmpty, checkMaxLength } from "./length";
+import { checkMarkdownSyntax } from "./markdown";
+import { checkNumbers } from "./numbers";
+import { checkPlaceholders } from "./placeholders";
+import { checkPunctuation } from "./punctuation";
+import type { QAInput, QAIssue } from "./types";
+import { checkUnchanged } from "./unchanged";
+import { checkUrls } from "./urls";
+import { checkDoubleSpace, checkWhitespace } from "./whitespace";
+
+export type { QAInput, QAIssue, QASeverity } from "./types";
+
+/** In the order they are reported: errors first, then warnings, as DESIGN.md lists them. */
+const CHECKS: QACheck[] = [
+  checkMaxLength,
+  checkHtmlTags,
+  checkPlaceholders,
+  checkMarkdownSyntax,
+  checkUnchanged,
+  checkNumbers,
+  checkUrls,
+  checkWhitespace,
+  checkPunctuation,
+  checkDoubleSpace,
+  checkGlossary,
+];
+
+/**
+ * Every issue of a translation. An empty translation is reported alone: listing each
+ * placeholder and number it lacks would only bury the one thing to fix.
+ */
+export function runQA(input: QAInput): QAIssue[] {
+  const empty = checkEmpty(input);
+  if (empty) return [empty];
+  return CHECKS.map((check) => check(input)).filter((issue): issue is QAIssue => issue !== null);
+}

@@ -1,0 +1,41 @@
+import type { Format } from "../limits";
+import { proseText } from "../markup/scan";
+import { listItems, multisetDiff, warning, type QACheck } from "./issue";
+
+/**
+ * A number with thousands groups (`1,000`, `1.000`, `1 000`, `10'000`) or a plain run of
+ * digits. A group needs a 1–3 digit head and 3-digit groups, so "in 2020 100 people" is two
+ * numbers. Decimal parts are numbers of their own: `1,000.5` and `1.000,5` both read 1000 and 5,
+ * whichever separator convention the language uses.
+ */
+const NUMBER_RE = /(?<!\p{Nd})\p{Nd}{1,3}(?:[ \u00a0\u202f\u2009'’.,]\p{Nd}{3}(?!\p{Nd}))+|\p{Nd}+/gu;
+const NOT_DIGIT = /[^\p{Nd}]/gu;
+
+/** Any script's digit as its ASCII digit: Unicode lays out every decimal digit set as a run from 0 to 9. */
+function asciiDigit(digit: string): string {
+  if (digit >= "0" && digit <= "9") return digit;
+  const cp = digit.codePointAt(0)!;
+  let zero = cp;
+  while (/\p{Nd}/u.test(String.fromCodePoint(zero - 1))) zero--;
+  return String((cp - zero) % 10);
+}
+
+/** Numbers of the prose (not inside placeholders, URLs or tags), keyed by their digits. */
+function numbers(text: string, format: Format): { key: string; written: string }[] {
+  return Array.from(proseText(text, format).matchAll(NUMBER_RE), (m) => ({
+    key: m[0].replace(NOT_DIGIT, "").replace(/\p{Nd}/gu, asciiDigit),
+    written: m[0],
+  }));
+}
+
+/** `numbers`: a number of the source does not occur in the translation (as often). */
+export const checkNumbers: QACheck = ({ source, target, format }) => {
+  const inSource = numbers(source, format);
+  const { missing } = multisetDiff(
+    inSource.map((n) => n.key),
+    numbers(target, format).map((n) => n.key),
+  );
+  if (missing.length === 0) return null;
+  const written = missing.map((key) => inSource.find((n) => n.key === key)!.written);
+  return warning("numbers", `Numbers from the source are missing in the translation: ${listItems(written)}.`);
+};

@@ -1,0 +1,26 @@
+import { warning, type QACheck } from "./issue";
+
+const leading = (text: string) => /^\s*/.exec(text)![0];
+const trailing = (text: string) => (text.trim() === "" ? "" : /\s*$/.exec(text)![0]);
+
+/** `whitespace`: leading or trailing whitespace is not what the source has; sites often rely on it when joining strings. */
+export const checkWhitespace: QACheck = ({ source, target }) => {
+  const sides = [
+    leading(source) !== leading(target) ? "leading" : "",
+    trailing(source) !== trailing(target) ? "trailing" : "",
+  ].filter(Boolean);
+  if (sides.length === 0) return null;
+  const which = sides.length === 2 ? "Leading and trailing whitespace differ" : `${sides[0] === "leading" ? "Leading" : "Trailing"} whitespace differs`;
+  return warning("whitespace", `${which} from the source.`);
+};
+
+/** Two or more spaces between visible characters; indentation and markdown's two-space line break are not double spaces. */
+const DOUBLE_SPACE = /(?<=\S) {2,}(?=\S)/g;
+
+/** `double_space`: the translation has more double spaces than the source. */
+export const checkDoubleSpace: QACheck = ({ source, target }) => {
+  const count = (text: string) => text.match(DOUBLE_SPACE)?.length ?? 0;
+  return count(target) > count(source)
+    ? warning("double_space", "The translation contains a double space that the source does not.")
+    : null;
+};

@@ -1,0 +1,184 @@
+// Engine faults through the real runner and the HTTP API: DeepL (de) and an OpenAI-compatible
+// model (fr) are mocked at the HTTP level and misbehave in scripted ways. After each fault the
+// job must account for every segment exactly once and bill exactly what was translated.
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { client, createSite, unit } from "../helpers/api";
+import {
+  deeplError,
+  expectConsistent,
+  languageCounts,
+  mockEngines,
+  openaiError,
+  runToEnd,
+  sumCharacters,
+  texts,
+  translatedOnce,
+} from "./support";
+import { HttpResponse } from "msw";
+
+/** 500 distinct texts plus 40 repeats: per language slices of 250, 250 and 40 (the repeats reuse slice 1). */
+const DISTINCT = texts(500);
+const SEGMENTS = [...DISTINCT, ...DISTINCT.slice(0, 40)].map((text, i) => ({ key: `s${String(i).padStart(3, "0")}`, text }));
+const PER_LANGUAGE = SEGMENTS.length;
+const CHARS = sumCharacters(DISTINCT);
+/** DeepL takes 50 texts a request: calls 1–5 are slice 1, 6–10 slice 2. */
+const SLICE1 = new Set(DISTINCT.slice(0, 250));
+
+async function start() {
+  const site = await createSite({ target_languages: [{ code: "de", engine: "deepl" }, { code: "fr", engine: "openai" }] });
+  const c = client(site.key);
+  expect((await c.put("/v1/units", unit("product:1", SEGMENTS))).status).toBe(200);
+  const created = await c.post("/v1/jobs", { confirm: true });
+  expect(created.status).toBe(202);
+  expect(created.body).toMatchObject({ estimated_segments: 2 * PER_LANGUAGE, estimated_characters: 2 * CHARS });
+  return { site, c, jobId: created.body.id as number };
+}
+
+const missingId = (n: number) => (_: number, texts: string[]) =>
+  HttpResponse.json({
+    choices: [
+      {
+        message: { role: "assistant", content: JSON.stringify({ items: texts.slice(1).map((t, i) => ({ id: String(i + 2), translation: `[fr] ${t}` })) }) },
+        finish_reason: "stop",
+      },
+    ],
+  });
+
+describe("engine faults", () => {
+  it("5xx and 429 bursts that end within the retry limit: the job succeeds, every text translated once", async () => {
+    const engines = mockEngines({
+      deepl: (n) => (n === 2 || n === 3 ? deeplError(503) : n === 7 ? deeplError(500) : n === 8 ? deeplError(502) : n === 9 ? deeplError(529, "Too many requests") : undefined),
+      openai: (n) =>
+        n === 1 ? openaiError(500) : n === 2 ? openaiError(503) : n === 9 ? HttpResponse.json({ error: { message: "Rate limit reached", code: "rate_limit_exceeded" } }, { status: 429, headers: { "retry-after-ms": "1500" } }) : undefined,
+    });
+    const { site, c, jobId } = await start();
+    const job = await runToEnd(c, site.siteId, jobId);
+
+    expect(job).toMatchObject({ status: "succeeded", done_segments: 2 * PER_LANGUAGE, failed_segments: 0, errors: [], reused_segments: 80 });
+    // Every failed call was repeated with the same texts, and no text was translated twice.
+    expect(engines.deepl.calls).toHaveLength(10 + 5);
+    expect(engines.deepl.calls[1]).toEqual(engines.deepl.calls[2]);
+    expect(engines.deepl.calls[2]).toEqual(engines.deepl.calls[3]);
+    expect([...translatedOnce(engines.deepl)].sort()).toEqual([...DISTINCT].sort());
+    expect([...translatedOnce(engines.openai)].sort()).toEqual([...DISTINCT].sort());
+    expect(engines.sleeps).toHaveLength(5 + 3);
+    expect(engines.sleeps).toContain(1500); // the 429's retry-after-ms was honoured
+    const results = await expectConsistent(c, site.siteId, job, engines.deepl.acceptedCharacters + engines.openai.acceptedCharacters);
+    expect(engines.deepl.acceptedCharacters + engines.openai.acceptedCharacters).toBe(2 * CHARS);
+    expect(results.find((r) => r.key === "s001" && r.language === "de")).toMatchObject({ text: `DE: ${DISTINCT[1]}`, engine: "deepl", origin: "mt" });
+    expect(results.find((r) => r.key === "s001" && r.language === "fr")).toMatchObject({ text: `[fr] ${DISTINCT[1]}`, engine: "openai", origin: "llm" });
+    expect(await languageCounts(c)).toEqual({ de: { review: PER_LANGUAGE, missing: 0, stale: 0, attention: 0 }, fr: { review: PER_LANGUAGE, missing: 0, stale: 0, attention: 0 } });
+  });
+
+  it("timeouts: a few are retried away; an engine that never answers fails its language after 4 attempts", async () => {
+    const engines = mockEngines({ deepl: (n) => (n <= 2 ? "timeout" : n === 6 ? "network" : undefined), openai: () => "timeout" });
+    const { site, c, jobId } = await start();
+    const job = await runToEnd(c, site.siteId, jobId);
+
+    expect(job).toMatchObject({ status: "succeeded", done_segments: PER_LANGUAGE, failed_segments: PER_LANGUAGE });
+    expect(job.errors).toEqual([{ language: "fr", message: expect.stringMatching(/did not answer within 120 s; gave up after 4 attempts$/), segments: PER_LANGUAGE }]);
+    expect(engines.openai.calls).toHaveLength(4);
+    expect(engines.deepl.calls).toHaveLength(10 + 3);
+    translatedOnce(engines.deepl);
+    await expectConsistent(c, site.siteId, job, engines.deepl.acceptedCharacters);
+    expect(engines.deepl.acceptedCharacters).toBe(CHARS);
+    expect(await languageCounts(c)).toMatchObject({ de: { review: PER_LANGUAGE, missing: 0 }, fr: { review: 0, missing: PER_LANGUAGE } });
+  });
+
+  it("5xx past the retry limit after a slice succeeded: that language fails cleanly, the other is done", async () => {
+    const engines = mockEngines({ deepl: (n) => (n >= 6 ? deeplError(503, "Service temporarily unavailable") : undefined) });
+    const { site, c, jobId } = await start();
+    const job = await runToEnd(c, site.siteId, jobId);
+
+    const left = PER_LANGUAGE - 250;
+    expect(job).toMatchObject({ status: "succeeded", done_segments: PER_LANGUAGE + 250, failed_segments: left });
+    expect(job.errors).toEqual([
+      { language: "de", message: "DeepL is unavailable (HTTP 503: Service temporarily unavailable); gave up after 4 attempts", segments: left },
+    ]);
+    expect(engines.deepl.calls).toHaveLength(5 + 4); // slice 1, then one request tried 4 times
+    expect(translatedOnce(engines.deepl)).toEqual(SLICE1);
+    translatedOnce(engines.openai);
+    const results = await expectConsistent(c, site.siteId, job, engines.deepl.acceptedCharacters + engines.openai.acceptedCharacters);
+    expect(results.filter((r) => r.language === "de")).toHaveLength(250);
+    expect(results.filter((r) => r.language === "fr")).toHaveLength(PER_LANGUAGE);
+    expect(await languageCounts(c)).toMatchObject({ de: { review: 250, missing: left }, fr: { review: PER_LANGUAGE, missing: 0 } });
+    // The failed segments are work for the next job: it covers exactly them.
+    const next = await c.post("/v1/jobs", { estimate_only: true });
+    expect(next.body).toMatchObject({ languages: ["de", "fr"], estimated_segments: left });
+  });
+
+  it("malformed bodies after some slices succeeded: DeepL's language fails at once; the model is asked again and recovers", async () => {
+    const engines = mockEngines({
+      deepl: (n) => (n === 6 ? new HttpResponse("<html><body>502 Bad Gateway</body></html>", { status: 200, headers: { "content-type": "text/html" } }) : undefined),
+      // Slice 2 of fr starts with call 8 (7 calls of at most 40 texts per slice); the retry (call 9) is answered well.
+      openai: (n, texts) => (n === 8 ? missingId(n)(n, texts) : undefined),
+    });
+    const { site, c, jobId } = await start();
+    const job = await runToEnd(c, site.siteId, jobId);
+
+    const left = PER_LANGUAGE - 250;
+    expect(job).toMatchObject({ status: "succeeded", done_segments: PER_LANGUAGE + 250, failed_segments: left });
+    expect(job.errors).toEqual([{ language: "de", message: "DeepL answered with a body that is not JSON", segments: left }]);
+    expect(engines.deepl.calls).toHaveLength(6); // a 200 with a bad body is not retried
+    expect(translatedOnce(engines.deepl)).toEqual(SLICE1);
+    expect(engines.openai.calls[7]).toEqual(engines.openai.calls[8]);
+    expect([...translatedOnce(engines.openai)].sort()).toEqual([...DISTINCT].sort());
+    await expectConsistent(c, site.siteId, job, engines.deepl.acceptedCharacters + engines.openai.acceptedCharacters);
+    expect(await languageCounts(c)).toMatchObject({ de: { review: 250, missing: left }, fr: { review: PER_LANGUAGE, missing: 0 } });
+  });
+
+  it("a malformed answer in the middle of a slice discards the whole slice: nothing of it is stored or billed", async () => {
+    // Calls 6 and 7 of slice 2 are answered well, call 8 with one translation too few.
+    const engines = mockEngines({
+      deepl: (n, texts) => (n === 8 ? HttpResponse.json({ translations: texts.slice(1).map((text) => ({ text })) }) : undefined),
+    });
+    const { site, c, jobId } = await start();
+    const job = await runToEnd(c, site.siteId, jobId);
+
+    const left = PER_LANGUAGE - 250;
+    expect(job.errors).toEqual([{ language: "de", message: "DeepL answered an unexpected body for 50 texts", segments: left }]);
+    expect(engines.deepl.calls).toHaveLength(8);
+    // Billed and stored: slice 1 only. The 100 texts DeepL translated in calls 6 and 7 were
+    // paid upstream but thrown away with the slice (the segments stay missing, not billed).
+    const kept = sumCharacters(SLICE1);
+    expect(engines.deepl.acceptedCharacters).toBe(kept + sumCharacters([...engines.deepl.calls[5], ...engines.deepl.calls[6]]));
+    await expectConsistent(c, site.siteId, job, kept + engines.openai.acceptedCharacters);
+    expect(await languageCounts(c)).toMatchObject({ de: { review: 250, missing: left } });
+  });
+
+  it("DeepL 456 (quota exceeded): one request, the language fails at once; the other language is done", async () => {
+    const engines = mockEngines({ deepl: () => deeplError(456, "Quota exceeded. The character limit has been reached.") });
+    const { site, c, jobId } = await start();
+    const job = await runToEnd(c, site.siteId, jobId);
+
+    expect(engines.deepl.calls).toHaveLength(1);
+    expect(engines.sleeps).toEqual([]);
+    expect(job).toMatchObject({ status: "succeeded", done_segments: PER_LANGUAGE, failed_segments: PER_LANGUAGE });
+    expect(job.errors).toEqual([{ language: "de", message: expect.stringMatching(/quota/i), segments: PER_LANGUAGE }]);
+    await expectConsistent(c, site.siteId, job, engines.openai.acceptedCharacters);
+    expect(engines.openai.acceptedCharacters).toBe(CHARS);
+    expect(await languageCounts(c)).toMatchObject({ de: { review: 0, missing: PER_LANGUAGE }, fr: { review: PER_LANGUAGE } });
+  });
+
+  it("both engines out of quota (DeepL 456, OpenAI insufficient_quota): the job fails, nothing billed, nothing reserved", async () => {
+    const engines = mockEngines({
+      deepl: () => deeplError(456, "Quota exceeded"),
+      openai: () => openaiError(429, "You exceeded your current quota, please check your plan and billing details.", "insufficient_quota"),
+    });
+    const { site, c, jobId } = await start();
+    const job = await runToEnd(c, site.siteId, jobId);
+
+    expect([engines.deepl.calls.length, engines.openai.calls.length]).toEqual([1, 1]);
+    expect(engines.sleeps).toEqual([]);
+    expect(job).toMatchObject({ status: "failed", done_segments: 0, failed_segments: 2 * PER_LANGUAGE, characters: 0 });
+    expect(job.errors.map((e: any) => [e.language, e.segments])).toEqual([
+      ["de", PER_LANGUAGE],
+      ["fr", PER_LANGUAGE],
+    ]);
+    expect(job.errors[1].message).toMatch(/quota is used up/);
+    await expectConsistent(c, site.siteId, job, 0);
+    const reserved = await env.DB.prepare("SELECT count(*) AS n FROM reservations WHERE site_id = ?").bind(site.siteId).first<{ n: number }>();
+    expect(reserved!.n).toBe(0);
+  });
+});
