@@ -192,16 +192,8 @@ export const SiteStatusOut = z
   })
   .openapi("SiteStatusOut");
 
-export const WorkCountsOut = z
-  .object({
-    code: z.string(),
-    missing: z.number().int(),
-    stale: z.number().int(),
-    review: z.number().int(),
-    attention: z.number().int(),
-    attention_url: z.string().default(""),
-  })
-  .openapi("WorkCountsOut");
+/** A language's work in one unit: the counts without `ok`. */
+export const WorkCountsOut = LanguageCountsOut.omit({ ok: true }).openapi("WorkCountsOut");
 
 export const UnitWorkOut = z
   .object({

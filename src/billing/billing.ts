@@ -64,7 +64,12 @@ export async function usedCharacters(db: ControlDb, site: SiteSettings, perSite:
   return Number(row?.n ?? 0);
 }
 
-/** Reservations of jobs requested before `before` (a reservation's created_at, with job id as tie-break) in the usage scope. */
+/**
+ * Reservations of jobs requested before `before` (a reservation's created_at, with job id as
+ * tie-break) in the usage scope. A reservation holds a job's expected billable characters;
+ * what the job has billed so far (its ledger rows) is taken off, so it shrinks as the job runs
+ * without a write per slice.
+ */
 export async function reservedCharacters(db: ControlDb, site: SiteSettings, perSite: boolean, before?: { createdAt: string; siteId: number; jobId: number }) {
   const scope = perSite ? eq(reservations.siteId, site.id) : eq(reservations.organizationId, site.organizationId);
   const earlier = before
@@ -73,8 +78,9 @@ export async function reservedCharacters(db: ControlDb, site: SiteSettings, perS
         and(eq(reservations.createdAt, before.createdAt), sql`(${reservations.siteId}, ${reservations.jobId}) < (${before.siteId}, ${before.jobId})`),
       )
     : undefined;
+  const billed = sql`coalesce((SELECT sum(l.characters) FROM usage_ledger l WHERE l.site_id = "reservations"."site_id" AND l.job_id = "reservations"."job_id"), 0)`;
   const [row] = await db
-    .select({ n: sum(reservations.characters) })
+    .select({ n: sql<number>`coalesce(sum(max(0, ${reservations.characters} - ${billed})), 0)` })
     .from(reservations)
     .where(earlier ? and(scope, earlier) : scope);
   return Number(row?.n ?? 0);

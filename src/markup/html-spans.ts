@@ -34,9 +34,9 @@ function sameNameCloses(tags: HtmlTag[]): Map<number, number> {
 
 /**
  * The tags of an HTML fragment as spans. An opening tag and the tag that closes it share a
- * pair number (the opener's offset), found the way browsers recover from sloppy markup: a closing tag closes the
- * nearest open element of its name, leaving elements opened inside it unpaired. A closing tag
- * that closes nothing is an opaque atom.
+ * pair number (the opener's offset), found the way browsers recover from sloppy markup: a
+ * closing tag closes the nearest open element of its name, leaving elements opened inside it
+ * unpaired. A closing tag that closes nothing is an opaque atom.
  */
 export function htmlTagSpans(text: string): Span[] {
   const tags = findHtmlTags(text);

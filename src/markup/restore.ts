@@ -2,6 +2,7 @@ import type { Format } from "../limits";
 import { decodeEntities } from "./entities";
 import { MarkupError } from "./errors";
 import { findHtmlTags, tagAttributes } from "./html";
+import { trailingRun } from "./trailing";
 import { parseHtmlTokenId, TEXT_TOKEN_RE, textToken, textTokenId, TOKEN_BRACKETS_RE, type Piece, type Token } from "./tokens";
 
 export interface RestoreContext {
@@ -111,7 +112,7 @@ function checkComplete(pieces: Piece[], ctx: RestoreContext): void {
 }
 
 const HSPACE_START = /^[^\S\n]+/;
-const HSPACE_END = /[^\S\n]+$/;
+const HSPACE = /[^\S\n]/;
 
 /** Whether a space moved out of a markup pair still separates two words (not `word .` or `( word`). */
 const WORD_EDGE_END = /[\p{L}\p{N}]$/u;
@@ -143,14 +144,14 @@ function applyGlue(pieces: Piece[]): Piece[] {
     const before = lastText();
     const after = textAt(i + 1);
     if (glueLeft && glueRight) {
-      if (before) before.text = before.text.replace(HSPACE_END, "");
+      if (before) before.text = before.text.slice(0, before.text.length - trailingRun(before.text, HSPACE));
       if (after) pieces[i + 1] = { text: after.text.replace(HSPACE_START, "") };
     } else if (glueRight && after) {
       const space = HSPACE_START.exec(after.text)?.[0] ?? "";
       pieces[i + 1] = { text: after.text.slice(space.length) };
       if (space && before && WORD_EDGE_END.test(before.text)) before.text += space;
     } else if (glueLeft && before) {
-      const space = HSPACE_END.exec(before.text)?.[0] ?? "";
+      const space = before.text.slice(before.text.length - trailingRun(before.text, HSPACE));
       before.text = before.text.slice(0, before.text.length - space.length);
       if (space && after && WORD_EDGE_START.test(after.text)) pieces[i + 1] = { text: space + after.text };
     }

@@ -50,8 +50,9 @@ function scanUncached(text: string, format: Format): Span[] {
       addSyntaxLines(text, taken);
       addCodeSpans(text, taken);
       addAutolinks(text, taken);
-      // Inline HTML in markdown is kept as opaque atoms: markdown engines pass it through untouched.
-      taken.addAll(htmlTagSpans(text).map(({ start, end, kind }) => ({ start, end, kind, role: "atom" as const })));
+      // Inline HTML is kept as opaque atoms. Code is masked first: a `<script>` shown in a code
+      // block must not make the tag scanner skip the rest of the text.
+      taken.addAll(htmlTagSpans(taken.masked(text)).map(({ start, end, kind }) => ({ start, end, kind, role: "atom" as const })));
       addLinks(text, taken);
       addLineMarkers(text, taken);
       addEscapes(text, taken);

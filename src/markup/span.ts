@@ -84,6 +84,17 @@ export class SpanSet {
     for (const span of spans) this.add(span);
   }
 
+  /** `text` with every taken character blanked, for a tokenizer that must not look inside earlier spans. */
+  masked(text: string): string {
+    let out = "";
+    let at = 0;
+    for (const span of this.list()) {
+      out += text.slice(at, span.start) + " ".repeat(span.end - span.start);
+      at = span.end;
+    }
+    return out + text.slice(at);
+  }
+
   /** The spans in text order. */
   list(): Span[] {
     return this.spans.slice().sort((a, b) => a.start - b.start);

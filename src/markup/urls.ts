@@ -1,8 +1,9 @@
 import type { Span } from "./span";
+import { trimTrailing } from "./trailing";
 
 // Stops at whitespace, quotes and angle brackets, which end a URL in prose and in HTML alike.
 const URL_RE = /\b(?:https?:\/\/|mailto:)[^\s<>"'`]+/gi;
-const TRAILING_PUNCTUATION = /[.,;:!?'"*_~]+$/;
+const TRAILING_PUNCTUATION = /[.,;:!?'"*_~]/;
 // In HTML text a URL cannot contain these escaped characters: they end it.
 const ESCAPED_END = /&(?:quot|lt|gt|apos|#0*34|#0*39|#0*60|#0*62);/i;
 const CLOSERS: Record<string, string> = { ")": "(", "]": "[", "}": "{" };
@@ -14,7 +15,7 @@ const CLOSERS: Record<string, string> = { ")": "(", "]": "[", "}": "{" };
 function trimUrl(url: string): string {
   for (;;) {
     const before = url;
-    url = url.replace(TRAILING_PUNCTUATION, "");
+    url = trimTrailing(url, TRAILING_PUNCTUATION);
     const last = url.at(-1);
     if (last !== undefined && last in CLOSERS) {
       const opens = url.split(CLOSERS[last]).length - 1;

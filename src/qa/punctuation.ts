@@ -1,5 +1,6 @@
 import type { Format } from "../limits";
 import { MARKUP_CHAR, proseText } from "../markup/scan";
+import { trimTrailing } from "../markup/trailing";
 import { baseLanguage, warning, type QACheck } from "./issue";
 
 /**
@@ -16,15 +17,14 @@ const MARKS: [kind: string, chars: string][] = [
 ];
 
 /** Closing quotes and brackets after the mark: `He said "Hi."` ends with a full stop. */
-const CLOSERS = /["'“”‘’»«›‹」』】〉》)\]）]+$/u;
+const CLOSER = /["'“”‘’»«›‹」』】〉》)\]）]/u;
+const BLANK = new RegExp(`[\\s${MARKUP_CHAR}]`, "u");
 
 /** Languages that end sentences without a mark: a missing full stop there is correct. */
 const NO_FULL_STOP = new Set(["th", "lo"]);
 
 function endingMark(text: string, format: Format, language: string): { kind: string; mark: string } | null {
-  const end = proseText(text, format)
-    .replace(new RegExp(`[\\s${MARKUP_CHAR}]+$`, "u"), "")
-    .replace(CLOSERS, "");
+  const end = trimTrailing(trimTrailing(proseText(text, format), BLANK), CLOSER);
   if (/(?:\.\.\.|…|⋯)$/u.test(end)) return { kind: "ellipsis", mark: end.endsWith("...") ? "..." : end.at(-1)! };
   const mark = end.at(-1);
   if (mark === undefined) return null;

@@ -1,7 +1,7 @@
 import { warning, type QACheck } from "./issue";
 
 const leading = (text: string) => /^\s*/.exec(text)![0];
-const trailing = (text: string) => (text.trim() === "" ? "" : /\s*$/.exec(text)![0]);
+const trailing = (text: string) => (text.trim() === "" ? "" : text.slice(text.trimEnd().length));
 
 /** `whitespace`: leading or trailing whitespace is not what the source has; sites often rely on it when joining strings. */
 export const checkWhitespace: QACheck = ({ source, target }) => {

@@ -206,8 +206,9 @@ async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   const earlier = new Map<string, { text: string; origin: string; engine: string }>();
   if (work.length)
     for (const r of store.all<{ fp: string; text: string; origin: string; engine: string }>(
+      // CROSS JOIN keeps the join order: one index look-up per fingerprint of the slice.
       `SELECT r.source_fingerprint AS fp, r.text, r.origin, r.engine FROM json_each(?3) j
-       JOIN results r ON r.job_id = ?1 AND r.language = ?2 AND r.source_fingerprint = j.value`,
+       CROSS JOIN results r ON r.job_id = ?1 AND r.language = ?2 AND r.source_fingerprint = j.value`,
       job.id,
       language,
       JSON.stringify([...new Set(work.map((i) => i.fingerprint))]),
@@ -265,14 +266,20 @@ async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   // Meter first: if the object dies before the slice commits, the redone slice has the same number and its write replaces this one.
   const slice = job.slices + 1;
   await recordUsage(controlDb(deps.env.DB), settings, job.id, slice, billed, store.clock());
-  persistSlice(deps, job, slice, produced, skipped, billed, produced.length ? await glossaryFor(deps, language) : []);
-  const remaining = Math.max(0, job.estimated_characters - job.characters - billed);
-  // The job may have been cancelled while the slice was at the engine: then it holds no reservation.
-  if (billed && isRunning(store, job.id)) await reserve(controlDb(deps.env.DB), settings, job.id, remaining, job.created_at);
+  persistSlice(deps, job, slice, language, produced, skipped, billed, produced.length ? await glossaryFor(deps, language) : []);
   return true;
 }
 
-function persistSlice(deps: RunnerDeps, job: JobRow, slice: number, produced: Produced[], skipped: SliceItem[], billed: number, glossary: GlossaryTerm[]) {
+function persistSlice(
+  deps: RunnerDeps,
+  job: JobRow,
+  slice: number,
+  language: string,
+  produced: Produced[],
+  skipped: SliceItem[],
+  billed: number,
+  glossary: GlossaryTerm[],
+) {
   const { store, settings } = deps;
   const holdErrors = !(settings.qaMode === "editors" && capabilities(store).has("qa_errors"));
   const now = store.now();
@@ -280,6 +287,8 @@ function persistSlice(deps: RunnerDeps, job: JobRow, slice: number, produced: Pr
     const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", job.id);
     if (!current || current.slices !== job.slices) return; // another invocation already persisted this slice
     const counters = { done: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0 };
+    // Results get ids above the sequence's current value; the slice's statements below address them as a range.
+    const firstId = (store.one<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'results'")?.seq ?? 0) + 1;
     for (const p of produced) {
       const { item } = p;
       const issues = runQA({
@@ -292,10 +301,9 @@ function persistSlice(deps: RunnerDeps, job: JobRow, slice: number, produced: Pr
         glossary,
       });
       const held = holdErrors && issues.some((i) => i.severity === "error");
-      const qa = JSON.stringify(issues);
-      const resultId = store.one<{ id: number }>(
+      store.run(
         `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         item.segment_id,
         item.unit_id,
         item.language,
@@ -304,32 +312,10 @@ function persistSlice(deps: RunnerDeps, job: JobRow, slice: number, produced: Pr
         p.origin,
         p.engine,
         job.id,
-        qa,
+        JSON.stringify(issues),
         now,
         held ? 0 : 1,
         held ? 1 : 0,
-      )!.id;
-      store.run(
-        "UPDATE results SET superseded = 1, pending = 0, held = 0 WHERE segment_id = ? AND language = ? AND id <> ? AND superseded = 0",
-        item.segment_id,
-        item.language,
-        resultId,
-      );
-      store.run(
-        `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-         ON CONFLICT (segment_id, language) DO UPDATE SET text = ?3, source_fingerprint = ?4, status = ?5, origin = ?6, engine = ?7,
-           result_id = ?8, qa = ?9, updated_at = ?10`,
-        item.segment_id,
-        item.language,
-        p.text,
-        item.fingerprint,
-        held ? "attention" : "review",
-        p.origin,
-        p.engine,
-        resultId,
-        qa,
-        now,
       );
       counters.done++;
       if (held) counters.qaFailed++;
@@ -341,11 +327,32 @@ function persistSlice(deps: RunnerDeps, job: JobRow, slice: number, produced: Pr
         counters.reusedChars += characters(item.text);
       }
     }
+    if (produced.length) {
+      const segmentIds = JSON.stringify(produced.map((p) => p.item.segment_id));
+      // Earlier versions of these translations are superseded by the new results.
+      store.run(
+        `UPDATE results SET superseded = 1, pending = 0, held = 0
+         WHERE segment_id IN (SELECT value FROM json_each(?1)) AND language = ?2 AND id < ?3 AND superseded = 0`,
+        segmentIds,
+        language,
+        firstId,
+      );
+      store.run(
+        `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
+         SELECT segment_id, language, text, source_fingerprint, CASE held WHEN 1 THEN 'attention' ELSE 'review' END, origin, engine, id, qa, created_at
+         FROM results WHERE id >= ?1 AND job_id = ?2
+         ON CONFLICT (segment_id, language) DO UPDATE SET text = excluded.text, source_fingerprint = excluded.source_fingerprint,
+           status = excluded.status, origin = excluded.origin, engine = excluded.engine, result_id = excluded.result_id,
+           qa = excluded.qa, updated_at = excluded.updated_at`,
+        firstId,
+        job.id,
+      );
+    }
     const done = produced.map((p) => p.item).concat(skipped);
     store.run(
       `UPDATE job_items SET status = 'done' WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
       job.id,
-      done[0]?.language ?? "",
+      language,
       JSON.stringify(done.map((i) => i.segment_id)),
     );
     store.run(

@@ -115,7 +115,7 @@ export function unitsWithWork(
   const counts = units.length
     ? store.all<CountRow & { unit_id: number }>(
         `SELECT c.unit_id, c.language, c.total, c.ok, c.stale, c.review, c.attention
-         FROM json_each(?1) j JOIN unit_counts c ON c.unit_id = j.value
+         FROM json_each(?1) j CROSS JOIN unit_counts c ON c.unit_id = j.value
          WHERE c.total > c.ok ${language ? "AND c.language = ?2" : ""}`,
         JSON.stringify(units.map((u) => u.id)),
         ...(language ? [language] : []),

@@ -44,8 +44,7 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
   const now = store.now();
   const targets = settings.targetLanguages.map((t) => t.code);
   const codes = targetCodeMap(settings);
-  // Hash before the transaction: the diff inside is pure comparison.
-  const incoming = snapshot.segments.map((s, i) => ({ ...s, position: s.position ?? i, fp: fingerprint(s.text) }));
+  const incoming = snapshot.segments.map((s, i) => ({ ...s, position: s.position ?? i, fp: "" }));
 
   return store.tx(() => {
     const out: SyncResult = {
@@ -68,7 +67,10 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
       snapshot.metadata ? JSON.stringify(snapshot.metadata) : null,
       now,
     ];
-    const existing = store.one<{ id: number; deleted: number }>("SELECT id, deleted FROM units WHERE external_key = ?", snapshot.external_key);
+    const existing = store.one<{ id: number; deleted: number; writable_languages: string | null }>(
+      "SELECT id, deleted, writable_languages FROM units WHERE external_key = ?",
+      snapshot.external_key,
+    );
     let unitId: number;
     if (!existing) {
       unitId = store.one<{ id: number }>(
@@ -92,25 +94,25 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
       (existing ? store.all<StoredSegment>("SELECT id, key, text, fingerprint, format, field, kind, max_length, position, parent_key, removed FROM segments WHERE unit_id = ?", unitId) : []).map((s) => [s.key, s]),
     );
     const seen = new Set<string>();
-    const ids = new Map<string, number>();
 
     for (const seg of incoming) {
       seen.add(seg.key);
+      const old = stored.get(seg.key);
+      // An unchanged text keeps its fingerprint: only new or changed texts are hashed.
+      seg.fp = old && old.text === seg.text ? old.fingerprint : fingerprint(seg.text);
       if (seg.fingerprint && seg.fingerprint.toLowerCase() !== seg.fp) out.fingerprint_mismatches.push(seg.key);
       const fields = [seg.text, seg.fp, ...structureOf(seg)];
-      const old = stored.get(seg.key);
       if (!old) {
-        ids.set(seg.key, store.one<{ id: number }>(
+        store.run(
           `INSERT INTO segments (unit_id, key, text, fingerprint, format, field, kind, max_length, position, parent_key)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           unitId,
           seg.key,
           ...fields,
-        )!.id);
+        );
         out.added++;
         continue;
       }
-      ids.set(seg.key, old.id);
       const textChanged = old.text !== seg.text;
       if (old.removed) out.added++;
       else if (old.fingerprint !== seg.fp) out.changed++;
@@ -131,8 +133,13 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
       }
     }
 
-    out.imported_translations = importTranslations(store, incoming, ids, codes, snapshot.source_language ?? settings.sourceLanguage, now);
-    refreshUnit(store, targets, unitId);
+    if (incoming.some((seg) => seg.translations)) {
+      const ids = new Map(store.all<{ id: number; key: string }>("SELECT id, key FROM segments WHERE unit_id = ?", unitId).map((r) => [r.key, r.id]));
+      out.imported_translations = importTranslations(store, incoming, ids, codes, snapshot.source_language ?? settings.sourceLanguage, now);
+    }
+    // Counts change only with the segments, their texts, imports or the unit's languages: an unchanged push writes nothing more.
+    const languagesChanged = (existing?.writable_languages ?? null) !== unitFields[4];
+    if (out.unit_created || out.added || out.changed || out.removed || out.imported_translations || languagesChanged) refreshUnit(store, targets, unitId);
     return out;
   });
 }

@@ -1,0 +1,124 @@
+/**
+ * FloorObject: the floor the bench compares against. A Durable Object with SQLite storage
+ * like SiteObject, holding only copies of the site's `segments` and `results` tables (same
+ * DDL and indexes, taken from the site migration) and doing nothing but inserting rows with
+ * `ctx.storage.sql.exec` inside `ctx.storage.transactionSync`: the least any implementation
+ * of a push or of a job's writes has to do.
+ *
+ * Rows are staged first (an untimed call) so the timed call is the inserts alone; the HTTP
+ * floor (`insertBatch`) instead takes the same request body as PUT /v1/units/batch. Two
+ * breakdown figures (INSERT … RETURNING, hashing) show what part of a push's cost is which.
+ */
+import { DurableObject } from "cloudflare:workers";
+import migration from "../migrations/site/0000_init.sql";
+import { fingerprint } from "../src/site/fingerprint";
+import { batchBody, segmentText } from "./data.mjs";
+import type { BatchSpec } from "./site.object";
+
+/** The site migration's statements that create `table` and its indexes (made idempotent: an object may wake again). */
+function ddlFor(table: string): string[] {
+  return migration
+    .split("--> statement-breakpoint")
+    .map((s) => s.trim())
+    .filter((s) => s.startsWith(`CREATE TABLE \`${table}\``) || new RegExp(`^CREATE INDEX \`\\w+\` ON \`${table}\``).test(s))
+    .map((s) => s.replace(/^CREATE (TABLE|INDEX) /, "CREATE $1 IF NOT EXISTS "));
+}
+
+/** A batch's segment rows as pushUnit stores them (unit ids 1…n, fingerprints computed). */
+function segmentRows(units: BatchUnit[]): SegmentRow[] {
+  const rows: SegmentRow[] = [];
+  units.forEach((unit, u) =>
+    unit.segments.forEach((s, i) => rows.push([u + 1, s.key, s.text, fingerprint(s.text), s.format ?? "plain", s.position ?? i])),
+  );
+  return rows;
+}
+
+type SegmentRow = [unitId: number, key: string, text: string, fingerprint: string, format: string, position: number];
+type ResultRow = [segmentId: number, unitId: number, language: string, text: string, fingerprint: string];
+
+interface BatchUnit {
+  segments: { key: string; text: string; format?: string; position?: number | null }[];
+}
+
+const INSERT_SEGMENT = `INSERT INTO segments (unit_id, key, text, fingerprint, format, field, kind, max_length, position, parent_key)
+  VALUES (?, ?, ?, ?, ?, NULL, NULL, NULL, ?, NULL)`;
+const INSERT_RESULT = `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending)
+  VALUES (?, ?, ?, ?, ?, 'mt', 'pseudo', 1, '[]', ?, 1)`;
+
+let resultRows: { key: string; rows: ResultRow[] } | undefined;
+
+export class FloorObject extends DurableObject<Env> {
+  private staged: { segments: SegmentRow[]; results: ResultRow[] } = { segments: [], results: [] };
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.blockConcurrencyWhile(async () => {
+      for (const statement of [...ddlFor("segments"), ...ddlFor("results")]) ctx.storage.sql.exec(statement);
+    });
+  }
+
+  /** Wakes the object (constructor and schema) outside the timed call. */
+  async ping(): Promise<number> {
+    return this.ctx.storage.sql.exec("SELECT count(*) AS n FROM segments").one().n as number;
+  }
+
+  /** The HTTP floor: a batch body's segments, hashed and inserted in one transaction. */
+  async insertBatch(units: BatchUnit[]): Promise<number> {
+    return this.insertSegments(segmentRows(units));
+  }
+
+  /** Stages the segment rows (fingerprints included) of a batch made as in PUT /v1/units/batch, for `insertStaged`. */
+  async stageBatch(batch: BatchSpec): Promise<number> {
+    this.staged.segments = segmentRows(batchBody(batch.prefix, batch.units, batch.segmentsPerUnit).units);
+    return this.staged.segments.length;
+  }
+
+  /** The insert floor: the staged segment rows in one transaction (`returning`: each INSERT … RETURNING id, read back, as pushUnit does). */
+  async insertStaged(returning = false): Promise<number> {
+    return this.insertSegments(this.staged.segments, returning);
+  }
+
+  /** The fingerprints of the staged texts, computed again (what hashing a batch costs in the object). */
+  async hashStaged(): Promise<number> {
+    let n = 0;
+    for (const row of this.staged.segments) n += fingerprint(row[2]).length;
+    return n;
+  }
+
+  /** Stages `segments × languages.length` result rows like the ones a job writes. */
+  async stageResults(segments: number, languages: string[]): Promise<number> {
+    const key = JSON.stringify([segments, languages]);
+    if (resultRows?.key !== key) {
+      // Made once per isolate and shared by the floor objects (they only read it).
+      const rows: ResultRow[] = [];
+      for (const language of languages)
+        for (let s = 0; s < segments; s++) {
+          const text = segmentText(Math.floor(s / 50), s % 50).replace(/e/g, "é");
+          rows.push([s + 1, Math.floor(s / 50) + 1, language, text, fingerprint(text)]);
+        }
+      resultRows = { key, rows };
+    }
+    this.staged.results = resultRows.rows;
+    return this.staged.results.length;
+  }
+
+  /** The staged result rows, in one transaction, or in transactions of `slice` rows (as a job commits). */
+  async insertResults(slice = Number.MAX_SAFE_INTEGER): Promise<number> {
+    const rows = this.staged.results;
+    const now = new Date().toISOString();
+    for (let start = 0; start < rows.length; start += slice)
+      this.ctx.storage.transactionSync(() => {
+        for (const row of rows.slice(start, start + slice)) this.ctx.storage.sql.exec(INSERT_RESULT, ...row, now);
+      });
+    return rows.length;
+  }
+
+  private insertSegments(rows: SegmentRow[], returning = false): number {
+    const sql = this.ctx.storage.sql;
+    this.ctx.storage.transactionSync(() => {
+      if (returning) for (const row of rows) sql.exec(`${INSERT_SEGMENT} RETURNING id`, ...row).toArray();
+      else for (const row of rows) sql.exec(INSERT_SEGMENT, ...row);
+    });
+    return rows.length;
+  }
+}

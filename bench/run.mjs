@@ -1,0 +1,49 @@
+/**
+ * npm run bench: performance figures for the push, status, job and delivery paths, measured
+ * from Node against the bench Worker in Miniflare (see bench/README.md). Prints tables of raw
+ * times, floors or baselines, ratios and goals; asserts nothing about timing.
+ *
+ *   npm run bench              every scenario
+ *   npm run bench -- a c       only scenarios a and c (b runs with a)
+ *   BENCH_RUNS=9 npm run bench more runs for the slow scenarios (default 5; fast reads take 4×)
+ *   BENCH_JOB_CAP_S=0 npm run bench -- d   let scenario d's job run to the end (default cap 40 s)
+ */
+import os from "node:os";
+import { performance } from "node:perf_hooks";
+import { startRuntime } from "./runtime.mjs";
+import { jobScenario } from "./scenarios/job.mjs";
+import { overheadScenario } from "./scenarios/overhead.mjs";
+import { pushScenarios } from "./scenarios/push.mjs";
+import { resultsScenario } from "./scenarios/results.mjs";
+import { statusScenario } from "./scenarios/status.mjs";
+
+const runs = Number(process.env.BENCH_RUNS ?? 5);
+const wanted = new Set(process.argv.slice(2).map((a) => a.toLowerCase()));
+const want = (...ids) => wanted.size === 0 || ids.some((id) => wanted.has(id));
+
+const started = performance.now();
+console.log(`transync bench: Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${runs} runs per slow operation`);
+const rt = await startRuntime();
+console.log(`Miniflare ready in ${((performance.now() - started) / 1000).toFixed(1)} s (Worker bundle built with esbuild, D1 migrated)`);
+
+const reports = [];
+const show = (list) => {
+  for (const r of list) {
+    r.print();
+    reports.push(r);
+  }
+};
+try {
+  if (want("0")) show(await overheadScenario(rt, { runs: runs * 4 }));
+  if (want("a", "b")) show(await pushScenarios(rt, { runs }));
+  if (want("c")) show(await statusScenario(rt, { runs: runs * 4 }));
+  if (want("d")) show(await jobScenario(rt, { runs: Math.max(3, Math.ceil(runs / 2)) }));
+  if (want("e")) show(await resultsScenario(rt, { runs: runs * 4 }));
+} finally {
+  await rt.dispose();
+}
+
+const verdicts = reports.flatMap((r) => r.verdicts());
+console.log(`\nSummary (goals)`);
+for (const v of verdicts) console.log(`  ${v.verdict.padEnd(5)} ${v.scenario.slice(0, 2).padEnd(3)} ${v.label.padEnd(62)} ${`${v.value.toFixed(2)}×`.padStart(8)}  goal ≤ ${v.goal}×`);
+console.log(`\nTotal ${((performance.now() - started) / 1000).toFixed(1)} s`);

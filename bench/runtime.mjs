@@ -1,0 +1,73 @@
+/**
+ * Builds the bench Worker (bench/worker.ts) with esbuild and starts it in Miniflare with the
+ * project's bindings: SITE → BenchSiteObject (SiteObject plus bench methods), FLOOR →
+ * FloorObject, D1 DB with the control migrations applied, R2 BLOBS. Storage lives in
+ * Miniflare's temporary directory (on disk) and goes away with `dispose()`.
+ */
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+// Not dependencies of the project itself: esbuild comes with wrangler, Miniflare with wrangler
+// and the vitest plugin. Imported by path so the bench adds no dependency.
+const { build } = await import(path.join(root, "node_modules/esbuild/lib/main.js"));
+const { Miniflare, convertV4MiniflareOptions } = await import(path.join(root, "node_modules/miniflare/dist/src/index.js"));
+
+export const ADMIN_TOKEN = "bench-admin-token";
+
+async function bundle() {
+  const out = await build({
+    entryPoints: [path.join(root, "bench/worker.ts")],
+    bundle: true,
+    write: false,
+    format: "esm",
+    target: "esnext",
+    platform: "browser",
+    conditions: ["workerd", "worker", "browser"],
+    external: ["cloudflare:*", "node:*"],
+    loader: { ".sql": "text" },
+    logLevel: "warning",
+  });
+  return out.outputFiles[0].text;
+}
+
+/** The D1 migrations' statements, in file order (drizzle-kit separates them with breakpoints). */
+async function controlMigrations() {
+  const dir = path.join(root, "migrations/control");
+  const files = (await readdir(dir)).filter((f) => f.endsWith(".sql")).sort();
+  const statements = [];
+  for (const file of files)
+    for (const s of (await readFile(path.join(dir, file), "utf8")).split("--> statement-breakpoint")) if (s.trim()) statements.push(s.trim());
+  return statements;
+}
+
+export async function startRuntime() {
+  const contents = await bundle();
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      modules: [{ type: "ESModule", path: path.join(root, "bench/worker.mjs"), contents }],
+      compatibilityDate: "2026-10-20",
+      compatibilityFlags: ["nodejs_compat"],
+      durableObjects: {
+        SITE: { className: "BenchSiteObject", useSQLite: true },
+        FLOOR: { className: "FloorObject", useSQLite: true },
+      },
+      d1Databases: ["DB"],
+      r2Buckets: ["BLOBS"],
+      bindings: { ADMIN_TOKEN, DASHBOARD_URL: "https://dashboard.bench" },
+    }),
+  );
+  await mf.ready;
+  const db = await mf.getD1Database("DB");
+  await db.batch((await controlMigrations()).map((s) => db.prepare(s)));
+  const sites = await mf.getDurableObjectNamespace("SITE");
+  const floors = await mf.getDurableObjectNamespace("FLOOR");
+  return {
+    mf,
+    /** The site object the Worker uses for a site (it addresses them by the site id). */
+    site: (siteId) => sites.get(sites.idFromName(String(siteId))),
+    floor: (name) => floors.get(floors.idFromName(name)),
+    dispose: () => mf.dispose(),
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * BenchSiteObject: the real SiteObject (bound as SITE in the bench, so every HTTP call of the
+ * bench runs the production code) plus bench-only RPC methods: bulk seeding of large sites,
+ * staging a batch for an object-side push figure, and running jobs with a zero-latency engine
+ * injected through RunnerDeps.engineFor.
+ */
+import type { SiteSettings } from "../src/control/sites";
+import type { Engine } from "../src/engines/types";
+import { SiteObject } from "../src/site/object";
+import { rebuildCounts } from "../src/site/counts";
+import { fingerprint } from "../src/site/fingerprint";
+import { currentJob, runJobs } from "../src/site/runner";
+import type { UnitSnapshot } from "../src/api/schemas";
+import { batchBody, segmentKey, segmentText, unitKey } from "./data.mjs";
+
+/**
+ * Answers at once, with a cheap change to every text (so QA's `unchanged` warning stays quiet
+ * and the results look like translations to every check).
+ */
+const zeroLatencyEngine: Engine = {
+  name: "pseudo",
+  origin: "mt",
+  limits: { maxSegments: 1_000, maxCharacters: 50_000 },
+  supports: () => true,
+  translate: async (request) => request.segments.map((s) => s.text.replace(/e/g, "é")),
+};
+
+export interface SeedOptions {
+  /** Unit keys are `${prefix}000000`, `${prefix}000001`, … */
+  prefix: string;
+  units: number;
+  segmentsPerUnit: number;
+  /**
+   * none: every segment missing in every language.
+   * mixed: per (segment, language) ok, review, stale or missing in turn (every unit needs work).
+   * results: every (segment, language) has a pending result and a translation in review.
+   */
+  translations: "none" | "mixed" | "results";
+}
+
+/** A batch as bench/data.mjs makes it. */
+export interface BatchSpec {
+  prefix: string;
+  units: number;
+  segmentsPerUnit: number;
+}
+
+export class BenchSiteObject extends SiteObject {
+  private staged: UnitSnapshot[] = [];
+
+  /** The bench drives jobs itself (runJob), so an alarm set by POST /v1/jobs must not race it. */
+  override async alarm() {}
+
+  private settings(): SiteSettings {
+    const settings = this.store.getMeta<SiteSettings>("settings");
+    if (!settings) throw new Error("the site has no settings yet: handshake through the API first");
+    return settings;
+  }
+
+  /** Fills the site with bulk SQL, then builds its counts with the real rebuildCounts. */
+  async seed(opts: SeedOptions) {
+    const settings = this.settings();
+    const targets = settings.targetLanguages.map((t) => t.code);
+    const now = new Date().toISOString();
+    const store = this.store;
+    store.tx(() => {
+      for (let u = 0; u < opts.units; u++) {
+        const key = unitKey(opts.prefix, u);
+        const unitId = store.one<{ id: number }>(
+          `INSERT INTO units (external_key, adapter, label, path, last_synced_at) VALUES (?, 'wordpress', ?, ?, ?) RETURNING id`,
+          key,
+          `Post ${u}`,
+          `/posts/${u}`,
+          now,
+        )!.id;
+        for (let s = 0; s < opts.segmentsPerUnit; s++) {
+          const text = segmentText(u, s);
+          store.run(
+            `INSERT INTO segments (unit_id, key, text, fingerprint, format, position) VALUES (?, ?, ?, ?, 'plain', ?)`,
+            unitId,
+            segmentKey(s),
+            text,
+            fingerprint(text),
+            s,
+          );
+        }
+      }
+      const languages = JSON.stringify(targets);
+      if (opts.translations === "mixed")
+        store.run(
+          `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, qa, updated_at)
+           SELECT s.id, l.value, s.text,
+             CASE WHEN (s.id + l.key) % 4 = 2 THEN 'stale' ELSE s.fingerprint END,
+             CASE WHEN (s.id + l.key) % 4 = 1 THEN 'review' ELSE 'ok' END, 'mt', 'pseudo', '[]', ?2
+           FROM segments s CROSS JOIN json_each(?1) l WHERE (s.id + l.key) % 4 <> 3`,
+          languages,
+          now,
+        );
+      if (opts.translations === "results") {
+        store.run(
+          `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, qa, created_at, pending)
+           SELECT s.id, s.unit_id, l.value, replace(s.text, 'e', 'é'), s.fingerprint, 'mt', 'pseudo', '[]', ?2, 1
+           FROM segments s CROSS JOIN json_each(?1) l ORDER BY s.id, l.key`,
+          languages,
+          now,
+        );
+        store.run(
+          `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
+           SELECT segment_id, language, text, source_fingerprint, 'review', origin, engine, id, qa, created_at FROM results WHERE pending = 1`,
+        );
+      }
+      rebuildCounts(store, targets);
+    });
+    return this.sizes();
+  }
+
+  /** Row counts and the range of pending result ids (for cursors into deep pages). */
+  async sizes() {
+    const count = (table: string) => this.store.one<{ n: number }>(`SELECT count(*) AS n FROM ${table}`)!.n;
+    const pending = this.store.one<{ min: number | null; max: number | null }>("SELECT min(id) AS min, max(id) AS max FROM results WHERE pending = 1")!;
+    return {
+      units: count("units"),
+      segments: count("segments"),
+      translations: count("translations"),
+      results: count("results"),
+      pendingIds: pending,
+    };
+  }
+
+  /** EXPLAIN QUERY PLAN of a query on this site's storage (for reading a slow figure). */
+  async explain(query: string, ...args: unknown[]) {
+    return this.store.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${query}`, ...args).map((r) => r.detail);
+  }
+
+  /**
+   * Makes the batch of PUT /v1/units/batch (same generator, same units) and keeps it in the
+   * object, so the next call times the push alone. Made here rather than sent: a large
+   * argument from Node travels through Miniflare's proxy as a stream.
+   */
+  async stageBatch(batch: BatchSpec): Promise<number> {
+    this.staged = batchBody(batch.prefix, batch.units, batch.segmentsPerUnit).units as UnitSnapshot[];
+    return this.staged.length;
+  }
+
+  /** The real pushBatch on the staged units; answers a summary instead of 100 SyncResults. */
+  async pushStaged() {
+    const items = await this.pushBatch(this.settings(), { units: this.staged });
+    if (!Array.isArray(items)) throw new Error(`pushBatch failed: ${JSON.stringify(items)}`);
+    const sum = (f: "added" | "unchanged" | "changed") => items.reduce((n, i) => n + (i.result?.[f] ?? 0), 0);
+    return { ok: items.filter((i) => i.ok).length, added: sum("added"), changed: sum("changed"), unchanged: sum("unchanged") };
+  }
+
+  /**
+   * Runs the queued jobs with the real runJobs and the zero-latency engine, for about
+   * `budgetMs` (runJobs checks its budget between slices; the clock moves on the slices' D1
+   * calls) or to the end; answers the latest job's progress.
+   */
+  async runJob(budgetMs = Number.POSITIVE_INFINITY) {
+    const deps = { store: this.store, env: this.env, settings: this.settings(), engineFor: () => zeroLatencyEngine };
+    const more = await runJobs(deps, budgetMs);
+    if (!more && currentJob(this.store)) throw new Error("runJobs stopped with a job still queued or running");
+    return this.store.one<{ id: number; status: string; done_segments: number; failed_segments: number; errors: string }>(
+      "SELECT id, status, done_segments, failed_segments, errors FROM jobs ORDER BY id DESC LIMIT 1",
+    )!;
+  }
+}
