@@ -81,6 +81,20 @@ const CONTENT_KINDS = new Set<Span["kind"]>(["placeholder", "url", "code", "raw"
  * decoded, escapes resolved. What QA reads when it looks for numbers, terms and letters.
  */
 export function proseText(text: string, format: Format): string {
+  // QA asks for the prose of the same source and translation in several checks in a row.
+  const key = format + "\u0000" + text;
+  const cached = proseCache.get(key);
+  if (cached !== undefined) return cached;
+  const prose = computeProse(text, format);
+  if (proseCache.size >= PROSE_CACHE_SIZE) proseCache.delete(proseCache.keys().next().value!);
+  proseCache.set(key, prose);
+  return prose;
+}
+
+const PROSE_CACHE_SIZE = 16;
+const proseCache = new Map<string, string>();
+
+function computeProse(text: string, format: Format): string {
   let out = "";
   let at = 0;
   for (const span of scan(text, format)) {

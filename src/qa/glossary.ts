@@ -30,6 +30,7 @@ function hasText(text: string, term: string, caseSensitive: boolean): boolean {
  * absent. Terms with the same source are alternatives: any one of their targets will do.
  */
 export const checkGlossary: QACheck = ({ source, target, format, glossary }) => {
+  if (glossary.length === 0) return null;
   const sourceProse = proseText(source, format).normalize("NFC");
   const targetProse = proseText(target, format).normalize("NFC");
   const bySource = new Map<string, GlossaryTerm[]>();

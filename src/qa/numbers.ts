@@ -23,13 +23,16 @@ function asciiDigit(digit: string): string {
 /** Numbers of the prose (not inside placeholders, URLs or tags), keyed by their digits. */
 function numbers(text: string, format: Format): { key: string; written: string }[] {
   return Array.from(proseText(text, format).matchAll(NUMBER_RE), (m) => ({
-    key: m[0].replace(NOT_DIGIT, "").replace(/\p{Nd}/gu, asciiDigit),
+    key: /^[0-9]+$/.test(m[0]) ? m[0] : m[0].replace(NOT_DIGIT, "").replace(/\p{Nd}/gu, asciiDigit),
     written: m[0],
   }));
 }
 
 /** `numbers`: a number of the source does not occur in the translation (as often). */
+const ANY_DIGIT = /\p{Nd}/u;
+
 export const checkNumbers: QACheck = ({ source, target, format }) => {
+  if (!ANY_DIGIT.test(source)) return null;
   const inSource = numbers(source, format);
   const { missing } = multisetDiff(
     inSource.map((n) => n.key),

@@ -13,6 +13,7 @@ const normalize = (text: string) => text.normalize("NFC").toLowerCase().replace(
  */
 export const checkUnchanged: QACheck = ({ source, target, format, sourceLanguage, targetLanguage }) => {
   if (baseLanguage(sourceLanguage) === baseLanguage(targetLanguage)) return null;
+  if (normalize(source) !== normalize(target)) return null;
   const letters = proseText(source, format).match(/\p{L}/gu)?.length ?? 0;
   if (letters < MIN_LETTERS || normalize(source) !== normalize(target)) return null;
   return warning("unchanged", "The translation is the same as the source text.");
