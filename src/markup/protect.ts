@@ -50,6 +50,10 @@ const SPLITTERS = {
   html: { html: /</g, other: null },
 } as const;
 
+/** Longest label shown inside an atom: enough for the engine to read a placeholder or a short code as a word, without paying for whole code blocks. */
+const MAX_LABEL = 64;
+const labelOf = (text: string) => ([...text].length > MAX_LABEL ? `${[...text].slice(0, MAX_LABEL - 1).join("")}…` : text);
+
 /**
  * Splits a segment into text and tokens. For text-mode HTML it also notes how the source
  * wrote each decoded character (`&copy;`, `&#8217;`), so restore writes it the same way.
@@ -66,7 +70,7 @@ function toPieces(core: string, format: Format, mode: ProtectMode): { pieces: Pi
       original,
       role: span.role,
       element: span.element,
-      label: isHtml(format) ? visibleText(original, format) : original,
+      label: labelOf(isHtml(format) ? visibleText(original, format) : original),
       glueLeft: span.glueLeft,
       glueRight: span.glueRight,
     };
