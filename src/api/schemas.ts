@@ -18,6 +18,30 @@ import {
 
 // ---------------------------------------------------------------- common formats
 
+/** Lone surrogates cannot be stored as UTF-8: a string that has one is refused, never silently altered. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
+
+/** A request string: well-formed Unicode. */
+export const text = () => z.string().refine(wellFormed, { message: "must be well-formed Unicode (it contains a lone surrogate)" });
+
+/** How deeply free-form JSON (unit metadata) may nest. */
+const MAX_JSON_DEPTH = 32;
+
+function jsonDepth(value: unknown): number {
+  let depth = 0;
+  let level: unknown[] = [value];
+  while (level.length) {
+    const next: unknown[] = [];
+    for (const v of level) if (v !== null && typeof v === "object") next.push(...(Array.isArray(v) ? v : Object.values(v)));
+    if (!next.length) break;
+    depth++;
+    if (depth > MAX_JSON_DEPTH) return depth;
+    level = next;
+  }
+  return depth;
+}
+
 export const LanguageCode = z
   .string()
   .min(LIMITS.languageCode.min)
@@ -30,6 +54,8 @@ export const UnitKey = z
   .min(1)
   .max(LIMITS.unitKey)
   .regex(/^[A-Za-z0-9_.:-]+$/)
+  // "." and ".." match the pattern but cannot appear in a URL path (/v1/units/{key}).
+  .refine((k) => k !== "." && k !== "..", { message: 'must not be "." or ".."' })
   .openapi({ example: "post:42" });
 
 export const ResultId = z.string().min(1).max(64).openapi({ example: "r_1042", description: "Opaque; clients must not parse it." });
@@ -69,11 +95,11 @@ export const Site = z
 
 export const HandshakeIn = z
   .object({
-    connector_version: z.string().max(LIMITS.connectorVersion),
-    adapters: z.array(z.string().max(100)).max(LIMITS.handshakeAdapters).optional(),
+    connector_version: text().max(LIMITS.connectorVersion),
+    adapters: z.array(text().max(100)).max(LIMITS.handshakeAdapters).optional(),
     source_language: LanguageCode,
     languages: z.array(LanguageCode).max(LIMITS.handshakeLanguages).optional(),
-    capabilities: z.array(z.string().max(100)).max(LIMITS.handshakeCapabilities).optional(),
+    capabilities: z.array(text().max(100)).max(LIMITS.handshakeCapabilities).optional(),
   })
   .openapi("HandshakeIn");
 
@@ -88,16 +114,16 @@ export const HandshakeOut = Site.extend({
 
 export const SegmentIn = z
   .object({
-    key: z.string().min(1).max(LIMITS.segmentKey),
-    text: z.string().max(LIMITS.segmentText),
+    key: text().min(1).max(LIMITS.segmentKey),
+    text: text().max(LIMITS.segmentText),
     format: z.enum(FORMATS).default("plain"),
-    field: z.string().max(LIMITS.field).nullish(),
-    kind: z.string().max(LIMITS.kind).nullish(),
+    field: text().max(LIMITS.field).nullish(),
+    kind: text().max(LIMITS.kind).nullish(),
     max_length: z.number().int().min(1).nullish(),
     position: z.number().int().min(0).nullish(),
-    parent_key: z.string().max(LIMITS.parentKey).nullish(),
-    fingerprint: z.string().max(128).nullish(),
-    translations: z.record(LanguageCode, z.string().max(LIMITS.segmentText)).nullish(),
+    parent_key: text().max(LIMITS.parentKey).nullish(),
+    fingerprint: text().max(128).nullish(),
+    translations: z.record(LanguageCode, text().max(LIMITS.segmentText)).nullish(),
   })
   .openapi("SegmentIn");
 
@@ -108,12 +134,13 @@ export const UnitSnapshotIn = z
   .object({
     external_key: UnitKey,
     adapter: Adapter,
-    label: z.string().max(LIMITS.unitLabel).nullish(),
-    path: z.string().max(LIMITS.unitPath).nullish(),
+    label: text().max(LIMITS.unitLabel).nullish(),
+    path: text().max(LIMITS.unitPath).nullish(),
     source_language: LanguageCode.nullish(),
     writable_languages: z.array(LanguageCode).max(LIMITS.handshakeLanguages).nullish(),
     metadata: z
-      .record(z.string(), z.unknown())
+      .record(text(), z.unknown())
+      .refine((m) => jsonDepth(m) <= MAX_JSON_DEPTH, { message: `must be nested at most ${MAX_JSON_DEPTH} levels deep` })
       .refine((m) => JSON.stringify(m).length <= METADATA_MAX_BYTES, {
         message: `must be at most ${METADATA_MAX_BYTES} characters as JSON`,
       })
@@ -382,8 +409,8 @@ export const AckOut = z.object({ acknowledged: z.number().int() }).openapi("AckO
 export const ReviewIn = z.object({
   id: ResultId,
   outcome: z.enum(["approved", "rejected"]),
-  text: z.string().max(LIMITS.segmentText).optional(),
-  reviewer: z.string().max(200).optional(),
+  text: text().max(LIMITS.segmentText).optional(),
+  reviewer: text().max(200).optional(),
 });
 export type Review = z.infer<typeof ReviewIn>;
 
@@ -444,7 +471,7 @@ export const JobIdParam = z.object({
 
 // ---------------------------------------------------------------- admin API (DESIGN.md)
 
-export const OrganizationIn = z.object({ name: z.string().min(1).max(200) });
+export const OrganizationIn = z.object({ name: text().min(1).max(200) });
 export const OrganizationOut = z.object({ id: z.number().int(), name: z.string() }).openapi("Organization");
 
 export const SubscriptionIn = z.object({
@@ -467,9 +494,9 @@ export const GlossaryIn = z.object({
   terms: z
     .array(
       z.object({
-        source: z.string().min(1).max(500),
+        source: text().min(1).max(500),
         language: LanguageCode,
-        target: z.string().min(1).max(500),
+        target: text().min(1).max(500),
         case_sensitive: z.boolean().optional(),
       }),
     )
@@ -484,7 +511,7 @@ export const TargetLanguageIn = z.object({
 });
 
 const SiteFields = {
-  name: z.string().min(1).max(200),
+  name: text().min(1).max(200),
   source_language: LanguageCode,
   target_languages: z
     .array(TargetLanguageIn)
@@ -532,7 +559,7 @@ export const AdminSiteOut = Site.extend({
   review_mode: z.enum(REVIEW_MODES),
 }).openapi("AdminSite");
 
-export const KeyCreateIn = z.object({ name: z.string().min(1).max(200) });
+export const KeyCreateIn = z.object({ name: text().min(1).max(200) });
 export const KeyCreatedOut = z
   .object({ id: z.number().int(), name: z.string(), key: z.string(), created_at: Timestamp })
   .openapi("KeyCreated");
@@ -549,7 +576,7 @@ export const KeyOut = z
 export const KeysOut = z.object({ keys: z.array(KeyOut) });
 
 export const AttentionDecisionIn = z.discriminatedUnion("action", [
-  z.object({ action: z.literal("fix"), text: z.string().max(LIMITS.segmentText) }),
+  z.object({ action: z.literal("fix"), text: text().max(LIMITS.segmentText) }),
   z.object({ action: z.literal("discard") }),
 ]);
 export type AttentionDecision = z.infer<typeof AttentionDecisionIn>;

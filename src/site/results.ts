@@ -69,7 +69,9 @@ const isPosition = (v: unknown): v is Position => Array.isArray(v) && v.length =
 export function listResults(store: Store, query: { cursor?: string; limit: number; unit?: string }, wholeUnit: boolean) {
   const unitId = query.unit ? store.one<{ id: number }>("SELECT id FROM units WHERE external_key = ?", query.unit)?.id : undefined;
   if (query.unit && unitId === undefined) return { results: [], next_cursor: null };
-  const live = `r.pending = 1 AND s.removed = 0 AND u.deleted = 0 AND s.fingerprint = r.source_fingerprint`;
+  // Deliverable: its segment and unit are live, its source is current, and its language is still a target of the unit.
+  const live = `r.pending = 1 AND s.removed = 0 AND u.deleted = 0 AND s.fingerprint = r.source_fingerprint
+    AND EXISTS (SELECT 1 FROM unit_counts t WHERE t.unit_id = r.unit_id AND t.language = r.language)`;
   const from = `FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id`;
 
   if (!wholeUnit) {
@@ -157,7 +159,8 @@ export function applyReviews(store: Store, settings: SiteSettings, reviews: Revi
               `SELECT r.id, r.segment_id, r.unit_id, r.language, t.text, s.fingerprint, u.source_language, ${stateSql()} AS state
                FROM results r JOIN translations t ON t.segment_id = r.segment_id AND t.language = r.language AND t.result_id = r.id
                JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id
-               WHERE r.id = ? AND r.superseded = 0 AND s.removed = 0 AND u.deleted = 0`,
+               WHERE r.id = ? AND r.superseded = 0 AND s.removed = 0 AND u.deleted = 0
+                 AND EXISTS (SELECT 1 FROM unit_counts c WHERE c.unit_id = r.unit_id AND c.language = r.language)`,
               n,
             );
       if (!row || row.state !== "review") {

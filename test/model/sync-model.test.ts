@@ -1,0 +1,443 @@
+/**
+ * Model-based tests: random sequences of pushes (adds, edits, reverts, removals,
+ * reappearances, structure-only changes, imports, batches), deletes, jobs (delta, translate,
+ * prefix, language subsets, force, a push between request and start, cancellation), acks and
+ * reviews, run against the Worker and against the reference model in ./model.ts. After every
+ * step the push counts, every segment's state in every language, GET /v1/results, GET
+ * /v1/status and GET /v1/units must agree with the model.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { pseudoLocalize } from "../../src/engines/pseudo";
+import { fingerprint } from "../../src/site/fingerprint";
+import { admin, client, createSite, unit as unitBody } from "../helpers/api";
+import { runJob } from "../helpers/jobs";
+import { LANGS, Model, norm, type Lang, type SegmentSpec, type Triple } from "./model";
+
+type Client = ReturnType<typeof client>;
+
+const UNITS = ["post:1", "post:2", "page:1"];
+const KEYS = ["a", "b", "c", "d"];
+// Small alphabet so repeats and reverts happen; NFC/NFD and CRLF/LF pairs share a fingerprint.
+const TEXTS = ["Hello", "World", "Hello world", "Bye.", "Café", "Cafe\u0301", "Two\r\nlines", "Two\nlines"];
+const WRITABLE: (string[] | null)[] = [null, null, null, ["de"], ["FR"], [], ["es", "fr"]];
+const IMPORTS = ["Hallo", "Bonjour", "Salut"];
+
+// ---------------------------------------------------------------- commands
+
+type Mutation = { op: "same" | "edit" | "remove" | "restore" | "structure" | "revert" | "import" | "writable"; key: string; text: string; lang: string; n: number };
+type PushSpec = { kind: "fresh"; unit: number; segments: SegmentSpec[]; writable: number } | ({ kind: "mutate"; unit: number } & Mutation);
+type Push = { unit: string; segments: SegmentSpec[]; writable: string[] | null };
+
+type Command =
+  | { type: "push"; push: PushSpec }
+  | { type: "batch"; items: (PushSpec | { kind: "invalid"; unit: number })[] }
+  | { type: "delete"; unit: number }
+  | {
+      type: "job";
+      job: "delta" | "translate";
+      prefix?: string;
+      units: string[];
+      languages?: string[];
+      force: boolean;
+      between?: PushSpec;
+      cancel: boolean;
+    }
+  | { type: "ack"; picks: number[]; stale: number | null; unknown: boolean }
+  | { type: "review"; items: { pick: number; from: "waiting" | "any"; outcome: "approved" | "rejected"; text?: string }[] };
+
+const segmentArb: fc.Arbitrary<SegmentSpec> = fc.record(
+  {
+    key: fc.constantFrom(...KEYS),
+    text: fc.constantFrom(...TEXTS),
+    kind: fc.constantFrom("title", "body"),
+    parent_key: fc.constant("a"),
+    position: fc.nat(5),
+    translations: fc.dictionary(fc.constantFrom("de", "fr", "DE", "es"), fc.constantFrom(...IMPORTS), { minKeys: 1, maxKeys: 2 }),
+  },
+  { requiredKeys: ["key", "text"] },
+);
+
+const mutationArb: fc.Arbitrary<Mutation> = fc.record({
+  op: fc.constantFrom("same", "edit", "edit", "remove", "restore", "structure", "revert", "revert", "import", "writable"),
+  key: fc.constantFrom(...KEYS),
+  text: fc.constantFrom(...TEXTS),
+  lang: fc.constantFrom("de", "fr", "DE", "es"),
+  n: fc.nat(9),
+});
+
+const pushArb: fc.Arbitrary<PushSpec> = fc.oneof(
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("fresh" as const),
+      unit: fc.nat(2),
+      segments: fc.uniqueArray(segmentArb, { selector: (s) => s.key, maxLength: 4 }),
+      writable: fc.nat(WRITABLE.length - 1),
+    }),
+  },
+  { weight: 5, arbitrary: fc.tuple(fc.nat(2), mutationArb).map(([unit, m]) => ({ kind: "mutate" as const, unit, ...m })) },
+);
+
+const commandArb: fc.Arbitrary<Command> = fc.oneof(
+  { weight: 6, arbitrary: pushArb.map((push) => ({ type: "push" as const, push })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.oneof({ weight: 4, arbitrary: pushArb }, { weight: 1, arbitrary: fc.record({ kind: fc.constant("invalid" as const), unit: fc.nat(2) }) }), { minLength: 1, maxLength: 3 })
+      .map((items) => ({ type: "batch" as const, items })),
+  },
+  { weight: 1, arbitrary: fc.nat(2).map((unit) => ({ type: "delete" as const, unit })) },
+  {
+    weight: 4,
+    arbitrary: fc.record(
+      {
+        type: fc.constant("job" as const),
+        job: fc.constantFrom("delta", "delta", "translate") as fc.Arbitrary<"delta" | "translate">,
+        prefix: fc.constantFrom("post:", "page:", "post:1", "x:"),
+        units: fc.subarray([...UNITS, "nope:1"]),
+        languages: fc.subarray(["de", "fr", "DE", "es"]),
+        force: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+        between: pushArb,
+        cancel: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+      },
+      { requiredKeys: ["type", "job", "units", "force", "cancel"] },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      type: fc.constant("ack" as const),
+      picks: fc.array(fc.nat(20), { minLength: 1, maxLength: 4 }),
+      stale: fc.option(fc.nat(20), { nil: null }),
+      unknown: fc.boolean(),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      type: fc.constant("review" as const),
+      items: fc.array(
+        fc.record(
+          {
+            pick: fc.nat(20),
+            from: fc.constantFrom("waiting", "waiting", "any") as fc.Arbitrary<"waiting" | "any">,
+            outcome: fc.constantFrom("approved", "approved", "rejected") as fc.Arbitrary<"approved" | "rejected">,
+            text: fc.constantFrom("Edited", ""),
+          },
+          { requiredKeys: ["pick", "from", "outcome"] },
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+    }),
+  },
+);
+
+// ---------------------------------------------------------------- resolving commands against the model
+
+/** The snapshot a push command sends, derived from the model's last snapshot of the unit. */
+function resolvePush(model: Model, spec: PushSpec): Push {
+  const unit = UNITS[spec.unit];
+  if (spec.kind === "fresh") return { unit, segments: spec.segments, writable: WRITABLE[spec.writable] };
+  const writable = model.lastWritable(unit);
+  const { segments, writable: w = writable } = mutate(model, unit, spec);
+  return { unit, segments, writable: w };
+}
+
+function mutate(model: Model, unit: string, spec: Mutation): { segments: SegmentSpec[]; writable?: string[] | null } {
+  const last = model.lastSnapshot(unit).map((s) => ({ ...s }));
+  const at = last.findIndex((s) => s.key === spec.key);
+  switch (spec.op) {
+    case "same":
+      return { segments: last };
+    case "edit":
+      if (at >= 0) last[at] = { ...last[at], text: spec.text };
+      else last.push({ key: spec.key, text: spec.text });
+      return { segments: last };
+    case "remove":
+      return { segments: last.filter((s) => s.key !== spec.key) };
+    case "restore": {
+      if (at >= 0) return { segments: last };
+      // The key comes back with the text it had when it was removed (or a new one).
+      return { segments: [...last, { key: spec.key, text: model.storedText(unit, spec.key) ?? spec.text }] };
+    }
+    case "structure":
+      if (at >= 0) last[at] = { ...last[at], kind: last[at].kind === "title" ? "body" : "title", position: spec.n, parent_key: spec.n % 2 ? "a" : undefined };
+      else last.reverse();
+      return { segments: last };
+    case "revert": {
+      const history = model.history(unit, spec.key);
+      const text = history.length ? history[spec.n % history.length] : spec.text;
+      if (at >= 0) last[at] = { ...last[at], text };
+      else last.push({ key: spec.key, text });
+      return { segments: last };
+    }
+    case "writable":
+      return { segments: last, writable: WRITABLE[spec.n % WRITABLE.length] };
+    case "import": {
+      const translations = { [spec.lang]: IMPORTS[spec.n % IMPORTS.length] };
+      if (at >= 0) last[at] = { ...last[at], translations: { ...last[at].translations, ...translations } };
+      else last.push({ key: spec.key, text: spec.text, translations });
+      return { segments: last };
+    }
+  }
+}
+
+const body = (p: Push) => unitBody(p.unit, p.segments as { key: string; text: string }[], p.writable ? { writable_languages: p.writable } : {});
+const describeCommand = (c: Command) => JSON.stringify(c);
+
+// ---------------------------------------------------------------- checks
+
+async function allPages(c: Client, path: string, field: "results" | "units", limit: number) {
+  const out: any[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 100; page++) {
+    const res: any = await c.get(`${path}${path.includes("?") ? "&" : "?"}limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`);
+    expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+    expect(res.body[field].length).toBeLessThanOrEqual(limit);
+    out.push(...res.body[field]);
+    cursor = res.body.next_cursor;
+    if (!cursor) return out;
+  }
+  throw new Error(`${path} never ended`);
+}
+
+const resultKey = (r: { id: string; unit: string; key: string; language?: string; lang?: string }) => `${r.id} ${r.unit}/${r.key}/${r.language ?? r.lang}`;
+
+async function checkAll(c: Client, model: Model, step: number, pageSize: number) {
+  // Every segment of every unit in every language.
+  for (const unit of UNITS) {
+    const res = await c.get(`/v1/units/${unit}/status`);
+    if (!model.isLive(unit)) {
+      expect(res.status, `${unit} should not be found`).toBe(404);
+      expect(typeof res.body.detail).toBe("string");
+      continue;
+    }
+    expect(res.status, `${unit}: ${JSON.stringify(res.body)}`).toBe(200);
+    const expected = model.unitStatus(unit);
+    const actual = {
+      segments_total: res.body.segments_total,
+      segments_needing_work: res.body.segments_needing_work,
+      languages: res.body.languages.map(({ attention_url: _u, ...rest }: any) => rest),
+      segments: Object.fromEntries(res.body.segments.map((s: any) => [s.key, { kind: s.kind, parent_key: s.parent_key, position: s.position, states: s.states }])),
+    };
+    expect(actual, `unit status of ${unit}`).toEqual(expected);
+  }
+
+  // GET /v1/results: exactly the current, unacknowledged results in review.
+  const listed = await allPages(c, "/v1/results", "results", pageSize);
+  expect(new Set(listed.map((r) => r.id)).size, "a result listed twice").toBe(listed.length);
+  const expected = model.listed();
+  expect(listed.map(resultKey).sort(), "GET /v1/results").toEqual(expected.map(resultKey).sort());
+  for (const r of listed) {
+    const source = model.storedText(r.unit, r.key)!;
+    expect(r.source_fingerprint).toBe(fingerprint(source));
+    // Machine output is the pseudo engine's (of this text or of one with the same fingerprint, reused within the job).
+    if (r.origin === "mt") expect(TEXTS.filter((t) => norm(t) === norm(source)).map((t) => pseudoLocalize(t, "plain"))).toContain(r.text);
+  }
+  const filterUnit = UNITS[step % UNITS.length];
+  const filtered = await allPages(c, `/v1/results?unit=${filterUnit}`, "results", 500);
+  expect(filtered.map(resultKey).sort(), `GET /v1/results?unit=${filterUnit}`).toEqual(expected.filter((r) => r.unit === filterUnit).map(resultKey).sort());
+
+  // GET /v1/status, whole site and by prefix.
+  for (const prefix of ["", "post:"]) {
+    const res = await c.get(`/v1/status${prefix ? `?prefix=${prefix}` : ""}`);
+    expect(res.status).toBe(200);
+    const { glossary_terms: _g, ...status } = res.body;
+    expect(status, `GET /v1/status?prefix=${prefix}`).toEqual(model.siteStatus(prefix));
+  }
+
+  // GET /v1/units: the units with work, only languages with work; paginated.
+  const work = await allPages(c, "/v1/units", "units", 2);
+  const actualWork = Object.fromEntries(work.map((u) => [u.external_key, u.languages.map(({ attention_url: _u, ...rest }: any) => rest)]));
+  expect(work.map((u) => u.external_key), "GET /v1/units order").toEqual(Object.keys(actualWork).sort());
+  expect(actualWork, "GET /v1/units").toEqual(model.unitsWithWork());
+  const lang = LANGS[step % LANGS.length];
+  const byLang = await allPages(c, `/v1/units?language=${lang}`, "units", 500);
+  expect(
+    Object.fromEntries(byLang.map((u) => [u.external_key, u.languages.map(({ attention_url: _u, ...rest }: any) => rest)])),
+    `GET /v1/units?language=${lang}`,
+  ).toEqual(model.unitsWithWork(lang));
+}
+
+// ---------------------------------------------------------------- running commands
+
+async function push(c: Client, model: Model, spec: PushSpec) {
+  const p = resolvePush(model, spec);
+  const expected = model.push(p.unit, p.segments, p.writable);
+  const res = await c.put("/v1/units", body(p));
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body, `push ${JSON.stringify(body(p))}`).toEqual({ ...expected, fingerprint_mismatches: [] });
+}
+
+async function batch(c: Client, model: Model, items: Extract<Command, { type: "batch" }>["items"]) {
+  const bodies: unknown[] = [];
+  const expected: unknown[] = [];
+  for (const item of items) {
+    if (item.kind === "invalid") {
+      // An adapter that is not one of the four: refused in its place, the others go on.
+      bodies.push({ ...body({ unit: UNITS[item.unit], segments: [{ key: "a", text: "Never stored" }], writable: null }), adapter: "joomla" });
+      expected.push({ external_key: UNITS[item.unit], ok: false, result: null, error: expect.any(String) });
+      continue;
+    }
+    const p = resolvePush(model, item);
+    bodies.push(body(p));
+    expected.push({ external_key: p.unit, ok: true, result: { ...model.push(p.unit, p.segments, p.writable), fingerprint_mismatches: [] }, error: null });
+  }
+  const res = await c.put("/v1/units/batch", { units: bodies });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.results, `batch ${JSON.stringify(bodies)}`).toEqual(expected);
+}
+
+async function runJobCommand(c: Client, siteId: number, model: Model, cmd: Extract<Command, { type: "job" }>) {
+  const request: Record<string, unknown> = { type: cmd.job, force: cmd.force };
+  if (cmd.job === "delta" && cmd.prefix) request.prefix = cmd.prefix;
+  if (cmd.job === "translate") request.units = cmd.units;
+  if (cmd.languages) request.languages = cmd.languages;
+  const languages = model.jobLanguages(cmd.languages);
+  const refused = languages.length === 0 || (cmd.job === "translate" && cmd.units.length === 0);
+  const scopeArgs = { type: cmd.job, prefix: cmd.job === "delta" ? cmd.prefix : undefined, units: cmd.units, force: cmd.force };
+
+  const created = await c.post("/v1/jobs", request);
+  if (refused) {
+    expect(created.status, JSON.stringify(created.body)).toBe(422);
+    expect(typeof created.body.detail).toBe("string");
+    if (cmd.between) await push(c, model, cmd.between);
+    return;
+  }
+  expect(created.status, JSON.stringify(created.body)).toBe(202);
+  expect(created.body).toMatchObject({ status: "queued", languages, force: cmd.force, estimated_segments: model.jobScope(scopeArgs, languages).length });
+
+  // A push between the request and the start: the job's scope is what it finds when it starts.
+  if (cmd.between) await push(c, model, cmd.between);
+  if (cmd.cancel) {
+    const cancelled = await c.post(`/v1/jobs/${created.body.id}/cancel`);
+    expect(cancelled.body).toMatchObject({ status: "cancelled" });
+    expect(await runJob(c, siteId, created.body.id)).toMatchObject({ status: "cancelled", done_segments: 0 });
+    return;
+  }
+  const scope = model.jobScope(scopeArgs, languages);
+  const before = new Set(model.results.keys());
+  const done = await runJob(c, siteId, created.body.id);
+  expect(done, `job ${JSON.stringify(request)}`).toMatchObject({ status: "succeeded", done_segments: scope.length, failed_segments: 0, estimated_segments: scope.length });
+
+  // Learn the new result ids: each triple in scope has exactly one new, listed result.
+  const listed = await allPages(c, "/v1/results", "results", 500);
+  const fresh = listed.filter((r) => !before.has(r.id));
+  const key = (t: Triple) => `${t.unit}/${t.key}/${t.lang}`;
+  expect(fresh.map((r) => key({ unit: r.unit, key: r.key, lang: r.language })).sort(), "new results of the job").toEqual(scope.map(key).sort());
+  for (const r of fresh) {
+    expect(r.job_id).toBe(created.body.id);
+    model.translated({ unit: r.unit, key: r.key, lang: r.language as Lang }, r.id);
+  }
+}
+
+async function ack(c: Client, model: Model, cmd: Extract<Command, { type: "ack" }>) {
+  const listed = model.listed().map((r) => r.id).sort();
+  const ids = listed.length ? cmd.picks.map((p) => listed[p % listed.length]) : [];
+  if (cmd.stale !== null) {
+    const others = [...model.results.keys()].filter((id) => !listed.includes(id)).sort();
+    if (others.length) ids.push(others[cmd.stale % others.length]);
+  }
+  if (cmd.unknown) ids.push("r_1", "not-an-id");
+  const expected = model.ack(ids);
+  const res = await c.post("/v1/results/ack", { ids });
+  expect(res.status).toBe(200);
+  expect(res.body, `ack ${JSON.stringify(ids)}`).toEqual({ acknowledged: expected });
+}
+
+async function review(c: Client, model: Model, cmd: Extract<Command, { type: "review" }>) {
+  const waiting: string[] = [];
+  for (const unit of UNITS)
+    for (const [key] of model.liveSegments(unit))
+      for (const lang of LANGS) {
+        const t = model.translation(unit, key, lang);
+        if (t?.resultId && model.state(unit, key, lang) === "review") waiting.push(t.resultId);
+      }
+  waiting.sort();
+  const any = [...model.results.keys()].sort();
+  const reviews = cmd.items.flatMap((item) => {
+    const from = item.from === "waiting" && waiting.length ? waiting : any;
+    if (!from.length) return [];
+    return [{ id: from[item.pick % from.length], outcome: item.outcome, ...(item.text !== undefined && item.outcome === "approved" ? { text: item.text } : {}), reviewer: "model" }];
+  });
+  const expected = model.review(reviews);
+  const res = await c.post("/v1/reviews", { reviews });
+  expect(res.status).toBe(200);
+  expect(res.body, `reviews ${JSON.stringify(reviews)}`).toEqual(expected);
+}
+
+async function run(c: Client, siteId: number, model: Model, cmd: Command) {
+  switch (cmd.type) {
+    case "push":
+      return push(c, model, cmd.push);
+    case "batch":
+      return batch(c, model, cmd.items);
+    case "delete": {
+      model.delete(UNITS[cmd.unit]);
+      const res = await c.del(`/v1/units/${UNITS[cmd.unit]}`);
+      expect(res.status).toBe(204);
+      return;
+    }
+    case "job":
+      return runJobCommand(c, siteId, model, cmd);
+    case "ack":
+      return ack(c, model, cmd);
+    case "review":
+      return review(c, model, cmd);
+  }
+}
+
+async function runSequence(commands: Command[], pageSize: number) {
+  const site = await createSite({ qa_mode: "editors", handshake: { capabilities: ["qa_errors"] } });
+  const c = client(site.key);
+  const model = new Model();
+  const done: string[] = [];
+  for (const [step, cmd] of commands.entries()) {
+    done.push(describeCommand(cmd));
+    try {
+      await run(c, site.siteId, model, cmd);
+      await checkAll(c, model, step, pageSize);
+    } catch (err) {
+      (err as Error).message = `after step ${step + 1} of:\n  ${done.join("\n  ")}\n${(err as Error).message}`;
+      throw err;
+    }
+  }
+}
+
+describe("the service follows the reference model of the state machine", () => {
+  it("random sequences of pushes, imports, deletes, jobs, acks and reviews", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(commandArb, { minLength: 1, maxLength: 15 }), fc.constantFrom(3, 7, 500), runSequence),
+      { numRuns: 25, endOnFailure: true },
+    );
+  }, 180_000);
+});
+
+describe("focused cases found by the model", () => {
+  it("GET /v1/results lists only results in languages the unit still targets (writable_languages)", async () => {
+    // Shrunk counterexample: push, force job (results in de and fr), push again with writable_languages ["de"].
+    const site = await createSite({ qa_mode: "editors", handshake: { capabilities: ["qa_errors"] } });
+    const c = client(site.key);
+    await c.put("/v1/units", unitBody("post:1", [{ key: "a", text: "Hello" }]));
+    const created = await c.post("/v1/jobs", { force: true });
+    await runJob(c, site.siteId, created.body.id);
+    expect((await allPages(c, "/v1/results", "results", 500)).map((r) => r.language).sort()).toEqual(["de", "fr"]);
+    await c.put("/v1/units", unitBody("post:1", [{ key: "a", text: "Hello" }], { writable_languages: ["de"] }));
+    const status = await c.get("/v1/units/post:1/status");
+    expect(status.body.segments[0].states).toEqual({ de: "review" });
+    // fr is no longer a target language of the unit: its translation is not to be written there.
+    expect((await allPages(c, "/v1/results", "results", 500)).map((r) => r.language)).toEqual(["de"]);
+  });
+
+  it("GET /v1/results lists no results in a language that is no longer a target language of the site", async () => {
+    const site = await createSite({ qa_mode: "editors", handshake: { capabilities: ["qa_errors"] } });
+    const c = client(site.key);
+    await c.put("/v1/units", unitBody("post:1", [{ key: "a", text: "Hello" }]));
+    const created = await c.post("/v1/jobs", {});
+    await runJob(c, site.siteId, created.body.id);
+    await admin("PATCH", `/admin/v1/sites/${site.siteId}`, { target_languages: [{ code: "de", engine: "pseudo" }] });
+    expect((await c.get("/v1/status")).body.languages.map((l: any) => l.code)).toEqual(["de"]);
+    expect((await allPages(c, "/v1/results", "results", 500)).map((r) => r.language)).toEqual(["de"]);
+  });
+});
