@@ -2,7 +2,7 @@
  * The Worker: one Hono app. It authenticates, validates with the zod schemas and calls one
  * method on the site's Durable Object. Every error leaves through `renderError`.
  */
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
@@ -18,7 +18,6 @@ import { ok } from "./routes/common";
 import { jobRoutes } from "./routes/jobs.routes";
 import { resultRoutes } from "./routes/results.routes";
 import { syncRoutes } from "./routes/sync.routes";
-import { createRoute } from "@hono/zod-openapi";
 
 export const API_VERSION = "1";
 const PUBLIC_PATHS = new Set(["/v1/health", "/v1/openapi.json"]);

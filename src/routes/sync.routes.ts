@@ -1,5 +1,5 @@
 /** The connector's push side and status reads (spec: units, status, handshake, site). */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { count, eq } from "drizzle-orm";
 import {
   BatchEnvelope,
@@ -153,5 +153,3 @@ syncRoutes.openapi(
   },
 );
 
-export type SyncRoutes = typeof syncRoutes;
-void z;
