@@ -27,6 +27,11 @@ import type { Store } from "./store";
 export const SLICE_ITEMS = 250;
 /** Wall time one alarm invocation spends before yielding to a fresh alarm. */
 const INVOCATION_BUDGET_MS = 10_000;
+/**
+ * Slices one invocation runs at most: keeps its engine calls well inside the platform's
+ * subrequest limit (Workers AI makes one call per text: 20 × 250 = 5,000 of 10,000).
+ */
+const SLICES_PER_INVOCATION = 20;
 
 export interface RunnerDeps {
   store: Store;
@@ -379,6 +384,7 @@ function persistSlice(
  */
 export async function runJobs(deps: RunnerDeps, budgetMs = INVOCATION_BUDGET_MS): Promise<boolean> {
   const until = Date.now() + budgetMs;
+  let slices = 0;
   for (;;) {
     const job = currentJob(deps.store);
     if (!job) {
@@ -391,12 +397,13 @@ export async function runJobs(deps: RunnerDeps, budgetMs = INVOCATION_BUDGET_MS)
       continue;
     }
     const more = await runSlice(deps, job);
+    slices++;
     if (!more) {
       // Release before finishing: if D1 fails here the job is still running, and the retried alarm releases again.
       await release(controlDb(deps.env.DB), deps.settings.id, [job.id]);
       const done = deps.store.one<{ done_segments: number; failed_segments: number }>("SELECT done_segments, failed_segments FROM jobs WHERE id = ?", job.id)!;
       finish(deps.store, job.id, done.done_segments === 0 && done.failed_segments > 0 ? "failed" : "succeeded");
     }
-    if (Date.now() >= until) return currentJob(deps.store) !== undefined;
+    if (Date.now() >= until || slices >= SLICES_PER_INVOCATION) return currentJob(deps.store) !== undefined;
   }
 }
