@@ -9,6 +9,9 @@ import { listItems, multisetDiff, warning, type QACheck } from "./issue";
  * whichever separator convention the language uses.
  */
 const NUMBER_RE = /(?<!\p{Nd})\p{Nd}{1,3}(?:[ \u00a0\u202f\u2009'’.,]\p{Nd}{3}(?!\p{Nd}))+|\p{Nd}+/gu;
+/** The same for texts whose digits are all ASCII (most): several times faster than the Unicode classes. */
+const ASCII_NUMBER_RE = /(?<![0-9])[0-9]{1,3}(?:[ \u00a0\u202f\u2009'’.,][0-9]{3}(?![0-9]))+|[0-9]+/g;
+const NON_ASCII_DIGIT = /(?![0-9])\p{Nd}/u;
 const NOT_DIGIT = /[^\p{Nd}]/gu;
 
 /** Any script's digit as its ASCII digit: Unicode lays out every decimal digit set as a run from 0 to 9. */
@@ -22,7 +25,8 @@ function asciiDigit(digit: string): string {
 
 /** Numbers of the prose (not inside placeholders, URLs or tags), keyed by their digits. */
 function numbers(text: string, format: Format): { key: string; written: string }[] {
-  return Array.from(proseText(text, format).matchAll(NUMBER_RE), (m) => ({
+  const prose = proseText(text, format);
+  return Array.from(prose.matchAll(NON_ASCII_DIGIT.test(prose) ? NUMBER_RE : ASCII_NUMBER_RE), (m) => ({
     key: /^[0-9]+$/.test(m[0]) ? m[0] : m[0].replace(NOT_DIGIT, "").replace(/\p{Nd}/gu, asciiDigit),
     written: m[0],
   }));
