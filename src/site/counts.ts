@@ -48,37 +48,60 @@ function countUnit(store: Store, unitId: number, languages: string[]): CountRow[
   return languages.map((language) => byLanguage.get(language) ?? { language, ...ZERO });
 }
 
-/** Recomputes one unit's counts and carries the difference into the site's sums. */
+const same = (a: Omit<CountRow, "language">, b: Omit<CountRow, "language">) => FIELDS.every((f) => a[f] === b[f]);
+const minus = (a: Omit<CountRow, "language">, b: Omit<CountRow, "language">) =>
+  Object.fromEntries(FIELDS.map((f) => [f, a[f] - b[f]])) as Omit<CountRow, "language">;
+
+/**
+ * Recomputes one unit's counts and carries the difference into the site's sums. Only rows
+ * that changed are written, so refreshing a unit whose states did not move costs two reads.
+ */
 export function refreshUnit(store: Store, siteTargets: readonly string[], unitId: number) {
   const unit = store.one<{ external_key: string; writable_languages: string | null; deleted: number; segment_count: number; counted: number }>(
     "SELECT external_key, writable_languages, deleted, segment_count, counted FROM units WHERE id = ?",
     unitId,
   );
   if (!unit) return;
-  for (const row of store.all<CountRow>("SELECT language, total, ok, stale, review, attention FROM unit_counts WHERE unit_id = ?", unitId))
-    addToSite(store, row.language, -1, row);
-  store.run("DELETE FROM unit_counts WHERE unit_id = ?", unitId);
-  if (unit.counted) addToSite(store, "", -1, { ...ZERO, total: unit.segment_count, ok: 1 });
+  const previous = new Map(
+    (unit.counted ? store.all<CountRow>("SELECT language, total, ok, stale, review, attention FROM unit_counts WHERE unit_id = ?", unitId) : []).map((r) => [
+      r.language,
+      r,
+    ]),
+  );
+  const before = unit.counted ? { ...ZERO, total: unit.segment_count, ok: 1 } : ZERO;
 
-  if (unit.deleted) {
-    store.run("UPDATE units SET segment_count = 0, needs_work = 0, counted = 0 WHERE id = ?", unitId);
-    return;
+  let rows: CountRow[] = [];
+  let segments = 0;
+  if (!unit.deleted) {
+    const languages = unitTargets(siteTargets, unit.writable_languages);
+    rows = countUnit(store, unitId, languages);
+    // Every language row counts all live segments; without languages, count them directly.
+    segments = rows.length ? rows[0].total : store.one<{ n: number }>("SELECT count(*) AS n FROM segments WHERE unit_id = ? AND removed = 0", unitId)!.n;
   }
-  const segments = store.one<{ n: number }>("SELECT count(*) AS n FROM segments WHERE unit_id = ? AND removed = 0", unitId)!.n;
-  let needsWork = 0;
-  for (const row of countUnit(store, unitId, unitTargets(siteTargets, unit.writable_languages))) {
+  for (const row of rows) {
+    const old = previous.get(row.language);
+    previous.delete(row.language);
+    if (old && same(old, row)) continue;
     store.run(
-      "INSERT INTO unit_counts (unit_id, language, unit_key, total, ok, stale, review, attention) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      `INSERT INTO unit_counts (unit_id, language, unit_key, total, ok, stale, review, attention) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (unit_id, language) DO UPDATE SET total = excluded.total, ok = excluded.ok, stale = excluded.stale,
+         review = excluded.review, attention = excluded.attention`,
       unitId,
       row.language,
       unit.external_key,
       ...FIELDS.map((f) => row[f]),
     );
-    addToSite(store, row.language, 1, row);
-    if (row.total > row.ok) needsWork = 1;
+    addToSite(store, row.language, 1, old ? minus(row, old) : row);
   }
-  addToSite(store, "", 1, { ...ZERO, total: segments, ok: 1 });
-  store.run("UPDATE units SET segment_count = ?, needs_work = ?, counted = 1 WHERE id = ?", segments, needsWork, unitId);
+  // Languages the unit no longer targets.
+  for (const old of previous.values()) {
+    store.run("DELETE FROM unit_counts WHERE unit_id = ? AND language = ?", unitId, old.language);
+    addToSite(store, old.language, -1, old);
+  }
+  const after = unit.deleted ? ZERO : { ...ZERO, total: segments, ok: 1 };
+  if (!same(before, after)) addToSite(store, "", 1, minus(after, before));
+  const needsWork = rows.some((r) => r.total > r.ok) ? 1 : 0;
+  store.run("UPDATE units SET segment_count = ?, needs_work = ?, counted = ? WHERE id = ?", segments, needsWork, unit.deleted ? 0 : 1, unitId);
 }
 
 export function refreshUnits(store: Store, siteTargets: readonly string[], unitIds: Iterable<number>) {
