@@ -272,14 +272,19 @@ export class Model {
     return n;
   }
 
-  /** Waiting for review: the translation's current result, in state review (acknowledged or not). */
+  /**
+   * Waiting for review: the translation's current result, in state review (acknowledged or not),
+   * in a language the unit still targets (docs/decisions.md: reviews of results in a language
+   * that is no longer a target are ignored, as such results are no longer listed).
+   */
   review(reviews: { id: string; outcome: "approved" | "rejected" }[]): { updated: number; ignored: string[] } {
     const ignored: string[] = [];
     for (const rv of reviews) {
       const r = this.results.get(rv.id);
       const t = r && this.translation(r.unit, r.key, r.lang);
       const live = r && this.isLive(r.unit) && !this.units.get(r.unit)!.segments.get(r.key)!.removed;
-      if (!r || r.superseded || !t || t.resultId !== rv.id || !live || this.state(r.unit, r.key, r.lang) !== "review") {
+      const targeted = r && (!LIST_ONLY_UNIT_TARGETS || this.targets(r.unit).includes(r.lang));
+      if (!r || r.superseded || !t || t.resultId !== rv.id || !live || !targeted || this.state(r.unit, r.key, r.lang) !== "review") {
         ignored.push(rv.id);
         continue;
       }
