@@ -26,7 +26,7 @@ export interface MemoryKey {
   targetLanguage: string;
 }
 
-const keyOf = (k: MemoryKey) => `${k.fingerprint}\u0000${k.sourceLanguage.toLowerCase()}\u0000${k.targetLanguage.toLowerCase()}`;
+export const memoryKey = (k: MemoryKey) => `${k.fingerprint}\u0000${k.sourceLanguage.toLowerCase()}\u0000${k.targetLanguage.toLowerCase()}`;
 
 /** Looks up many keys in one query; answers a map from key to text. */
 export function lookupMemory(store: Store, keys: MemoryKey[]): Map<string, string> {
@@ -39,10 +39,6 @@ export function lookupMemory(store: Store, keys: MemoryKey[]): Map<string, strin
        AND m.target_language = json_extract(k.value, '$[2]')`,
     JSON.stringify(keys.map((k) => [k.fingerprint, k.sourceLanguage.toLowerCase(), k.targetLanguage.toLowerCase()])),
   );
-  for (const r of rows) found.set(keyOf({ fingerprint: r.f, sourceLanguage: r.s, targetLanguage: r.t }), r.text);
+  for (const r of rows) found.set(memoryKey({ fingerprint: r.f, sourceLanguage: r.s, targetLanguage: r.t }), r.text);
   return found;
-}
-
-export function memoryKey(k: MemoryKey): string {
-  return keyOf(k);
 }

@@ -17,8 +17,8 @@ import { rebuildCounts } from "./counts";
 import { getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, scopeOf, type ScopeEstimate } from "./jobs";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
-import { currentJob, runJobs } from "./runner";
-import { capabilities } from "./settings";
+import { abandonJob, currentJob, runJobs } from "./runner";
+import { capabilities, siteTargets } from "./settings";
 import { siteStatus, unitStatus, unitsWithWork, type Links } from "./status";
 import { Store } from "./store";
 import { deleteUnit, pushUnit } from "./sync";
@@ -53,7 +53,7 @@ export class SiteObject extends DurableObject<Env> {
       if (!previous) seedResultSequence(this.store, settings.id);
       this.store.setMeta("settings", settings);
       const codes = (s: SiteSettings | undefined) => JSON.stringify(s?.targetLanguages.map((t) => t.code) ?? []);
-      if (codes(previous) !== codes(settings)) rebuildCounts(this.store, settings.targetLanguages.map((t) => t.code));
+      if (codes(previous) !== codes(settings)) rebuildCounts(this.store, siteTargets(settings));
     });
   }
 
@@ -165,21 +165,11 @@ export class SiteObject extends DurableObject<Env> {
   override async alarm(info?: AlarmInvocationInfo) {
     const settings = this.store.getMeta<SiteSettings>("settings");
     if (!settings) return;
+    const deps = { store: this.store, env: this.env, settings };
     const job = currentJob(this.store);
     // A job whose slice keeps throwing (a bug, not an engine problem) must not block the queue forever.
-    if (job && info?.retryCount !== undefined && info.retryCount >= 4) {
-      this.store.tx(() => {
-        this.store.run(
-          "UPDATE jobs SET status = 'failed', finished_at = ?, errors = json_insert(errors, '$[#]', json_object('language', '', 'message', ?, 'segments', 0)) WHERE id = ?",
-          this.store.now(),
-          "The job stopped after repeated internal errors; request it again. Segments already translated are kept.",
-          job.id,
-        );
-        this.store.run("DELETE FROM job_items WHERE job_id = ?", job.id);
-      });
-      await release(controlDb(this.env.DB), settings.id, [job.id]);
-    }
-    const more = await runJobs({ store: this.store, env: this.env, settings });
+    if (job && info?.retryCount !== undefined && info.retryCount >= 4) await abandonJob(deps, job.id);
+    const more = await runJobs(deps);
     if (more) await this.ctx.storage.setAlarm(this.nextRunAt());
   }
 

@@ -10,6 +10,7 @@ import { decodeCursor, encodeCursor, isNumber } from "./cursor";
 import { rememberTranslation } from "./memory";
 import { attentionUrl, type Links } from "./status";
 import { stateSql } from "./state";
+import { siteTargets } from "./settings";
 import type { Store } from "./store";
 
 export const resultId = (n: number) => `r_${n}`;
@@ -146,7 +147,7 @@ interface WaitingRow {
 
 /** POST /v1/reviews: applies to current results waiting for review (state review, acknowledged or not). */
 export function applyReviews(store: Store, settings: SiteSettings, reviews: Review[]): { updated: number; ignored: string[] } {
-  const targets = settings.targetLanguages.map((t) => t.code);
+  const targets = siteTargets(settings);
   return store.tx(() => {
     const ignored: string[] = [];
     const touched: number[] = [];
@@ -253,7 +254,7 @@ export function decideAttention(store: Store, settings: SiteSettings, id: string
       store.run("UPDATE translations SET status = 'missing', updated_at = ? WHERE segment_id = ? AND language = ?", now, row.segment_id, row.language);
     }
     store.run("UPDATE results SET held = 0 WHERE id = ?", row.id);
-    refreshUnits(store, settings.targetLanguages.map((t) => t.code), [row.unit_id]);
+    refreshUnits(store, siteTargets(settings), [row.unit_id]);
     return { id, state: decision.action === "fix" ? ("ok" as const) : ("missing" as const) };
   });
 }

@@ -19,7 +19,7 @@ import { refreshUnits } from "./counts";
 import { characters } from "./fingerprint";
 import { estimateScope, type JobRow, type JobScope, scopeQuery } from "./jobs";
 import { lookupMemory, memoryKey } from "./memory";
-import { capabilities } from "./settings";
+import { capabilities, siteTargets } from "./settings";
 import { stateSql } from "./state";
 import type { Store } from "./store";
 
@@ -77,6 +77,12 @@ function finish(store: Store, jobId: number, status: "succeeded" | "failed", err
     store.run("UPDATE jobs SET status = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'running')", status, store.now(), jobId);
     store.run("DELETE FROM job_items WHERE job_id = ?", jobId);
   });
+}
+
+/** Fails a job whose slices keep throwing for reasons other than engines (a bug), so the queue moves on. */
+export async function abandonJob(deps: RunnerDeps, jobId: number) {
+  await release(controlDb(deps.env.DB), deps.settings.id, [jobId]);
+  finish(deps.store, jobId, "failed", "The job stopped after repeated internal errors; request it again. Segments already translated are kept.");
 }
 
 /** Fails every pending item of a language: a per-language problem (JobError); the segments stay missing. */
@@ -137,22 +143,30 @@ async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   return true;
 }
 
-const glossaryCache = new WeakMap<RunnerDeps, Map<string, GlossaryTerm[]>>();
+/** The organization's glossary by lowercased target language, read once per alarm invocation. */
+const glossaryCache = new WeakMap<RunnerDeps, Promise<Map<string, GlossaryTerm[]>>>();
 
 async function glossaryFor(deps: RunnerDeps, language: string): Promise<GlossaryTerm[]> {
   let byLanguage = glossaryCache.get(deps);
-  if (!byLanguage) glossaryCache.set(deps, (byLanguage = new Map()));
-  const cached = byLanguage.get(language.toLowerCase());
-  if (cached) return cached;
-  const rows = await controlDb(deps.env.DB)
-    .select()
-    .from(glossaryTerms)
-    .where(eq(glossaryTerms.organizationId, deps.settings.organizationId));
-  const terms = rows
-    .filter((r) => r.language.toLowerCase() === language.toLowerCase())
-    .map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive }));
-  byLanguage.set(language.toLowerCase(), terms);
-  return terms;
+  if (!byLanguage) {
+    byLanguage = controlDb(deps.env.DB)
+      .select()
+      .from(glossaryTerms)
+      .where(eq(glossaryTerms.organizationId, deps.settings.organizationId))
+      .then((rows) => {
+        const map = new Map<string, GlossaryTerm[]>();
+        for (const r of rows) {
+          const key = r.language.toLowerCase();
+          const term = { source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive };
+          map.set(key, [...(map.get(key) ?? []), term]);
+        }
+        return map;
+      });
+    glossaryCache.set(deps, byLanguage);
+    // A failed read is not cached: the next slice asks again.
+    byLanguage.catch(() => glossaryCache.delete(deps));
+  }
+  return (await byLanguage).get(language.toLowerCase()) ?? [];
 }
 
 interface Produced {
@@ -374,7 +388,7 @@ function persistSlice(
       counters.reusedChars,
       job.id,
     );
-    refreshUnits(store, settings.targetLanguages.map((t) => t.code), produced.map((p) => p.item.unit_id));
+    refreshUnits(store, siteTargets(settings), produced.map((p) => p.item.unit_id));
   });
 }
 

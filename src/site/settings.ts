@@ -15,6 +15,9 @@ export interface Handshake {
 
 export const lower = (code: string) => code.toLowerCase();
 
+/** The site's target language codes, in its own spelling and order. */
+export const siteTargets = (settings: SiteSettings) => settings.targetLanguages.map((t) => t.code);
+
 /** Maps a code in any case to the site's own spelling of that target language, if it is one. */
 export function targetCodeMap(settings: SiteSettings): Map<string, string> {
   return new Map(settings.targetLanguages.map((t) => [lower(t.code), t.code]));

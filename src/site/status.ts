@@ -4,7 +4,7 @@ import type { SiteSettings } from "../control/sites";
 import { notFound } from "../errors";
 import type { CountRow } from "./counts";
 import { decodeCursor, encodeCursor, isString } from "./cursor";
-import { lower } from "./settings";
+import { lower, siteTargets } from "./settings";
 import { stateSql } from "./state";
 import type { Store } from "./store";
 
@@ -34,7 +34,7 @@ function prefixEnd(prefix: string): string {
 }
 
 export function siteStatus(store: Store, settings: SiteSettings, prefix: string, glossaryTerms: number) {
-  const targets = settings.targetLanguages.map((t) => t.code);
+  const targets = siteTargets(settings);
   let rows: CountRow[];
   let totals: { units: number; segments: number };
   if (!prefix) {

@@ -11,10 +11,6 @@ export class Store {
     readonly clock: () => Date = () => new Date(),
   ) {}
 
-  get sql(): SqlStorage {
-    return this.storage.sql;
-  }
-
   all<T = Row>(query: string, ...args: unknown[]): T[] {
     return this.storage.sql.exec(query, ...(args as SqlStorageValue[])).toArray() as T[];
   }

@@ -8,7 +8,7 @@ import type { SiteSettings } from "../control/sites";
 import { refreshUnit } from "./counts";
 import { fingerprint } from "./fingerprint";
 import { rememberTranslation } from "./memory";
-import { lower, targetCodeMap } from "./settings";
+import { lower, siteTargets, targetCodeMap } from "./settings";
 import type { Store } from "./store";
 
 interface StoredSegment {
@@ -42,7 +42,7 @@ function countStaled(store: Store, segmentId: number, from: string, to: string):
 
 export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSnapshot): SyncResult {
   const now = store.now();
-  const targets = settings.targetLanguages.map((t) => t.code);
+  const targets = siteTargets(settings);
   const codes = targetCodeMap(settings);
   const incoming = snapshot.segments.map((s, i) => ({ ...s, position: s.position ?? i, fp: "" }));
 
@@ -188,6 +188,6 @@ export function deleteUnit(store: Store, settings: SiteSettings, externalKey: st
     if (!unit || unit.deleted) return;
     // Results of a deleted unit stop being listed (listing checks the unit) and come back with it.
     store.run("UPDATE units SET deleted = 1 WHERE id = ?", unit.id);
-    refreshUnit(store, settings.targetLanguages.map((t) => t.code), unit.id);
+    refreshUnit(store, siteTargets(settings), unit.id);
   });
 }
