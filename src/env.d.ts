@@ -5,6 +5,10 @@ declare namespace Cloudflare {
     BLOBS: R2Bucket;
     AI?: Ai;
     ADMIN_TOKEN: string;
+    /** Workers Rate Limiting bindings (wrangler.toml [[ratelimits]]). */
+    KEY_LIMITER: RateLimit;
+    AUTH_FAILURE_LIMITER: RateLimit;
+    SIGNIN_LIMITER: RateLimit;
     DASHBOARD_URL: string;
     /** Delay before a site's job alarm fires (0 in production; tests drive alarms themselves). */
     JOB_ALARM_DELAY_MS?: string;

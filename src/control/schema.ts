@@ -31,6 +31,8 @@ export const sites = sqliteTable(
     enabledEngines: text("enabled_engines", { mode: "json" }).$type<string[]>().notNull(),
     qaMode: text("qa_mode").notNull().default("editors"),
     reviewMode: text("review_mode").notNull().default("draft"),
+    /** Bumped on every settings change; the site object never adopts an older version. */
+    settingsVersion: integer("settings_version").notNull().default(1),
     createdAt: text("created_at").notNull().default(now),
     updatedAt: text("updated_at").notNull().default(now),
   },
@@ -128,4 +130,90 @@ export const reservations = sqliteTable(
     createdAt: text("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.siteId, t.jobId] }), index("reservations_org").on(t.organizationId, t.createdAt)],
+);
+
+// ------------------------------------------------------------------ people (the dashboard)
+
+/** A person who signs in to the dashboard. Emails are stored lowercased. */
+export const users = sqliteTable(
+  "users",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    email: text("email").notNull(),
+    /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>`; the password itself is never stored. */
+    passwordHash: text("password_hash").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("users_email").on(t.email)],
+);
+
+/** A person's role in an organization: `owner`, `admin` or `editor`. */
+export const memberships = sqliteTable(
+  "memberships",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id),
+    organizationId: integer("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    role: text("role").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.organizationId] }), index("memberships_org").on(t.organizationId)],
+);
+
+/** Dashboard sessions: only the SHA-256 of the cookie's token is stored. */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("sessions_user").on(t.userId)],
+);
+
+/** One-time invitations to an organization: only the SHA-256 of the link's token is stored. */
+export const invitations = sqliteTable(
+  "invitations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    organizationId: integer("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    email: text("email").notNull(),
+    role: text("role").notNull(),
+    tokenHash: text("token_hash").notNull(),
+    /** Who invited: a user id, or null for the operator (admin API). */
+    invitedBy: integer("invited_by"),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    acceptedAt: text("accepted_at"),
+  },
+  (t) => [uniqueIndex("invitations_token").on(t.tokenHash), index("invitations_org").on(t.organizationId)],
+);
+
+// ------------------------------------------------------------------ audit
+
+/**
+ * Every admin-API and dashboard change: who (`admin` or `user:<id> <email>`), what (a dotted
+ * action such as `site.update`), when, on what (`site:12`), and a JSON detail that never
+ * holds a secret. Organization id is kept for filtering; null for operator-wide actions.
+ */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    organizationId: integer("organization_id"),
+    at: text("at").notNull(),
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    target: text("target").notNull(),
+    detail: text("detail", { mode: "json" }).$type<Record<string, unknown>>(),
+  },
+  (t) => [index("audit_log_org").on(t.organizationId, t.id)],
 );

@@ -1,0 +1,82 @@
+/**
+ * An organization's month: what the operator invoices from (admin API) and what the
+ * dashboard's usage page draws. Figures come from the usage ledger only, so they survive a
+ * site's erasure (ledger rows keep ids, month and counts).
+ */
+import { and, asc, eq, sql, sum } from "drizzle-orm";
+import type { ControlDb } from "../control/db";
+import { sites, subscriptions, subscriptionSites, usageLedger } from "../control/schema";
+import type { Plan } from "../limits";
+import { CURRENCY, PLANS } from "./plans";
+
+export interface OrganizationUsage {
+  month: string;
+  plan: Plan | null;
+  included_characters: number | null;
+  used_characters: number;
+  overage_characters: number;
+  overage_cents: number;
+  currency: string;
+  sites: { site_id: number; name: string | null; used_characters: number }[];
+  days: { date: string; used_characters: number }[];
+}
+
+/** `YYYY-MM` → the ledger's month key `YYYY-MM-01`, and the month's days as `YYYY-MM-DD`. */
+function monthDays(month: string) {
+  const [y, m] = month.split("-").map(Number);
+  const count = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return Array.from({ length: count }, (_, i) => `${month}-${String(i + 1).padStart(2, "0")}`);
+}
+
+export async function organizationUsage(db: ControlDb, organizationId: number, month: string): Promise<OrganizationUsage> {
+  const key = `${month}-01`;
+  const inMonth = and(eq(usageLedger.organizationId, organizationId), eq(usageLedger.month, key));
+  const [sub, perSite, perDay, covered] = await Promise.all([
+    db.select().from(subscriptions).where(eq(subscriptions.organizationId, organizationId)).get(),
+    db
+      .select({ siteId: usageLedger.siteId, name: sites.name, n: sum(usageLedger.characters) })
+      .from(usageLedger)
+      .leftJoin(sites, eq(sites.id, usageLedger.siteId))
+      .where(inMonth)
+      .groupBy(usageLedger.siteId)
+      .orderBy(asc(usageLedger.siteId)),
+    db
+      .select({ date: sql<string>`substr(${usageLedger.createdAt}, 1, 10)`, n: sum(usageLedger.characters) })
+      .from(usageLedger)
+      .where(inMonth)
+      .groupBy(sql`substr(${usageLedger.createdAt}, 1, 10)`),
+    db.select({ n: sql<number>`count(*)` }).from(subscriptionSites).where(eq(subscriptionSites.organizationId, organizationId)).get(),
+  ]);
+
+  const plan = (sub?.plan ?? null) as Plan | null;
+  const rules = plan ? PLANS[plan] : null;
+  const siteRows = perSite.map((r) => ({ site_id: r.siteId, name: r.name ?? null, used_characters: Number(r.n ?? 0) }));
+  const used = siteRows.reduce((a, s) => a + s.used_characters, 0);
+  const includedPerScope = sub ? (sub.includedCharacters ?? rules!.included) : null;
+
+  let included: number | null = null;
+  let overage = 0;
+  if (rules && includedPerScope !== null) {
+    if (rules.perSite) {
+      // pro: each covered site has its own allowance, and its overage is its own.
+      const coveredSites = Math.min(Number(covered?.n ?? 0), rules.maxSites ?? Infinity);
+      included = includedPerScope * coveredSites;
+      overage = siteRows.reduce((a, s) => a + Math.max(0, s.used_characters - includedPerScope), 0);
+    } else {
+      included = includedPerScope;
+      overage = Math.max(0, used - includedPerScope);
+    }
+  }
+  const byDay = new Map(perDay.map((d) => [d.date, Number(d.n ?? 0)]));
+  return {
+    month,
+    plan,
+    included_characters: included,
+    used_characters: used,
+    overage_characters: overage,
+    overage_cents: rules ? Math.ceil((overage * rules.overageCentsPerMillion) / 1_000_000) : 0,
+    currency: CURRENCY,
+    sites: siteRows,
+    days: monthDays(month).map((date) => ({ date, used_characters: byDay.get(date) ?? 0 })),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The audit log: every admin-API and dashboard change, who made it and on what. Details
+ * never hold a secret (no keys, tokens, passwords or texts of translations).
+ */
+import { and, desc, eq, lt, type SQL } from "drizzle-orm";
+import type { ControlDb } from "./db";
+import { auditLog } from "./schema";
+
+export interface AuditEntry {
+  organizationId: number | null;
+  /** `admin` (the operator's token) or `user:<id>` (a dashboard user). */
+  actor: string;
+  /** A dotted verb: `site.update`, `key.create`, `member.remove` … */
+  action: string;
+  /** What it was done to: `site:12`, `key:4`, `organization:3` … */
+  target: string;
+  detail?: Record<string, unknown>;
+}
+
+export interface AuditItem {
+  id: number;
+  at: string;
+  organization_id: number | null;
+  actor: string;
+  action: string;
+  target: string;
+  detail: Record<string, unknown> | null;
+}
+
+/** The insert as a statement, so callers can put it in the same `db.batch` as the change. */
+export function auditStatement(db: ControlDb, entry: AuditEntry, at = new Date()) {
+  return db.insert(auditLog).values({
+    organizationId: entry.organizationId,
+    at: at.toISOString(),
+    actor: entry.actor,
+    action: entry.action,
+    target: entry.target,
+    detail: entry.detail ?? null,
+  });
+}
+
+export async function recordAudit(db: ControlDb, entry: AuditEntry, at = new Date()) {
+  await auditStatement(db, entry, at).run();
+}
+
+/** Newest first; `cursor` is the id of the last item of the previous page. */
+export async function listAudit(db: ControlDb, query: { organizationId?: number; cursor?: number; limit: number }) {
+  const where: SQL[] = [];
+  if (query.organizationId !== undefined) where.push(eq(auditLog.organizationId, query.organizationId));
+  if (query.cursor !== undefined) where.push(lt(auditLog.id, query.cursor));
+  const rows = await db
+    .select()
+    .from(auditLog)
+    .where(where.length ? and(...where) : undefined)
+    .orderBy(desc(auditLog.id))
+    .limit(query.limit + 1);
+  const page = rows.slice(0, query.limit);
+  const items: AuditItem[] = page.map((r) => ({
+    id: r.id,
+    at: r.at,
+    organization_id: r.organizationId,
+    actor: r.actor,
+    action: r.action,
+    target: r.target,
+    detail: r.detail ?? null,
+  }));
+  return { items, next_cursor: rows.length > query.limit ? page[page.length - 1].id : null };
+}
