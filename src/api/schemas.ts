@@ -583,3 +583,19 @@ export type AttentionDecision = z.infer<typeof AttentionDecisionIn>;
 
 export const SiteIdParam = z.object({ site_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
 export const OrgIdParam = z.object({ org_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
+
+// ------------------------------------------------------------------ people (dashboard)
+
+export const InvitationIn = z.object({
+  email: z.string().trim().max(254).email({ message: "must be an email address" }),
+  role: z.enum(["owner", "admin", "editor"]),
+});
+export const InvitationOut = z
+  .object({
+    id: z.number().int(),
+    email: z.string(),
+    role: z.enum(["owner", "admin", "editor"]),
+    url: z.string().openapi({ description: "The one-time link that opens the dashboard's accept-invitation page; shown only in this answer." }),
+    expires_at: Timestamp,
+  })
+  .openapi("Invitation");

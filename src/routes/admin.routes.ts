@@ -11,6 +11,8 @@ import {
   AttentionOut,
   AttentionQuery,
   GlossaryIn,
+  InvitationIn,
+  InvitationOut,
   KeyCreatedOut,
   KeyCreateIn,
   KeysOut,
@@ -26,11 +28,13 @@ import {
 import { z } from "@hono/zod-openapi";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
+import { replaceGlossary } from "../control/glossary";
 import { createKey, forgetSite, listKeys, revokeKey } from "../control/keys";
-import { glossaryTerms, organizations, sites, subscriptions, subscriptionSites } from "../control/schema";
+import { createInvitation } from "../control/people";
+import { organizations, sites, subscriptions, subscriptionSites } from "../control/schema";
 import { adminSiteOut, createSite, patchSite, requireSite } from "../control/sites";
 import { ApiError, notFound, unauthorized } from "../errors";
-import { body, ok, siteStub } from "./common";
+import { body, dashboardBase, errors, notFoundResponse, ok, siteStub } from "./common";
 
 export const adminRoutes = new OpenAPIHono<App>();
 const admin = [{ admin: [] as string[] }];
@@ -130,13 +134,8 @@ adminRoutes.openapi(
     const { org_id } = c.req.valid("param");
     await requireOrganization(c, org_id);
     const { terms } = c.req.valid("json");
-    const db = controlDb(c.env.DB);
-    const rows = terms.map((t) => ({ organizationId: org_id, source: t.source, language: t.language, target: t.target, caseSensitive: t.case_sensitive ?? false }));
-    // D1 allows 100 bound parameters per statement: 6 columns → 16 rows per insert.
-    const inserts = [];
-    for (let i = 0; i < rows.length; i += 16) inserts.push(db.insert(glossaryTerms).values(rows.slice(i, i + 16)));
-    await db.batch([db.delete(glossaryTerms).where(eq(glossaryTerms.organizationId, org_id)), ...inserts]);
-    return c.json({ terms: rows.length }, 200);
+    const n = await replaceGlossary(controlDb(c.env.DB), org_id, terms);
+    return c.json({ terms: n }, 200);
   },
 );
 
@@ -216,7 +215,7 @@ adminRoutes.openapi(
   async (c) => {
     const { site_id } = c.req.valid("param");
     const site = await requireSite(controlDb(c.env.DB), site_id);
-    return c.json(await siteStub(c.env, site.id).attention(site, c.req.valid("query")), 200);
+    return c.json(await siteStub(c.env, site.id).attention(site, c.req.valid("query"), dashboardBase(c)), 200);
   },
 );
 
@@ -232,5 +231,33 @@ adminRoutes.openapi(
     const { site_id, result_id } = c.req.valid("param");
     const site = await requireSite(controlDb(c.env.DB), site_id);
     return c.json(await siteStub(c.env, site.id).decideAttention(site, result_id, c.req.valid("json")), 200);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/organizations/{org_id}/invitations",
+    operationId: "adminCreateInvitation",
+    summary: "Invite a person to an organization",
+    description:
+      "Creates a one-time invitation (valid 7 days) for the email with the role, and answers the link that opens the dashboard's " +
+      "accept-invitation page. The link is shown only in this answer (only a hash of its token is stored); no mail is sent. " +
+      "This is how the operator hands out an organization's first owner; owners and admins invite others from the dashboard.",
+    tags: ["admin"],
+    security: admin,
+    request: { params: OrgIdParam, ...body(InvitationIn) },
+    responses: {
+      201: ok(InvitationOut, "The invitation and its one-time link"),
+      401: errors[401],
+      ...notFoundResponse,
+      422: errors[422],
+    },
+  }),
+  async (c) => {
+    const { org_id } = c.req.valid("param");
+    const { email, role } = c.req.valid("json");
+    const inv = await createInvitation(controlDb(c.env.DB), { organizationId: org_id, email, role, invitedBy: null, actor: "admin" });
+    return c.json({ id: inv.id, email: inv.email, role: inv.role, url: `${dashboardBase(c)}/invitations/${inv.token}`, expires_at: inv.expires_at }, 201);
   },
 );

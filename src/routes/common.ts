@@ -41,3 +41,11 @@ export function siteObject(c: Context<App>) {
   const site = c.get("site");
   return { stub: siteStub(c.env, site.id), site };
 }
+
+/**
+ * The base of dashboard links: the DASHBOARD_URL var when set, else this Worker's own
+ * `/dashboard` (so links handed to connectors open locally in development).
+ */
+export function dashboardBase(c: Context<App>): string {
+  return (c.env.DASHBOARD_URL || `${new URL(c.req.url).origin}/dashboard`).replace(/\/+$/, "");
+}

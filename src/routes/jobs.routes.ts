@@ -1,12 +1,12 @@
 /** Jobs (spec "Create job", "List jobs") and usage, with the billing gate in front of job creation. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { JobEstimateOut, JobIdParam, JobIn, JobOut, JobsQuery, UsageOut } from "../api/schemas";
-import { estimateCost, usageOut } from "../billing/billing";
+import { usageOut } from "../billing/billing";
 import { now } from "../clock";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
-import { ApiError } from "../errors";
 import { bearer, billingErrors, body, errors, notFoundResponse, ok, siteObject } from "./common";
+import { requestJob } from "./job-request";
 
 export const jobRoutes = new OpenAPIHono<App>();
 
@@ -24,25 +24,8 @@ jobRoutes.openapi(
     },
   }),
   async (c) => {
-    const { stub, site } = siteObject(c);
-    const request = c.req.valid("json");
-    const scope = await stub.estimateJob(site, request);
-    const { ent, estimate } = await estimateCost(controlDb(c.env.DB), site, scope.estimated_characters, now());
-    if (!ent.entitled) throw new ApiError(402, `Hosted translation is not available for this site: ${ent.reason}`, { code: ent.code, estimate: null });
-    if (request.estimate_only) return c.json({ ...scope, cost: estimate }, 200);
-    if (estimate.requires_confirmation && !request.confirm)
-      throw new ApiError(
-        409,
-        `This job needs confirmation: ${estimate.characters} billable characters` +
-          (estimate.overage_characters ? `, ${estimate.overage_characters} of them beyond the included volume (about ${estimate.overage_cents} cents)` : "") +
-          ". Repeat the request with confirm: true.",
-        { code: "confirmation_required", estimate },
-      );
-    const job = await stub.createJob(site, request, {
-      estimate: scope,
-      confirmedCharacters: request.confirm ? estimate.characters : null,
-    });
-    return c.json(job, 202);
+    const answer = await requestJob(c.env, c.get("site"), c.req.valid("json"));
+    return answer.kind === "estimate" ? c.json(answer.body, 200) : c.json(answer.job, 202);
   },
 );
 

@@ -2,7 +2,7 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { AckIn, AckOut, AttentionOut, AttentionQuery, ResultsOut, ResultsQuery, ReviewsIn, ReviewsOut } from "../api/schemas";
 import type { App } from "../context";
-import { bearer, body, errors, ok, siteObject } from "./common";
+import { bearer, body, dashboardBase, errors, ok, siteObject } from "./common";
 
 export const resultRoutes = new OpenAPIHono<App>();
 
@@ -40,6 +40,6 @@ resultRoutes.openapi(
   }),
   async (c) => {
     const { stub, site } = siteObject(c);
-    return c.json(await stub.attention(site, c.req.valid("query")), 200);
+    return c.json(await stub.attention(site, c.req.valid("query"), dashboardBase(c)), 200);
   },
 );

@@ -26,7 +26,7 @@ import { glossaryTerms } from "../control/schema";
 import type { SiteSettings } from "../control/sites";
 import { invalid } from "../errors";
 import { LIMITS } from "../limits";
-import { bearer, body, errors, notFoundResponse, ok, siteObject } from "./common";
+import { bearer, body, dashboardBase, errors, notFoundResponse, ok, siteObject } from "./common";
 
 export const syncRoutes = new OpenAPIHono<App>();
 
@@ -135,7 +135,7 @@ syncRoutes.openapi(
   createRoute({ method: "get", path: "/v1/units", security: bearer, request: { query: UnitsQuery }, responses: { 200: ok(UnitsWorkOut), ...errors } }),
   async (c) => {
     const { stub, site } = siteObject(c);
-    return c.json(await stub.unitsWithWork(site, c.req.valid("query")), 200);
+    return c.json(await stub.unitsWithWork(site, c.req.valid("query"), dashboardBase(c)), 200);
   },
 );
 
@@ -149,7 +149,7 @@ syncRoutes.openapi(
   }),
   async (c) => {
     const { stub, site } = siteObject(c);
-    return c.json(await stub.unitStatus(site, c.req.valid("param").external_key), 200);
+    return c.json(await stub.unitStatus(site, c.req.valid("param").external_key, dashboardBase(c)), 200);
   },
 );
 

@@ -57,8 +57,9 @@ export class SiteObject extends DurableObject<Env> {
     });
   }
 
-  private links(settings: SiteSettings): Links {
-    return { dashboardUrl: this.env.DASHBOARD_URL ?? "", siteId: settings.id };
+  /** Dashboard links: the Worker passes its base (DASHBOARD_URL, or its own origin + /dashboard). */
+  private links(settings: SiteSettings, dashboardUrl?: string): Links {
+    return { dashboardUrl: dashboardUrl ?? this.env.DASHBOARD_URL ?? "", siteId: settings.id };
   }
 
   async site(settings: SiteSettings) {
@@ -106,12 +107,12 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, () => siteStatus(this.store, settings, prefix, glossaryTerms));
   }
 
-  async unitsWithWork(settings: SiteSettings, query: Parameters<typeof unitsWithWork>[3]) {
-    return this.call(settings, () => unitsWithWork(this.store, settings, this.links(settings), query));
+  async unitsWithWork(settings: SiteSettings, query: Parameters<typeof unitsWithWork>[3], dashboardUrl?: string) {
+    return this.call(settings, () => unitsWithWork(this.store, settings, this.links(settings, dashboardUrl), query));
   }
 
-  async unitStatus(settings: SiteSettings, externalKey: string) {
-    return this.call(settings, () => unitStatus(this.store, settings, this.links(settings), externalKey));
+  async unitStatus(settings: SiteSettings, externalKey: string, dashboardUrl?: string) {
+    return this.call(settings, () => unitStatus(this.store, settings, this.links(settings, dashboardUrl), externalKey));
   }
 
   // ------------------------------------------------------------------ jobs
@@ -187,8 +188,8 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, () => applyReviews(this.store, settings, reviews));
   }
 
-  async attention(settings: SiteSettings, query: { cursor?: string; limit: number }) {
-    return this.call(settings, () => listAttention(this.store, this.links(settings), query));
+  async attention(settings: SiteSettings, query: { cursor?: string; limit: number; unit?: string; language?: string }, dashboardUrl?: string) {
+    return this.call(settings, () => listAttention(this.store, this.links(settings, dashboardUrl), query));
   }
 
   async decideAttention(settings: SiteSettings, id: string, decision: AttentionDecision) {

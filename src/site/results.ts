@@ -198,14 +198,19 @@ interface HeldRow extends ResultRow {
   created_at: string;
 }
 
-export function listAttention(store: Store, links: Links, query: { cursor?: string; limit: number }) {
+/** The review queue, oldest first; `unit` and `language` narrow it (the dashboard's `attention_url` filters). */
+export function listAttention(store: Store, links: Links, query: { cursor?: string; limit: number; unit?: string; language?: string }) {
   const after = query.cursor ? decodeCursor(query.cursor, isNumber) ?? 0 : 0;
   const rows = store.all<HeldRow>(
     `SELECT ${RESULT_COLUMNS}, s.text AS source_text, r.created_at
      FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id
-     WHERE r.held = 1 AND r.id > ? AND s.removed = 0 AND u.deleted = 0 ORDER BY r.id LIMIT ?`,
+     WHERE r.held = 1 AND r.id > ?1 AND s.removed = 0 AND u.deleted = 0
+       AND (?3 IS NULL OR u.external_key = ?3) AND (?4 IS NULL OR lower(r.language) = lower(?4))
+     ORDER BY r.id LIMIT ?2`,
     after,
     query.limit + 1,
+    query.unit || null,
+    query.language || null,
   );
   const page = rows.slice(0, query.limit);
   return {
