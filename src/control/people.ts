@@ -73,13 +73,18 @@ export async function membershipsOf(db: ControlDb, userId: number): Promise<Memb
   return rows as Membership[];
 }
 
-export async function roleIn(db: ControlDb, userId: number, organizationId: number): Promise<Role | undefined> {
+export async function membershipIn(db: ControlDb, userId: number, organizationId: number): Promise<Membership | undefined> {
   const row = await db
-    .select({ role: memberships.role })
+    .select({ organizationId: memberships.organizationId, organization: organizations.name, role: memberships.role })
     .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
     .where(and(eq(memberships.userId, userId), eq(memberships.organizationId, organizationId)))
     .get();
-  return row?.role as Role | undefined;
+  return row as Membership | undefined;
+}
+
+export async function roleIn(db: ControlDb, userId: number, organizationId: number): Promise<Role | undefined> {
+  return (await membershipIn(db, userId, organizationId))?.role;
 }
 
 /** The sites of the given organizations (a person's), by name. */

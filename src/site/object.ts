@@ -22,6 +22,7 @@ import { capabilities, siteTargets } from "./settings";
 import { siteStatus, unitStatus, unitsWithWork, type Links } from "./status";
 import { Store } from "./store";
 import { deleteUnit, pushUnit } from "./sync";
+import { unitTexts } from "./unit-texts";
 
 export class SiteObject extends DurableObject<Env> {
   readonly store: Store;
@@ -113,6 +114,11 @@ export class SiteObject extends DurableObject<Env> {
 
   async unitStatus(settings: SiteSettings, externalKey: string, dashboardUrl?: string) {
     return this.call(settings, () => unitStatus(this.store, settings, this.links(settings, dashboardUrl), externalKey));
+  }
+
+  /** The dashboard's unit page: each segment's source and per-language text (states and QA come from unitStatus). */
+  async unitTexts(settings: SiteSettings, externalKey: string) {
+    return this.call(settings, () => unitTexts(this.store, externalKey));
   }
 
   // ------------------------------------------------------------------ jobs

@@ -1,0 +1,68 @@
+/**
+ * Signing in to the dashboard: the session cookie, the signed-in person on every request,
+ * and the sign-in rate limit. Passwords, sessions and invitations themselves live in
+ * `control/` (passwords.ts, sessions.ts, people.ts), shared with the admin API.
+ *
+ * Cookie: `__Host-transync_session`, HttpOnly, Secure, SameSite=Lax, Path=/. Local http on
+ * 127.0.0.1 / localhost cannot keep a Secure cookie, so there (only) the cookie drops Secure
+ * and with it the `__Host-` prefix, which requires Secure.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { App } from "../context";
+import { controlDb } from "../control/db";
+import { SESSION_DAYS, sessionUser, type SessionUser } from "../control/sessions";
+
+export interface DashApp {
+  Bindings: Env;
+  Variables: App["Variables"] & {
+    user: SessionUser | null;
+    /** The cookie's session token (to end it on sign-out or keep it on a password change). */
+    sessionToken: string | null;
+  };
+}
+export type DashContext = Context<DashApp>;
+
+export function isLocalHttp(url: URL) {
+  return url.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+}
+
+export function sessionCookieName(c: Context) {
+  return isLocalHttp(new URL(c.req.url)) ? "transync_session" : "__Host-transync_session";
+}
+
+export function setSessionCookie(c: Context, token: string) {
+  const local = isLocalHttp(new URL(c.req.url));
+  setCookie(c, sessionCookieName(c), token, {
+    httpOnly: true,
+    secure: !local,
+    sameSite: "Lax",
+    path: "/",
+    maxAge: SESSION_DAYS * 86_400,
+  });
+}
+
+export function clearSessionCookie(c: Context) {
+  const local = isLocalHttp(new URL(c.req.url));
+  deleteCookie(c, sessionCookieName(c), { path: "/", secure: !local, httpOnly: true, sameSite: "Lax" });
+}
+
+/** Sets `user` (or null) from the session cookie; a session that is used slides forward. */
+export const loadUser: MiddlewareHandler<DashApp> = async (c, next) => {
+  const token = getCookie(c, sessionCookieName(c)) ?? null;
+  const user = token ? await sessionUser(controlDb(c.env.DB), token) : null;
+  c.set("user", user);
+  c.set("sessionToken", user ? token : null);
+  if (token && !user) clearSessionCookie(c);
+  await next();
+};
+
+/** The seconds to wait when sign-in attempts from this address or for this email are over the limit (10 a minute each), else null. */
+export async function signInThrottle(c: DashContext, email: string): Promise<number | null> {
+  const ip = c.req.header("cf-connecting-ip") ?? "unknown";
+  const [byIp, byEmail] = await Promise.all([
+    c.env.SIGNIN_LIMITER.limit({ key: `ip:${ip}` }),
+    c.env.SIGNIN_LIMITER.limit({ key: `email:${email.trim().toLowerCase()}` }),
+  ]);
+  return byIp.success && byEmail.success ? null : 60;
+}

@@ -1,0 +1,199 @@
+import { Layout, type SiteNav, type Viewer } from "./layout";
+
+export interface SettingsView {
+  name: string;
+  sourceLanguage: string;
+  targets: { code: string; engine: string; formality: string; writable: boolean }[];
+  qaMode: string;
+  reviewMode: string;
+  enabledAdapters: string[];
+  enabledEngines: string[];
+}
+
+const ENGINE_LABEL: Record<string, string> = {
+  pseudo: "Pseudo (testing, offline)",
+  deepl: "DeepL",
+  google: "Google Cloud Translation",
+  azure: "Azure Translator",
+  workers_ai: "Workers AI (m2m100)",
+  openai: "OpenAI-compatible LLM",
+};
+
+function LanguageRow(props: { i: number; t?: SettingsView["targets"][number]; engines: readonly string[]; formalities: readonly string[] }) {
+  const { i, t } = props;
+  const id = (f: string) => `l${i}_${f}`;
+  return (
+    <tr>
+      <td>
+        {t ? (
+          <>
+            <strong>{t.code}</strong>
+            <input type="hidden" name={id("code")} value={t.code} />
+          </>
+        ) : (
+          <>
+            <label for={id("code")} class="sr-only">
+              New language code
+            </label>
+            <input id={id("code")} name={id("code")} placeholder="e.g. es or pt-BR" size={10} />
+          </>
+        )}
+      </td>
+      <td>
+        <label for={id("engine")} class="sr-only">
+          Engine for {t?.code ?? "the new language"}
+        </label>
+        <select id={id("engine")} name={id("engine")}>
+          {props.engines.map((e) => (
+            <option value={e} selected={(t?.engine ?? "pseudo") === e}>
+              {ENGINE_LABEL[e] ?? e}
+            </option>
+          ))}
+        </select>
+      </td>
+      <td>
+        <label for={id("formality")} class="sr-only">
+          Formality for {t?.code ?? "the new language"}
+        </label>
+        <select id={id("formality")} name={id("formality")}>
+          {props.formalities.map((f) => (
+            <option value={f} selected={(t?.formality ?? "default") === f}>
+              {f}
+            </option>
+          ))}
+        </select>
+      </td>
+      <td>
+        <label class="choice">
+          <input type="checkbox" name={id("writable")} value="1" checked={t ? t.writable : true} /> <span class="sr-only">{t?.code ?? "new language"} is </span>writable
+        </label>
+      </td>
+      <td>
+        {t ? (
+          <label class="choice">
+            <input type="checkbox" name={id("remove")} value="1" /> remove<span class="sr-only"> {t.code}</span>
+          </label>
+        ) : (
+          <span class="muted small">new</span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+export function SettingsPage(p: {
+  nav: SiteNav;
+  viewer: Viewer;
+  settings: SettingsView;
+  engines: readonly string[];
+  formalities: readonly string[];
+  adapters: readonly string[];
+  notice?: string | null;
+  error?: string | null;
+  danger?: boolean;
+}) {
+  const s = p.settings;
+  const base = `/dashboard/sites/${p.nav.siteId}/settings`;
+  return (
+    <Layout title={`Settings · ${p.nav.siteName}`} viewer={p.viewer} site={p.nav} notice={p.notice} error={p.error}>
+      <h1>Settings</h1>
+      <form method="post" action={base} class="stack">
+        <section class="card" aria-labelledby="general">
+          <h2 id="general">General</h2>
+          <label for="name">Site name</label>
+          <input id="name" name="name" value={s.name} required maxlength={200} />
+          <p class="muted small">
+            Source language: <strong>{s.sourceLanguage}</strong> (set by the operator).
+          </p>
+        </section>
+
+        <section class="card" aria-labelledby="targets">
+          <h2 id="targets">Target languages</h2>
+          <p class="muted small">
+            A language is translated and written to the website only when it is <em>writable</em> here and the website has it. Clear “writable” to pause a language without losing its
+            translations.
+          </p>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Language</th>
+                <th scope="col">Engine</th>
+                <th scope="col">Formality</th>
+                <th scope="col">Writable</th>
+                <th scope="col">Remove</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.targets.map((t, i) => (
+                <LanguageRow i={i} t={t} engines={p.engines} formalities={p.formalities} />
+              ))}
+              <LanguageRow i={s.targets.length} engines={p.engines} formalities={p.formalities} />
+            </tbody>
+          </table>
+          <input type="hidden" name="languages" value={String(s.targets.length + 1)} />
+        </section>
+
+        <section class="card" aria-labelledby="quality">
+          <h2 id="quality">Quality and delivery</h2>
+          <fieldset>
+            <legend>Translations that fail a QA check</legend>
+            <label class="choice">
+              <input type="radio" name="qa_mode" value="editors" checked={s.qaMode === "editors"} /> Deliver to the website's editors with the findings (connectors that show QA
+              errors), or hold back for review
+            </label>
+            <label class="choice">
+              <input type="radio" name="qa_mode" value="separate" checked={s.qaMode === "separate"} /> Always hold back in this dashboard's review queue
+            </label>
+          </fieldset>
+          <fieldset>
+            <legend>The connector writes translations as</legend>
+            <label class="choice">
+              <input type="radio" name="review_mode" value="draft" checked={s.reviewMode === "draft"} /> Drafts of the translated page
+            </label>
+            <label class="choice">
+              <input type="radio" name="review_mode" value="suggestion" checked={s.reviewMode === "suggestion"} /> Suggestions on the translated page
+            </label>
+          </fieldset>
+          <fieldset>
+            <legend>Adapters (content sources the connector may push)</legend>
+            <div class="choices">
+              {p.adapters.map((a) => (
+                <label class="choice">
+                  <input type="checkbox" name="adapters" value={a} checked={s.enabledAdapters.includes(a)} /> {a}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <fieldset>
+            <legend>Engines enabled (an engine chosen for a language is enabled with it)</legend>
+            <div class="choices">
+              {p.engines.map((e) => (
+                <label class="choice">
+                  <input type="checkbox" name="engines" value={e} checked={s.enabledEngines.includes(e)} /> {ENGINE_LABEL[e] ?? e}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        </section>
+        <div>
+          <button type="submit">Save settings</button>
+        </div>
+      </form>
+      {p.danger ? (
+        <section class="card danger-zone" aria-labelledby="danger">
+          <h2 id="danger">Delete this site</h2>
+          <p>
+            Erases the site's content, translations, jobs, keys and files for good. Usage records stay for billing. Type the site's name, <strong>{s.name}</strong>, to confirm.
+          </p>
+          <form method="post" action={`/dashboard/sites/${p.nav.siteId}/erase`} class="inline">
+            <label for="confirm_name">Site name</label>
+            <input id="confirm_name" name="confirm_name" required autocomplete="off" />
+            <button type="submit" class="danger">
+              Delete site
+            </button>
+          </form>
+        </section>
+      ) : null}
+    </Layout>
+  );
+}

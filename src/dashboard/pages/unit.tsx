@@ -1,0 +1,92 @@
+import { Badge, Layout, Time, type SiteNav, type Viewer } from "./layout";
+
+type Issue = { code: string; severity: "error" | "warning"; message: string };
+
+export interface UnitView {
+  external_key: string;
+  label: string;
+  path: string;
+  adapter: string;
+  last_synced_at: string | null;
+  segments_total: number;
+  segments_needing_work: number;
+  languages: { code: string; attention: number }[];
+  segments: { key: string; field: string; states: Record<string, string>; qa?: Record<string, Issue[]> }[];
+}
+
+export interface UnitTextsView {
+  segments: { key: string; format: string; source: string; translations: Record<string, { text: string; origin: string | null; held: boolean }> }[];
+}
+
+export function Findings(props: { issues: Issue[] | undefined }) {
+  if (!props.issues?.length) return null;
+  return (
+    <ul class="findings">
+      {props.issues.map((i) => (
+        <li class={i.severity}>
+          <Badge state={i.severity} label={i.severity === "error" ? "QA error" : "QA warning"} /> <span>{i.message}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function UnitPage(p: { nav: SiteNav; viewer: Viewer; unit: UnitView; texts: UnitTextsView; languages: string[] }) {
+  const u = p.unit;
+  const texts = new Map(p.texts.segments.map((s) => [s.key, s]));
+  return (
+    <Layout title={`${u.label || u.external_key} · ${p.nav.siteName}`} viewer={p.viewer} site={p.nav}>
+      <p class="crumbs small">
+        <a href={`/dashboard/sites/${p.nav.siteId}/units`}>Units</a> › <code>{u.external_key}</code>
+      </p>
+      <h1>{u.label || u.external_key}</h1>
+      <p class="muted">
+        {u.adapter} · {u.path || "no path"} · last synced <Time at={u.last_synced_at} /> · {u.segments_needing_work} of {u.segments_total} segments need work
+      </p>
+      <div class="matrix-wrap">
+        <table class="matrix">
+          <thead>
+            <tr>
+              <th scope="col">Segment (source)</th>
+              {p.languages.map((l) => (
+                <th scope="col">{l}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {u.segments.map((s) => {
+              const t = texts.get(s.key);
+              return (
+                <tr>
+                  <th scope="row">
+                    <div class="muted small">
+                      <code>{s.key}</code>
+                      {s.field ? <> · {s.field}</> : null}
+                    </div>
+                    <div class="text">{t?.source ?? ""}</div>
+                  </th>
+                  {p.languages.map((l) => {
+                    const state = s.states[l] ?? "missing";
+                    const tr = t?.translations[l];
+                    return (
+                      <td>
+                        <Badge state={state} />
+                        {tr ? <div class="text">{tr.text}</div> : <div class="muted small">no translation yet</div>}
+                        <Findings issues={s.qa?.[l]} />
+                        {state === "attention" ? (
+                          <a class="small" href={`/dashboard/sites/${p.nav.siteId}/attention?unit=${encodeURIComponent(u.external_key)}&language=${encodeURIComponent(l)}`}>
+                            Review
+                          </a>
+                        ) : null}
+                      </td>
+                    );
+                  })}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </Layout>
+  );
+}

@@ -1,0 +1,113 @@
+import { Badge, Empty, Layout, Pager, Time, type SiteNav, type Viewer } from "./layout";
+
+export interface UnitsView {
+  units: {
+    external_key: string;
+    label: string;
+    path: string;
+    adapter: string;
+    last_synced_at: string | null;
+    languages: { code: string; stale: number; review: number; missing: number; attention: number }[];
+  }[];
+  next_cursor: string | null;
+}
+
+export function UnitsPage(p: { nav: SiteNav; viewer: Viewer; data: UnitsView; filters: { prefix: string; language: string; cursor: string }; languages: string[] }) {
+  const base = `/dashboard/sites/${p.nav.siteId}/units`;
+  const qs = (extra: Record<string, string>) => {
+    const q = new URLSearchParams();
+    if (p.filters.prefix) q.set("prefix", p.filters.prefix);
+    if (p.filters.language) q.set("language", p.filters.language);
+    for (const [k, v] of Object.entries(extra)) q.set(k, v);
+    const s = q.toString();
+    return s ? `${base}?${s}` : base;
+  };
+  const filtered = !!(p.filters.prefix || p.filters.language);
+  return (
+    <Layout title={`Units · ${p.nav.siteName}`} viewer={p.viewer} site={p.nav}>
+      <h1>Units that need work</h1>
+      <p class="muted">Pages, posts and other content whose translations are missing, outdated, in review or held back. Open a unit for its segment × language matrix.</p>
+      <form method="get" action={base} class="filters" role="search">
+        <div>
+          <label for="prefix">Key starts with</label>
+          <input id="prefix" name="prefix" value={p.filters.prefix} placeholder="wordpress:post/" />
+        </div>
+        <div>
+          <label for="language">Language</label>
+          <select id="language" name="language">
+            <option value="">All languages</option>
+            {p.languages.map((l) => (
+              <option value={l} selected={l === p.filters.language}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="filter-actions">
+          <button type="submit">Filter</button>
+          {filtered ? <a href={base}>Clear</a> : null}
+        </div>
+      </form>
+      <form method="get" action={`${base}/open`} class="filters">
+        <div>
+          <label for="key">Open a unit by its key</label>
+          <input id="key" name="key" placeholder="wordpress:post/42" required />
+        </div>
+        <div class="filter-actions">
+          <button type="submit" class="secondary">
+            Open
+          </button>
+        </div>
+      </form>
+      {p.data.units.length ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Unit</th>
+              <th scope="col">Adapter</th>
+              <th scope="col">Work by language</th>
+              <th scope="col">Last synced</th>
+            </tr>
+          </thead>
+          <tbody>
+            {p.data.units.map((u) => (
+              <tr>
+                <td>
+                  <a href={`${base}/${encodeURIComponent(u.external_key)}`}>{u.label || u.external_key}</a>
+                  <div class="muted small">
+                    <code>{u.external_key}</code>
+                    {u.path ? <> · {u.path}</> : null}
+                  </div>
+                </td>
+                <td>{u.adapter}</td>
+                <td>
+                  {u.languages.map((l) => (
+                    <div class="small">
+                      <strong>{l.code}</strong>: {[l.missing ? `${l.missing} missing` : "", l.stale ? `${l.stale} outdated` : "", l.review ? `${l.review} in review` : ""].filter(Boolean).join(", ")}
+                      {l.attention ? (
+                        <>
+                          {" "}
+                          <a href={`/dashboard/sites/${p.nav.siteId}/attention?unit=${encodeURIComponent(u.external_key)}&language=${encodeURIComponent(l.code)}`}>
+                            <Badge state="attention" label={`${l.attention} need attention`} />
+                          </a>
+                        </>
+                      ) : null}
+                    </div>
+                  ))}
+                </td>
+                <td>
+                  <Time at={u.last_synced_at} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <Empty title={filtered ? "No unit matches these filters." : "Every unit is up to date."}>
+          <p>{filtered ? "Clear the filters to see every unit that needs work." : "When the connector pushes new or changed content, it shows up here until it is translated."}</p>
+        </Empty>
+      )}
+      <Pager next={p.data.next_cursor} href={(c) => qs({ cursor: c })} first={p.filters.cursor ? qs({}) : null} />
+    </Layout>
+  );
+}

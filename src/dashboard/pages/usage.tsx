@@ -1,0 +1,139 @@
+import { Empty, Layout, n, type OrgNav, type Viewer } from "./layout";
+
+export interface UsageView {
+  month: string;
+  plan: string | null;
+  included_characters: number | null;
+  used_characters: number;
+  overage_characters: number;
+  overage_cents: number;
+  currency: string;
+  sites: { site_id: number; name: string | null; used_characters: number }[];
+  days: { date: string; used_characters: number }[];
+}
+
+const compact = (v: number) => (v >= 1e6 ? `${+(v / 1e6).toFixed(1)}M` : v >= 1e3 ? `${+(v / 1e3).toFixed(1)}k` : String(v));
+
+/** The month's characters per day, as an SVG bar chart drawn on the server (no script). */
+export function DayChart(props: { days: UsageView["days"]; month: string }) {
+  const W = 720;
+  const H = 220;
+  const pad = { l: 48, r: 8, t: 12, b: 28 };
+  const max = Math.max(1, ...props.days.map((d) => d.used_characters));
+  const step = (W - pad.l - pad.r) / Math.max(1, props.days.length);
+  const y = (v: number) => pad.t + (H - pad.t - pad.b) * (1 - v / max);
+  const total = props.days.reduce((s, d) => s + d.used_characters, 0);
+  const busiest = props.days.reduce((a, d) => (d.used_characters > a.used_characters ? d : a), props.days[0] ?? { date: "", used_characters: 0 });
+  const summary = total
+    ? `Characters translated per day in ${props.month}: ${total.toLocaleString("en-US")} in all, most on ${busiest.date} (${busiest.used_characters.toLocaleString("en-US")}).`
+    : `No characters were translated in ${props.month}.`;
+  return (
+    <figure class="chart">
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby="chart-title chart-desc" width="100%">
+        <title id="chart-title">Characters per day</title>
+        <desc id="chart-desc">{summary}</desc>
+        {[0, 0.5, 1].map((f) => (
+          <g>
+            <line x1={pad.l} x2={W - pad.r} y1={y(max * f)} y2={y(max * f)} class="grid-line" />
+            <text x={pad.l - 6} y={y(max * f) + 4} text-anchor="end" class="axis">
+              {compact(Math.round(max * f))}
+            </text>
+          </g>
+        ))}
+        {props.days.map((d, i) => {
+          const h = H - pad.b - y(d.used_characters);
+          return (
+            <g>
+              <rect x={pad.l + i * step + 1} y={y(d.used_characters)} width={Math.max(1, step - 2)} height={Math.max(0, h)} class="bar">
+                <title>{`${d.date}: ${d.used_characters.toLocaleString("en-US")} characters`}</title>
+              </rect>
+              {i % 5 === 0 || i === props.days.length - 1 ? (
+                <text x={pad.l + i * step + step / 2} y={H - 8} text-anchor="middle" class="axis">
+                  {d.date.slice(8)}
+                </text>
+              ) : null}
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption class="muted small">{summary}</figcaption>
+    </figure>
+  );
+}
+
+function shiftMonth(month: string, by: number) {
+  const [y, m] = month.split("-").map(Number);
+  const d = new Date(Date.UTC(y, m - 1 + by, 1));
+  return d.toISOString().slice(0, 7);
+}
+
+export function UsagePage(p: { nav: OrgNav; viewer: Viewer; usage: UsageView; current: string }) {
+  const u = p.usage;
+  const base = `/dashboard/organizations/${p.nav.organizationId}/usage`;
+  const pct = u.included_characters ? Math.min(100, Math.round((u.used_characters / u.included_characters) * 100)) : null;
+  return (
+    <Layout title={`Usage · ${p.nav.organization}`} viewer={p.viewer} org={p.nav}>
+      <div class="card-head">
+        <h1>Usage in {u.month}</h1>
+        <nav class="pager" aria-label="Months">
+          <a href={`${base}?month=${shiftMonth(u.month, -1)}`}>← {shiftMonth(u.month, -1)}</a>
+          {u.month < p.current ? <a href={`${base}?month=${shiftMonth(u.month, 1)}`}>{shiftMonth(u.month, 1)} →</a> : null}
+        </nav>
+      </div>
+      <div class="stats">
+        <div class="stat">
+          <span class="stat-label">Used</span>
+          <span class="stat-value">{n(u.used_characters)}</span>
+          <span class="muted small">characters</span>
+        </div>
+        <div class="stat">
+          <span class="stat-label">Included</span>
+          <span class="stat-value">{u.included_characters === null ? "Unmetered" : n(u.included_characters)}</span>
+          <span class="muted small">{u.plan ? `${u.plan} plan` : "no subscription"}</span>
+        </div>
+        <div class="stat">
+          <span class="stat-label">Overage</span>
+          <span class="stat-value">{n(u.overage_characters)}</span>
+          <span class="muted small">
+            ${(u.overage_cents / 100).toFixed(2)} {u.currency.toUpperCase()}
+          </span>
+        </div>
+      </div>
+      {pct !== null ? (
+        <p>
+          <label for="quota">{pct}% of the included volume used</label>
+          <meter id="quota" min={0} max={100} low={80} high={95} optimum={0} value={pct}>
+            {pct}%
+          </meter>
+        </p>
+      ) : null}
+      <section class="card" aria-labelledby="per-day">
+        <h2 id="per-day">Per day</h2>
+        <DayChart days={u.days} month={u.month} />
+      </section>
+      <section class="card" aria-labelledby="per-site">
+        <h2 id="per-site">Per site</h2>
+        {u.sites.length ? (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Site</th>
+                <th scope="col" class="num">Characters</th>
+              </tr>
+            </thead>
+            <tbody>
+              {u.sites.map((s) => (
+                <tr>
+                  <td>{s.name ?? `Site ${s.site_id} (deleted)`}</td>
+                  <td class="num">{n(s.used_characters)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <Empty title="No site used characters this month." />
+        )}
+      </section>
+    </Layout>
+  );
+}
