@@ -559,6 +559,21 @@ export const AdminSiteOut = Site.extend({
   review_mode: z.enum(REVIEW_MODES),
 }).openapi("AdminSite");
 
+export const ConnectorOut = z
+  .object({
+    at: Timestamp,
+    connector_version: z.string(),
+    languages: z.array(z.string()).nullable(),
+    adapters: z.array(z.string()),
+    capabilities: z.array(z.string()),
+    warnings: z.array(z.string()),
+  })
+  .openapi("Connector", { description: "The site's latest handshake." });
+
+export const AdminSiteDetailOut = AdminSiteOut.extend({
+  connector: ConnectorOut.nullable().openapi({ description: "The latest handshake; null before the first one." }),
+}).openapi("AdminSiteDetail");
+
 export const KeyCreateIn = z.object({ name: text().min(1).max(200) });
 export const KeyCreatedOut = z
   .object({ id: z.number().int(), name: z.string(), key: z.string(), created_at: Timestamp })

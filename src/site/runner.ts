@@ -400,6 +400,8 @@ export async function runJobs(deps: RunnerDeps, budgetMs = INVOCATION_BUDGET_MS)
   const until = Date.now() + budgetMs;
   let slices = 0;
   for (;;) {
+    // Settings may change while an engine call is awaited (an admin PATCH reaches the object at once): each slice uses the current ones.
+    deps.settings = deps.store.getMeta<SiteSettings>("settings") ?? deps.settings;
     const job = currentJob(deps.store);
     if (!job) {
       // Also repairs a release that failed after its job had ended.
