@@ -12,7 +12,7 @@ import { release, reserve } from "../billing/billing";
 import { now } from "../clock";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
-import { toRpcFailure, type RpcFailure } from "../errors";
+import { toRpcFailure, unauthorized, type RpcFailure } from "../errors";
 import { rebuildCounts } from "./counts";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, scopeOf, type ScopeEstimate } from "./jobs";
@@ -24,14 +24,20 @@ import { Store } from "./store";
 import { deleteUnit, pushUnit } from "./sync";
 import { unitTexts } from "./unit-texts";
 
+/** Key-value entry left by `erase()`. */
+const ERASED_MARK = "erased_at";
+
 export class SiteObject extends DurableObject<Env> {
   readonly store: Store;
+  /** The site was erased (src/control/erasure.ts): its storage holds only this mark, and every call is refused. */
+  private erased = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new Store(ctx.storage, now);
     ctx.blockConcurrencyWhile(async () => {
-      await migrate(drizzle(ctx.storage), migrations);
+      this.erased = (await ctx.storage.get(ERASED_MARK)) !== undefined;
+      if (!this.erased) await migrate(drizzle(ctx.storage), migrations);
     });
   }
 
@@ -41,6 +47,8 @@ export class SiteObject extends DurableObject<Env> {
    */
   private async call<T>(settings: SiteSettings, fn: (settings: SiteSettings) => T | Promise<T>): Promise<T> {
     try {
+      // A key cached in another isolate may still name an erased site for a few seconds.
+      if (this.erased) throw unauthorized("The API key is not valid (unknown, malformed or revoked).");
       return await fn(this.adopt(settings));
     } catch (err) {
       // Typed as T for callers: the Worker's stub wrapper turns the failure back into an ApiError.
@@ -195,7 +203,21 @@ export class SiteObject extends DurableObject<Env> {
     return Date.now() + Number(this.env.JOB_ALARM_DELAY_MS ?? 0);
   }
 
+  /**
+   * Erases the site's data plane: the alarm, then all storage (SQLite tables included). What
+   * is left is a mark that refuses every later call, so nothing can write the site again;
+   * site ids are never reused.
+   */
+  async erase(): Promise<void> {
+    this.erased = true;
+    this.store.close();
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    await this.ctx.storage.put(ERASED_MARK, new Date().toISOString());
+  }
+
   override async alarm(info?: AlarmInvocationInfo) {
+    if (this.erased) return;
     const settings = this.store.getMeta<SiteSettings>("settings");
     if (!settings) return;
     const deps = { store: this.store, env: this.env, settings };

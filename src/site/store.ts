@@ -5,13 +5,26 @@
 export type Row = Record<string, SqlStorageValue>;
 
 export class Store {
+  /** Set when the site is erased: work still in flight (an alarm awaiting an engine) must not write again. */
+  private closed = false;
+
   constructor(
     readonly storage: DurableObjectStorage,
     /** Injectable clock (tests cross month boundaries and time out jobs). */
     readonly clock: () => Date = () => new Date(),
   ) {}
 
+  /** Refuses every later read and write (the site's storage was erased). */
+  close() {
+    this.closed = true;
+  }
+
+  private open() {
+    if (this.closed) throw new Error("the site was erased");
+  }
+
   all<T = Row>(query: string, ...args: unknown[]): T[] {
+    this.open();
     return this.storage.sql.exec(query, ...(args as SqlStorageValue[])).toArray() as T[];
   }
 
@@ -20,11 +33,13 @@ export class Store {
   }
 
   run(query: string, ...args: unknown[]): number {
+    this.open();
     return this.storage.sql.exec(query, ...(args as SqlStorageValue[])).rowsWritten;
   }
 
   /** All writes in `fn` commit together or not at all. `fn` must not await. */
   tx<T>(fn: () => T): T {
+    this.open();
     return this.storage.transactionSync(fn);
   }
 
