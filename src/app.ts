@@ -13,6 +13,7 @@ import { controlDb } from "./control/db";
 import { authenticate } from "./control/keys";
 import { ApiError, ensureErrorBody, errorBody, renderError, unauthorized } from "./errors";
 import { LIMITS } from "./limits";
+import { dashboard } from "./dashboard/routes";
 import { adminRoutes } from "./routes/admin.routes";
 import { ok } from "./routes/common";
 import { jobRoutes } from "./routes/jobs.routes";
@@ -65,6 +66,7 @@ export function createApp() {
   app.route("/", jobRoutes);
   app.route("/", resultRoutes);
   app.route("/", adminRoutes);
+  app.route("/dashboard", dashboard);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

@@ -9,7 +9,8 @@ declare namespace Cloudflare {
     KEY_LIMITER: RateLimit;
     AUTH_FAILURE_LIMITER: RateLimit;
     SIGNIN_LIMITER: RateLimit;
-    DASHBOARD_URL: string;
+    /** Base of dashboard links; unset → the request's origin + /dashboard. */
+    DASHBOARD_URL?: string;
     /** Delay before a site's job alarm fires (0 in production; tests drive alarms themselves). */
     JOB_ALARM_DELAY_MS?: string;
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];

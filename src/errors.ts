@@ -81,7 +81,9 @@ export function renderError(err: unknown, c: Context<App>) {
 export async function ensureErrorBody(c: Context<App>, next: () => Promise<void>) {
   await next();
   const res = c.res;
-  if (res.status < 400 || res.headers.get("content-type")?.includes("application/json")) return;
+  const type = res.headers.get("content-type") ?? "";
+  // JSON is already an ErrorOut; HTML is the dashboard's own error page.
+  if (res.status < 400 || type.includes("application/json") || type.includes("text/html")) return;
   const status = res.status as ContentfulStatusCode;
   c.res = undefined as unknown as Response; // let Hono build a fresh response
   c.res = errorBody(c, status, STATUS_TEXT[status] ?? "The request could not be handled.");

@@ -46,6 +46,6 @@ export function siteObject(c: Context<App>) {
  * The base of dashboard links: the DASHBOARD_URL var when set, else this Worker's own
  * `/dashboard` (so links handed to connectors open locally in development).
  */
-export function dashboardBase(c: Context<App>): string {
+export function dashboardBase(c: { env: Env; req: { url: string } }): string {
   return (c.env.DASHBOARD_URL || `${new URL(c.req.url).origin}/dashboard`).replace(/\/+$/, "");
 }
