@@ -43,7 +43,7 @@ export function AttentionPage(p: {
       <form method="get" action={base} class="filters" role="search">
         <div>
           <label for="unit">Unit key</label>
-          <input id="unit" name="unit" value={p.filters.unit} placeholder="wordpress:post/42" />
+          <input id="unit" name="unit" value={p.filters.unit} placeholder="post:42" />
         </div>
         <div>
           <label for="language">Language</label>

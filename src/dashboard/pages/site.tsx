@@ -155,9 +155,9 @@ export function SitePage(p: SiteOverview) {
               </div>
             </fieldset>
             <label for="prefix">Only units whose key starts with (optional)</label>
-            <input id="prefix" name="prefix" placeholder="wordpress:post/" aria-describedby="prefix-hint" />
+            <input id="prefix" name="prefix" placeholder="post:" aria-describedby="prefix-hint" />
             <p id="prefix-hint" class="muted small">
-              The adapter name, a colon, then the start of the key, e.g. <code>wordpress:</code> for every WordPress unit.
+              The model name, a colon, then the start of the key, e.g. <code>post:</code> for every post.
             </p>
             <label class="choice">
               <input type="checkbox" name="force" value="1" /> Also retranslate segments that are up to date

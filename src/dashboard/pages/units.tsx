@@ -30,7 +30,7 @@ export function UnitsPage(p: { nav: SiteNav; viewer: Viewer; data: UnitsView; fi
       <form method="get" action={base} class="filters" role="search">
         <div>
           <label for="prefix">Key starts with</label>
-          <input id="prefix" name="prefix" value={p.filters.prefix} placeholder="wordpress:post/" />
+          <input id="prefix" name="prefix" value={p.filters.prefix} placeholder="post:" />
         </div>
         <div>
           <label for="language">Language</label>
@@ -51,7 +51,7 @@ export function UnitsPage(p: { nav: SiteNav; viewer: Viewer; data: UnitsView; fi
       <form method="get" action={`${base}/open`} class="filters">
         <div>
           <label for="key">Open a unit by its key</label>
-          <input id="key" name="key" placeholder="wordpress:post/42" required />
+          <input id="key" name="key" placeholder="post:42" required />
         </div>
         <div class="filter-actions">
           <button type="submit" class="secondary">
