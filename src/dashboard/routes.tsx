@@ -71,7 +71,6 @@ const NOTICES: Record<string, string> = {
   joined: "Welcome! You have joined the organization.",
   "joined-sign-in": "You have joined the organization. Sign in to continue.",
   "password-changed": "Your password is changed. Other sessions were signed out.",
-  "job-started": "The job is queued. It runs in the background; refresh this page to follow it.",
   "job-cancelled": "The job is cancelled. Segments already translated are kept.",
   fixed: "Saved: the fixed translation goes to the website with the next sync.",
   discarded: "Discarded: the segment stays untranslated until the next job.",
@@ -247,7 +246,17 @@ dashboard.get("/sites/:site_id", async (c) => {
   const stub = siteStub(c.env, a.site.id);
   const [site, connector, status, jobs] = await Promise.all([stub.site(a.site), stub.connector(a.site), stub.status(a.site, "", 0), stub.listJobs(a.site, false)]);
   const targets = site.target_languages.map((t) => ({ ...t, configured: a.site.targetLanguages.find((x) => x.code === t.code)?.writable ?? false }));
-  return render(c, <SitePage nav={siteNav(a, "overview")} viewer={viewer(c)} sourceLanguage={site.source_language} targets={targets} connector={connector} status={status} jobs={jobs.slice(0, 20)} notice={notice(c)} />);
+  // After "Start job": say what became of it, not just that it was queued (the page is refreshed to follow it).
+  const started = jobs.find((j) => j.id === id(c.req.query("started")));
+  const startedNotice = started
+    ? started.status === "queued" || started.status === "running"
+      ? `Job #${started.id} is ${started.status}. It runs in the background; refresh this page to follow it.`
+      : `Job #${started.id} ${started.status === "succeeded" ? "finished" : started.status}: ${started.done_segments} of ${started.estimated_segments} segments translated.`
+    : null;
+  return render(
+    c,
+    <SitePage nav={siteNav(a, "overview")} viewer={viewer(c)} sourceLanguage={site.source_language} targets={targets} connector={connector} status={status} jobs={jobs.slice(0, 20)} notice={startedNotice ?? notice(c)} />,
+  );
 });
 
 /** A delta job from the overview's form (languages, optional prefix, force). */
@@ -288,7 +297,7 @@ dashboard.post("/sites/:site_id/jobs", async (c) => {
       target: `site:${a.site.id}`,
       detail: { job_id: answer.job.id, languages: answer.job.languages, estimated_characters: answer.job.estimated_characters },
     });
-  return c.redirect(`/dashboard/sites/${a.site.id}?done=job-started`, 303);
+  return c.redirect(`/dashboard/sites/${a.site.id}${answer.kind === "created" ? `?started=${answer.job.id}` : ""}`, 303);
 });
 
 dashboard.post("/sites/:site_id/jobs/:job_id/cancel", async (c) => {

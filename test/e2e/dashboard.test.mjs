@@ -186,11 +186,14 @@ test("estimate, confirm, start a job and watch it finish", async () => {
   assert.match(await page.locator("dl.facts").innerText(), /Segments\s+4/);
   await look("job-estimate");
   await page.getByRole("button", { name: /Start job|Confirm and start/ }).click();
-  await page.getByText("The job is queued").waitFor();
+  await page.getByText(/Job #\d+ (is queued|is running|finished)/).waitFor();
   const deadline = Date.now() + 60_000;
   for (;;) {
     const state = await page.locator("section", { has: page.getByRole("heading", { name: "Jobs" }) }).locator("tbody tr").first().innerText();
-    if (/Finished/.test(state)) break;
+    if (/Finished/.test(state)) {
+      await page.getByText(/Job #\d+ finished: 4 of 4 segments translated/).waitFor();
+      break;
+    }
     assert.ok(!/Failed|Cancelled/.test(state), `job ended badly: ${state}`);
     assert.ok(Date.now() < deadline, `job did not finish: ${state}`);
     await new Promise((r) => setTimeout(r, 500));

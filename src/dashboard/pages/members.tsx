@@ -13,6 +13,8 @@ export function MembersPage(p: {
 }) {
   const base = `/dashboard/organizations/${p.nav.organizationId}/members`;
   const owner = p.nav.role === "owner";
+  // The last owner cannot be removed (the organization always keeps one), so no button is offered.
+  const owners = p.members.filter((m) => m.role === "owner").length;
   return (
     <Layout title={`Members · ${p.nav.organization}`} viewer={p.viewer} org={p.nav} notice={p.notice} error={p.error}>
       <h1>Members</h1>
@@ -82,11 +84,15 @@ export function MembersPage(p: {
                 </td>
                 {owner ? (
                   <td>
+                    {m.role === "owner" && owners === 1 ? (
+                      <span class="muted small">the only owner</span>
+                    ) : (
                     <form method="post" action={`${base}/${m.userId}/remove`}>
                       <button type="submit" class="danger" aria-label={`Remove ${m.email}`}>
                         Remove
                       </button>
                     </form>
+                    )}
                   </td>
                 ) : null}
               </tr>

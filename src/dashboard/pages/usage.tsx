@@ -70,7 +70,9 @@ function shiftMonth(month: string, by: number) {
 export function UsagePage(p: { nav: OrgNav; viewer: Viewer; usage: UsageView; current: string }) {
   const u = p.usage;
   const base = `/dashboard/organizations/${p.nav.organizationId}/usage`;
-  const pct = u.included_characters ? Math.min(100, Math.round((u.used_characters / u.included_characters) * 100)) : null;
+  const share = u.included_characters ? (u.used_characters / u.included_characters) * 100 : null;
+  const pct = share === null ? null : Math.min(100, Math.round(share));
+  const pctText = share === null ? "" : share > 0 && share < 1 ? "Less than 1%" : share > 100 ? `${Math.round(share)}%` : `${pct}%`;
   return (
     <Layout title={`Usage · ${p.nav.organization}`} viewer={p.viewer} org={p.nav}>
       <div class="card-head">
@@ -101,7 +103,7 @@ export function UsagePage(p: { nav: OrgNav; viewer: Viewer; usage: UsageView; cu
       </div>
       {pct !== null ? (
         <p>
-          <label for="quota">{pct}% of the included volume used</label>
+          <label for="quota">{pctText} of the included volume used</label>
           <meter id="quota" min={0} max={100} low={80} high={95} optimum={0} value={pct}>
             {pct}%
           </meter>
