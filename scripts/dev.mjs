@@ -7,6 +7,9 @@
  * 3. on an empty database seeds the demo organization, subscription, site and API key
  *    (scripts/seed.mjs), and prints the key with a ready-to-paste curl line (again on
  *    later runs, from `.wrangler/demo-key`);
+ * 3b. prints a one-click dashboard link for the demo owner: a one-time invitation while the
+ *    demo organization has no owner (a fresh database), the sign-in page after; both open
+ *    the demo site (scripts/seed.mjs `demoDashboardLink`);
  * 4. runs `wrangler dev --local`: local mode, because the `[ai]` binding otherwise opens a
  *    remote session that needs a Cloudflare token and fails offline.
  *
@@ -22,7 +25,7 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { constants } from "node:os";
-import { bold, d1Flags, dim, green, prepareLocal, printKey, red, ROOT, SetupError, step, wranglerBin, wranglerNode, yellow } from "./seed.mjs";
+import { bold, d1Flags, demoDashboardLink, dim, green, prepareLocal, printDashboardLink, printKey, red, ROOT, SetupError, step, wranglerBin, wranglerNode, yellow } from "./seed.mjs";
 
 const DEFAULT_PORT = 8787;
 const READY_TIMEOUT_MS = 120_000;
@@ -74,12 +77,14 @@ async function main() {
   const devArgs = ["dev", ...passThrough];
 
   let seed;
+  let dashboardLink;
   let baseUrl;
   let insecure = false;
   if (remote) {
     console.log(yellow("--remote: using remote resources; skipping the local migrations and seed."));
   } else {
     seed = await prepareLocal(d1Flags(passThrough));
+    dashboardLink = await demoDashboardLink(d1Flags(passThrough));
     if (!hasFlag(passThrough, "--local", "-l")) devArgs.push("--local");
     let ip = flagValue(passThrough, "--ip");
     if (ip === undefined) devArgs.push("--ip", (ip = "127.0.0.1"));
@@ -93,6 +98,7 @@ async function main() {
     insecure = flagValue(passThrough, "--local-protocol") === "https";
     baseUrl = port ? `${insecure ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}` : undefined;
     printKey(seed, baseUrl ?? "http://127.0.0.1:<port>", { insecure });
+    printDashboardLink(dashboardLink, baseUrl ?? "http://127.0.0.1:<port>");
   }
 
   step(`starting ${bold(`wrangler ${devArgs.join(" ")}`)}`);
@@ -120,8 +126,11 @@ async function main() {
     process.exitCode = code ?? 128 + (constants.signals[signal] ?? 1);
   });
 
-  if (baseUrl && !insecure && (await waitUntilReady(baseUrl, child)) && seed?.key)
-    console.log(green(`\n✔ transync is ready at ${baseUrl}`) + dim(`   curl -H "Authorization: Bearer ${seed.key}" ${baseUrl}/v1/site\n`));
+  if (baseUrl && !insecure && (await waitUntilReady(baseUrl, child))) {
+    if (seed?.key) console.log(green(`\n✔ transync is ready at ${baseUrl}`) + dim(`   curl -H "Authorization: Bearer ${seed.key}" ${baseUrl}/v1/site`));
+    // Printed again once the server answers, so the link is the last thing on screen.
+    if (dashboardLink) console.log(`${bold("Dashboard:")} ${green(baseUrl + dashboardLink.path)}\n`);
+  }
 }
 
 main().catch((err) => {

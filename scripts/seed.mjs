@@ -244,6 +244,48 @@ export async function seedIfEmpty(flags = []) {
   return { seeded: false, key: saved, siteId: rows[0].site_id };
 }
 
+// ── the demo owner's dashboard link ─────────────────────────────────────────────────────
+
+export const DEMO_OWNER = "owner@demo.example";
+
+/**
+ * The one-click dashboard link for the demo organization's owner. The database says whether
+ * the owner exists: while the demo organization has no owner, a fresh one-time invitation
+ * (7 days, only its SHA-256 stored, as the service does in src/control/people.ts) whose page
+ * asks for a password and then opens the demo site; once an owner exists, the sign-in page,
+ * which also opens the demo site after signing in. Undefined when there is no demo organization.
+ */
+export async function demoDashboardLink(flags = []) {
+  const [[demo]] = await d1(
+    `SELECT o.id AS org_id, (SELECT s.id FROM sites s WHERE s.organization_id = o.id ORDER BY s.id LIMIT 1) AS site_id,
+            (SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = o.id AND m.role = 'owner' ORDER BY m.created_at LIMIT 1) AS owner
+     FROM organizations o WHERE o.name = ${q(DEMO.organization)} ORDER BY o.id LIMIT 1`,
+    { flags },
+  );
+  if (!demo) return undefined;
+  const next = demo.site_id ? `/dashboard/sites/${demo.site_id}` : "/dashboard";
+  if (demo.owner) return { kind: "sign-in", email: demo.owner, path: `/dashboard?next=${encodeURIComponent(next)}` };
+  const token = randomBytes(32).toString("base64url");
+  const hash = createHash("sha256").update(token, "utf8").digest("hex");
+  const now = new Date();
+  const expires = new Date(now.getTime() + 7 * 86_400_000);
+  await d1(
+    `INSERT INTO invitations (organization_id, email, role, token_hash, invited_by, created_at, expires_at)
+     VALUES (${demo.org_id}, ${q(DEMO_OWNER)}, 'owner', ${q(hash)}, NULL, ${q(now.toISOString())}, ${q(expires.toISOString())})`,
+    { flags },
+  );
+  return { kind: "invitation", email: DEMO_OWNER, path: `/dashboard/invitations/${token}?next=${encodeURIComponent(next)}` };
+}
+
+/** The block with the dashboard link. */
+export function printDashboardLink(link, baseUrl) {
+  if (!link) return;
+  console.log(bold("Dashboard"));
+  if (link.kind === "invitation") console.log(`  ${green(baseUrl + link.path)}\n  ${dim(`one click: choose a password for the demo owner ${link.email} and you are in the demo site`)}`);
+  else console.log(`  ${green(baseUrl + link.path)}\n  ${dim(`sign in as ${link.email} (the demo owner)`)}`);
+  console.log("");
+}
+
 export function rel(path) {
   return path.startsWith(ROOT + "/") ? path.slice(ROOT.length + 1) : path;
 }

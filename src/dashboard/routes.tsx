@@ -213,7 +213,7 @@ dashboard.get("/invitations/:token", async (c) => {
   const user = c.get("user");
   const inv = await openInvitation(controlDb(c.env.DB), c.req.param("token"));
   if (!inv) return render(c, <InvitationGonePage viewer={user} />, 404);
-  return render(c, <InvitationPage token={c.req.param("token")} invitation={inv} viewer={user} />);
+  return render(c, <InvitationPage token={c.req.param("token")} invitation={inv} viewer={user} next={c.req.query("next") ?? ""} />);
 });
 
 dashboard.post("/invitations/:token", async (c) => {
@@ -227,14 +227,18 @@ dashboard.post("/invitations/:token", async (c) => {
     if (!(err instanceof ApiError)) throw err;
     const inv = err.status === 422 ? await openInvitation(db, token) : undefined;
     if (!inv) return render(c, <InvitationGonePage viewer={c.get("user")} />, 404);
-    return render(c, <InvitationPage token={token} invitation={inv} viewer={c.get("user")} error={err.detail} />, 422);
+    return render(c, <InvitationPage token={token} invitation={inv} viewer={c.get("user")} error={err.detail} next={str(f, "next")} />, 422);
   }
   const current = c.get("user");
+  // `next` (a dashboard path, e.g. the demo site's page printed by `npm run dev`) is where the person lands.
+  const next = safeNext(str(f, "next"));
+  const landing = (done: string) => `${next}${next.includes("?") ? "&" : "?"}done=${done}`;
   if (accepted.newAccount) {
     setSessionCookie(c, await createSession(db, accepted.userId));
-    return c.redirect("/dashboard?done=joined", 303);
+    return c.redirect(landing("joined"), 303);
   }
-  return c.redirect(current?.userId === accepted.userId ? "/dashboard?done=joined" : "/dashboard?done=joined-sign-in", 303);
+  if (current?.userId === accepted.userId) return c.redirect(landing("joined"), 303);
+  return c.redirect(`/dashboard?done=joined-sign-in&next=${encodeURIComponent(next)}`, 303);
 });
 
 // ------------------------------------------------------------------ a site

@@ -12,6 +12,8 @@ export function InvitationPage(props: {
   viewer?: Viewer | null;
   invitation: { organization: string; email: string; role: Role; expiresAt: string; hasAccount: boolean };
   error?: string | null;
+  /** Where to go once joined (a dashboard path). */
+  next?: string;
 }) {
   const inv = props.invitation;
   return (
@@ -22,6 +24,7 @@ export function InvitationPage(props: {
           You are invited as {ROLE_TEXT[inv.role]}, with the email <strong>{inv.email}</strong>. The link works once, until <Time at={inv.expiresAt} />.
         </p>
         <form method="post" action={`/dashboard/invitations/${props.token}`} class="stack">
+          <input type="hidden" name="next" value={props.next ?? ""} />
           {inv.hasAccount ? (
             <p>You already have an account with this email: accepting adds the organization to it.</p>
           ) : (
