@@ -335,9 +335,10 @@ dashboard.get("/sites/:site_id/units/:key", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   const key = c.req.param("key");
   const stub = siteStub(c.env, a.site.id);
-  const [unit, texts] = await Promise.all([stub.unitStatus(a.site, key, dashboardBase(c)), stub.unitTexts(a.site, key)]);
+  const [unit, texts, site] = await Promise.all([stub.unitStatus(a.site, key, dashboardBase(c)), stub.unitTexts(a.site, key), stub.site(a.site)]);
   const languages = [...new Set([...a.site.targetLanguages.map((t) => t.code), ...unit.languages.map((l) => l.code)])];
-  return render(c, <UnitPage nav={siteNav(a, "units")} viewer={viewer(c)} unit={unit} texts={texts} languages={languages} />);
+  const notWritable = site.target_languages.filter((t) => !t.writable).map((t) => t.code);
+  return render(c, <UnitPage nav={siteNav(a, "units")} viewer={viewer(c)} unit={unit} texts={texts} languages={languages} notWritable={notWritable} />);
 });
 
 // ------------------------------------------------------------------ the review queue

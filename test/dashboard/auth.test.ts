@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
 import { hashPassword, verifyPassword } from "../../src/control/passwords";
 import { acceptInvitation, createInvitation } from "../../src/control/people";
-import { sessions } from "../../src/control/schema";
+import { sessions, users } from "../../src/control/schema";
+import { createSession, sessionUser } from "../../src/control/sessions";
+import { eq } from "drizzle-orm";
 import { dashboardBase } from "../../src/routes/common";
 import { admin, createSite, request } from "../helpers/api";
 import { dash, person } from "./support";
@@ -18,6 +20,25 @@ describe("passwords", () => {
     expect(await verifyPassword("correct horse battery", a)).toBe(true);
     expect(await verifyPassword("correct horse batterY", a)).toBe(false);
     expect(await verifyPassword("correct horse battery", "plain-text")).toBe(false);
+  });
+});
+
+describe("sessions", () => {
+  it("last 14 days and slide: a session used within them is extended, an unused one ends", async () => {
+    const db = controlDb(env.DB);
+    const [user] = await db.insert(users).values({ email: `slide-${Date.now()}@example.com`, passwordHash: "x" }).returning();
+    const day = 86_400_000;
+    const t0 = Date.UTC(2026, 10, 1);
+    const token = await createSession(db, user.id, new Date(t0));
+    const expiry = async () => (await db.select().from(sessions).where(eq(sessions.userId, user.id)).get())!.expiresAt;
+    expect(await expiry()).toBe(new Date(t0 + 14 * day).toISOString());
+    expect(await sessionUser(db, token, new Date(t0 + 0.5 * day))).toMatchObject({ userId: user.id }); // fresh: no write
+    expect(await expiry()).toBe(new Date(t0 + 14 * day).toISOString());
+    expect(await sessionUser(db, token, new Date(t0 + 10 * day))).toMatchObject({ userId: user.id });
+    expect(await expiry()).toBe(new Date(t0 + 24 * day).toISOString());
+    expect(await sessionUser(db, token, new Date(t0 + 23.9 * day))).not.toBeNull();
+    expect(await sessionUser(db, token, new Date(t0 + 23.9 * day + 14 * day + 1))).toBeNull();
+    expect(await sessionUser(db, "not-a-token")).toBeNull();
   });
 });
 

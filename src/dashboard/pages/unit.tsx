@@ -31,7 +31,7 @@ export function Findings(props: { issues: Issue[] | undefined }) {
   );
 }
 
-export function UnitPage(p: { nav: SiteNav; viewer: Viewer; unit: UnitView; texts: UnitTextsView; languages: string[] }) {
+export function UnitPage(p: { nav: SiteNav; viewer: Viewer; unit: UnitView; texts: UnitTextsView; languages: string[]; notWritable?: string[] }) {
   const u = p.unit;
   const texts = new Map(p.texts.segments.map((s) => [s.key, s]));
   return (
@@ -49,7 +49,9 @@ export function UnitPage(p: { nav: SiteNav; viewer: Viewer; unit: UnitView; text
             <tr>
               <th scope="col">Segment (source)</th>
               {p.languages.map((l) => (
-                <th scope="col">{l}</th>
+                <th scope="col">
+                  {l} {p.notWritable?.includes(l) ? <Badge state="stale" label="not writable" /> : null}
+                </th>
               ))}
             </tr>
           </thead>
