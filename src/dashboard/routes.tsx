@@ -18,7 +18,7 @@ import { validationDetail } from "../api/issues";
 import { organizationUsage } from "../billing/usage";
 import { listAudit, recordAudit } from "../control/audit";
 import { controlDb } from "../control/db";
-import { eraseSite } from "../control/erasure";
+import { eraseOrganization, eraseSite } from "../control/erasure";
 import { addTerm, glossaryCsv, listGlossary, parseGlossaryCsv, removeTerm, replaceGlossary } from "../control/glossary";
 import { createKey, listKeys, revokeKey } from "../control/keys";
 import {
@@ -82,6 +82,7 @@ const NOTICES: Record<string, string> = {
   "member-removed": "Member removed.",
   "invitation-withdrawn": "Invitation withdrawn: its link no longer works.",
   "site-deleted": "The site is deleted.",
+  "organization-deleted": "The organization is deleted.",
 };
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
@@ -143,7 +144,10 @@ dashboard.onError(async (err, c) => {
   }
   const user = ctx.get("user") ?? null;
   const v = user ? { email: user.email } : null;
-  if (err instanceof ApiError) return render(ctx, <ErrorPage status={err.status} detail={err.detail} viewer={v} back={c.req.method === "POST" ? c.req.header("referer") : undefined} />, err.status as 404);
+  // After a refused form, "Go back" returns to the page it came from (only ever a dashboard page of this origin).
+  const referer = c.req.method === "POST" ? c.req.header("referer") : undefined;
+  const back = referer?.startsWith(new URL(c.req.url).origin + "/dashboard") ? safeNext(referer.slice(new URL(c.req.url).origin.length)) : undefined;
+  if (err instanceof ApiError) return render(ctx, <ErrorPage status={err.status} detail={err.detail} viewer={v} back={back} />, err.status as 404);
   if (err instanceof HTTPException && err.status === 403)
     return render(ctx, <ErrorPage status={403} detail="This form was sent from another website, so it was refused. Open the dashboard directly and try again." viewer={v} />, 403);
   if (err instanceof HTTPException && err.status === 413) return render(ctx, <ErrorPage status={413} detail="The upload is larger than 10 MB." viewer={v} />, 413);
@@ -592,7 +596,17 @@ dashboard.get("/organizations/:org_id/audit", async (c) => {
   return render(c, <AuditPage nav={orgNav(a, "audit")} viewer={viewer(c)} data={data} actors={actors} cursor={cursorText} />);
 });
 
+dashboard.post("/organizations/:org_id/erase", async (c) => {
+  const a = await orgAccess(c, orgId(c), "owner");
+  if (str(await form(c), "confirm_name").trim() !== a.organization)
+    return render(c, await membersPage(c, a, { error: `confirm_name: type the organization's name exactly (${a.organization}) to delete it.` }), 422);
+  await eraseOrganization(c.env, a.organizationId, a.actor);
+  // Members who belonged to no other organization are gone with it, their sessions too.
+  return c.redirect("/dashboard?done=organization-deleted", 303);
+});
+
 dashboard.all("*", async (c) => {
+  if (c.req.path === "/dashboard/") return c.redirect("/dashboard", 301);
   const user = c.get("user");
   return render(c, <ErrorPage status={404} detail="There is no such page in the dashboard." viewer={user ? { email: user.email } : null} />, 404);
 });

@@ -227,4 +227,31 @@ describe("the same rules as the API", () => {
     expect((await client(doomed.key).get("/v1/site")).status).toBe(401);
     expect((await dash("GET", `/dashboard/sites/${doomed.siteId}`, { cookie: o.cookie })).status).toBe(404);
   });
+
+  it("owners delete the organization after typing its name; its people without another organization leave with it", async () => {
+    const doomed = await createSite({ name: "Org-doomed site" });
+    const o = await person(doomed.orgId, "owner");
+    const a = await person(doomed.orgId, "admin");
+    const orgName = /<strong>([^<]+)<\/strong><\/p>\s*<nav aria-label="Organization"|› <strong>([^<]+)<\/strong>/.exec((await dash("GET", `/dashboard/organizations/${doomed.orgId}/members`, { cookie: o.cookie })).html);
+    const name = orgName?.[1] ?? orgName?.[2];
+    expect(name).toBeDefined();
+    expect((await dash("POST", `/dashboard/organizations/${doomed.orgId}/erase`, { cookie: a.cookie, form: { confirm_name: name! } })).status).toBe(403);
+    expect((await dash("POST", `/dashboard/organizations/${doomed.orgId}/erase`, { cookie: o.cookie, form: { confirm_name: "wrong" } })).status).toBe(422);
+    const erased = await dash("POST", `/dashboard/organizations/${doomed.orgId}/erase`, { cookie: o.cookie, form: { confirm_name: name! } });
+    expect(erased.status).toBe(303);
+    expect((await client(doomed.key).get("/v1/site")).status).toBe(401);
+    expect((await dash("GET", `/dashboard/sites/${doomed.siteId}`, { cookie: o.cookie })).status).toBe(303); // signed out: the account left with it
+  });
+});
+
+describe("small things", () => {
+  it("/dashboard/ redirects to /dashboard; a refused form links back only to a dashboard page", async () => {
+    const slash = await dash("GET", "/dashboard/");
+    expect(slash.status).toBe(301);
+    expect(slash.location).toBe("/dashboard");
+    const back = await dash("POST", `/dashboard/sites/${site.siteId}/keys`, { cookie: editor.cookie, form: { name: "x" }, headers: { referer: `https://api.test/dashboard/sites/${site.siteId}` } });
+    expect(back.html).toContain(`href="/dashboard/sites/${site.siteId}"`);
+    const evil = await dash("POST", `/dashboard/sites/${site.siteId}/keys`, { cookie: editor.cookie, form: { name: "x" }, headers: { referer: "javascript:alert(1)" } });
+    expect(evil.html).not.toContain("javascript:");
+  });
 });

@@ -139,6 +139,22 @@ export function MembersPage(p: {
           <Empty title="No open invitations." />
         )}
       </section>
+      {owner ? (
+        <section class="card danger-zone" aria-labelledby="danger">
+          <h2 id="danger">Delete this organization</h2>
+          <p>
+            Erases every site of {p.nav.organization} with its content, translations, keys and glossary, and removes its members and invitations. Usage records stay for billing.
+            Type the organization's name, <strong>{p.nav.organization}</strong>, to confirm.
+          </p>
+          <form method="post" action={`/dashboard/organizations/${p.nav.organizationId}/erase`} class="inline">
+            <label for="confirm_name">Organization name</label>
+            <input id="confirm_name" name="confirm_name" required autocomplete="off" />
+            <button type="submit" class="danger">
+              Delete organization
+            </button>
+          </form>
+        </section>
+      ) : null}
     </Layout>
   );
 }
