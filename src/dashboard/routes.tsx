@@ -259,7 +259,8 @@ dashboard.get("/sites/:site_id", async (c) => {
   const startedNotice = started
     ? started.status === "queued" || started.status === "running"
       ? `Job #${started.id} is ${started.status}. It runs in the background; refresh this page to follow it.`
-      : `Job #${started.id} ${started.status === "succeeded" ? "finished" : started.status}: ${started.done_segments} of ${started.estimated_segments} segments translated.`
+      : `Job #${started.id} ${started.status === "succeeded" ? "finished" : started.status}: ${started.done_segments} of ${started.estimated_segments} segments translated` +
+        (started.qa_failed_segments ? `, ${started.qa_failed_segments} of them held back for review.` : ".")
     : null;
   return render(
     c,
