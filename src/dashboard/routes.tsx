@@ -389,7 +389,7 @@ dashboard.post("/sites/:site_id/keys", async (c) => {
   if (!parsed.success) throw new ApiError(422, validationDetail(parsed.error));
   const db = controlDb(c.env.DB);
   const created = await createKey(db, a.site.id, parsed.data.name);
-  await recordAudit(db, { organizationId: a.organizationId, actor: a.actor, action: "key.create", target: `key:${created.id}`, detail: { site_id: a.site.id, name: created.name } });
+  await recordAudit(db, { organizationId: a.organizationId, actor: a.actor, action: "key.create", target: `site:${a.site.id}`, detail: { key_id: created.id, name: created.name } });
   // Rendered, not redirected: the key is shown this once and never stored.
   const keys = await listKeys(db, a.site.id);
   return render(c, <KeysPage nav={siteNav(a, "keys")} viewer={viewer(c)} keys={keys} created={{ name: created.name, key: created.key }} />);
@@ -400,7 +400,7 @@ dashboard.post("/sites/:site_id/keys/:key_id/revoke", async (c) => {
   const keyId = id(c.req.param("key_id"));
   const db = controlDb(c.env.DB);
   await revokeKey(db, a.site.id, keyId);
-  await recordAudit(db, { organizationId: a.organizationId, actor: a.actor, action: "key.revoke", target: `key:${keyId}`, detail: { site_id: a.site.id } });
+  await recordAudit(db, { organizationId: a.organizationId, actor: a.actor, action: "key.revoke", target: `site:${a.site.id}`, detail: { key_id: keyId } });
   return c.redirect(`/dashboard/sites/${a.site.id}/keys?done=key-revoked`, 303);
 });
 

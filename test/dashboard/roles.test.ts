@@ -147,7 +147,7 @@ describe("the same rules as the API", () => {
     expect(started.location).toBe(`/dashboard/sites/${site.siteId}?started=${job.id}`);
     while (await runDurableObjectAlarm(env.SITE.getByName(String(site.siteId))));
     const overview = await dash("GET", started.location!, { cookie: editor.cookie });
-    expect(overview.html).toContain(`Job #${job.id} finished: 2 of 2 segments translated.`);
+    expect(overview.html).toContain(`Job #${job.id} finished: 2 of 2 segments translated, 1 of them held back for review.`);
 
     const unpaid = await createSite({ plan: null });
     const p = await person(unpaid.orgId, "editor");
