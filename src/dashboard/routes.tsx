@@ -322,12 +322,18 @@ dashboard.post("/sites/:site_id/jobs/:job_id/cancel", async (c) => {
 
 dashboard.get("/sites/:site_id/units", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
-  const filters = { prefix: (c.req.query("prefix") ?? "").slice(0, 500), language: (c.req.query("language") ?? "").slice(0, 35), cursor: (c.req.query("cursor") ?? "").slice(0, 2000) };
-  const data = await siteStub(c.env, a.site.id).unitsWithWork(
-    a.site,
-    { prefix: filters.prefix, language: filters.language || undefined, cursor: filters.cursor || undefined, limit: 50 },
-    dashboardBase(c),
-  );
+  const filters = {
+    prefix: (c.req.query("prefix") ?? "").slice(0, 500),
+    language: (c.req.query("language") ?? "").slice(0, 35),
+    cursor: (c.req.query("cursor") ?? "").slice(0, 2000),
+    show: c.req.query("show") === "all" ? ("all" as const) : ("work" as const),
+  };
+  const stub = siteStub(c.env, a.site.id);
+  // "All units" lists every unit; a language narrows to units with work in it, so it uses the API's list.
+  const data =
+    filters.show === "all" && !filters.language
+      ? await stub.listUnits(a.site, { prefix: filters.prefix, cursor: filters.cursor || undefined, limit: 50 })
+      : await stub.unitsWithWork(a.site, { prefix: filters.prefix, language: filters.language || undefined, cursor: filters.cursor || undefined, limit: 50 }, dashboardBase(c));
   return render(c, <UnitsPage nav={siteNav(a, "units")} viewer={viewer(c)} data={data} filters={filters} languages={a.site.targetLanguages.map((t) => t.code)} />);
 });
 

@@ -22,6 +22,7 @@ import { capabilities, siteTargets } from "./settings";
 import { siteStatus, unitStatus, unitsWithWork, type Links } from "./status";
 import { Store } from "./store";
 import { deleteUnit, pushUnit } from "./sync";
+import { listUnits } from "./unit-list";
 import { unitTexts } from "./unit-texts";
 
 /** Key-value entry left by `erase()`. */
@@ -148,6 +149,11 @@ export class SiteObject extends DurableObject<Env> {
 
   async unitStatus(settings: SiteSettings, externalKey: string, dashboardUrl?: string) {
     return this.call(settings, (settings) => unitStatus(this.store, settings, this.links(settings, dashboardUrl), externalKey));
+  }
+
+  /** The dashboard's Units page with every unit (GET /v1/units lists only those with work). */
+  async listUnits(settings: SiteSettings, query: { prefix: string; cursor?: string; limit: number }) {
+    return this.call(settings, (settings) => listUnits(this.store, settings, query));
   }
 
   /** The dashboard's unit page: each segment's source and per-language text (states and QA come from unitStatus). */

@@ -244,6 +244,25 @@ describe("the same rules as the API", () => {
   });
 });
 
+describe("units", () => {
+  it("lists units that need work by default, every unit with show=all", async () => {
+    const s = await createSite({ name: "Units site" });
+    const e = await person(s.orgId, "editor");
+    const c = client(s.key);
+    await c.put("/v1/units", unit("page:done", [{ key: "t", text: "Hi", translations: { de: "Hallo", fr: "Salut" } }]));
+    await c.put("/v1/units", unit("page:todo", [{ key: "t", text: "Bye" }]));
+    const work = await dash("GET", `/dashboard/sites/${s.siteId}/units`, { cookie: e.cookie });
+    expect(work.html).toContain("page:todo");
+    expect(work.html).not.toContain("page:done");
+    const all = await dash("GET", `/dashboard/sites/${s.siteId}/units?show=all`, { cookie: e.cookie });
+    expect(all.html).toContain("page:todo");
+    expect(all.html).toMatch(/page:done[\s\S]*<strong>de<\/strong>:\s*up to date/);
+    const paged = await dash("GET", `/dashboard/sites/${s.siteId}/units?show=all&prefix=page:d`, { cookie: e.cookie });
+    expect(paged.html).toContain("page:done");
+    expect(paged.html).not.toContain("page:todo");
+  });
+});
+
 describe("small things", () => {
   it("/dashboard/ redirects to /dashboard; a refused form links back only to a dashboard page", async () => {
     const slash = await dash("GET", "/dashboard/");

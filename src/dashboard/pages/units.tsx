@@ -12,28 +12,46 @@ export interface UnitsView {
   next_cursor: string | null;
 }
 
-export function UnitsPage(p: { nav: SiteNav; viewer: Viewer; data: UnitsView; filters: { prefix: string; language: string; cursor: string }; languages: string[] }) {
+export function UnitsPage(p: { nav: SiteNav; viewer: Viewer; data: UnitsView; filters: { prefix: string; language: string; cursor: string; show: "work" | "all" }; languages: string[] }) {
   const base = `/dashboard/sites/${p.nav.siteId}/units`;
   const qs = (extra: Record<string, string>) => {
     const q = new URLSearchParams();
     if (p.filters.prefix) q.set("prefix", p.filters.prefix);
     if (p.filters.language) q.set("language", p.filters.language);
+    if (p.filters.show === "all") q.set("show", "all");
     for (const [k, v] of Object.entries(extra)) q.set(k, v);
     const s = q.toString();
     return s ? `${base}?${s}` : base;
   };
-  const filtered = !!(p.filters.prefix || p.filters.language);
+  const filtered = !!(p.filters.prefix || p.filters.language || p.filters.show === "all");
+  const all = p.filters.show === "all";
   return (
     <Layout title={`Units · ${p.nav.siteName}`} viewer={p.viewer} site={p.nav}>
-      <h1>Units that need work</h1>
-      <p class="muted">Pages, posts and other content whose translations are missing, outdated, in review or held back. Open a unit for its segment × language matrix.</p>
+      <h1>{all ? "All units" : "Units that need work"}</h1>
+      <p class="muted">
+        {all
+          ? "Every page, post and other piece of content the connector pushed, by key."
+          : "Pages, posts and other content whose translations are missing, outdated, in review or held back."}{" "}
+        Open a unit for its segment × language matrix.
+      </p>
       <form method="get" action={base} class="filters" role="search">
         <div>
           <label for="prefix">Key starts with</label>
           <input id="prefix" name="prefix" value={p.filters.prefix} placeholder="post:" />
         </div>
         <div>
-          <label for="language">Language</label>
+          <label for="show">Show</label>
+          <select id="show" name="show">
+            <option value="work" selected={!all}>
+              Units that need work
+            </option>
+            <option value="all" selected={all}>
+              All units
+            </option>
+          </select>
+        </div>
+        <div>
+          <label for="language">Work in language</label>
           <select id="language" name="language">
             <option value="">All languages</option>
             {p.languages.map((l) => (
@@ -83,7 +101,9 @@ export function UnitsPage(p: { nav: SiteNav; viewer: Viewer; data: UnitsView; fi
                 <td>
                   {u.languages.map((l) => (
                     <div class="small">
-                      <strong>{l.code}</strong>: {[l.missing ? `${l.missing} missing` : "", l.stale ? `${l.stale} outdated` : "", l.review ? `${l.review} in review` : ""].filter(Boolean).join(", ")}
+                      <strong>{l.code}</strong>:{" "}
+                      {[l.missing ? `${l.missing} missing` : "", l.stale ? `${l.stale} outdated` : "", l.review ? `${l.review} in review` : ""].filter(Boolean).join(", ") ||
+                        (l.attention ? "" : "up to date")}
                       {l.attention ? (
                         <>
                           {" "}
@@ -104,7 +124,12 @@ export function UnitsPage(p: { nav: SiteNav; viewer: Viewer; data: UnitsView; fi
         </table>
       ) : (
         <Empty title={filtered ? "No unit matches these filters." : "Every unit is up to date."}>
-          <p>{filtered ? "Clear the filters to see every unit that needs work." : "When the connector pushes new or changed content, it shows up here until it is translated."}</p>
+          <p>
+            {filtered
+              ? "Clear the filters to see every unit that needs work."
+              : "When the connector pushes new or changed content, it shows up here until it is translated."}{" "}
+            {all ? null : <a href={`${base}?show=all`}>Show all units</a>}
+          </p>
         </Empty>
       )}
       <Pager next={p.data.next_cursor} href={(c) => qs({ cursor: c })} first={p.filters.cursor ? qs({}) : null} />
