@@ -637,7 +637,7 @@ export type components = {
              * @default plain
              * @enum {string}
              */
-            format: "plain" | "html" | "markdown" | "rich_text";
+            format?: "plain" | "html" | "markdown" | "rich_text";
             field?: string | null;
             kind?: string | null;
             max_length?: number | null;
@@ -674,7 +674,7 @@ export type components = {
             missing: number;
             attention: number;
             /** @default  */
-            attention_url: string;
+            attention_url?: string;
         };
         UnitsWorkOut: {
             units: components["schemas"]["UnitWorkOut"][];
@@ -700,7 +700,7 @@ export type components = {
             missing: number;
             attention: number;
             /** @default  */
-            attention_url: string;
+            attention_url?: string;
         };
         UnitStatusOut: {
             external_key: string;
@@ -717,7 +717,7 @@ export type components = {
             languages: components["schemas"]["LanguageCountsOut"][];
             segments: components["schemas"]["SegmentStatusOut"][];
             /** @default  */
-            dashboard_url: string;
+            dashboard_url?: string;
         };
         SegmentStatusOut: {
             key: string;
@@ -765,7 +765,7 @@ export type components = {
             languages: string[];
             units?: string[] | null;
             /** @default  */
-            prefix: string;
+            prefix?: string;
             force: boolean;
             estimated_segments: number;
             estimated_characters: number;
@@ -811,16 +811,16 @@ export type components = {
              * @default delta
              * @enum {string}
              */
-            type: "delta" | "translate";
+            type?: "delta" | "translate";
             units?: string[] | null;
             prefix?: string | null;
             languages?: string[] | null;
             /** @default false */
-            force: boolean;
+            force?: boolean;
             /** @default false */
-            confirm: boolean;
+            confirm?: boolean;
             /** @default false */
-            estimate_only: boolean;
+            estimate_only?: boolean;
         };
         UsageOut: {
             plan: string | null;
@@ -4816,6 +4816,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     getApiReference: {
@@ -4834,6 +4848,20 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };

@@ -8,6 +8,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import { DOCUMENT_CONFIG, fixNullableRefs } from "../api/openapi";
 import type { App } from "../context";
+import { authErrors } from "./common";
 
 export const SCALAR_SCRIPT = "/vendor/scalar/standalone.js";
 
@@ -32,6 +33,7 @@ export function registerDocument(app: OpenAPIHono<App>, version: string) {
     security: [],
     responses: {
       200: { description: "The document", content: { "application/json": { schema: { type: "object", additionalProperties: true } } } },
+      500: authErrors[500],
     },
   });
   app.openAPIRegistry.registerPath({
@@ -42,7 +44,7 @@ export function registerDocument(app: OpenAPIHono<App>, version: string) {
     description: "An HTML page that renders this document for people (Scalar). Public.",
     tags: ["site"],
     security: [],
-    responses: { 200: { description: "The reference page", content: { "text/html": { schema: { type: "string" } } } } },
+    responses: { 200: { description: "The reference page", content: { "text/html": { schema: { type: "string" } } } }, 500: authErrors[500] },
   });
 
   // Generated once per isolate: the routes do not change after start-up.
