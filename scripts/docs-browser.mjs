@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `node scripts/docs-browser.mjs [screenshot.png]`: checks the API reference page as a person
- * sees it. Starts `wrangler dev --local` on a free loopback port (fresh state directory), opens
+ * `node scripts/docs-browser.mjs [screenshot.png] [--url http://127.0.0.1:8787]`: checks the API
+ * reference page as a person sees it. Starts `wrangler dev --local` on a free loopback port
+ * (fresh state directory) unless --url names a running one, opens
  * /v1/docs in headless Chromium (playwright-core; `chromium` from the system, as the dashboard's
  * end-to-end tests use), waits until the operations of the served document are rendered, fails
  * if the page asked any other host for anything (it must work without a CDN), and saves a
@@ -15,7 +16,10 @@ import { dirname, join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { ROOT, wranglerBin, wranglerNode } from "./seed.mjs";
 
-const shot = resolve(process.argv[2] ?? join(ROOT, ".wrangler/docs.png"));
+const args = process.argv.slice(2);
+const urlAt = args.indexOf("--url");
+const given = urlAt >= 0 ? args.splice(urlAt, 2)[1] : undefined;
+const shot = resolve(args[0] ?? join(ROOT, ".wrangler/docs.png"));
 const executablePath = process.env.CHROMIUM ?? execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"], { encoding: "utf8" }).trim();
 
 const freePort = () =>
@@ -29,16 +33,18 @@ const freePort = () =>
   });
 
 const state = mkdtempSync(join(tmpdir(), "transync-docs-"));
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-const child = spawn(
-  wranglerNode(),
-  [wranglerBin(), "dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", state, "--log-level", "warn"],
-  { cwd: ROOT, detached: true, stdio: "ignore", env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" } },
-);
+const port = given ? 0 : await freePort();
+const base = given?.replace(/\/+$/, "") ?? `http://127.0.0.1:${port}`;
+const child = given
+  ? undefined
+  : spawn(
+      wranglerNode(),
+      [wranglerBin(), "dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", state, "--log-level", "warn"],
+      { cwd: ROOT, detached: true, stdio: "ignore", env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" } },
+    );
 const stop = () => {
   try {
-    process.kill(-child.pid, "SIGTERM");
+    if (child) process.kill(-child.pid, "SIGTERM");
   } catch {
     // gone
   }
