@@ -72,9 +72,14 @@ try {
   });
   const errors = [];
   page.on("pageerror", (err) => errors.push(String(err)));
+  page.on("response", (r) => {
+    if (r.status() >= 400) errors.push(`${r.status()} ${r.url()}`);
+  });
   const res = await page.goto(`${base}/v1/docs`, { waitUntil: "networkidle" });
   if (res?.status() !== 200) throw new Error(`/v1/docs answered ${res?.status()}`);
-  await page.getByText("Push a unit's current source state").first().waitFor({ timeout: 60_000 });
+  // The document's title and its first tag's operations (the first tag is open by default).
+  await page.getByText("Transync: hosted translation synchronisation").first().waitFor({ timeout: 60_000 });
+  await page.getByText("Introduce the connector").first().waitFor({ timeout: 60_000 });
   await page.waitForTimeout(1_000);
   mkdirSync(dirname(shot), { recursive: true });
   await page.screenshot({ path: shot });

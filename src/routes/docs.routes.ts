@@ -55,14 +55,20 @@ export function registerDocument(app: OpenAPIHono<App>, version: string) {
   });
   app.get(
     "/v1/docs",
-    Scalar({
+    Scalar((c) => ({
       url: "/v1/openapi.json",
+      // "Try it" sends to the service that serves the page (the document's own servers are a
+      // production placeholder and the default local address).
+      servers: [{ url: new URL(c.req.url).origin, description: "This service" }],
       cdn: SCALAR_SCRIPT,
       pageTitle: "Transync API reference",
       withDefaultFonts: false,
       telemetry: false,
-      hideClientButton: false,
       defaultOpenAllTags: false,
-    }),
+      showDeveloperTools: "never",
+      // The hosted AI agent and MCP generator send the document to Scalar's services: off.
+      agent: { disabled: true },
+      ...({ mcp: { disabled: true } } as object),
+    })),
   );
 }
