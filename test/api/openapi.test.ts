@@ -11,7 +11,7 @@ import checkedIn from "../../client/openapi.json";
 import { TAGS } from "../../src/api/openapi";
 import { SCALAR_SCRIPT } from "../../src/routes/docs.routes";
 import { request } from "../helpers/api";
-import { servedDocument } from "../helpers/openapi";
+import { servedDocument, undocumented } from "../helpers/openapi";
 
 type Json = any;
 const PUBLIC = new Set(["getHealth", "getOpenApiDocument", "getApiReference"]);
@@ -125,6 +125,38 @@ describe("the OpenAPI document", () => {
     expect(accepts("BatchItemOut", { external_key: "post:1", ok: false, result: { nonsense: 1 }, error: null })).toBe(false);
     expect(accepts("BillingErrorOut", { detail: "No subscription.", code: "subscription_required", estimate: null })).toBe(true);
     expect(accepts("UnitsWorkOut", { units: [], next_cursor: null })).toBe(true);
+  });
+});
+
+describe("the check every API test's answers go through (test/helpers/openapi.ts)", () => {
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
+    status,
+    headers: new Headers({ "content-type": "application/json", ...headers }),
+    text: JSON.stringify(body),
+  });
+  const sync = { external_key: "post:1", unit_created: true, added: 1, changed: 0, removed: 0, unchanged: 0, stale_translations: 0, imported_translations: 0, fingerprint_mismatches: [] };
+  const url = (path: string) => `https://api.test${path}`;
+
+  it("accepts documented answers", async () => {
+    expect(await undocumented("PUT", url("/v1/units"), json(200, sync))).toBeUndefined();
+    expect(await undocumented("PUT", url("/v1/units/batch"), json(200, { results: [{ external_key: "x", ok: false, result: null, error: "bad" }] }))).toBeUndefined();
+    expect(await undocumented("DELETE", url("/v1/units/post:1"), { status: 204, headers: new Headers(), text: "" })).toBeUndefined();
+    expect(await undocumented("GET", url("/v1/site"), json(401, { detail: "no" }, { "www-authenticate": "Bearer" }))).toBeUndefined();
+    expect(await undocumented("GET", url("/v1/nothing"), json(404, { detail: "No such endpoint" }))).toBeUndefined();
+    expect(await undocumented("GET", url("/dashboard/whatever"), { status: 200, headers: new Headers({ "content-type": "text/html" }), text: "<p>" })).toBeUndefined();
+  });
+
+  it("refuses a status, a field, a type, a body, a header or a path the document does not describe", async () => {
+    expect(await undocumented("PUT", url("/v1/units"), json(418, { detail: "teapot" }))).toMatch(/status 418 is not documented for pushUnit/);
+    expect(await undocumented("PUT", url("/v1/units"), json(200, { ...sync, secret: 1 }))).toMatch(/pushUnit 200.*secret/);
+    expect(await undocumented("PUT", url("/v1/units"), json(200, { ...sync, added: "1" }))).toMatch(/#\/added/);
+    expect(await undocumented("PUT", url("/v1/units/batch"), json(200, { results: [{ external_key: "x", ok: true, result: { nope: 1 }, error: null }] }))).toMatch(/pushBatch 200/);
+    expect(await undocumented("GET", url("/v1/site"), json(401, { detail: "no" }))).toMatch(/WWW-Authenticate is missing/);
+    expect(await undocumented("POST", url("/v1/jobs"), json(402, { detail: "pay" }))).toMatch(/#.*code/);
+    expect(await undocumented("DELETE", url("/v1/units/post:1"), json(204, { deleted: true }))).toMatch(/documents no body/);
+    expect(await undocumented("GET", url("/v1/status"), { status: 200, headers: new Headers({ "content-type": "text/plain" }), text: "ok" })).toMatch(/content type "text\/plain"/);
+    expect(await undocumented("GET", url("/v1/nothing"), json(200, {}))).toMatch(/not in the document/);
+    expect(await undocumented("PATCH", url("/v1/units"), json(405, { message: "no" }))).toMatch(/ErrorOut/);
   });
 });
 
