@@ -1,17 +1,30 @@
-/** HTTP through the Worker (Miniflare's dispatchFetch) and provisioning through the admin API. */
-import { ADMIN_TOKEN } from "./runtime.mjs";
+/**
+ * HTTP through the Worker (Miniflare's dispatchFetch) with the generated API client (client/),
+ * and provisioning through the admin API.
+ */
+import { createTransyncClient } from "../client/index.js";
+import { ADMIN_TOKEN, MiniflareRequest } from "./runtime.mjs";
 
 const BASE = "https://api.bench";
+const clients = new WeakMap();
+
+/** The generated client for one Miniflare instance and key, sending through dispatchFetch. */
+function clientFor(mf, key) {
+  let byKey = clients.get(mf);
+  if (!byKey) clients.set(mf, (byKey = new Map()));
+  let api = byKey.get(key ?? "");
+  if (!api) byKey.set(key ?? "", (api = createTransyncClient({ baseUrl: BASE, key, Request: MiniflareRequest, fetch: (request) => mf.dispatchFetch(request) })));
+  return api;
+}
+
+/** A body given as a ready JSON string is sent as it is (the push scenarios build theirs once). */
+const asJson = (body) => (typeof body === "string" ? body : JSON.stringify(body));
 
 /** Calls the Worker; `body` may be an object (sent as JSON) or a ready string. Throws unless 2xx. */
 export async function call(mf, method, path, { key, body } = {}) {
-  const headers = {};
-  if (key) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await mf.dispatchFetch(BASE + path, { method, headers, body: typeof body === "string" || body === undefined ? body : JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
-  return text ? JSON.parse(text) : null;
+  const { data, error, response } = await clientFor(mf, key).request(method, path, { body, bodySerializer: asJson });
+  if (response.status < 200 || response.status > 299) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(error ?? null).slice(0, 500)}`);
+  return data ?? null;
 }
 
 let sites = 0;

@@ -12,7 +12,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // Not dependencies of the project itself: esbuild comes with wrangler, Miniflare with wrangler
 // and the vitest plugin. Imported by path so the bench adds no dependency.
 const { build } = await import(path.join(root, "node_modules/esbuild/lib/main.js"));
-const { Miniflare, convertV4MiniflareOptions } = await import(path.join(root, "node_modules/miniflare/dist/src/index.js"));
+const { Miniflare, convertV4MiniflareOptions, Request: MiniflareRequest } = await import(path.join(root, "node_modules/miniflare/dist/src/index.js"));
+/** Miniflare's own Request class: dispatchFetch takes its requests (the generated client builds them with it). */
+export { MiniflareRequest };
 
 export const ADMIN_TOKEN = "bench-admin-token";
 

@@ -14,6 +14,7 @@
  * Every run pushes its own units (keys end in a run id), so the demo can be replayed on the
  * same database; the job is a `translate` job over exactly those units.
  */
+import { createTransyncClient } from "../client/index.js";
 import { bold, cyan, DEMO_KEY_FILE, dim, green, readDemoKey, red, rel, yellow } from "./seed.mjs";
 
 const HELP = `Usage: npm run demo [-- --url http://127.0.0.1:8787] [--key tsk_…]
@@ -39,36 +40,31 @@ function parseArgs(argv) {
 
 class DemoError extends Error {}
 
-/** A tiny connector-side HTTP client that logs each call. */
+/**
+ * The connector's HTTP layer: the generated client (client/, openapi-fetch over the types of
+ * the OpenAPI document) with each call logged. `init` is openapi-fetch's: `{ params, body }`.
+ */
 function connector(baseUrl, key) {
-  return async function call(method, path, body, { expect = [200], quiet = false } = {}) {
+  const api = createTransyncClient({ baseUrl, key });
+  return async function call(method, path, init = {}, { expect = [200], quiet = false } = {}) {
     const started = performance.now();
     let res;
     try {
-      res = await fetch(baseUrl + path, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-        body: body !== undefined ? JSON.stringify(body) : undefined,
-        signal: AbortSignal.timeout(30_000),
-      });
+      res = await api.request(method.toLowerCase(), path, { ...init, signal: AbortSignal.timeout(30_000) });
     } catch (err) {
       throw new DemoError(`${method} ${path}: cannot reach ${baseUrl} (${err.cause?.code ?? err.cause?.errors?.[0]?.code ?? err.cause?.message ?? err.message}). Is \`npm run dev\` running?`);
     }
-    const text = await res.text();
-    let json = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = text;
-    }
+    const { response } = res;
+    const json = res.data ?? res.error ?? null;
+    const shown = response.url ? new URL(response.url).pathname + new URL(response.url).search : path;
     const ms = Math.round(performance.now() - started);
-    if (!quiet) console.log(dim(`  → ${method} ${path} ${res.status} (${ms} ms)`));
-    if (!expect.includes(res.status)) {
-      const detail = json?.detail ?? text.slice(0, 500);
-      if (res.status === 401) throw new DemoError(`${method} ${path}: 401 ${detail}\n  The key is not valid on ${baseUrl}: pass --key, or run \`npm run dev\` on an empty database to seed one.`);
-      throw new DemoError(`${method} ${path}: expected ${expect.join("/")}, got ${res.status}: ${detail}`);
+    if (!quiet) console.log(dim(`  → ${method} ${decodeURIComponent(shown)} ${response.status} (${ms} ms)`));
+    if (!expect.includes(response.status)) {
+      const detail = json?.detail ?? JSON.stringify(json)?.slice(0, 500);
+      if (response.status === 401) throw new DemoError(`${method} ${path}: 401 ${detail}\n  The key is not valid on ${baseUrl}: pass --key, or run \`npm run dev\` on an empty database to seed one.`);
+      throw new DemoError(`${method} ${path}: expected ${expect.join("/")}, got ${response.status}: ${detail}`);
     }
-    return { status: res.status, body: json };
+    return { status: response.status, body: json };
   };
 }
 
@@ -197,7 +193,7 @@ async function main() {
     capabilities: ["qa_errors", "whole_unit"],
   };
   console.log(dim(`  sends ${JSON.stringify(hello)}`));
-  const hs = (await call("POST", "/v1/handshake", hello)).body;
+  const hs = (await call("POST", "/v1/handshake", { body: hello })).body;
   console.log(`  writable languages: ${hs.target_languages.filter((t) => t.writable).map((t) => t.code).join(", ") || red("none")}`);
   console.log(`  capabilities understood: ${hs.capabilities.join(", ") || "none"}; qa_mode ${hs.qa_mode}, review_mode ${hs.review_mode}`);
   for (const w of hs.warnings) console.log(yellow(`  warning: ${w}`));
@@ -206,25 +202,25 @@ async function main() {
 
   heading("Push sample content (PUT /v1/units/batch)");
   for (const u of units) console.log(`  ${bold(u.external_key)}: ${u.segments.map((s) => `${s.key} [${s.format}]`).join(", ")}`);
-  const batch = (await call("PUT", "/v1/units/batch", { units })).body;
+  const batch = (await call("PUT", "/v1/units/batch", { body: { units } })).body;
   table(
     ["unit", "ok", "created", "added", "changed", "removed", "unchanged", "stale"],
     batch.results.map((r) => [r.external_key, r.ok ? green("yes") : red(`no: ${r.error}`), r.result?.unit_created ?? "", r.result?.added ?? "", r.result?.changed ?? "", r.result?.removed ?? "", r.result?.unchanged ?? "", r.result?.stale_translations ?? ""]),
   );
   if (batch.results.some((r) => !r.ok)) throw new DemoError("the service refused a sample unit (see above).");
-  const again = (await call("PUT", "/v1/units", units[1], { quiet: true })).body;
+  const again = (await call("PUT", "/v1/units", { body: units[1] }, { quiet: true })).body;
   console.log(`  pushing ${units[1].external_key} again unchanged is a no-op: added ${again.added}, changed ${again.changed}, unchanged ${again.unchanged}`);
 
   heading("State before translation (GET /v1/units/{key}/status, GET /v1/status)");
   const unitKey = units[0].external_key;
-  const enc = encodeURIComponent;
-  printUnitStatus("before", (await call("GET", `/v1/units/${enc(unitKey)}/status`)).body, formats);
+  const unitStatus = (external_key, opts) => call("GET", "/v1/units/{external_key}/status", { params: { path: { external_key } } }, opts);
+  printUnitStatus("before", (await unitStatus(unitKey)).body, formats);
   const statusBefore = (await call("GET", "/v1/status")).body;
   printSiteStatus(statusBefore);
 
   const jobBody = { type: "translate", units: units.map((u) => u.external_key) };
   heading("Estimate (POST /v1/jobs, estimate_only)");
-  const est = (await call("POST", "/v1/jobs", { ...jobBody, estimate_only: true })).body;
+  const est = (await call("POST", "/v1/jobs", { body: { ...jobBody, estimate_only: true } })).body;
   console.log(`  ${est.estimated_segments} segments into ${est.languages.join(", ")}: ${est.estimated_characters} billable characters, ${est.estimated_tm_segments} from the translation memory`);
   const c = est.cost;
   console.log(
@@ -233,14 +229,14 @@ async function main() {
   );
 
   heading("Start the job (POST /v1/jobs, confirm true) and poll it (GET /v1/jobs/{id})");
-  let job = (await call("POST", "/v1/jobs", { ...jobBody, confirm: true }, { expect: [202] })).body;
+  let job = (await call("POST", "/v1/jobs", { body: { ...jobBody, confirm: true } }, { expect: [202] })).body;
   console.log(`  job ${job.id} ${job.status}: ${job.type} of ${job.units?.length ?? 0} units into ${job.languages.join(", ")}, ${job.estimated_segments} segments estimated`);
   const deadline = Date.now() + JOB_TIMEOUT_MS;
   let last = "";
   while (["queued", "running"].includes(job.status)) {
     if (Date.now() > deadline) throw new DemoError(`job ${job.id} still ${job.status} after ${JOB_TIMEOUT_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 400));
-    job = (await call("GET", `/v1/jobs/${job.id}`, undefined, { quiet: true })).body;
+    job = (await call("GET", "/v1/jobs/{job_id}", { params: { path: { job_id: job.id } } }, { quiet: true })).body;
     const line = `${job.status}: ${job.done_segments}/${job.estimated_segments} done, ${job.failed_segments} failed`;
     if (line !== last) console.log(`  … ${line}`);
     last = line;
@@ -257,7 +253,7 @@ async function main() {
   let cursor = null;
   let page = 0;
   do {
-    const res = (await call("GET", `/v1/results?limit=${RESULTS_PAGE}${cursor ? `&cursor=${enc(cursor)}` : ""}`)).body;
+    const res = (await call("GET", "/v1/results", { params: { query: { limit: RESULTS_PAGE, ...(cursor ? { cursor } : {}) } } })).body;
     page++;
     results.push(...res.results);
     cursor = res.next_cursor;
@@ -271,11 +267,11 @@ async function main() {
   const unitResults = results.filter((r) => r.unit === unitKey);
 
   heading("Acknowledge (POST /v1/results/ack): the connector wrote them as drafts");
-  const ack = (await call("POST", "/v1/results/ack", { ids: results.map((r) => r.id) })).body;
+  const ack = (await call("POST", "/v1/results/ack", { body: { ids: results.map((r) => r.id) } })).body;
   console.log(`  acknowledged ${ack.acknowledged} of ${results.length}`);
-  const left = (await call("GET", "/v1/results?limit=500")).body;
+  const left = (await call("GET", "/v1/results", { params: { query: { limit: 500 } } })).body;
   console.log(`  GET /v1/results now lists ${left.results.length} result${left.results.length === 1 ? "" : "s"}`);
-  const ackAgain = (await call("POST", "/v1/results/ack", { ids: results.map((r) => r.id) }, { quiet: true })).body;
+  const ackAgain = (await call("POST", "/v1/results/ack", { body: { ids: results.map((r) => r.id) } }, { quiet: true })).body;
   console.log(`  repeating the acknowledgement is safe: acknowledged ${ackAgain.acknowledged} again, nothing changes`);
 
   heading("Editors' reviews (POST /v1/reviews)");
@@ -289,12 +285,12 @@ async function main() {
   const reviews = chosen.map((c) => ({ id: c.result.id, outcome: c.outcome, reviewer: c.reviewer, ...(c.text ? { text: c.text } : {}) }));
   for (const c of chosen)
     console.log(`  ${c.result.id} ${c.result.key}/${c.result.language}: ${c.outcome === "approved" ? green(c.outcome) : red(c.outcome)}${c.text ? ` with edited text "${c.text}"` : c.outcome === "approved" ? " as is" : ""} (by ${c.reviewer})`);
-  const rev = (await call("POST", "/v1/reviews", { reviews })).body;
+  const rev = (await call("POST", "/v1/reviews", { body: { reviews } })).body;
   console.log(`  updated ${rev.updated}, ignored ${rev.ignored.length ? rev.ignored.join(", ") : "none"}`);
 
   heading("State after (GET /v1/units/{key}/status, GET /v1/status)");
-  printUnitStatus("after", (await call("GET", `/v1/units/${enc(unitKey)}/status`)).body, formats);
-  for (const u of units.slice(1)) printUnitStatus("after", (await call("GET", `/v1/units/${enc(u.external_key)}/status`, undefined, { quiet: true })).body, formatsOf(u));
+  printUnitStatus("after", (await unitStatus(unitKey)).body, formats);
+  for (const u of units.slice(1)) printUnitStatus("after", (await unitStatus(u.external_key, { quiet: true })).body, formatsOf(u));
   const statusAfter = (await call("GET", "/v1/status")).body;
   printSiteStatus(statusAfter);
   const diff = statusAfter.languages

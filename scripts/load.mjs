@@ -43,6 +43,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createTransyncClient } from "../client/index.js";
 import { applyMigrations, bold, cyan, dim, ensureDevVars, green, readDevVars, red, rel, ROOT, SetupError, wranglerBin, wranglerNode } from "./seed.mjs";
 
 const HELP = `Usage: npm run load [-- options]
@@ -165,26 +166,24 @@ function endpointOf(method, path) {
   return `${method} ${name}`;
 }
 
-/** One HTTP call; never throws. `status` 0 means a network error or time-out (`error` says which). */
+/** The generated API client (client/) per base URL and key. */
+const clients = new Map();
+function clientFor(baseUrl, token) {
+  const id = `${baseUrl}\u0000${token ?? ""}`;
+  let api = clients.get(id);
+  if (!api) clients.set(id, (api = createTransyncClient({ baseUrl, key: token })));
+  return api;
+}
+
+/** One HTTP call through the generated client; never throws. `status` 0 means a network error or time-out (`error` says which). */
 async function http(baseUrl, method, path, { token, body } = {}) {
   const started = performance.now();
   const endpoint = endpointOf(method, path);
   try {
-    const res = await fetch(baseUrl + path, {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-    const text = await res.text();
-    let json = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = text;
-    }
-    stats[phase].record(endpoint, performance.now() - started, res.status);
-    return { status: res.status, body: json };
+    const res = await clientFor(baseUrl, token).request(method, path, { body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const status = res.response.status;
+    stats[phase].record(endpoint, performance.now() - started, status);
+    return { status, body: res.data ?? res.error ?? null };
   } catch (err) {
     const error = err?.name === "TimeoutError" ? "timeout" : (err?.cause?.code ?? err?.cause?.errors?.[0]?.code ?? err?.name ?? "error");
     stats[phase].record(endpoint, performance.now() - started, `network:${error}`);

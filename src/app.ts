@@ -6,6 +6,7 @@ import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { requestId } from "hono/request-id";
+import { EXAMPLES } from "./api/examples";
 import { validationDetail } from "./api/issues";
 import { HealthOut } from "./api/schemas";
 import type { App } from "./context";
@@ -15,13 +16,14 @@ import { ApiError, ensureErrorBody, errorBody, renderError, unauthorized } from 
 import { LIMITS } from "./limits";
 import { dashboard } from "./dashboard/routes";
 import { adminRoutes } from "./routes/admin.routes";
-import { ok } from "./routes/common";
+import { authErrors, ok } from "./routes/common";
+import { registerDocument } from "./routes/docs.routes";
 import { jobRoutes } from "./routes/jobs.routes";
 import { resultRoutes } from "./routes/results.routes";
 import { syncRoutes } from "./routes/sync.routes";
 
 export const API_VERSION = "1";
-const PUBLIC_PATHS = new Set(["/v1/health", "/v1/openapi.json"]);
+const PUBLIC_PATHS = new Set(["/v1/health", "/v1/openapi.json", "/v1/docs"]);
 
 export function createApp() {
   const app = new OpenAPIHono<App>({
@@ -58,7 +60,16 @@ export function createApp() {
   });
 
   app.openapi(
-    createRoute({ method: "get", path: "/v1/health", responses: { 200: ok(HealthOut) } }),
+    createRoute({
+      method: "get",
+      path: "/v1/health",
+      operationId: "getHealth",
+      summary: "Check the service",
+      description: "Answers while the Worker runs, with the running `api_version`. Needs no key and touches no storage.",
+      tags: ["site"],
+      security: [],
+      responses: { 200: ok(HealthOut, "The service is up", EXAMPLES.health), 500: authErrors[500] },
+    }),
     (c) => c.json({ status: "ok", api_version: API_VERSION }, 200),
   );
 
@@ -68,16 +79,7 @@ export function createApp() {
   app.route("/", adminRoutes);
   app.route("/dashboard", dashboard);
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
-    type: "http",
-    scheme: "bearer",
-    description: "A site API key (tsk_…), created in the dashboard or through the admin API.",
-  });
-  app.openAPIRegistry.registerComponent("securitySchemes", "admin", { type: "http", scheme: "bearer", description: "The ADMIN_TOKEN secret." });
-  app.doc31("/v1/openapi.json", {
-    openapi: "3.1.0",
-    info: { title: "Transync: hosted translation synchronisation", version: API_VERSION },
-  });
+  registerDocument(app, API_VERSION);
 
   app.notFound((c) => errorBody(c, 404, `No such endpoint: ${c.req.method} ${c.req.path}.`));
   app.onError(renderError);

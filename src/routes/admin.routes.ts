@@ -28,6 +28,7 @@ import {
   SubscriptionOut,
 } from "../api/schemas";
 import { z } from "@hono/zod-openapi";
+import { EXAMPLES } from "../api/examples";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
 import { AuditOut, AuditQuery, OrganizationUsageOut, UsageMonthQuery } from "../api/operator.schemas";
@@ -42,7 +43,7 @@ import { adminSiteOut, createSite, requireSite } from "../control/sites";
 import { updateSiteSettings } from "../site-settings";
 import { ApiError, notFound, unauthorized } from "../errors";
 import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
-import { body, dashboardBase, errors, notFoundResponse, ok, siteStub } from "./common";
+import { adminErrors, body, bodyErrors, dashboardBase, errors, notFoundResponse, ok, siteStub } from "./common";
 
 export const adminRoutes = new OpenAPIHono<App>();
 const admin = [{ admin: [] as string[] }];
@@ -50,10 +51,6 @@ const admin = [{ admin: [] as string[] }];
 const ADMIN_ACTOR = "admin";
 const chunks = <T>(list: T[], size: number) => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
 const errorOut = (description: string) => ({ content: { "application/json": { schema: ErrorOut } }, description });
-const adminErrors = {
-  401: errorOut("Missing or wrong admin token, or the admin API is disabled (ADMIN_TOKEN unset or shorter than 32 characters)"),
-  422: errorOut("Validation failure; `detail` names the field and the rule"),
-};
 const adminNotFound = { 404: errorOut("Unknown organization or site") };
 
 adminRoutes.use("/admin/*", async (c, next) => {
@@ -75,7 +72,18 @@ async function requireOrganization(c: { env: Env }, orgId: number) {
 }
 
 adminRoutes.openapi(
-  createRoute({ method: "post", path: "/admin/v1/organizations", security: admin, request: body(OrganizationIn), responses: { 201: ok(OrganizationOut) } }),
+  createRoute({
+    method: "post",
+    path: "/admin/v1/organizations",
+    operationId: "adminCreateOrganization",
+    summary: "Create an organization",
+    description:
+      "An organization owns sites, a subscription, a glossary and members.",
+    tags: ["admin"],
+    security: admin,
+    request: body(OrganizationIn, EXAMPLES.organizationIn),
+    responses: { 201: ok(OrganizationOut, "The organization", EXAMPLES.organization), ...adminErrors, ...bodyErrors },
+  }),
   async (c) => {
     const db = controlDb(c.env.DB);
     const [row] = await db.insert(organizations).values({ name: c.req.valid("json").name }).returning();
@@ -88,9 +96,15 @@ adminRoutes.openapi(
   createRoute({
     method: "put",
     path: "/admin/v1/organizations/{org_id}/subscription",
+    operationId: "adminSetSubscription",
+    summary: "Create or replace the subscription",
+    description:
+      "Sets the organization's plan, status and covered sites (replacing the list). A plan covers at most its number of sites (`agency` 10, `growth` 25): the first ones by id; the others answer `site_not_covered`. " +
+      "`included_characters` overrides the plan's monthly volume (a custom contract). Sites of another organization, or unknown ones, are a 422.",
+    tags: ["admin"],
     security: admin,
-    request: { params: OrgIdParam, ...body(SubscriptionIn) },
-    responses: { 200: ok(SubscriptionOut) },
+    request: { params: OrgIdParam, ...body(SubscriptionIn, EXAMPLES.subscriptionIn) },
+    responses: { 200: ok(SubscriptionOut, "The subscription", EXAMPLES.subscription), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
     const { org_id } = c.req.valid("param");
@@ -133,9 +147,14 @@ adminRoutes.openapi(
   createRoute({
     method: "delete",
     path: "/admin/v1/organizations/{org_id}/subscription",
+    operationId: "adminDeleteSubscription",
+    summary: "Delete the subscription",
+    description:
+      "Ends hosted translation for every site of the organization: job requests answer 402 `subscription_required` from then on.",
+    tags: ["admin"],
     security: admin,
     request: { params: OrgIdParam },
-    responses: { 204: { description: "Deleted" } },
+    responses: { 204: { description: "Deleted" }, ...adminErrors, ...notFoundResponse },
   }),
   async (c) => {
     const { org_id } = c.req.valid("param");
@@ -154,9 +173,14 @@ adminRoutes.openapi(
   createRoute({
     method: "put",
     path: "/admin/v1/organizations/{org_id}/glossary",
+    operationId: "adminReplaceGlossary",
+    summary: "Replace the glossary",
+    description:
+      "Replaces the organization's glossary, used by every site of it: DeepL glossaries and LLM prompts get the terms, and QA warns (`glossary`) when a term's required translation is absent.",
+    tags: ["admin"],
     security: admin,
-    request: { params: OrgIdParam, ...body(GlossaryIn) },
-    responses: { 200: ok(z.object({ terms: z.number().int() })) },
+    request: { params: OrgIdParam, ...body(GlossaryIn, EXAMPLES.glossaryIn) },
+    responses: { 200: ok(z.object({ terms: z.number().int() }), "How many terms the glossary now holds", { terms: 1 }), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
     const { org_id } = c.req.valid("param");
@@ -173,7 +197,19 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  createRoute({ method: "post", path: "/admin/v1/sites", security: admin, request: body(SiteCreateIn), responses: { 201: ok(AdminSiteOut) } }),
+  createRoute({
+    method: "post",
+    path: "/admin/v1/sites",
+    operationId: "adminCreateSite",
+    summary: "Create a site",
+    description:
+      "Defaults: `writable` true and `formality` `default` per target language, every adapter enabled, the engines the target languages name, `qa_mode` `editors`, `review_mode` `draft`. " +
+      "An unknown organization is a 404.",
+    tags: ["admin"],
+    security: admin,
+    request: body(SiteCreateIn, EXAMPLES.siteCreateIn),
+    responses: { 201: ok(AdminSiteOut, "The site with its settings", EXAMPLES.adminSite), ...adminErrors, ...notFoundResponse, ...bodyErrors },
+  }),
   async (c) => {
     const db = controlDb(c.env.DB);
     const site = await createSite(db, c.req.valid("json"));
@@ -192,9 +228,14 @@ adminRoutes.openapi(
   createRoute({
     method: "patch",
     path: "/admin/v1/sites/{site_id}",
+    operationId: "adminUpdateSite",
+    summary: "Change a site's settings",
+    description:
+      "Changes the given fields only. The site object uses the new settings from its next request on; a queued or running job from its next slice on.",
+    tags: ["admin"],
     security: admin,
-    request: { params: SiteIdParam, ...body(SitePatchIn) },
-    responses: { 200: ok(AdminSiteOut) },
+    request: { params: SiteIdParam, ...body(SitePatchIn, { target_languages: [{ code: "de", engine: "deepl", formality: "informal" }], qa_mode: "separate" }) },
+    responses: { 200: ok(AdminSiteOut, "The site with its settings", EXAMPLES.adminSite), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
     const { site_id } = c.req.valid("param");
@@ -231,9 +272,14 @@ adminRoutes.openapi(
   createRoute({
     method: "post",
     path: "/admin/v1/sites/{site_id}/keys",
+    operationId: "adminCreateKey",
+    summary: "Create an API key",
+    description:
+      "A new key for the site (one per environment is advised). `key` is shown only in this answer; the service keeps only its hash.",
+    tags: ["admin"],
     security: admin,
-    request: { params: SiteIdParam, ...body(KeyCreateIn) },
-    responses: { 201: ok(KeyCreatedOut) },
+    request: { params: SiteIdParam, ...body(KeyCreateIn, EXAMPLES.keyCreateIn) },
+    responses: { 201: ok(KeyCreatedOut, "The key, shown once", EXAMPLES.keyCreated), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
     const { site_id } = c.req.valid("param");
@@ -247,7 +293,18 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  createRoute({ method: "get", path: "/admin/v1/sites/{site_id}/keys", security: admin, request: { params: SiteIdParam }, responses: { 200: ok(KeysOut) } }),
+  createRoute({
+    method: "get",
+    path: "/admin/v1/sites/{site_id}/keys",
+    operationId: "adminListKeys",
+    summary: "List a site's API keys",
+    description:
+      "Every key of the site, revoked ones included, with its prefix and when it was last used (written at most once a minute).",
+    tags: ["admin"],
+    security: admin,
+    request: { params: SiteIdParam },
+    responses: { 200: ok(KeysOut, "The keys"), ...adminErrors, ...notFoundResponse },
+  }),
   async (c) => {
     const { site_id } = c.req.valid("param");
     const db = controlDb(c.env.DB);
@@ -261,8 +318,12 @@ adminRoutes.openapi(
     method: "delete",
     path: "/admin/v1/sites/{site_id}/keys/{key_id}",
     security: admin,
+    operationId: "adminRevokeKey",
+    summary: "Revoke an API key",
+    description: "The key answers 401 from then on (at once in this isolate, within 30 seconds everywhere). Rotation: create a new key, deploy it, revoke the old one.",
+    tags: ["admin"],
     request: { params: SiteIdParam.extend({ key_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }) },
-    responses: { 204: { description: "Revoked" } },
+    responses: { 204: { description: "Revoked" }, ...adminErrors, ...notFoundResponse },
   }),
   async (c) => {
     const { site_id, key_id } = c.req.valid("param");
@@ -279,8 +340,12 @@ adminRoutes.openapi(
     method: "get",
     path: "/admin/v1/sites/{site_id}/attention",
     security: admin,
+    operationId: "adminListAttention",
+    summary: "List a site's translations held back by QA",
+    description: "The site's review queue, as `listAttention` answers it to the site's connector.",
+    tags: ["admin"],
     request: { params: SiteIdParam, query: AttentionQuery },
-    responses: { 200: ok(AttentionOut) },
+    responses: { 200: ok(AttentionOut, "A page of the review queue", EXAMPLES.attention), ...adminErrors, ...notFoundResponse },
   }),
   async (c) => {
     const { site_id } = c.req.valid("param");
@@ -294,8 +359,14 @@ adminRoutes.openapi(
     method: "post",
     path: "/admin/v1/sites/{site_id}/attention/{result_id}",
     security: admin,
-    request: { params: SiteIdParam.extend({ result_id: z.string().min(1).max(64) }), ...body(AttentionDecisionIn) },
-    responses: { 200: ok(z.object({ id: z.string(), state: z.enum(["ok", "missing"]) })) },
+    operationId: "adminDecideAttention",
+    summary: "Fix or discard a held-back translation",
+    description:
+      "`fix` stores the given text (origin `human`, state ok, added to the translation memory); `discard` drops the translation (state missing: the next delta job translates it again). " +
+      "A result that is not waiting for a decision (already decided, superseded, or its source changed since) is a 404.",
+    tags: ["admin"],
+    request: { params: SiteIdParam.extend({ result_id: z.string().min(1).max(64) }), ...body(AttentionDecisionIn, { action: "fix", text: "<p>Willkommen, {name}! Lesen Sie <a href=\"/more\">mehr</a>.</p>" }) },
+    responses: { 200: ok(z.object({ id: z.string(), state: z.enum(["ok", "missing"]) }), "The segment's new state", { id: "r_7000000103", state: "ok" }), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
     const { site_id, result_id } = c.req.valid("param");
@@ -416,12 +487,7 @@ adminRoutes.openapi(
     tags: ["admin"],
     security: admin,
     request: { params: OrgIdParam, ...body(InvitationIn) },
-    responses: {
-      201: ok(InvitationOut, "The invitation and its one-time link"),
-      401: errors[401],
-      ...notFoundResponse,
-      422: errors[422],
-    },
+    responses: { 201: ok(InvitationOut, "The invitation and its one-time link"), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
     const { org_id } = c.req.valid("param");

@@ -1,24 +1,70 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { BillingErrorOut, ErrorOut } from "../api/schemas";
+import { EXAMPLES } from "../api/examples";
 import type { App } from "../context";
 import { unwrapRpc } from "../errors";
 import type { SiteObject } from "../site/object";
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { "application/json": { schema } }, description });
+const json = <T extends z.ZodType>(schema: T, description: string, example?: unknown) => ({
+  content: { "application/json": { schema, ...(example === undefined ? {} : { example }) } },
+  description,
+});
 
-export const errors = {
-  401: json(ErrorOut, "Missing, malformed, unknown or revoked API key"),
-  422: json(ErrorOut, "Validation failure; `detail` names the field and the rule"),
+// ---------------------------------------------------------------- documented error answers
+// Every operation lists each error it can answer. `errors` is what every authenticated
+// operation with inputs can give; add `notFoundResponse`, `billingErrors` and `bodyErrors`
+// where they apply. test/api/openapi.test.ts checks the document for these rules.
+
+const retryAfter = {
+  "Retry-After": { description: "Seconds to wait before the next request.", schema: { type: "integer" as const, minimum: 1 }, required: true },
 };
-export const notFoundResponse = { 404: json(ErrorOut, "Unknown id or key") };
+const wwwAuthenticate = {
+  "WWW-Authenticate": { description: 'The authentication scheme: `Bearer realm="transync"`.', schema: { type: "string" as const }, required: true },
+};
+
+/** 401 with `WWW-Authenticate`. */
+const unauthorizedResponse = (description: string) => ({ 401: { ...json(ErrorOut, description, EXAMPLES.unauthorized), headers: wwwAuthenticate } });
+
+const rateLimited = {
+  429: {
+    ...json(
+      ErrorOut,
+      "Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds.",
+      EXAMPLES.rateLimited,
+    ),
+    headers: retryAfter,
+  },
+};
+const serverError = { 500: json(ErrorOut, "Something failed on the service's side; `detail` quotes the request id under which it is logged.", EXAMPLES.serverError) };
+const validationError = { 422: json(ErrorOut, "Validation failure: `detail` names the field and the rule.", EXAMPLES.validation) };
+
+/** An authenticated operation without inputs. */
+export const authErrors = { ...unauthorizedResponse("Missing, malformed, unknown or revoked API key."), ...rateLimited, ...serverError };
+/** An authenticated operation with inputs (query, path or body). */
+export const errors = { ...authErrors, ...validationError };
+export const notFoundResponse = { 404: json(ErrorOut, "Unknown id or key.", EXAMPLES.notFound) };
+/** Operations that read a JSON body. */
+export const bodyErrors = {
+  413: json(ErrorOut, "The body is 10 MB (10,485,760 bytes) or more.", EXAMPLES.tooLarge),
+  415: json(ErrorOut, "The body is not sent as JSON (`Content-Type: application/json`).", EXAMPLES.unsupportedMediaType),
+};
 export const billingErrors = {
-  402: json(BillingErrorOut, "No subscription covers the site"),
-  409: json(BillingErrorOut, "The job needs confirmation: repeat with confirm true"),
+  402: json(BillingErrorOut, "No subscription covers the site (`code` says why; `estimate` is null).", EXAMPLES.paymentRequired),
+  409: json(BillingErrorOut, "The job needs confirmation: repeat the same request with `confirm: true` (`estimate` says what it costs).", EXAMPLES.confirmationRequired),
+};
+/** An operation of the admin API (ADMIN_TOKEN). */
+export const adminErrors = {
+  ...unauthorizedResponse("Missing or wrong admin token (or the admin API is disabled)."),
+  ...rateLimited,
+  ...serverError,
+  ...validationError,
 };
 
-export const ok = <T extends z.ZodType>(schema: T, description = "Success") => json(schema, description);
-export const body = <T extends z.ZodType>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
+export const ok = <T extends z.ZodType>(schema: T, description = "Success", example?: unknown) => json(schema, description, example);
+export const body = <T extends z.ZodType>(schema: T, example?: unknown) => ({
+  body: { content: { "application/json": { schema, ...(example === undefined ? {} : { example }) } }, required: true },
+});
 export const bearer = [{ bearer: [] as string[] }];
 
 /**

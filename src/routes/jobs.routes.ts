@@ -1,11 +1,12 @@
 /** Jobs (spec "Create job", "List jobs") and usage, with the billing gate in front of job creation. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { JobEstimateOut, JobIdParam, JobIn, JobOut, JobsQuery, UsageOut } from "../api/schemas";
+import { EXAMPLES } from "../api/examples";
 import { usageOut } from "../billing/billing";
 import { now } from "../clock";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
-import { bearer, billingErrors, body, errors, notFoundResponse, ok, siteObject } from "./common";
+import { authErrors, bearer, billingErrors, body, bodyErrors, errors, notFoundResponse, ok, siteObject } from "./common";
 import { requestJob } from "./job-request";
 
 export const jobRoutes = new OpenAPIHono<App>();
@@ -14,13 +15,26 @@ jobRoutes.openapi(
   createRoute({
     method: "post",
     path: "/v1/jobs",
+    operationId: "createJob",
+    summary: "Estimate or start a translation job",
+    description:
+      "`delta` covers every missing, stale or rejected segment of the site in its writable target languages (`prefix` narrows it to units whose key starts with it); " +
+      "`translate` covers the same segments of the given `units` (unknown keys are ignored). `units` on a delta job, or `prefix` on a translate job, is a 422. " +
+      "`languages` that are not writable target languages are dropped; if none remain the answer is 422. " +
+      "`force: true` retranslates every segment in scope (approved, in review and held back ones too), each forced result getting a new result id; without it, segments held back by QA are not retranslated.\n\n" +
+      "`estimate_only: true` answers 200 with the estimate and creates nothing. Otherwise the job is queued (202) and runs after the site's earlier jobs, one at a time in request order; results appear in `listResults` while it runs. " +
+      "No subscription covering the site: 402. A job with more than 100,000 billable characters, or one that would use characters beyond the plan's included volume, needs confirmation: " +
+      "without `confirm: true` the answer is 409 `confirmation_required` with the `estimate`; repeating the request with `confirm: true` creates it. " +
+      "Billable characters (Unicode code points, per target language) exclude translation-memory hits and repeated texts within the job.",
+    tags: ["jobs"],
     security: bearer,
-    request: body(JobIn),
+    request: body(JobIn, EXAMPLES.jobIn),
     responses: {
-      200: ok(JobEstimateOut, "Estimate only; nothing created"),
-      202: ok(JobOut, "Job created and queued"),
+      200: ok(JobEstimateOut, "Estimate only (`estimate_only: true`); nothing created", EXAMPLES.jobEstimate),
+      202: ok(JobOut, "Job created and queued", { ...EXAMPLES.job, status: "queued", done_segments: 0, characters: 0, tm_segments: 0, tm_characters: 0, reused_segments: 0, reused_characters: 0, qa_failed_segments: 0, started_at: null }),
       ...billingErrors,
       ...errors,
+      ...bodyErrors,
     },
   }),
   async (c) => {
@@ -30,7 +44,17 @@ jobRoutes.openapi(
 );
 
 jobRoutes.openapi(
-  createRoute({ method: "get", path: "/v1/jobs", security: bearer, request: { query: JobsQuery }, responses: { 200: ok(z.array(JobOut)), ...errors } }),
+  createRoute({
+    method: "get",
+    path: "/v1/jobs",
+    operationId: "listJobs",
+    summary: "List recent or active jobs",
+    description: "Without `active`, the 20 most recent jobs of the site, newest first; with `active=true`, the queued and running ones.",
+    tags: ["jobs"],
+    security: bearer,
+    request: { query: JobsQuery },
+    responses: { 200: ok(z.array(JobOut), "The jobs", EXAMPLES.jobs), ...errors },
+  }),
   async (c) => {
     const { stub, site } = siteObject(c);
     return c.json(await stub.listJobs(site, c.req.valid("query").active), 200);
@@ -38,7 +62,19 @@ jobRoutes.openapi(
 );
 
 jobRoutes.openapi(
-  createRoute({ method: "get", path: "/v1/jobs/{job_id}", security: bearer, request: { params: JobIdParam }, responses: { 200: ok(JobOut), ...errors, ...notFoundResponse } }),
+  createRoute({
+    method: "get",
+    path: "/v1/jobs/{job_id}",
+    operationId: "getJob",
+    summary: "Get a job",
+    description:
+      "A job with its progress (`done_segments`, `failed_segments`, `characters` billed so far) and its per-language `errors` (for example a language no enabled engine supports: those segments stay missing). " +
+      "Poll it until `status` is `succeeded`, `failed` or `cancelled`. An unknown id is a 404.",
+    tags: ["jobs"],
+    security: bearer,
+    request: { params: JobIdParam },
+    responses: { 200: ok(JobOut, "The job", EXAMPLES.job), ...errors, ...notFoundResponse },
+  }),
   async (c) => {
     const { stub, site } = siteObject(c);
     return c.json(await stub.getJob(site, c.req.valid("param").job_id), 200);
@@ -49,9 +85,14 @@ jobRoutes.openapi(
   createRoute({
     method: "post",
     path: "/v1/jobs/{job_id}/cancel",
+    operationId: "cancelJob",
+    summary: "Cancel a job",
+    description:
+      "A queued or running job becomes `cancelled`; segments already translated are kept and delivered. Cancelling a finished job answers it unchanged, so a retried cancel is safe. An unknown id is a 404.",
+    tags: ["jobs"],
     security: bearer,
     request: { params: JobIdParam },
-    responses: { 200: ok(JobOut), ...errors, ...notFoundResponse },
+    responses: { 200: ok(JobOut, "The job after cancelling", { ...EXAMPLES.job, status: "cancelled", finished_at: "2026-11-22T10:03:00.000Z" }), ...errors, ...notFoundResponse },
   }),
   async (c) => {
     const { stub, site } = siteObject(c);
@@ -60,6 +101,16 @@ jobRoutes.openapi(
 );
 
 jobRoutes.openapi(
-  createRoute({ method: "get", path: "/v1/usage", security: bearer, responses: { 200: ok(UsageOut), ...errors } }),
+  createRoute({
+    method: "get",
+    path: "/v1/usage",
+    operationId: "getUsage",
+    summary: "Get this month's usage",
+    description:
+      "This calendar month's (UTC) billable characters in the site's usage scope — the site itself on the `pro` plan (`per_site: true`), the organization otherwise — with the plan's included volume (null when not metered) and whether hosted translation is available (`entitled`, and `reason` when not).",
+    tags: ["usage"],
+    security: bearer,
+    responses: { 200: ok(UsageOut, "This month's usage", EXAMPLES.usage), ...authErrors },
+  }),
   async (c) => c.json(await usageOut(controlDb(c.env.DB), c.get("site"), now()), 200),
 );

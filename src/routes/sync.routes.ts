@@ -19,6 +19,7 @@ import {
   type BatchItem,
   type UnitSnapshot,
 } from "../api/schemas";
+import { EXAMPLES } from "../api/examples";
 import { validationDetail } from "../api/issues";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
@@ -26,7 +27,7 @@ import { glossaryTerms } from "../control/schema";
 import type { SiteSettings } from "../control/sites";
 import { invalid } from "../errors";
 import { LIMITS } from "../limits";
-import { bearer, body, dashboardBase, errors, notFoundResponse, ok, siteObject } from "./common";
+import { authErrors, bearer, body, bodyErrors, dashboardBase, errors, notFoundResponse, ok, siteObject } from "./common";
 
 export const syncRoutes = new OpenAPIHono<App>();
 
@@ -36,7 +37,18 @@ function adapterRefusal(site: SiteSettings, unit: UnitSnapshot): string | undefi
 }
 
 syncRoutes.openapi(
-  createRoute({ method: "get", path: "/v1/site", security: bearer, responses: { 200: ok(Site), ...errors } }),
+  createRoute({
+    method: "get",
+    path: "/v1/site",
+    operationId: "getSite",
+    summary: "Get the key's site",
+    description:
+      "The site the API key belongs to: its source and target languages (with each language's engine, formality and whether it is writable), enabled adapters and engines. " +
+      "A cheap way for a connector to check its key. A target language is writable only if it is writable in the dashboard and was listed in `languages` of the latest handshake; only writable languages are translated.",
+    tags: ["site"],
+    security: bearer,
+    responses: { 200: ok(Site, "The site", EXAMPLES.site), ...authErrors },
+  }),
   async (c) => {
     const { stub, site } = siteObject(c);
     return c.json(await stub.site(site), 200);
@@ -44,7 +56,20 @@ syncRoutes.openapi(
 );
 
 syncRoutes.openapi(
-  createRoute({ method: "post", path: "/v1/handshake", security: bearer, request: body(HandshakeIn), responses: { 200: ok(HandshakeOut), ...errors } }),
+  createRoute({
+    method: "post",
+    path: "/v1/handshake",
+    operationId: "sendHandshake",
+    summary: "Introduce the connector",
+    description:
+      "Send at start-up and whenever the connector's settings change. The service records `connector_version`, adapters and capabilities, and answers the site with its review and QA modes. " +
+      "A target language becomes writable only if it is writable in the dashboard **and** listed in `languages`; before the first handshake, or when `languages` is omitted, no language is writable. " +
+      "Mismatches (a different source language, target languages missing on the website) come back as `warnings`. Unknown capabilities are ignored; `capabilities` in the answer lists the ones understood.",
+    tags: ["site"],
+    security: bearer,
+    request: body(HandshakeIn, EXAMPLES.handshakeIn),
+    responses: { 200: ok(HandshakeOut, "The site as the connector should see it", EXAMPLES.handshakeOut), ...errors, ...bodyErrors },
+  }),
   async (c) => {
     const { stub, site } = siteObject(c);
     return c.json(await stub.handshake(site, c.req.valid("json")), 200);
@@ -52,7 +77,21 @@ syncRoutes.openapi(
 );
 
 syncRoutes.openapi(
-  createRoute({ method: "put", path: "/v1/units", security: bearer, request: body(UnitSnapshotIn), responses: { 200: ok(SyncOut), ...errors } }),
+  createRoute({
+    method: "put",
+    path: "/v1/units",
+    operationId: "pushUnit",
+    summary: "Push a unit's current source state",
+    description:
+      "The body is the complete current state of one unit, every segment in the source language. New keys are added; keys whose text changed are changed and their translations become stale; " +
+      "keys absent from the snapshot are removed (and come back if they reappear); structure-only changes (position, parent_key, kind …) are stored without staleness. " +
+      "Idempotent: an unchanged snapshot changes nothing and may be retried freely. `translations` imports existing target-language texts only into languages that are still empty. " +
+      "A unit whose adapter is not enabled for the site is refused with 422.",
+    tags: ["sync"],
+    security: bearer,
+    request: body(UnitSnapshotIn, EXAMPLES.unit),
+    responses: { 200: ok(SyncOut, "What the push changed", EXAMPLES.sync), ...errors, ...bodyErrors },
+  }),
   async (c) => {
     const { stub, site } = siteObject(c);
     const unit = c.req.valid("json");
@@ -67,9 +106,16 @@ syncRoutes.openapi(
 syncRoutes.openAPIRegistry.registerPath({
   method: "put",
   path: "/v1/units/batch",
+  operationId: "pushBatch",
+  summary: "Push up to 100 units",
+  description:
+    "1 to 100 unit snapshots, each applied on its own exactly as `pushUnit` would: a failing unit does not block the others. " +
+    "The answer has one item per sent unit, in the order sent, with `ok: true` and `result`, or `ok: false` and `error` (a unit that fails validation or whose adapter is not enabled is reported in place, not as a 422). " +
+    "Only a body that is not `{units: [...]}` with 1 to 100 items is a 422. Send batches one after another, not in parallel. The body must stay under 10 MB.",
+  tags: ["sync"],
   security: bearer,
-  request: body(BatchIn),
-  responses: { 200: ok(BatchOut), ...errors, 413: { description: "Body of 10 MB or more" } },
+  request: body(BatchIn, EXAMPLES.batchIn),
+  responses: { 200: ok(BatchOut, "One item per sent unit, in the order sent", EXAMPLES.batchOut), ...errors, ...bodyErrors },
 });
 syncRoutes.put("/v1/units/batch", async (c) => {
   const { stub, site } = siteObject(c);
@@ -111,6 +157,12 @@ syncRoutes.openapi(
   createRoute({
     method: "delete",
     path: "/v1/units/{external_key}",
+    operationId: "deleteUnit",
+    summary: "Delete a unit",
+    description:
+      "Deletes the unit: it leaves status counts, jobs and results. Always answers 204, also for unknown or already deleted keys. " +
+      "Pushing the same key again restores the unit with its translations (within 30 days).",
+    tags: ["sync"],
     security: bearer,
     request: { params: UnitKeyParam },
     responses: { 204: { description: "Deleted (also for unknown or already deleted keys)" }, ...errors },
@@ -123,7 +175,19 @@ syncRoutes.openapi(
 );
 
 syncRoutes.openapi(
-  createRoute({ method: "get", path: "/v1/status", security: bearer, request: { query: StatusQuery }, responses: { 200: ok(SiteStatusOut), ...errors } }),
+  createRoute({
+    method: "get",
+    path: "/v1/status",
+    operationId: "getStatus",
+    summary: "Count translation states per language",
+    description:
+      "Counts per target language across every unit of the site (or the units whose key starts with `prefix`): ok, stale, review, missing and attention. " +
+      "A segment is in exactly one state per language; precedence when several apply: missing, then stale, then attention, then review, then ok.",
+    tags: ["sync"],
+    security: bearer,
+    request: { query: StatusQuery },
+    responses: { 200: ok(SiteStatusOut, "Counts per target language", EXAMPLES.siteStatus), ...errors },
+  }),
   async (c) => {
     const { stub, site } = siteObject(c);
     const [terms] = await controlDb(c.env.DB).select({ n: count() }).from(glossaryTerms).where(eq(glossaryTerms.organizationId, site.organizationId));
@@ -132,7 +196,19 @@ syncRoutes.openapi(
 );
 
 syncRoutes.openapi(
-  createRoute({ method: "get", path: "/v1/units", security: bearer, request: { query: UnitsQuery }, responses: { 200: ok(UnitsWorkOut), ...errors } }),
+  createRoute({
+    method: "get",
+    path: "/v1/units",
+    operationId: "listUnitsWithWork",
+    summary: "List units with work",
+    description:
+      "Units with something not up to date (missing, stale, in review, or held back by QA), listing only the languages with work; `prefix` and `language` narrow the list. " +
+      "Paginate by passing `next_cursor` as `cursor` until it is null. A malformed cursor is a 422.",
+    tags: ["sync"],
+    security: bearer,
+    request: { query: UnitsQuery },
+    responses: { 200: ok(UnitsWorkOut, "A page of units with work", EXAMPLES.unitsWork), ...errors },
+  }),
   async (c) => {
     const { stub, site } = siteObject(c);
     return c.json(await stub.unitsWithWork(site, c.req.valid("query"), dashboardBase(c)), 200);
@@ -143,9 +219,15 @@ syncRoutes.openapi(
   createRoute({
     method: "get",
     path: "/v1/units/{external_key}/status",
+    operationId: "getUnitStatus",
+    summary: "Get a unit's segment × language states",
+    description:
+      "The state of every segment of one unit in every target language, with the QA findings of current translations and the languages held back for review in the dashboard. " +
+      "An unknown or deleted unit is a 404.",
+    tags: ["sync"],
     security: bearer,
     request: { params: UnitKeyParam },
-    responses: { 200: ok(UnitStatusOut), ...errors, ...notFoundResponse },
+    responses: { 200: ok(UnitStatusOut, "The unit's state matrix", EXAMPLES.unitStatus), ...errors, ...notFoundResponse },
   }),
   async (c) => {
     const { stub, site } = siteObject(c);

@@ -268,7 +268,8 @@ describe("OpenAPI", () => {
     ])
       expect(paths, path).toContain(path);
     expect(doc.paths["/v1/units"].put.security).toEqual([{ bearer: [] }]);
-    expect(doc.paths["/v1/health"].get.security).toBeUndefined();
+    // Public: an explicit empty requirement overrides the document-wide bearer default.
+    expect(doc.paths["/v1/health"].get.security).toEqual([]);
     expect(doc.paths["/v1/units/batch"].put.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/BatchIn");
     for (const name of ["UnitSnapshotIn", "SyncOut", "JobOut", "ResultOut", "HandshakeOut", "ErrorOut", "BillingErrorOut", "EstimateOut"])
       expect(doc.components.schemas, name).toHaveProperty(name);

@@ -1,5 +1,6 @@
 /** HTTP-level helpers: provisioning through the admin API and calls through the Worker's fetch. */
 import { exports } from "cloudflare:workers";
+import { undocumented } from "./openapi";
 
 export const ADMIN = "test-admin-token";
 const BASE = "https://api.test";
@@ -20,6 +21,9 @@ export async function request(method: string, path: string, opts: { key?: string
   }
   const res = await exports.default.fetch(new Request(BASE + path, { method, headers, body }));
   const text = await res.text();
+  // Every answer must be one the OpenAPI document describes (test/helpers/openapi.ts).
+  const problem = await undocumented(method, BASE + path, { status: res.status, headers: res.headers, text });
+  if (problem) throw new Error(`Response outside the OpenAPI document: ${problem}`);
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;
