@@ -254,11 +254,7 @@ adminRoutes.openapi(
     tags: ["admin"],
     security: admin,
     request: { params: SiteIdParam },
-    responses: {
-      200: ok(AdminSiteDetailOut),
-      401: { content: { "application/json": { schema: ErrorOut } }, description: "Missing or wrong admin token" },
-      404: { content: { "application/json": { schema: ErrorOut } }, description: "Unknown site" },
-    },
+    responses: { 200: ok(AdminSiteDetailOut, "The site with its settings and its connector"), ...adminErrors, ...notFoundResponse },
   }),
   async (c) => {
     const { site_id } = c.req.valid("param");
