@@ -16,7 +16,6 @@ import { EngineError, type Engine, type EngineEnv, type GlossaryTerm } from "../
 import type { EngineName, Format } from "../limits";
 import { runQA } from "../qa";
 import { refreshUnits } from "./counts";
-import { characters } from "./fingerprint";
 import { estimateScope, type JobRow, type JobScope, scopeQuery } from "./jobs";
 import { lookupMemory, memoryKey } from "./memory";
 import { capabilities, siteTargets } from "./settings";
@@ -47,6 +46,8 @@ interface SliceItem {
   language: string;
   text: string;
   fingerprint: string;
+  /** The text's code points, stored at push. */
+  characters: number;
   format: Format;
   field: string | null;
   kind: string | null;
@@ -185,7 +186,7 @@ async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   if (!next) return false;
   const language = next.language;
   const items = store.all<SliceItem>(
-    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.format, s.field, s.kind, s.max_length,
+    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
        coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live
      FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
      LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
@@ -269,7 +270,7 @@ async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
           segments: groups.map(([first]) => ({ text: first.text, format: first.format, kind: first.kind, field: first.field, maxLength: first.max_length })),
         });
         groups.forEach((group, g) => {
-          billed += characters(group[0].text);
+          billed += group[0].characters;
           group.forEach((item, i) =>
             produced.push({ item, text: texts[g], origin: engine.origin, engine: engine.name, kind: i === 0 ? "engine" : "reuse" }),
           );
@@ -340,10 +341,10 @@ function persistSlice(
       if (held) counters.qaFailed++;
       if (p.kind === "memory") {
         counters.tm++;
-        counters.tmChars += characters(item.text);
+        counters.tmChars += item.characters;
       } else if (p.kind === "reuse") {
         counters.reused++;
-        counters.reusedChars += characters(item.text);
+        counters.reusedChars += item.characters;
       }
     }
     if (produced.length) {

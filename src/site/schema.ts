@@ -44,6 +44,8 @@ export const segments = sqliteTable(
     key: text("key").notNull(),
     text: text("text").notNull(),
     fingerprint: text("fingerprint").notNull(),
+    /** The text's length in Unicode code points, computed once at push: what estimates and bills count. */
+    characters: integer("characters").notNull().default(0),
     format: text("format").notNull(),
     field: text("field"),
     kind: text("kind"),
