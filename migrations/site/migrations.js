@@ -1,6 +1,6 @@
 import journal from './meta/_journal.json';
 import m0000 from './0000_init.sql';
-import m0001 from './0001_segment_characters.sql';
+import m0001 from './0001_edges.sql';
 
   export default {
     journal,

@@ -418,11 +418,17 @@ export const ResultsOut = z
   .object({ results: z.array(ResultOut), next_cursor: z.string().nullable() })
   .openapi("ResultsOut");
 
-export const AckIn = z.object({ ids: z.array(ResultId).max(LIMITS.idsPerAck) }).openapi("AckIn");
+/**
+ * A result id as a request names it: any string. Unknown or malformed ids never refuse the
+ * request (DESIGN.md): ack does not count them, reviews list them in `ignored`.
+ */
+const ResultIdIn = z.string().openapi({ example: "r_1042", description: "A result id; unknown or malformed ids are ignored, never refused." });
+
+export const AckIn = z.object({ ids: z.array(ResultIdIn).max(LIMITS.idsPerAck) }).openapi("AckIn");
 export const AckOut = z.object({ acknowledged: z.number().int() }).openapi("AckOut");
 
 export const ReviewIn = z.object({
-  id: ResultId,
+  id: ResultIdIn,
   outcome: z.enum(["approved", "rejected"]),
   text: text(LIMITS.segmentText).optional(),
   reviewer: text(200).optional(),
@@ -480,6 +486,8 @@ export const JobsQuery = z.object({
 });
 
 export const UnitKeyParam = z.object({ external_key: UnitKey.openapi({ param: { name: "external_key", in: "path" } }) });
+/** DELETE /v1/units/{key} answers 204 for every key (DESIGN.md), one that could never exist included. */
+export const AnyUnitKeyParam = z.object({ external_key: z.string().openapi({ param: { name: "external_key", in: "path" }, example: "post:42" }) });
 export const JobIdParam = z.object({
   job_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ param: { name: "job_id", in: "path" }, type: "integer" }),
 });

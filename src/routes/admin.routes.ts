@@ -31,6 +31,7 @@ import { controlDb } from "../control/db";
 import { createKey, listKeys, revokeKey } from "../control/keys";
 import { glossaryTerms, organizations, sites, subscriptions, subscriptionSites } from "../control/schema";
 import { adminSiteOut, createSite, requireSite } from "../control/sites";
+import { pushGlossary } from "../glossary";
 import { updateSiteSettings } from "../site-settings";
 import { ApiError, notFound, unauthorized } from "../errors";
 import { body, ok, siteStub } from "./common";
@@ -139,6 +140,7 @@ adminRoutes.openapi(
     const inserts = [];
     for (let i = 0; i < rows.length; i += 16) inserts.push(db.insert(glossaryTerms).values(rows.slice(i, i + 16)));
     await db.batch([db.delete(glossaryTerms).where(eq(glossaryTerms.organizationId, org_id)), ...inserts]);
+    await pushGlossary(c.env, org_id, rows);
     return c.json({ terms: rows.length }, 200);
   },
 );

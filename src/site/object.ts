@@ -10,7 +10,11 @@ import migrations from "../../migrations/site/migrations.js";
 import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot } from "../api/schemas";
 import { release, reserve } from "../billing/billing";
 import { now } from "../clock";
+import { eq } from "drizzle-orm";
 import { controlDb } from "../control/db";
+import { glossaryTerms } from "../control/schema";
+import type { GlossaryTerm } from "../engines/types";
+import { glossaryCount, glossaryDue, replaceGlossary } from "./glossary";
 import type { SiteSettings } from "../control/sites";
 import { toRpcFailure, type RpcFailure } from "../errors";
 import { rebuildCounts } from "./counts";
@@ -128,8 +132,27 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, (settings) => deleteUnit(this.store, settings, externalKey));
   }
 
-  async status(settings: SiteSettings, prefix: string, glossaryTerms: number) {
-    return this.call(settings, (settings) => siteStatus(this.store, settings, prefix, glossaryTerms));
+  async status(settings: SiteSettings, prefix: string) {
+    return this.call(settings, async (settings) => {
+      await this.ensureGlossary(settings);
+      return siteStatus(this.store, settings, prefix, glossaryCount(this.store));
+    });
+  }
+
+  /** The organization's glossary changed (pushed by `pushGlossary` after D1 was written). */
+  async applyGlossary(terms: GlossaryTerm[]) {
+    replaceGlossary(this.store, terms, Date.now());
+  }
+
+  /** Loads the organization's glossary from D1 when the object's copy is missing or old (not per request). */
+  private async ensureGlossary(settings: SiteSettings) {
+    if (!glossaryDue(this.store, Date.now())) return;
+    const rows = await controlDb(this.env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.organizationId, settings.organizationId));
+    replaceGlossary(
+      this.store,
+      rows.map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive })),
+      Date.now(),
+    );
   }
 
   async unitsWithWork(settings: SiteSettings, query: Parameters<typeof unitsWithWork>[3]) {
@@ -210,7 +233,11 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async reviews(settings: SiteSettings, reviews: Review[]) {
-    return this.call(settings, (settings) => applyReviews(this.store, settings, reviews));
+    return this.call(settings, async (settings) => {
+      // Edited texts get their own QA, glossary included.
+      if (reviews.some((r) => r.text !== undefined)) await this.ensureGlossary(settings);
+      return applyReviews(this.store, settings, reviews);
+    });
   }
 
   async attention(settings: SiteSettings, query: { cursor?: string; limit: number }) {
@@ -218,6 +245,9 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async decideAttention(settings: SiteSettings, id: string, decision: AttentionDecision) {
-    return this.call(settings, (settings) => decideAttention(this.store, settings, id, decision));
+    return this.call(settings, async (settings) => {
+      if (decision.action === "fix") await this.ensureGlossary(settings);
+      return decideAttention(this.store, settings, id, decision);
+    });
   }
 }
