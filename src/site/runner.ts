@@ -55,7 +55,12 @@ interface SliceItem {
   source_language: string;
   state: string;
   live: number;
+  /** The translation row as the slice read it; a different one at commit means someone else wrote it meanwhile. */
+  mark: string;
 }
+
+/** What identifies a translation row's version: a write by an import, a review or a fix changes it. */
+const TRANSLATION_MARK = `coalesce(t.updated_at || '|' || t.status || '|' || t.origin || '|' || coalesce(t.result_id, ''), '')`;
 
 const isRunning = (store: Store, id: number) => store.one("SELECT 1 AS x FROM jobs WHERE id = ? AND status = 'running'", id) !== undefined;
 
@@ -187,7 +192,8 @@ async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   const language = next.language;
   const items = store.all<SliceItem>(
     `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
-       coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live
+       coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
+       ${TRANSLATION_MARK} AS mark
      FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
      LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
      WHERE ji.job_id = ?1 AND ji.language = ?2 AND ji.status = 'pending'
@@ -295,8 +301,8 @@ function persistSlice(
   job: JobRow,
   slice: number,
   language: string,
-  produced: Produced[],
-  skipped: SliceItem[],
+  engineOutput: Produced[],
+  skippedBefore: SliceItem[],
   billed: number,
   glossary: GlossaryTerm[],
 ) {
@@ -306,6 +312,18 @@ function persistSlice(
   store.tx(() => {
     const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", job.id);
     if (!current || current.slices !== job.slices) return; // another invocation already persisted this slice
+    // An import (or a review, a fix) that wrote a translation while the engine was working wins: the job's result for it is not delivered.
+    const marks = new Map(
+      store
+        .all<{ segment_id: number; mark: string }>(
+          `SELECT j.value AS segment_id, ${TRANSLATION_MARK} AS mark FROM json_each(?1) j LEFT JOIN translations t ON t.segment_id = j.value AND t.language = ?2`,
+          JSON.stringify(engineOutput.map((p) => p.item.segment_id)),
+          language,
+        )
+        .map((r) => [r.segment_id, r.mark]),
+    );
+    const produced = engineOutput.filter((p) => marks.get(p.item.segment_id) === p.item.mark);
+    const skipped = produced.length === engineOutput.length ? skippedBefore : skippedBefore.concat(engineOutput.filter((p) => !produced.includes(p)).map((p) => p.item));
     const counters = { done: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0 };
     // Results get ids above the sequence's current value; the slice's statements below address them as a range.
     const firstId = (store.one<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'results'")?.seq ?? 0) + 1;
