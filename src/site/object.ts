@@ -25,7 +25,7 @@ import { abandonJob, currentJob, runJobs } from "./runner";
 import { capabilities, siteTargets } from "./settings";
 import { siteStatus, unitStatus, unitsWithWork, type Links } from "./status";
 import { Store } from "./store";
-import { deleteUnit, pushUnit } from "./sync";
+import { deleteUnit, pushUnchanged, pushUnit } from "./sync";
 
 export class SiteObject extends DurableObject<Env> {
   readonly store: Store;
@@ -107,17 +107,18 @@ export class SiteObject extends DurableObject<Env> {
    * Applies a batch's valid units, each on its own: a unit that fails is reported and the
    * others go on. Large bodies come as an R2 key (written by the Worker), deleted once applied.
    */
-  async pushBatch(settings: SiteSettings, batch: { units: UnitSnapshot[] } | { blobKey: string }): Promise<BatchItem[]> {
+  async pushBatch(settings: SiteSettings, batch: { units: UnitSnapshot[]; digests?: string[] } | { blobKey: string }): Promise<BatchItem[]> {
     return this.call(settings, async (settings) => {
       let units: UnitSnapshot[];
+      let digests: string[] | undefined;
       if ("blobKey" in batch) {
         const object = await this.env.BLOBS.get(batch.blobKey);
         if (!object) throw new Error(`batch body ${batch.blobKey} is missing from R2`);
-        units = ((await object.json()) as { units: UnitSnapshot[] }).units;
-      } else units = batch.units;
-      const results = units.map((unit): BatchItem => {
+        ({ units, digests } = (await object.json()) as { units: UnitSnapshot[]; digests?: string[] });
+      } else ({ units, digests } = batch);
+      const results = units.map((unit, i): BatchItem => {
         try {
-          return { external_key: unit.external_key, ok: true, result: pushUnit(this.store, settings, unit), error: null };
+          return { external_key: unit.external_key, ok: true, result: pushUnit(this.store, settings, unit, digests?.[i] ?? null), error: null };
         } catch (err) {
           console.error(JSON.stringify({ level: "error", message: "unit push failed", unit: unit.external_key, error: String(err) }));
           return { external_key: unit.external_key, ok: false, result: null, error: "The unit could not be stored; retry it. If it keeps failing, contact support." };
@@ -126,6 +127,11 @@ export class SiteObject extends DurableObject<Env> {
       if ("blobKey" in batch) await this.env.BLOBS.delete(batch.blobKey);
       return results;
     });
+  }
+
+  /** The batch's units whose snapshot is the one last applied, answered as unchanged (see `pushUnchanged`). */
+  async pushUnchanged(settings: SiteSettings, units: { external_key: string; digest: string }[]) {
+    return this.call(settings, () => [...pushUnchanged(this.store, units).values()]);
   }
 
   async deleteUnit(settings: SiteSettings, externalKey: string) {
