@@ -29,8 +29,36 @@ export function keyType(key: string): string | null {
 /** True when `prefix` is exactly a key type, so its counts are maintained in prefix_counts. */
 export const isKeyType = (prefix: string) => prefix.indexOf(":") === prefix.length - 1;
 
-function addToSite(store: Store, language: string, sign: 1 | -1, row: Omit<CountRow, "language">, type: string | null) {
+/**
+ * Site and key-type sums not written yet: a batch of pushes collects its units' differences
+ * here and writes each sum once (`flushCounts`), instead of once per unit.
+ */
+export type CountSink = Map<string, { type: string | null; language: string; values: number[] }>;
+
+export function flushCounts(store: Store, sink: CountSink) {
+  for (const { type, language, values } of sink.values()) writeSums(store, language, values, type);
+  sink.clear();
+}
+
+/** Adds one sink's differences to another (a unit's, once its push has committed, to its batch's). */
+export function mergeCounts(into: CountSink, from: CountSink) {
+  for (const [key, d] of from) {
+    const have = into.get(key);
+    if (have) d.values.forEach((v, i) => (have.values[i] += v));
+    else into.set(key, { ...d, values: [...d.values] });
+  }
+}
+
+function addToSite(store: Store, language: string, sign: 1 | -1, row: Omit<CountRow, "language">, type: string | null, sink?: CountSink) {
   const values = FIELDS.map((f) => sign * row[f]);
+  if (!sink) return writeSums(store, language, values, type);
+  const key = `${type ?? ""}\u0000${language}`;
+  const have = sink.get(key);
+  if (have) values.forEach((v, i) => (have.values[i] += v));
+  else sink.set(key, { type, language, values });
+}
+
+function writeSums(store: Store, language: string, values: number[], type: string | null) {
   store.run(
     `INSERT INTO site_counts (language, total, ok, stale, review, attention) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
      ON CONFLICT (language) DO UPDATE SET total = total + ?2, ok = ok + ?3, stale = stale + ?4, review = review + ?5, attention = attention + ?6`,
@@ -74,7 +102,7 @@ const minus = (a: Omit<CountRow, "language">, b: Omit<CountRow, "language">) =>
  * Recomputes one unit's counts and carries the difference into the site's sums. Only rows
  * that changed are written, so refreshing a unit whose states did not move costs two reads.
  */
-export function refreshUnit(store: Store, siteTargets: readonly string[], unitId: number, fresh?: { segments: number }) {
+export function refreshUnit(store: Store, siteTargets: readonly string[], unitId: number, fresh?: { segments: number }, sink?: CountSink) {
   const unit = store.one<{ external_key: string; writable_languages: string | null; deleted: number; segment_count: number; counted: number }>(
     "SELECT external_key, writable_languages, deleted, segment_count, counted FROM units WHERE id = ?",
     unitId,
@@ -111,15 +139,15 @@ export function refreshUnit(store: Store, siteTargets: readonly string[], unitId
       unit.external_key,
       ...FIELDS.map((f) => row[f]),
     );
-    addToSite(store, row.language, 1, old ? minus(row, old) : row, type);
+    addToSite(store, row.language, 1, old ? minus(row, old) : row, type, sink);
   }
   // Languages the unit no longer targets.
   for (const old of previous.values()) {
     store.run("DELETE FROM unit_counts WHERE unit_id = ? AND language = ?", unitId, old.language);
-    addToSite(store, old.language, -1, old, type);
+    addToSite(store, old.language, -1, old, type, sink);
   }
   const after = unit.deleted ? ZERO : { ...ZERO, total: segments, ok: 1 };
-  if (!same(before, after)) addToSite(store, "", 1, minus(after, before), type);
+  if (!same(before, after)) addToSite(store, "", 1, minus(after, before), type, sink);
   const needsWork = rows.some((r) => r.total > r.ok) ? 1 : 0;
   store.run("UPDATE units SET segment_count = ?, needs_work = ?, counted = ? WHERE id = ?", segments, needsWork, unit.deleted ? 0 : 1, unitId);
 }

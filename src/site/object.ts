@@ -17,7 +17,7 @@ import type { GlossaryTerm } from "../engines/types";
 import { glossaryCount, glossaryDue, replaceGlossary } from "./glossary";
 import type { SiteSettings } from "../control/sites";
 import { toRpcFailure, type RpcFailure } from "../errors";
-import { rebuildCounts } from "./counts";
+import { flushCounts, mergeCounts, rebuildCounts, type CountSink } from "./counts";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, scopeOf, type ScopeEstimate } from "./jobs";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
@@ -116,14 +116,21 @@ export class SiteObject extends DurableObject<Env> {
         if (!object) throw new Error(`batch body ${batch.blobKey} is missing from R2`);
         ({ units, digests } = (await object.json()) as { units: UnitSnapshot[]; digests?: string[] });
       } else ({ units, digests } = batch);
+      // The site and key-type sums are written once for the batch: each unit's differences join
+      // the batch's only once its own transaction committed.
+      const sums: CountSink = new Map();
       const results = units.map((unit, i): BatchItem => {
+        const unitSums: CountSink = new Map();
         try {
-          return { external_key: unit.external_key, ok: true, result: pushUnit(this.store, settings, unit, digests?.[i] ?? null), error: null };
+          const result = pushUnit(this.store, settings, unit, digests?.[i] ?? null, unitSums);
+          mergeCounts(sums, unitSums);
+          return { external_key: unit.external_key, ok: true, result, error: null };
         } catch (err) {
           console.error(JSON.stringify({ level: "error", message: "unit push failed", unit: unit.external_key, error: String(err) }));
           return { external_key: unit.external_key, ok: false, result: null, error: "The unit could not be stored; retry it. If it keeps failing, contact support." };
         }
       });
+      this.store.tx(() => flushCounts(this.store, sums));
       if ("blobKey" in batch) await this.env.BLOBS.delete(batch.blobKey);
       return results;
     });

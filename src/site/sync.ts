@@ -5,7 +5,7 @@
  */
 import type { SegmentInput, SyncResult, UnitSnapshot } from "../api/schemas";
 import type { SiteSettings } from "../control/sites";
-import { refreshUnit } from "./counts";
+import { refreshUnit, type CountSink } from "./counts";
 import { characters, fingerprint } from "./fingerprint";
 import { rememberTranslation } from "./memory";
 import { lower, siteTargets, targetCodeMap } from "./settings";
@@ -47,7 +47,7 @@ function countStaled(store: Store, segmentId: number, from: string, to: string):
  * the translations' states, not only on the snapshot), and `pushUnchanged` answers the same
  * snapshot again without reading its segments. Every push sets it, so a stale one never stays.
  */
-export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSnapshot, digest: string | null = null): SyncResult {
+export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSnapshot, digest: string | null = null, sink?: CountSink): SyncResult {
   const now = store.now();
   const targets = siteTargets(settings);
   const codes = targetCodeMap(settings);
@@ -74,8 +74,8 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
       snapshot.metadata ? JSON.stringify(snapshot.metadata) : null,
       now,
     ];
-    const existing = store.one<{ id: number; deleted: number; writable_languages: string | null }>(
-      "SELECT id, deleted, writable_languages FROM units WHERE external_key = ?",
+    const existing = store.one<{ id: number; deleted: number; writable_languages: string | null; snapshot_digest: string | null; snapshot_mismatches: string | null }>(
+      "SELECT id, deleted, writable_languages, snapshot_digest, snapshot_mismatches FROM units WHERE external_key = ?",
       snapshot.external_key,
     );
     let unitId: number;
@@ -101,7 +101,6 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
       (existing ? store.all<StoredSegment>("SELECT id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key, removed FROM segments WHERE unit_id = ?", unitId) : []).map((s) => [s.key, s]),
     );
     const seen = new Set<string>();
-    // New segments are written by one multi-row statement per unit, not one INSERT each.
     const inserts: unknown[][] = [];
 
     for (const seg of incoming) {
@@ -132,13 +131,13 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
         );
       }
     }
-    if (inserts.length)
+    // One prepared INSERT per row: measured faster here than one multi-row INSERT … SELECT FROM json_each.
+    for (const row of inserts)
       store.run(
         `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key)
-         SELECT ?1, v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4, v ->> 5, v ->> 6, v ->> 7, v ->> 8, v ->> 9
-         FROM (SELECT value AS v FROM json_each(?2))`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         unitId,
-        JSON.stringify(inserts),
+        ...row,
       );
     for (const old of stored.values()) {
       if (!old.removed && !seen.has(old.key)) {
@@ -153,15 +152,13 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
     }
     // Counts change only with the segments, their texts, imports or the unit's languages: an unchanged push writes nothing more.
     const languagesChanged = (existing?.writable_languages ?? null) !== unitFields[4];
-    if (!existing && !out.imported_translations) refreshUnit(store, targets, unitId, { segments: incoming.length });
-    else if (out.unit_created || out.added || out.changed || out.removed || out.imported_translations || languagesChanged) refreshUnit(store, targets, unitId);
+    if (!existing && !out.imported_translations) refreshUnit(store, targets, unitId, { segments: incoming.length }, sink);
+    else if (out.unit_created || out.added || out.changed || out.removed || out.imported_translations || languagesChanged) refreshUnit(store, targets, unitId, undefined, sink);
     const imports = incoming.some((seg) => seg.translations && Object.keys(seg.translations).length);
-    store.run(
-      "UPDATE units SET snapshot_digest = ?, snapshot_mismatches = ? WHERE id = ?",
-      imports ? null : digest,
-      JSON.stringify(out.fingerprint_mismatches),
-      unitId,
-    );
+    const snapshotDigest = imports ? null : digest;
+    const mismatches = JSON.stringify(out.fingerprint_mismatches);
+    if (existing?.snapshot_digest !== snapshotDigest || existing?.snapshot_mismatches !== mismatches)
+      store.run("UPDATE units SET snapshot_digest = ?, snapshot_mismatches = ? WHERE id = ?", snapshotDigest, mismatches, unitId);
     return out;
   });
 }
