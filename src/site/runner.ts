@@ -57,6 +57,8 @@ interface SliceItem {
   live: number;
   /** The translation row as the slice read it; a different one at commit means someone else wrote it meanwhile. */
   mark: string;
+  /** 1 when the connector imported this translation after the job started. */
+  imported_since: number;
 }
 
 /** What identifies a translation row's version: a write by an import, a review or a fix changes it. */
@@ -193,7 +195,7 @@ async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   const items = store.all<SliceItem>(
     `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
        coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
-       ${TRANSLATION_MARK} AS mark
+       ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since
      FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
      LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
      WHERE ji.job_id = ?1 AND ji.language = ?2 AND ji.status = 'pending'
@@ -202,9 +204,11 @@ async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
     language,
     settings.sourceLanguage,
     SLICE_ITEMS,
+    job.started_at ?? "",
   );
   // Items that left the scope since the job started (removed, deleted, imported, translated) are skipped.
-  const skipped = items.filter((i) => !i.live || (!scope.force && i.state !== "missing" && i.state !== "stale"));
+  // An import since the job started wins, also over a forced job.
+  const skipped = items.filter((i) => !i.live || i.imported_since === 1 || (!scope.force && i.state !== "missing" && i.state !== "stale"));
   const work = items.filter((i) => !skipped.includes(i));
 
   const target = settings.targetLanguages.find((t) => t.code === language);
