@@ -160,7 +160,15 @@ export class SiteObject extends DurableObject<Env> {
   /** Loads the organization's glossary from D1 when the object's copy is missing or old (not per request). */
   private async ensureGlossary(settings: SiteSettings) {
     if (!glossaryDue(this.store, Date.now())) return;
-    const rows = await controlDb(this.env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.organizationId, settings.organizationId));
+    let rows;
+    try {
+      rows = await controlDb(this.env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.organizationId, settings.organizationId));
+    } catch (err) {
+      // D1 unavailable: an old copy serves until the next try; without one the request fails.
+      if (this.store.getMeta("glossary") === undefined) throw err;
+      console.error(JSON.stringify({ level: "warn", message: "glossary reload failed; the old copy serves", error: String(err) }));
+      return;
+    }
     replaceGlossary(
       this.store,
       rows.map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive })),
