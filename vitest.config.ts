@@ -16,6 +16,9 @@ export default defineConfig(async () => {
             DASHBOARD_URL: "https://dash.test",
             // Tests run job alarms with runDurableObjectAlarm, never on their own.
             JOB_ALARM_DELAY_MS: "3600000",
+            // The model-based suite's run count and seed (test/model): MODEL_RUNS=1000 npx vitest run test/model.
+            MODEL_RUNS: process.env.MODEL_RUNS ?? "",
+            MODEL_SEED: process.env.MODEL_SEED ?? "",
           },
         },
       }),

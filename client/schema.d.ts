@@ -962,7 +962,7 @@ export type components = {
         ReviewsIn: {
             reviews: {
                 /**
-                 * @description Opaque; clients must not parse it.
+                 * @description A result id; unknown or malformed ids are ignored, never refused.
                  * @example r_1042
                  */
                 id: string;

@@ -19,6 +19,7 @@ import { organizationUsage } from "../billing/usage";
 import { listAudit, recordAudit } from "../control/audit";
 import { controlDb } from "../control/db";
 import { eraseOrganization, eraseSite } from "../control/erasure";
+import { glossaryChanged } from "../glossary";
 import { addTerm, glossaryCsv, listGlossary, parseGlossaryCsv, removeTerm, replaceGlossary } from "../control/glossary";
 import { createKey, listKeys, revokeKey } from "../control/keys";
 import {
@@ -252,7 +253,7 @@ const siteId = (c: DashContext) => id(c.req.param("site_id"));
 dashboard.get("/sites/:site_id", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   const stub = siteStub(c.env, a.site.id);
-  const [site, connector, status, jobs] = await Promise.all([stub.site(a.site), stub.connector(a.site), stub.status(a.site, "", 0), stub.listJobs(a.site, false)]);
+  const [site, connector, status, jobs] = await Promise.all([stub.site(a.site), stub.connector(a.site), stub.status(a.site, ""), stub.listJobs(a.site, false)]);
   const targets = site.target_languages.map((t) => ({ ...t, configured: a.site.targetLanguages.find((x) => x.code === t.code)?.writable ?? false }));
   // After "Start job": say what became of it, not just that it was queued (the page is refreshed to follow it).
   const started = jobs.find((j) => j.id === id(c.req.query("started")));
@@ -510,6 +511,7 @@ dashboard.post("/sites/:site_id/glossary", async (c) => {
   const f = await form(c);
   try {
     await addTerm(controlDb(c.env.DB), a.organizationId, { source: str(f, "source"), language: str(f, "language").trim(), target: str(f, "target"), case_sensitive: str(f, "case_sensitive") === "1" }, a.actor);
+    await glossaryChanged(c.env, a.organizationId);
   } catch (err) {
     if (err instanceof ApiError && err.status === 422) return render(c, await glossaryPage(c, a, { error: err.detail.replace(/^terms\[0\]\./, "") }), 422);
     throw err;
@@ -525,6 +527,7 @@ dashboard.post("/sites/:site_id/glossary/import", async (c) => {
     if (!(upload instanceof File) || upload.size === 0) throw new ApiError(422, "file: choose a CSV file to import.");
     const terms = parseGlossaryCsv(await upload.text());
     await replaceGlossary(controlDb(c.env.DB), a.organizationId, terms, { actor: a.actor, action: "glossary.replace", target: `organization:${a.organizationId}`, detail: { terms: terms.length, via: "csv" } });
+    await glossaryChanged(c.env, a.organizationId);
   } catch (err) {
     if (err instanceof ApiError && err.status === 422) return render(c, await glossaryPage(c, a, { error: err.detail }), 422);
     throw err;
@@ -535,6 +538,7 @@ dashboard.post("/sites/:site_id/glossary/import", async (c) => {
 dashboard.post("/sites/:site_id/glossary/:term_id/remove", async (c) => {
   const a = await siteAccess(c, siteId(c), "admin");
   await removeTerm(controlDb(c.env.DB), a.organizationId, id(c.req.param("term_id")), a.actor);
+  await glossaryChanged(c.env, a.organizationId);
   return c.redirect(`/dashboard/sites/${a.site.id}/glossary?done=term-removed`, 303);
 });
 

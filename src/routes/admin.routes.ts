@@ -40,6 +40,7 @@ import { createKey, listKeys, revokeKey } from "../control/keys";
 import { createInvitation } from "../control/people";
 import { organizations, sites, subscriptions, subscriptionSites } from "../control/schema";
 import { adminSiteOut, createSite, requireSite } from "../control/sites";
+import { glossaryChanged } from "../glossary";
 import { updateSiteSettings } from "../site-settings";
 import { ApiError, notFound, unauthorized } from "../errors";
 import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
@@ -192,6 +193,7 @@ adminRoutes.openapi(
       target: `organization:${org_id}`,
       detail: { terms: terms.length },
     });
+    await glossaryChanged(c.env, org_id);
     return c.json({ terms: n }, 200);
   },
 );

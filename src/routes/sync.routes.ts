@@ -1,6 +1,6 @@
 /** The connector's push side and status reads (spec: units, status, handshake, site). */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
-import { count, eq } from "drizzle-orm";
+import { createHash } from "node:crypto";
 import {
   BatchEnvelope,
   BatchIn,
@@ -11,6 +11,7 @@ import {
   SiteStatusOut,
   StatusQuery,
   SyncOut,
+  AnyUnitKeyParam,
   UnitKeyParam,
   UnitSnapshotIn,
   UnitsQuery,
@@ -22,8 +23,6 @@ import {
 import { EXAMPLES } from "../api/examples";
 import { validationDetail } from "../api/issues";
 import type { App } from "../context";
-import { controlDb } from "../control/db";
-import { glossaryTerms } from "../control/schema";
 import type { SiteSettings } from "../control/sites";
 import { invalid } from "../errors";
 import { LIMITS } from "../limits";
@@ -119,35 +118,57 @@ syncRoutes.openAPIRegistry.registerPath({
 });
 syncRoutes.put("/v1/units/batch", async (c) => {
   const { stub, site } = siteObject(c);
-  const text = await c.req.text();
-  const envelope = BatchEnvelope.safeParse(JSON.parse(text));
+  const bytes = await c.req.arrayBuffer();
+  const envelope = BatchEnvelope.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
   if (!envelope.success) throw invalid(validationDetail(envelope.error));
+  const raws = envelope.data.units;
   const out: (BatchItem | undefined)[] = [];
+
+  // A unit whose snapshot is exactly the one last applied (same digest) was validated then and
+  // changes nothing now: the object answers it as unchanged, and it is neither validated nor sent again.
+  const digests = raws.map((raw) => createHash("sha256").update(JSON.stringify(raw)).digest("base64"));
+  // Only a key's first occurrence may be answered so: a later one comes after a push of the same key.
+  const candidates: { external_key: string; digest: string }[] = [];
+  const first = new Map<string, number>();
+  raws.forEach((raw, i) => {
+    const r = raw as { external_key?: unknown; adapter?: unknown };
+    if (typeof r?.external_key !== "string" || first.has(r.external_key)) return;
+    first.set(r.external_key, i);
+    if (typeof r.adapter === "string" && site.enabledAdapters.includes(r.adapter as UnitSnapshot["adapter"]))
+      candidates.push({ external_key: r.external_key, digest: digests[i] });
+  });
+  const unchanged = new Map((await stub.pushUnchanged(site, candidates)).map((r) => [r.external_key, r]));
+
   const valid: UnitSnapshot[] = [];
+  const validDigests: string[] = [];
   const slots: number[] = [];
-  envelope.data.units.forEach((raw, i) => {
-    const parsed = UnitSnapshotIn.safeParse(raw);
+  raws.forEach((raw, i) => {
     const key = (raw as { external_key?: unknown })?.external_key;
     const externalKey = typeof key === "string" ? key.slice(0, LIMITS.unitKey) : "";
+    const same = typeof key === "string" && first.get(key) === i ? unchanged.get(key) : undefined;
+    if (same)
+      return void (out[i] = { external_key: externalKey, ok: true, result: same, error: null });
+    const parsed = UnitSnapshotIn.safeParse(raw);
     if (!parsed.success) return void (out[i] = { external_key: externalKey, ok: false, result: null, error: validationDetail(parsed.error, `units[${i}]`, raw) });
     const refusal = adapterRefusal(site, parsed.data);
     if (refusal) return void (out[i] = { external_key: externalKey, ok: false, result: null, error: `units[${i}].${refusal}` });
     valid.push(parsed.data);
+    validDigests.push(digests[i]);
     slots.push(i);
   });
   if (valid.length) {
     let applied: BatchItem[];
-    if (new TextEncoder().encode(text).length > LIMITS.inlineBatchBytes) {
+    if (bytes.byteLength > LIMITS.inlineBatchBytes) {
       // Large bodies travel through R2, not over RPC; the site object deletes the object once applied.
       const blobKey = `batches/${site.id}/${crypto.randomUUID()}.json`;
-      await c.env.BLOBS.put(blobKey, JSON.stringify({ units: valid }), { httpMetadata: { contentType: "application/json" } });
+      await c.env.BLOBS.put(blobKey, JSON.stringify({ units: valid, digests: validDigests }), { httpMetadata: { contentType: "application/json" } });
       try {
         applied = await stub.pushBatch(site, { blobKey });
       } finally {
         // The object deletes it once applied; if anything failed on the way, the customer's content must not stay behind.
         await c.env.BLOBS.delete(blobKey).catch(() => undefined);
       }
-    } else applied = await stub.pushBatch(site, { units: valid });
+    } else applied = await stub.pushBatch(site, { units: valid, digests: validDigests });
     applied.forEach((item, j) => (out[slots[j]] = item));
   }
   return c.json({ results: out as BatchItem[] }, 200);
@@ -164,7 +185,7 @@ syncRoutes.openapi(
       "Pushing the same key again restores the unit with its translations (within 30 days).",
     tags: ["sync"],
     security: bearer,
-    request: { params: UnitKeyParam },
+    request: { params: AnyUnitKeyParam },
     responses: { 204: { description: "Deleted (also for unknown or already deleted keys)" }, ...errors },
   }),
   async (c) => {
@@ -190,8 +211,8 @@ syncRoutes.openapi(
   }),
   async (c) => {
     const { stub, site } = siteObject(c);
-    const [terms] = await controlDb(c.env.DB).select({ n: count() }).from(glossaryTerms).where(eq(glossaryTerms.organizationId, site.organizationId));
-    return c.json(await stub.status(site, c.req.valid("query").prefix, terms?.n ?? 0), 200);
+    // The glossary count is held by the site object (src/site/glossary.ts): no D1 read here.
+    return c.json(await stub.status(site, c.req.valid("query").prefix), 200);
   },
 );
 

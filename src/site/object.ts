@@ -10,10 +10,14 @@ import migrations from "../../migrations/site/migrations.js";
 import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot } from "../api/schemas";
 import { release, reserve } from "../billing/billing";
 import { now } from "../clock";
+import { eq } from "drizzle-orm";
 import { controlDb } from "../control/db";
+import { glossaryTerms } from "../control/schema";
+import type { GlossaryTerm } from "../engines/types";
+import { glossaryCount, glossaryDue, replaceGlossary } from "./glossary";
 import type { SiteSettings } from "../control/sites";
 import { toRpcFailure, unauthorized, type RpcFailure } from "../errors";
-import { rebuildCounts } from "./counts";
+import { flushCounts, mergeCounts, rebuildCounts, type CountSink } from "./counts";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, scopeOf, type ScopeEstimate } from "./jobs";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
@@ -21,7 +25,7 @@ import { abandonJob, currentJob, runJobs } from "./runner";
 import { capabilities, siteTargets } from "./settings";
 import { siteStatus, unitStatus, unitsWithWork, type Links } from "./status";
 import { Store } from "./store";
-import { deleteUnit, pushUnit } from "./sync";
+import { deleteUnit, pushUnchanged, pushUnit } from "./sync";
 import { listUnits } from "./unit-list";
 import { unitTexts } from "./unit-texts";
 
@@ -114,33 +118,73 @@ export class SiteObject extends DurableObject<Env> {
    * Applies a batch's valid units, each on its own: a unit that fails is reported and the
    * others go on. Large bodies come as an R2 key (written by the Worker), deleted once applied.
    */
-  async pushBatch(settings: SiteSettings, batch: { units: UnitSnapshot[] } | { blobKey: string }): Promise<BatchItem[]> {
+  async pushBatch(settings: SiteSettings, batch: { units: UnitSnapshot[]; digests?: string[] } | { blobKey: string }): Promise<BatchItem[]> {
     return this.call(settings, async (settings) => {
       let units: UnitSnapshot[];
+      let digests: string[] | undefined;
       if ("blobKey" in batch) {
         const object = await this.env.BLOBS.get(batch.blobKey);
         if (!object) throw new Error(`batch body ${batch.blobKey} is missing from R2`);
-        units = ((await object.json()) as { units: UnitSnapshot[] }).units;
-      } else units = batch.units;
-      const results = units.map((unit): BatchItem => {
+        ({ units, digests } = (await object.json()) as { units: UnitSnapshot[]; digests?: string[] });
+      } else ({ units, digests } = batch);
+      // The site and key-type sums are written once for the batch: each unit's differences join
+      // the batch's only once its own transaction committed.
+      const sums: CountSink = new Map();
+      const results = units.map((unit, i): BatchItem => {
+        const unitSums: CountSink = new Map();
         try {
-          return { external_key: unit.external_key, ok: true, result: pushUnit(this.store, settings, unit), error: null };
+          const result = pushUnit(this.store, settings, unit, digests?.[i] ?? null, unitSums);
+          mergeCounts(sums, unitSums);
+          return { external_key: unit.external_key, ok: true, result, error: null };
         } catch (err) {
           console.error(JSON.stringify({ level: "error", message: "unit push failed", unit: unit.external_key, error: String(err) }));
           return { external_key: unit.external_key, ok: false, result: null, error: "The unit could not be stored; retry it. If it keeps failing, contact support." };
         }
       });
+      this.store.tx(() => flushCounts(this.store, sums));
       if ("blobKey" in batch) await this.env.BLOBS.delete(batch.blobKey);
       return results;
     });
+  }
+
+  /** The batch's units whose snapshot is the one last applied, answered as unchanged (see `pushUnchanged`). */
+  async pushUnchanged(settings: SiteSettings, units: { external_key: string; digest: string }[]) {
+    return this.call(settings, () => [...pushUnchanged(this.store, units).values()]);
   }
 
   async deleteUnit(settings: SiteSettings, externalKey: string) {
     return this.call(settings, (settings) => deleteUnit(this.store, settings, externalKey));
   }
 
-  async status(settings: SiteSettings, prefix: string, glossaryTerms: number) {
-    return this.call(settings, (settings) => siteStatus(this.store, settings, prefix, glossaryTerms));
+  async status(settings: SiteSettings, prefix: string) {
+    return this.call(settings, async (settings) => {
+      await this.ensureGlossary(settings);
+      return siteStatus(this.store, settings, prefix, glossaryCount(this.store));
+    });
+  }
+
+  /** The organization's glossary changed (pushed by `pushGlossary` after D1 was written). */
+  async applyGlossary(terms: GlossaryTerm[]) {
+    replaceGlossary(this.store, terms, Date.now());
+  }
+
+  /** Loads the organization's glossary from D1 when the object's copy is missing or old (not per request). */
+  private async ensureGlossary(settings: SiteSettings) {
+    if (!glossaryDue(this.store, Date.now())) return;
+    let rows;
+    try {
+      rows = await controlDb(this.env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.organizationId, settings.organizationId));
+    } catch (err) {
+      // D1 unavailable: an old copy serves until the next try; without one the request fails.
+      if (this.store.getMeta("glossary") === undefined) throw err;
+      console.error(JSON.stringify({ level: "warn", message: "glossary reload failed; the old copy serves", error: String(err) }));
+      return;
+    }
+    replaceGlossary(
+      this.store,
+      rows.map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive })),
+      Date.now(),
+    );
   }
 
   async unitsWithWork(settings: SiteSettings, query: Parameters<typeof unitsWithWork>[3], dashboardUrl?: string) {
@@ -245,7 +289,11 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async reviews(settings: SiteSettings, reviews: Review[]) {
-    return this.call(settings, (settings) => applyReviews(this.store, settings, reviews));
+    return this.call(settings, async (settings) => {
+      // Edited texts get their own QA, glossary included.
+      if (reviews.some((r) => r.text !== undefined)) await this.ensureGlossary(settings);
+      return applyReviews(this.store, settings, reviews);
+    });
   }
 
   async attention(settings: SiteSettings, query: { cursor?: string; limit: number; unit?: string; language?: string }, dashboardUrl?: string) {
@@ -253,6 +301,9 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async decideAttention(settings: SiteSettings, id: string, decision: AttentionDecision) {
-    return this.call(settings, (settings) => decideAttention(this.store, settings, id, decision));
+    return this.call(settings, async (settings) => {
+      if (decision.action === "fix") await this.ensureGlossary(settings);
+      return decideAttention(this.store, settings, id, decision);
+    });
   }
 }

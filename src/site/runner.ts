@@ -16,7 +16,6 @@ import { EngineError, type Engine, type EngineEnv, type GlossaryTerm } from "../
 import type { EngineName, Format } from "../limits";
 import { runQA } from "../qa";
 import { refreshUnits } from "./counts";
-import { characters } from "./fingerprint";
 import { estimateScope, type JobRow, type JobScope, scopeQuery } from "./jobs";
 import { lookupMemory, memoryKey } from "./memory";
 import { capabilities, siteTargets } from "./settings";
@@ -47,6 +46,8 @@ interface SliceItem {
   language: string;
   text: string;
   fingerprint: string;
+  /** The text's code points, stored at push. */
+  characters: number;
   format: Format;
   field: string | null;
   kind: string | null;
@@ -54,7 +55,14 @@ interface SliceItem {
   source_language: string;
   state: string;
   live: number;
+  /** The translation row as the slice read it; a different one at commit means someone else wrote it meanwhile. */
+  mark: string;
+  /** 1 when the connector imported this translation after the job started. */
+  imported_since: number;
 }
+
+/** What identifies a translation row's version: a write by an import, a review or a fix changes it. */
+const TRANSLATION_MARK = `coalesce(t.updated_at || '|' || t.status || '|' || t.origin || '|' || coalesce(t.result_id, ''), '')`;
 
 const isRunning = (store: Store, id: number) => store.one("SELECT 1 AS x FROM jobs WHERE id = ? AND status = 'running'", id) !== undefined;
 
@@ -185,8 +193,9 @@ async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   if (!next) return false;
   const language = next.language;
   const items = store.all<SliceItem>(
-    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.format, s.field, s.kind, s.max_length,
-       coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live
+    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
+       coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
+       ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since
      FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
      LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
      WHERE ji.job_id = ?1 AND ji.language = ?2 AND ji.status = 'pending'
@@ -195,9 +204,11 @@ async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
     language,
     settings.sourceLanguage,
     SLICE_ITEMS,
+    job.started_at ?? "",
   );
   // Items that left the scope since the job started (removed, deleted, imported, translated) are skipped.
-  const skipped = items.filter((i) => !i.live || (!scope.force && i.state !== "missing" && i.state !== "stale"));
+  // An import since the job started wins, also over a forced job.
+  const skipped = items.filter((i) => !i.live || i.imported_since === 1 || (!scope.force && i.state !== "missing" && i.state !== "stale"));
   const work = items.filter((i) => !skipped.includes(i));
 
   const target = settings.targetLanguages.find((t) => t.code === language);
@@ -269,7 +280,7 @@ async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
           segments: groups.map(([first]) => ({ text: first.text, format: first.format, kind: first.kind, field: first.field, maxLength: first.max_length })),
         });
         groups.forEach((group, g) => {
-          billed += characters(group[0].text);
+          billed += group[0].characters;
           group.forEach((item, i) =>
             produced.push({ item, text: texts[g], origin: engine.origin, engine: engine.name, kind: i === 0 ? "engine" : "reuse" }),
           );
@@ -294,8 +305,8 @@ function persistSlice(
   job: JobRow,
   slice: number,
   language: string,
-  produced: Produced[],
-  skipped: SliceItem[],
+  engineOutput: Produced[],
+  skippedBefore: SliceItem[],
   billed: number,
   glossary: GlossaryTerm[],
 ) {
@@ -305,6 +316,18 @@ function persistSlice(
   store.tx(() => {
     const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", job.id);
     if (!current || current.slices !== job.slices) return; // another invocation already persisted this slice
+    // An import (or a review, a fix) that wrote a translation while the engine was working wins: the job's result for it is not delivered.
+    const marks = new Map(
+      store
+        .all<{ segment_id: number; mark: string }>(
+          `SELECT j.value AS segment_id, ${TRANSLATION_MARK} AS mark FROM json_each(?1) j LEFT JOIN translations t ON t.segment_id = j.value AND t.language = ?2`,
+          JSON.stringify(engineOutput.map((p) => p.item.segment_id)),
+          language,
+        )
+        .map((r) => [r.segment_id, r.mark]),
+    );
+    const produced = engineOutput.filter((p) => marks.get(p.item.segment_id) === p.item.mark);
+    const skipped = produced.length === engineOutput.length ? skippedBefore : skippedBefore.concat(engineOutput.filter((p) => !produced.includes(p)).map((p) => p.item));
     const counters = { done: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0 };
     // Results get ids above the sequence's current value; the slice's statements below address them as a range.
     const firstId = (store.one<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'results'")?.seq ?? 0) + 1;
@@ -340,10 +363,10 @@ function persistSlice(
       if (held) counters.qaFailed++;
       if (p.kind === "memory") {
         counters.tm++;
-        counters.tmChars += characters(item.text);
+        counters.tmChars += item.characters;
       } else if (p.kind === "reuse") {
         counters.reused++;
-        counters.reusedChars += characters(item.text);
+        counters.reusedChars += item.characters;
       }
     }
     if (produced.length) {

@@ -12,6 +12,24 @@ export const meta = sqliteTable("meta", {
   value: text("value").notNull(),
 });
 
+/**
+ * The organization's glossary as this site last loaded it from D1 (reloaded when the glossary
+ * changes, and at least every few minutes): QA of human text and the status count read it
+ * here, so those requests never touch D1.
+ */
+export const glossary = sqliteTable(
+  "glossary",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** Lowercased target language. */
+    language: text("language").notNull(),
+    source: text("source").notNull(),
+    target: text("target").notNull(),
+    caseSensitive: integer("case_sensitive").notNull().default(0),
+  },
+  (t) => [index("glossary_language").on(t.language)],
+);
+
 export const units = sqliteTable(
   "units",
   {
@@ -32,6 +50,13 @@ export const units = sqliteTable(
     needsWork: integer("needs_work").notNull().default(0),
     /** 1 while the unit is included in the site totals (site_counts language ''). */
     counted: integer("counted").notNull().default(0),
+    /**
+     * SHA-256 of the batch snapshot last applied (as JSON), null when it imported translations
+     * or came another way: the same snapshot again is answered without reading its segments.
+     */
+    snapshotDigest: text("snapshot_digest"),
+    /** The last push's fingerprint_mismatches (JSON), answered again with the digest. */
+    snapshotMismatches: text("snapshot_mismatches"),
   },
   (t) => [index("units_work").on(t.externalKey).where(sql`needs_work = 1 AND deleted = 0`)],
 );
@@ -44,6 +69,8 @@ export const segments = sqliteTable(
     key: text("key").notNull(),
     text: text("text").notNull(),
     fingerprint: text("fingerprint").notNull(),
+    /** The text's length in Unicode code points, computed once at push: what estimates and bills count. */
+    characters: integer("characters").notNull().default(0),
     format: text("format").notNull(),
     field: text("field"),
     kind: text("kind"),
@@ -139,6 +166,24 @@ export const siteCounts = sqliteTable("site_counts", {
   review: integer("review").notNull().default(0),
   attention: integer("attention").notNull().default(0),
 });
+
+/**
+ * site_counts per key type (`post:` of `post:42`, the part up to the first colon): what
+ * `GET /v1/status?prefix=post:` reads, so it costs the same on a site of any size.
+ */
+export const prefixCounts = sqliteTable(
+  "prefix_counts",
+  {
+    prefix: text("prefix").notNull(),
+    language: text("language").notNull(),
+    total: integer("total").notNull().default(0),
+    ok: integer("ok").notNull().default(0),
+    stale: integer("stale").notNull().default(0),
+    review: integer("review").notNull().default(0),
+    attention: integer("attention").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.prefix, t.language] })],
+);
 
 export const jobs = sqliteTable(
   "jobs",

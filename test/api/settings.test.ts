@@ -44,7 +44,7 @@ describe("site settings", () => {
     // The stale copy's call answers from the newer settings…
     const info = await stub.site(old);
     expect(info.target_languages.map((t: any) => t.code)).toEqual(["de", "fr", "it"]);
-    const status: any = await stub.status(old, "", 0);
+    const status: any = await stub.status(old, "");
     expect(status.languages.map((l: any) => l.code)).toEqual(["de", "fr", "it"]);
     // …and leaves them in place, without rebuilding the counts.
     const counts = await runInDurableObject(stub, (o: SiteObject) => {
