@@ -73,8 +73,9 @@ function closer(schemas: Record<string, Json>) {
     if (Array.isArray(s)) return s.map(visit);
     if (!s || typeof s !== "object") return s;
     let out: Json = Object.fromEntries(Object.entries(s).map(([k, v]) => [k, k === "example" || k === "default" ? v : visit(v)]));
-    if (Array.isArray(out.allOf) && out.allOf.every((b: Json) => resolve(b)?.type === "object" || resolve(b)?.properties)) {
-      const branches = out.allOf.map((b: Json) => visit(resolve(b)));
+    // Branches are visited first, so an extension of an extension (allOf inside allOf) merges too.
+    const branches: Json[] | undefined = Array.isArray(out.allOf) ? out.allOf.map((b: Json) => visit(resolve(b))) : undefined;
+    if (branches?.every((b: Json) => b?.type === "object" || b?.properties)) {
       const { allOf: _allOf, ...rest } = out;
       out = {
         ...rest,
