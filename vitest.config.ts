@@ -12,7 +12,7 @@ export default defineConfig(async () => {
         miniflare: {
           bindings: {
             TEST_MIGRATIONS: migrations,
-            ADMIN_TOKEN: "test-admin-token",
+            ADMIN_TOKEN: "test-admin-token-0123456789abcdefghij",
             DASHBOARD_URL: "https://dash.test",
             // Tests run job alarms with runDurableObjectAlarm, never on their own.
             JOB_ALARM_DELAY_MS: "3600000",

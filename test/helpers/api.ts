@@ -1,8 +1,20 @@
 /** HTTP-level helpers: provisioning through the admin API and calls through the Worker's fetch. */
 import { exports } from "cloudflare:workers";
 
-export const ADMIN = "test-admin-token";
+/** The test pool's ADMIN_TOKEN (vitest.config.ts): at least 32 characters, or the admin API is disabled. */
+export const ADMIN = "test-admin-token-0123456789abcdefghij";
 const BASE = "https://api.test";
+let ipCounter = 0;
+
+/**
+ * A client address for each request unless a test gives one (`cf-connecting-ip`): as in
+ * production, where callers come from many addresses, so tests about other things do not
+ * share one failed-authentication budget. The rate-limit tests set addresses themselves.
+ */
+function nextIp() {
+  ipCounter++;
+  return `198.18.${(ipCounter >> 8) & 255}.${ipCounter & 255}`;
+}
 
 export interface Call {
   status: number;
@@ -11,7 +23,7 @@ export interface Call {
 }
 
 export async function request(method: string, path: string, opts: { key?: string; body?: unknown; raw?: BodyInit; headers?: Record<string, string> } = {}): Promise<Call> {
-  const headers: Record<string, string> = { ...opts.headers };
+  const headers: Record<string, string> = { "cf-connecting-ip": nextIp(), ...opts.headers };
   if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
   let body: BodyInit | undefined = opts.raw;
   if (opts.body !== undefined) {
