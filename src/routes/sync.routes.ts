@@ -22,6 +22,7 @@ import {
 import { validationDetail } from "../api/issues";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
+import { batchPrefix } from "../control/erasure";
 import { glossaryTerms } from "../control/schema";
 import type { SiteSettings } from "../control/sites";
 import { invalid } from "../errors";
@@ -93,7 +94,7 @@ syncRoutes.put("/v1/units/batch", async (c) => {
     let applied: BatchItem[];
     if (new TextEncoder().encode(text).length > LIMITS.inlineBatchBytes) {
       // Large bodies travel through R2, not over RPC; the site object deletes the object once applied.
-      const blobKey = `batches/${site.id}/${crypto.randomUUID()}.json`;
+      const blobKey = `${batchPrefix(site.id)}${crypto.randomUUID()}.json`;
       await c.env.BLOBS.put(blobKey, JSON.stringify({ units: valid }), { httpMetadata: { contentType: "application/json" } });
       try {
         applied = await stub.pushBatch(site, { blobKey });

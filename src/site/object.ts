@@ -11,6 +11,7 @@ import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot } f
 import { release, reserve } from "../billing/billing";
 import { now } from "../clock";
 import { controlDb } from "../control/db";
+import { batchPrefix } from "../control/erasure";
 import type { SiteSettings } from "../control/sites";
 import { toRpcFailure, unauthorized, type RpcFailure } from "../errors";
 import { rebuildCounts } from "./counts";
@@ -20,6 +21,7 @@ import { acknowledge, applyReviews, decideAttention, listAttention, listResults,
 import { abandonJob, currentJob, runJobs } from "./runner";
 import { capabilities, siteTargets } from "./settings";
 import { siteStatus, unitStatus, unitsWithWork, type Links } from "./status";
+import { nextRetentionAt, runRetention, type RetentionRun } from "./retention";
 import { Store } from "./store";
 import { deleteUnit, pushUnit } from "./sync";
 
@@ -89,6 +91,8 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, async () => {
       let units: UnitSnapshot[];
       if ("blobKey" in batch) {
+        // Only this site's own prefix: a key naming another site's body is a bug, never served.
+        if (!batch.blobKey.startsWith(batchPrefix(settings.id))) throw new Error(`batch body key outside ${batchPrefix(settings.id)} refused`);
         const object = await this.env.BLOBS.get(batch.blobKey);
         if (!object) throw new Error(`batch body ${batch.blobKey} is missing from R2`);
         units = ((await object.json()) as { units: UnitSnapshot[] }).units;
@@ -107,7 +111,10 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async deleteUnit(settings: SiteSettings, externalKey: string) {
-    return this.call(settings, () => deleteUnit(this.store, settings, externalKey));
+    return this.call(settings, async () => {
+      deleteUnit(this.store, settings, externalKey);
+      await this.scheduleRetention();
+    });
   }
 
   async status(settings: SiteSettings, prefix: string, glossaryTerms: number) {
@@ -193,6 +200,33 @@ export class SiteObject extends DurableObject<Env> {
     if (job && info?.retryCount !== undefined && info.retryCount >= 4) await abandonJob(deps, job.id);
     const more = await runJobs(deps);
     if (more) await this.ctx.storage.setAlarm(this.nextRunAt());
+    await this.retain();
+  }
+
+  // ------------------------------------------------------------------ retention
+
+  /** One bounded run of retention (src/site/retention.ts), then the alarm for what is left. */
+  private async retain() {
+    const run = runRetention(this.store);
+    if (run.units || run.segments || run.results)
+      console.log(JSON.stringify({ level: "info", message: "retention purged", site_id: this.store.getMeta<SiteSettings>("settings")?.id, ...run }));
+    await this.scheduleRetention(run);
+  }
+
+  /**
+   * Makes sure an alarm is set while retention has work: at once when a run stopped at its
+   * bound, otherwise when the next item expires. Only ever moves the alarm earlier, so the
+   * job runner's alarms are left as they are.
+   */
+  private async scheduleRetention(after?: RetentionRun) {
+    const due = nextRetentionAt(this.store);
+    if (!after?.more && !due) return;
+    let delay = after?.more ? 0 : due!.getTime() - this.store.clock().getTime();
+    // Due but not purged (a unit waiting for its job to finish): look again in an hour, not in a loop.
+    if (!after?.more && delay <= 0 && after) delay = 3_600_000;
+    const at = Math.max(Date.now() + delay, this.nextRunAt());
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
   }
 
   // ------------------------------------------------------------------ results
