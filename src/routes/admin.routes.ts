@@ -36,7 +36,7 @@ import { glossaryTerms, organizations, sites, subscriptions, subscriptionSites }
 import { adminSiteOut, createSite, patchSite, requireSite } from "../control/sites";
 import { ApiError, notFound } from "../errors";
 import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
-import { body, ok, siteStub } from "./common";
+import { body, ok, rateLimited, siteStub } from "./common";
 
 export const adminRoutes = new OpenAPIHono<App>();
 const admin = [{ admin: [] as string[] }];
@@ -47,6 +47,7 @@ const errorOut = (description: string) => ({ content: { "application/json": { sc
 const adminErrors = {
   401: errorOut("Missing or wrong admin token, or the admin API is disabled (ADMIN_TOKEN unset or shorter than 32 characters)"),
   422: errorOut("Validation failure; `detail` names the field and the rule"),
+  429: { ...errorOut("Too many failed authentications from this address (60 a minute)"), headers: rateLimited[429].headers },
 };
 const adminNotFound = { 404: errorOut("Unknown organization or site") };
 

@@ -7,9 +7,18 @@ import type { SiteObject } from "../site/object";
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ content: { "application/json": { schema } }, description });
 
+/** 429: over the per-key limit (600 requests a minute) or too many failed authentications from the address (60 a minute). */
+export const rateLimited = {
+  429: {
+    ...json(ErrorOut, "Rate limited: over 600 requests a minute with this key, or over 60 failed authentications a minute from this address"),
+    headers: { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" as const, example: 60 } } },
+  },
+};
+
 export const errors = {
   401: json(ErrorOut, "Missing, malformed, unknown or revoked API key"),
   422: json(ErrorOut, "Validation failure; `detail` names the field and the rule"),
+  ...rateLimited,
 };
 export const notFoundResponse = { 404: json(ErrorOut, "Unknown id or key") };
 export const billingErrors = {

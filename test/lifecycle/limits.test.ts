@@ -205,3 +205,28 @@ describe("admin token", () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe("OpenAPI document", () => {
+  it("documents 429 with Retry-After, and the lifecycle admin operations", async () => {
+    const doc = (await request("GET", "/v1/openapi.json")).body;
+    for (const [path, method] of [["/v1/status", "get"], ["/v1/units", "put"], ["/v1/jobs", "post"]]) {
+      const r429 = doc.paths[path][method].responses["429"];
+      expect(r429, `${method} ${path}`).toBeDefined();
+      expect(r429.headers["Retry-After"]).toBeDefined();
+    }
+    const ops = {
+      adminDeleteSite: ["/admin/v1/sites/{site_id}", "delete"],
+      adminDeleteOrganization: ["/admin/v1/organizations/{org_id}", "delete"],
+      adminGetOrganizationUsage: ["/admin/v1/organizations/{org_id}/usage", "get"],
+      adminListAudit: ["/admin/v1/audit", "get"],
+    };
+    for (const [id, [path, method]] of Object.entries(ops)) {
+      const op = doc.paths[path][method];
+      expect(op.operationId).toBe(id);
+      expect(op.tags).toEqual(["admin"]);
+      expect(op.security).toEqual([{ admin: [] }]);
+      expect(op.summary && op.description).toBeTruthy();
+      for (const status of ["401", "422", "429"]) expect(op.responses[status], `${id} ${status}`).toBeDefined();
+    }
+  });
+});
