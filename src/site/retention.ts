@@ -58,17 +58,24 @@ function purgeUnitsStep(store: Store, cutoff: string): { segments: number; units
   });
 }
 
-/** One step over superseded results replaced before the cutoff. */
-function purgeResultsStep(store: Store, cutoff: string): number {
-  return store.run(
-    `DELETE FROM results WHERE id IN (
-       SELECT r.id FROM results r
-       WHERE r.superseded = 1 AND EXISTS (
-         SELECT 1 FROM results n WHERE n.segment_id = r.segment_id AND n.language = r.language AND n.id > r.id AND n.created_at <= ?1)
-       LIMIT ?2)`,
-    cutoff,
-    RESULTS_PER_STEP,
-  );
+/**
+ * One step over superseded results replaced before the cutoff. Only the oldest
+ * RESULTS_PER_STEP superseded results (by id) are examined, so a step costs the same however
+ * many are waiting; a newer one replaced earlier waits its turn (purged late, never early).
+ */
+function purgeResultsStep(store: Store, cutoff: string): { purged: number; examined: number } {
+  return store.tx(() => {
+    const oldest = store.all<{ id: number }>("SELECT id FROM results WHERE superseded = 1 ORDER BY id LIMIT ?", RESULTS_PER_STEP).map((r) => r.id);
+    if (!oldest.length) return { purged: 0, examined: 0 };
+    const purged = store.run(
+      `DELETE FROM results WHERE id IN (
+         SELECT r.id FROM json_each(?2) j CROSS JOIN results r ON r.id = j.value
+         WHERE EXISTS (SELECT 1 FROM results n WHERE n.segment_id = r.segment_id AND n.language = r.language AND n.id > r.id AND n.created_at <= ?1))`,
+      cutoff,
+      JSON.stringify(oldest),
+    );
+    return { purged, examined: oldest.length };
+  });
 }
 
 export interface RetentionRun {
@@ -79,17 +86,24 @@ export interface RetentionRun {
   more: boolean;
 }
 
-/** Runs up to `steps` bounded steps of what is due at `now`. */
+/**
+ * Runs up to `steps` bounded steps of what is due at `now`. When nothing is due yet (the
+ * usual case in a job's alarm) it costs the two index look-ups of `nextRetentionAt`.
+ */
 export function runRetention(store: Store, now = store.clock(), steps = STEPS_PER_RUN): RetentionRun {
-  const cutoff = cutoffOf(now);
   const out: RetentionRun = { segments: 0, units: 0, results: 0, more: false };
+  const due = nextRetentionAt(store);
+  if (!due || due.getTime() > now.getTime()) return out;
+  const cutoff = cutoffOf(now);
   for (let step = 0; step < steps; step++) {
     const u = purgeUnitsStep(store, cutoff);
-    const r = u.segments < SEGMENTS_PER_STEP && u.units < SEGMENTS_PER_STEP ? purgeResultsStep(store, cutoff) : 0;
+    const unitsMore = u.segments === SEGMENTS_PER_STEP || u.units === SEGMENTS_PER_STEP;
+    const r = unitsMore ? { purged: 0, examined: 0 } : purgeResultsStep(store, cutoff);
     out.segments += u.segments;
     out.units += u.units;
-    out.results += r;
-    out.more = u.segments === SEGMENTS_PER_STEP || u.units === SEGMENTS_PER_STEP || r === RESULTS_PER_STEP;
+    out.results += r.purged;
+    // More is due now only if a step was full of work (a full window with nothing expired is not).
+    out.more = unitsMore || r.purged === RESULTS_PER_STEP;
     if (!out.more) break;
   }
   return out;
