@@ -68,7 +68,7 @@ export async function apiKeyAuth(c: Context<App>, next: Next) {
     if (blocked) throw tooManyRequests(`Too many failed authentications from this address: retry in ${RATE_LIMIT_PERIOD_SECONDS} seconds.`, RATE_LIMIT_PERIOD_SECONDS);
     return failedAuthentication(c, "The API key is not valid (unknown, malformed or revoked).");
   }
-  const { success } = await c.env.KEY_LIMITER.limit({ key: `key:${auth.keyId}` });
+  const { success } = await c.env.KEY_LIMITER.limit({ key: auth.limitKey });
   if (!success)
     throw tooManyRequests(
       `Too many requests with this API key: the limit is 600 a minute. Retry in ${RATE_LIMIT_PERIOD_SECONDS} seconds, and send batches one after another.`,

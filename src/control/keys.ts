@@ -92,6 +92,8 @@ export function forgetSite(siteId: number) {
 
 export interface Authenticated {
   keyId: number;
+  /** What the per-key rate limit counts by: a prefix of the key's hash (unique, and not the key). */
+  limitKey: string;
   site: SiteSettings;
   /** A D1 write to run after the response (last_used_at), if one is due. */
   touch?: Promise<unknown>;
@@ -137,7 +139,7 @@ export async function authenticate(db: ControlDb, key: string, now = Date.now(),
       .run()
       .catch((err) => console.error(JSON.stringify({ level: "warn", message: "last_used_at update failed", error: String(err) })));
   }
-  return { keyId: entry.keyId, site: entry.site, touch };
+  return { keyId: entry.keyId, limitKey: `key:${hash.slice(0, 32)}`, site: entry.site, touch };
 }
 
 export async function createKey(db: ControlDb, siteId: number, name: string) {

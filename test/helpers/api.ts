@@ -5,6 +5,9 @@ import { exports } from "cloudflare:workers";
 export const ADMIN = "test-admin-token-0123456789abcdefghij";
 const BASE = "https://api.test";
 let ipCounter = 0;
+/** Per test file, so files running at the same time (sharing the pool's limiters) use different addresses. */
+const [ip1, ip2] = crypto.getRandomValues(new Uint16Array(2));
+const ipPrefix = `2001:db8:${ip1.toString(16)}:${ip2.toString(16)}`;
 
 /**
  * A client address for each request unless a test gives one (`cf-connecting-ip`): as in
@@ -13,7 +16,7 @@ let ipCounter = 0;
  */
 function nextIp() {
   ipCounter++;
-  return `198.18.${(ipCounter >> 8) & 255}.${ipCounter & 255}`;
+  return `${ipPrefix}::${ipCounter.toString(16)}`;
 }
 
 export interface Call {
