@@ -169,7 +169,10 @@ export class SiteObject extends DurableObject<Env> {
   /** Makes sure an alarm is set while a job is queued or running (also repairs a lost alarm). */
   private async scheduleRun() {
     if (!currentJob(this.store)) return;
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(this.nextRunAt());
+    // An alarm set for later (retention's, days ahead) does not count: the job needs one now.
+    const current = await this.ctx.storage.getAlarm();
+    const at = this.nextRunAt();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
   /** Jobs run as soon as possible; tests set JOB_ALARM_DELAY_MS to drive alarms themselves. */

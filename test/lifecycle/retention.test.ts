@@ -139,6 +139,28 @@ describe("superseded results", () => {
   });
 });
 
+describe("retention's alarm and the job runner's", () => {
+  it("a job is never left waiting behind retention's alarm days ahead (creating or polling it brings the alarm forward)", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello world" }]));
+    await job(c, site.siteId);
+    await job(c, site.siteId, { type: "translate", units: ["post:1"], force: true });
+    expect(await alarmAt(site.siteId)).toBeGreaterThanOrEqual(Date.now() + 29 * DAY);
+
+    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello there" }]));
+    const created = await c.post("/v1/jobs", { confirm: true });
+    expect(created.status).toBe(202);
+    const soon = Date.now() + 2 * 3_600_000; // the pool's JOB_ALARM_DELAY_MS is one hour
+    expect(await alarmAt(site.siteId)).toBeLessThan(soon);
+
+    // a lost alarm is repaired by a poll even while retention's is set
+    await runInDurableObject(stubOf(site.siteId), (_o: SiteObject, state) => state.storage.setAlarm(Date.now() + 30 * DAY));
+    expect((await c.get(`/v1/jobs/${created.body.id}`)).status).toBe(200);
+    expect(await alarmAt(site.siteId)).toBeLessThan(soon);
+  });
+});
+
 describe("R2 prefixes", () => {
   it("the site object refuses a batch body outside batches/<its site id>/ (and neither reads nor deletes it)", async () => {
     const a = await createSite();
