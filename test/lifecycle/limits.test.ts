@@ -123,6 +123,9 @@ describe("keys carry a checksum", () => {
       expect(key.slice(-6)).toBe(keyChecksum(key.slice(0, -6)));
     }
     expect(new Set(keys).size).toBe(keys.length);
+    // known answers (zlib's CRC-32, base62), so scripts/seed.mjs and other clients can check keys the same way
+    expect(keyChecksum("tsk_" + "a".repeat(32))).toBe("1isIz1");
+    expect(keyChecksum("tsk_0123456789ABCDEFGHIJKLMNOPQRSTUV")).toBe("3fo7jf");
     // any one character changed breaks the checksum
     const key = keys[0];
     for (let i = 4; i < key.length; i++) {
