@@ -9,7 +9,8 @@
  * be on a loopback address. The admin token comes from .dev.vars (or --admin-token).
  *
  * 1. Provisioning, through the admin API: per site an organization, the site (en → de, fr,
- *    es with the offline pseudo engine), a `scale` subscription covering it, an API key, and
+ *    es with the offline pseudo engine), a `scale` subscription covering it, an API key per
+ *    client (the per-key rate limit applies to each connector, as in production), and
  *    a handshake (languages de, fr, es; capability qa_errors).
  * 2. Load, for --seconds: --clients connectors per site, each owning 10 units of 20
  *    segments (plain, html and markdown with placeholders), looping: push a batch of 10
@@ -44,7 +45,7 @@ import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTransyncClient } from "../client/index.js";
-import { applyMigrations, bold, cyan, dim, ensureDevVars, green, readDevVars, red, rel, ROOT, SetupError, wranglerBin, wranglerNode } from "./seed.mjs";
+import { applyMigrations, bold, cyan, dim, ensureDevVars, green, readDevVars, red, rel, ROOT, SetupError, wranglerBin, wranglerNode, yellow } from "./seed.mjs";
 
 const HELP = `Usage: npm run load [-- options]
 A bounded load run against wrangler dev --local on loopback; prints figures and a consistency verdict.
@@ -182,14 +183,19 @@ async function http(baseUrl, method, path, { token, body } = {}) {
   try {
     const res = await clientFor(baseUrl, token).request(method, path, { body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     const status = res.response.status;
+    const json = res.data ?? res.error ?? null;
     stats[phase].record(endpoint, performance.now() - started, status);
-    return { status, body: res.data ?? res.error ?? null };
+    if (status === 429) rateLimited[/failed authentications/i.test(json?.detail ?? "") ? "authFailures" : "perKey"]++;
+    return { status, body: json };
   } catch (err) {
     const error = err?.name === "TimeoutError" ? "timeout" : (err?.cause?.code ?? err?.cause?.errors?.[0]?.code ?? err?.name ?? "error");
     stats[phase].record(endpoint, performance.now() - started, `network:${error}`);
     return { status: 0, body: null, error };
   }
 }
+
+/** 429 answers by the limit that gave them (DESIGN.md: 600 requests / 60 s per key; 60 failed authentications / 60 s per address). */
+const rateLimited = { perKey: 0, authFailures: 0 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const detail = (res) => (res.status === 0 ? res.error : `${res.status} ${typeof res.body === "object" ? (res.body?.detail ?? JSON.stringify(res.body)) : String(res.body).slice(0, 200)}`);
@@ -299,7 +305,11 @@ async function provisionSite(ctx, i) {
     "POST /admin/v1/sites",
   );
   must(await admin("PUT", `/admin/v1/organizations/${org.id}/subscription`, { plan: "scale", status: "active", site_ids: [site.id] }), 200, "PUT subscription");
-  const key = must(await admin("POST", `/admin/v1/sites/${site.id}/keys`, { name: "load" }), 201, "POST keys").key;
+  // One key per client (a connector instance), so the per-key limit of 600 requests a minute
+  // applies to each client as it would in production, not to the site.
+  const keys = [];
+  for (let c = 0; c < ctx.clients; c++) keys.push(must(await admin("POST", `/admin/v1/sites/${site.id}/keys`, { name: `load client ${c}` }), 201, "POST keys").key);
+  const key = keys[0];
   const hs = must(
     await http(ctx.baseUrl, "POST", "/v1/handshake", {
       token: key,
@@ -313,6 +323,7 @@ async function provisionSite(ctx, i) {
     index: i,
     id: site.id,
     key,
+    keys,
     writable,
     units: [], // every Unit of every client
     delivered: new Map(), // result id → "unit\u0000key\u0000language\u0000text"
@@ -494,7 +505,9 @@ async function pullAndAck(ctx, site) {
   for (let i = 0; i < ids.length; i += ACK_CHUNK) for (const id of await acknowledge(ctx, site, ids.slice(i, i + ACK_CHUNK))) site.acked.add(id);
 }
 
-async function runClient(ctx, site, clientIndex, deadline) {
+async function runClient(ctx, shared, clientIndex, deadline) {
+  // This client's own key; everything else is the site's shared state.
+  const site = Object.create(shared, { key: { value: shared.keys[clientIndex] } });
   const rng = mulberry32(ctx.seed + site.index * 1009 + clientIndex * 7919);
   const units = Array.from({ length: UNITS_PER_CLIENT }, (_, i) => new Unit(`c${clientIndex}_${ctx.run}:page-${i}`, rng));
   site.units.push(...units);
@@ -756,7 +769,7 @@ async function main() {
     console.log(dim(`sites ${opts.sites}, clients per site ${opts.clients}, ${opts.seconds} s, ${UNITS_PER_BATCH} units × ${SEGMENTS_PER_UNIT} segments per batch, languages ${LANGUAGES.join(", ")} (pseudo), seed ${seed}`));
 
     // 1. provisioning
-    const ctx = { baseUrl, adminToken, run, seed };
+    const ctx = { baseUrl, adminToken, run, seed, clients: opts.clients };
     phase = "provision";
     const sites = await mapLimit(Array.from({ length: opts.sites }, (_, i) => i), PROVISION_CONCURRENCY, (i) => provisionSite(ctx, i));
     stats.provision.endedAt = performance.now();
@@ -780,6 +793,11 @@ async function main() {
     console.log(`\n${cyan("load phase")}: ${fmt(s.seconds(), 1)} s, ${s.requests} requests, ${bold(fmt(s.requests / s.seconds(), 1) + " req/s")} from ${sites.length * opts.clients} concurrent clients`);
     printEndpointTable(s);
     console.log(`  errors by status: ${errorSummary(s)}`);
+    console.log(
+      rateLimited.perKey + rateLimited.authFailures
+        ? yellow(`  rate limits met: ${rateLimited.perKey} × 429 from the per-key limit (600 requests / 60 s per key), ${rateLimited.authFailures} × 429 from the failed-authentication limit (60 / 60 s per address)`)
+        : `  rate limits: none met (each client has its own key: at most 600 requests / 60 s each)`,
+    );
     const sum = (k) => sites.reduce((a, site) => a + site.counters[k], 0);
     console.log(
       `  work: ${sum("batches")} batches, ${sum("unitsPushed")} unit snapshots accepted (${sum("unitsRefused")} refused): ` +

@@ -8,9 +8,14 @@
  * - an EMPTY control database gets a demo organization, a `scale` subscription covering a
  *   "Demo site" (en → de, fr with the offline `pseudo` engine) and an API key.
  *
- * The key is generated here exactly as the service does (src/control/keys.ts): `tsk_` and the
- * base64url of 24 random bytes; D1 holds only its SHA-256 hex hash and its first 10 characters.
- * The plain key is kept in `.wrangler/demo-key` (gitignored) so later runs can show it again.
+ * The key is generated here exactly as the service does (src/control/keys.ts): `tsk_`, 32
+ * random base62 characters and a 6-character base62 CRC-32 checksum; D1 holds only its SHA-256
+ * hex hash and its first 10 characters. The plain key is kept in `.wrangler/demo-key`
+ * (gitignored) so later runs can show it again; a saved key from before the checksum format is
+ * replaced by a new one (the service refuses it).
+ *
+ * ADMIN_TOKEN in `.dev.vars` must have at least 32 characters (the service disables the admin
+ * API otherwise): a missing or shorter one is replaced by a random token, with a notice.
  *
  * Run on its own (`npm run seed [-- --persist-to DIR]`) it does all of the above and prints the key.
  * Wrangler runs on Node.js 22: on the npm-script PATH that is the project's own `node` package.
@@ -139,11 +144,40 @@ export async function d1(sqlOrFile, { file = false, flags = [] } = {}) {
 
 // ── .dev.vars ───────────────────────────────────────────────────────────────────────────
 
-/** Creates .dev.vars from the example when missing; returns true when it created it. */
+/** The service's minimum (src/auth.ts): shorter admin tokens disable the admin API. */
+export const ADMIN_TOKEN_MIN_LENGTH = 32;
+
+/**
+ * Creates .dev.vars from the example when missing, and makes sure its ADMIN_TOKEN is long
+ * enough (a new random one otherwise). Returns true when it created the file.
+ */
 export function ensureDevVars() {
-  if (existsSync(DEV_VARS)) return false;
-  if (!existsSync(DEV_VARS_EXAMPLE)) throw new SetupError(".dev.vars is missing and there is no .dev.vars.example to copy it from.");
-  copyFileSync(DEV_VARS_EXAMPLE, DEV_VARS);
+  let created = false;
+  if (!existsSync(DEV_VARS)) {
+    if (!existsSync(DEV_VARS_EXAMPLE)) throw new SetupError(".dev.vars is missing and there is no .dev.vars.example to copy it from.");
+    copyFileSync(DEV_VARS_EXAMPLE, DEV_VARS);
+    created = true;
+  }
+  ensureAdminToken(created);
+  return created;
+}
+
+/** Replaces a missing or short ADMIN_TOKEN in .dev.vars with 43 random base64url characters. */
+export function ensureAdminToken(fresh = false) {
+  const current = readDevVars().ADMIN_TOKEN ?? "";
+  if (current.length >= ADMIN_TOKEN_MIN_LENGTH) return false;
+  const token = randomBytes(32).toString("base64url");
+  const text = readFileSync(DEV_VARS, "utf8");
+  const line = /^(?:export\s+)?ADMIN_TOKEN\s*=.*$/m;
+  writeFileSync(DEV_VARS, line.test(text) ? text.replace(line, `ADMIN_TOKEN=${token}`) : `${text.replace(/\n?$/, "\n")}ADMIN_TOKEN=${token}\n`);
+  if (!fresh)
+    console.log(
+      yellow(
+        `  ! ADMIN_TOKEN in .dev.vars was ${current ? `only ${current.length} characters` : "not set"}; the admin API needs at least ${ADMIN_TOKEN_MIN_LENGTH} and refuses shorter ones.\n` +
+          `    It has been replaced with a new random token (in .dev.vars). The npm scripts read it from there; anything else that used the old token needs the new one.\n` +
+          `    Restart a running \`wrangler dev\` so it picks it up.`,
+      ),
+    );
   return true;
 }
 
@@ -175,9 +209,36 @@ export async function applyMigrations(flags = [], { quiet = false } = {}) {
   }
 }
 
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function keyChecksum(body) {
+  let crc = 0xffffffff;
+  for (let i = 0; i < body.length; i++) crc = CRC_TABLE[(crc ^ body.charCodeAt(i)) & 0xff] ^ (crc >>> 8);
+  let n = (crc ^ 0xffffffff) >>> 0;
+  let out = "";
+  for (let i = 0; i < 6; i++) {
+    out = BASE62[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+/** Whether a key has the service's current format and a matching checksum. */
+export function isCurrentKey(key) {
+  return /^tsk_[0-9A-Za-z]{38}$/.test(key) && keyChecksum(key.slice(0, -6)) === key.slice(-6);
+}
+
 /** A site API key in the service's format, with what D1 stores of it. */
 export function generateApiKey() {
-  const key = "tsk_" + randomBytes(24).toString("base64url");
+  let random = "";
+  while (random.length < 32) for (const b of randomBytes(64)) if (b < 248 && random.length < 32) random += BASE62[b % 62];
+  const body = "tsk_" + random;
+  const key = body + keyChecksum(body);
   return { key, hash: createHash("sha256").update(key, "utf8").digest("hex"), prefix: key.slice(0, 10) };
 }
 
@@ -241,6 +302,19 @@ export async function seedIfEmpty(flags = []) {
   if (!rows.length)
     return { seeded: false, note: `The key saved in ${rel(DEMO_KEY_FILE)} is not in this database (it was seeded into another one); create a key with the admin API, or start from an empty database.` };
   if (rows[0].revoked_at) return { seeded: false, note: `The demo key saved in ${rel(DEMO_KEY_FILE)} was revoked at ${rows[0].revoked_at}; create a new key with the admin API.` };
+  if (!isCurrentKey(saved)) {
+    // A key from before the checksum format: the service refuses it. Replace it for the same site.
+    const fresh = generateApiKey();
+    const now = new Date().toISOString();
+    await d1(
+      `INSERT INTO api_keys (site_id, name, prefix, hash, created_at) VALUES (${Number(rows[0].site_id)}, ${q(DEMO.keyName)}, ${q(fresh.prefix)}, ${q(fresh.hash)}, ${q(now)}); ` +
+        `UPDATE api_keys SET revoked_at = ${q(now)} WHERE hash = ${q(hash)};`,
+      { flags },
+    );
+    writeDemoKey(fresh.key);
+    console.log(yellow(`  ! the saved demo key had the old format (no checksum), which the service refuses: a new key replaces it (the old one is revoked).`));
+    return { seeded: false, key: fresh.key, siteId: rows[0].site_id };
+  }
   return { seeded: false, key: saved, siteId: rows[0].site_id };
 }
 
@@ -294,7 +368,6 @@ export function rel(path) {
 export async function prepareLocal(flags = []) {
   if (ensureDevVars()) step(`created ${bold(".dev.vars")} from .dev.vars.example (edit it to add engine credentials)`);
   else step(`using existing ${bold(".dev.vars")}`);
-  if (!readDevVars().ADMIN_TOKEN) console.log(yellow("  ! ADMIN_TOKEN is not set in .dev.vars: the admin API (/admin/v1/...) answers 401 to everything."));
   step("applying local D1 migrations (wrangler d1 migrations apply DB --local)");
   await applyMigrations(flags);
   step("checking the local control database for demo data");

@@ -10,9 +10,8 @@ import { EXAMPLES } from "./api/examples";
 import { validationDetail } from "./api/issues";
 import { HealthOut } from "./api/schemas";
 import type { App } from "./context";
-import { controlDb } from "./control/db";
-import { authenticate } from "./control/keys";
-import { ApiError, ensureErrorBody, errorBody, renderError, unauthorized } from "./errors";
+import { adminAuth, apiKeyAuth, declaredBodyLimit } from "./auth";
+import { ApiError, ensureErrorBody, errorBody, renderError } from "./errors";
 import { LIMITS } from "./limits";
 import { dashboard } from "./dashboard/routes";
 import { adminRoutes } from "./routes/admin.routes";
@@ -23,7 +22,6 @@ import { resultRoutes } from "./routes/results.routes";
 import { syncRoutes } from "./routes/sync.routes";
 
 export const API_VERSION = "1";
-const PUBLIC_PATHS = new Set(["/v1/health", "/v1/openapi.json", "/v1/docs"]);
 
 export function createApp() {
   const app = new OpenAPIHono<App>({
@@ -38,6 +36,10 @@ export function createApp() {
     c.header("Allow", methods.join(", "));
     return errorBody(c, 405, `${c.req.method} is not allowed on ${c.req.path}; use ${methods.join(", ")}.`);
   } }));
+  // Order of work (src/auth.ts): a declared oversized body, then who is calling, then the body.
+  app.use(declaredBodyLimit);
+  app.use("/v1/*", apiKeyAuth);
+  app.use("/admin/*", adminAuth);
   app.use(
     bodyLimit({
       // DESIGN.md: a body of 10 MB (10,485,760 bytes) or more is refused; hono refuses sizes above maxSize.
@@ -45,20 +47,6 @@ export function createApp() {
       onError: (c) => errorBody(c, 413, `The request body is too large: the limit is ${LIMITS.bodyBytes} bytes (10 MB).`),
     }),
   );
-
-  app.use("/v1/*", async (c, next) => {
-    if (PUBLIC_PATHS.has(c.req.path)) return next();
-    const header = c.req.header("authorization");
-    if (!header) throw unauthorized("Missing API key: send Authorization: Bearer <key>.");
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw unauthorized("Malformed Authorization header: expected Bearer <key>.");
-    const auth = await authenticate(controlDb(c.env.DB), match[1]);
-    if (!auth) throw unauthorized("The API key is not valid (unknown, malformed or revoked).");
-    if (auth.touch) c.executionCtx.waitUntil(auth.touch);
-    c.set("site", auth.site);
-    c.set("keyId", auth.keyId);
-    await next();
-  });
 
   app.openapi(
     createRoute({

@@ -13,6 +13,8 @@ export class ApiError extends Error {
     readonly detail: string,
     /** Extra fields for the body (BillingErrorOut's `code` and `estimate`). */
     readonly extra?: Record<string, unknown>,
+    /** Response headers that belong to the answer (`Retry-After` on a 429). */
+    readonly headers?: Record<string, string>,
   ) {
     super(detail);
     this.name = "ApiError";
@@ -22,6 +24,9 @@ export class ApiError extends Error {
 export const notFound = (what: string) => new ApiError(404, `${what} was not found.`);
 export const unauthorized = (detail: string) => new ApiError(401, detail);
 export const invalid = (detail: string) => new ApiError(422, detail);
+/** Over a rate limit: 429 with the seconds after which a retry can succeed. */
+export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
+  new ApiError(429, detail, undefined, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
 
 /**
  * Domain errors do not cross the Durable Object RPC boundary as exceptions (they would lose
@@ -51,17 +56,19 @@ const STATUS_TEXT: Record<number, string> = {
   404: "Not found.",
   405: "This method is not allowed on this path.",
   413: "The request body is too large.",
+  429: "Too many requests: retry later.",
   415: "The request body must be JSON (Content-Type: application/json).",
 };
 
-export function errorBody(c: Context<App>, status: ContentfulStatusCode, detail: string, extra?: Record<string, unknown>) {
+export function errorBody(c: Context<App>, status: ContentfulStatusCode, detail: string, extra?: Record<string, unknown>, headers?: Record<string, string>) {
   if (status === 401) c.header("WWW-Authenticate", 'Bearer realm="transync"');
+  for (const [name, value] of Object.entries(headers ?? {})) c.header(name, value);
   return c.json({ detail, ...extra }, status);
 }
 
 /** The one error path: every error becomes an `ErrorOut` (or `BillingErrorOut`). */
 export function renderError(err: unknown, c: Context<App>) {
-  if (err instanceof ApiError) return errorBody(c, err.status, err.detail, err.extra);
+  if (err instanceof ApiError) return errorBody(c, err.status, err.detail, err.extra, err.headers);
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;
     // Hono's validators answer malformed JSON with 400; the interface calls it a validation failure.

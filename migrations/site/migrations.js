@@ -1,12 +1,14 @@
 import journal from './meta/_journal.json';
 import m0000 from './0000_init.sql';
 import m0001 from './0001_edges.sql';
+import m0003 from './0003_retention.sql';
 
   export default {
     journal,
     migrations: {
       m0000,
-m0001
+m0001,
+m0003
     }
   }
   

@@ -31,15 +31,14 @@ function monthDays(month: string) {
 export async function organizationUsage(db: ControlDb, organizationId: number, month: string): Promise<OrganizationUsage> {
   const key = `${month}-01`;
   const inMonth = and(eq(usageLedger.organizationId, organizationId), eq(usageLedger.month, key));
-  const [sub, perSite, perDay, covered] = await Promise.all([
+  const [sub, perSite, current, perDay, covered] = await Promise.all([
     db.select().from(subscriptions).where(eq(subscriptions.organizationId, organizationId)).get(),
     db
-      .select({ siteId: usageLedger.siteId, name: sites.name, n: sum(usageLedger.characters) })
+      .select({ siteId: usageLedger.siteId, n: sum(usageLedger.characters) })
       .from(usageLedger)
-      .leftJoin(sites, eq(sites.id, usageLedger.siteId))
       .where(inMonth)
-      .groupBy(usageLedger.siteId)
-      .orderBy(asc(usageLedger.siteId)),
+      .groupBy(usageLedger.siteId),
+    db.select({ id: sites.id, name: sites.name }).from(sites).where(eq(sites.organizationId, organizationId)).orderBy(asc(sites.id)),
     db
       .select({ date: sql<string>`substr(${usageLedger.createdAt}, 1, 10)`, n: sum(usageLedger.characters) })
       .from(usageLedger)
@@ -50,7 +49,13 @@ export async function organizationUsage(db: ControlDb, organizationId: number, m
 
   const plan = (sub?.plan ?? null) as Plan | null;
   const rules = plan ? PLANS[plan] : null;
-  const siteRows = perSite.map((r) => ({ site_id: r.siteId, name: r.name ?? null, used_characters: Number(r.n ?? 0) }));
+  // Every current site (0 when it used nothing), and sites erased since that used characters this month (name null).
+  const usedBySite = new Map(perSite.map((r) => [r.siteId, Number(r.n ?? 0)]));
+  const names = new Map<number, string | null>(current.map((s) => [s.id, s.name]));
+  for (const id of usedBySite.keys()) if (!names.has(id)) names.set(id, null);
+  const siteRows = [...names]
+    .sort(([a], [b]) => a - b)
+    .map(([id, name]) => ({ site_id: id, name, used_characters: usedBySite.get(id) ?? 0 }));
   const used = siteRows.reduce((a, s) => a + s.used_characters, 0);
   const includedPerScope = sub ? (sub.includedCharacters ?? rules!.included) : null;
 

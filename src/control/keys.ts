@@ -1,6 +1,8 @@
 /**
- * Site API keys: `tsk_` followed by 32 base64url characters (192 random bits). Only the
- * SHA-256 hash is stored; the key is shown once, at creation. Look-ups are cached per
+ * Site API keys: `tsk_`, 32 random base62 characters (190 bits) and a 6-character base62
+ * CRC32 checksum of what precedes it (as GitHub's tokens), 42 characters in all. A key whose
+ * checksum does not match (mistyped, truncated or made up) is refused without hashing it or
+ * asking D1. Only the SHA-256 hash is stored; the key is shown once, at creation. Look-ups are cached per
  * isolate for KEY_CACHE_MS so a revoked key stops working within that time everywhere
  * (at once in the isolate that revoked it), and `last_used_at` is written at most once a
  * minute per key and isolate, after the response.
@@ -12,20 +14,53 @@ import { apiKeys } from "./schema";
 import { getSite, type SiteSettings } from "./sites";
 
 export const KEY_PREFIX = "tsk_";
-const KEY_PATTERN = /^tsk_[A-Za-z0-9_-]{32}$/;
+const RANDOM_CHARS = 32;
+const CHECKSUM_CHARS = 6;
+const KEY_PATTERN = /^tsk_[0-9A-Za-z]{38}$/;
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** How long a key look-up is trusted; revocation takes effect within this time. */
 export const KEY_CACHE_MS = 30_000;
 /** `last_used_at` precision. */
 const LAST_USED_MS = 60_000;
 
-function base64url(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const CRC_TABLE = Uint32Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+/** CRC-32 (IEEE) of an ASCII string. */
+export function crc32(text: string): number {
+  let crc = 0xffffffff;
+  for (let i = 0; i < text.length; i++) crc = CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff] ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** The checksum part of a key: CRC-32 of the prefix and random part, in base62, left-padded to 6. */
+export function keyChecksum(body: string): string {
+  let n = crc32(body);
+  let out = "";
+  for (let i = 0; i < CHECKSUM_CHARS; i++) {
+    out = BASE62[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+/** Uniform base62 characters: bytes of 248 and above are drawn again (248 = 4 × 62). */
+function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    for (const b of crypto.getRandomValues(new Uint8Array(length * 2))) {
+      if (b < 248 && out.length < length) out += BASE62[b % 62];
+    }
+  }
+  return out;
 }
 
 export function generateKey(): string {
-  return KEY_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(24)));
+  const body = KEY_PREFIX + randomBase62(RANDOM_CHARS);
+  return body + keyChecksum(body);
 }
 
 export async function hashKey(key: string): Promise<string> {
@@ -33,8 +68,11 @@ export async function hashKey(key: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** The key's shape and checksum: decided without I/O. */
 export function isWellFormedKey(key: string): boolean {
-  return KEY_PATTERN.test(key);
+  if (!KEY_PATTERN.test(key)) return false;
+  const cut = key.length - CHECKSUM_CHARS;
+  return keyChecksum(key.slice(0, cut)) === key.slice(cut);
 }
 
 interface CachedKey {
@@ -54,17 +92,25 @@ export function forgetSite(siteId: number) {
 
 export interface Authenticated {
   keyId: number;
+  /** What the per-key rate limit counts by: a prefix of the key's hash (unique, and not the key). */
+  limitKey: string;
   site: SiteSettings;
   /** A D1 write to run after the response (last_used_at), if one is due. */
   touch?: Promise<unknown>;
 }
 
-export async function authenticate(db: ControlDb, key: string, now = Date.now()): Promise<Authenticated | null> {
+/**
+ * The key's site, or null when the key is malformed, has a wrong checksum, is unknown or
+ * revoked. With `cachedOnly` a key this isolate has not verified recently is refused without
+ * a D1 look-up (a client over its failure limit).
+ */
+export async function authenticate(db: ControlDb, key: string, now = Date.now(), cachedOnly = false): Promise<Authenticated | null> {
   if (!isWellFormedKey(key)) return null;
   const hash = await hashKey(key);
   let entry = cache.get(hash);
   if (entry && now - entry.fetchedAt > KEY_CACHE_MS) entry = undefined;
   if (entry === undefined) {
+    if (cachedOnly) return null;
     if ((negativeUntil.get(hash) ?? 0) > now) return null;
     const row = await db
       .select({ id: apiKeys.id, siteId: apiKeys.siteId, lastUsedAt: apiKeys.lastUsedAt })
@@ -93,7 +139,7 @@ export async function authenticate(db: ControlDb, key: string, now = Date.now())
       .run()
       .catch((err) => console.error(JSON.stringify({ level: "warn", message: "last_used_at update failed", error: String(err) })));
   }
-  return { keyId: entry.keyId, site: entry.site, touch };
+  return { keyId: entry.keyId, limitKey: `key:${hash.slice(0, 32)}`, site: entry.site, touch };
 }
 
 export async function createKey(db: ControlDb, siteId: number, name: string) {

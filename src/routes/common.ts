@@ -26,7 +26,7 @@ const wwwAuthenticate = {
 /** 401 with `WWW-Authenticate`. */
 const unauthorizedResponse = (description: string) => ({ 401: { ...json(ErrorOut, description, EXAMPLES.unauthorized), headers: wwwAuthenticate } });
 
-const rateLimited = {
+export const rateLimited = {
   429: {
     ...json(
       ErrorOut,

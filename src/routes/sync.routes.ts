@@ -23,6 +23,7 @@ import {
 import { EXAMPLES } from "../api/examples";
 import { validationDetail } from "../api/issues";
 import type { App } from "../context";
+import { batchPrefix } from "../control/erasure";
 import type { SiteSettings } from "../control/sites";
 import { invalid } from "../errors";
 import { LIMITS } from "../limits";
@@ -160,7 +161,7 @@ syncRoutes.put("/v1/units/batch", async (c) => {
     let applied: BatchItem[];
     if (bytes.byteLength > LIMITS.inlineBatchBytes) {
       // Large bodies travel through R2, not over RPC; the site object deletes the object once applied.
-      const blobKey = `batches/${site.id}/${crypto.randomUUID()}.json`;
+      const blobKey = `${batchPrefix(site.id)}${crypto.randomUUID()}.json`;
       await c.env.BLOBS.put(blobKey, JSON.stringify({ units: valid, digests: validDigests }), { httpMetadata: { contentType: "application/json" } });
       try {
         applied = await stub.pushBatch(site, { blobKey });

@@ -15,6 +15,7 @@ import { controlDb } from "../control/db";
 import { glossaryTerms } from "../control/schema";
 import type { GlossaryTerm } from "../engines/types";
 import { glossaryCount, glossaryDue, replaceGlossary } from "./glossary";
+import { batchPrefix } from "../control/erasure";
 import type { SiteSettings } from "../control/sites";
 import { toRpcFailure, unauthorized, type RpcFailure } from "../errors";
 import { flushCounts, mergeCounts, rebuildCounts, type CountSink } from "./counts";
@@ -24,6 +25,7 @@ import { acknowledge, applyReviews, decideAttention, listAttention, listResults,
 import { abandonJob, currentJob, runJobs } from "./runner";
 import { capabilities, siteTargets } from "./settings";
 import { siteStatus, unitStatus, unitsWithWork, type Links } from "./status";
+import { nextRetentionAt, runRetention, type RetentionRun } from "./retention";
 import { Store } from "./store";
 import { deleteUnit, pushUnchanged, pushUnit } from "./sync";
 import { listUnits } from "./unit-list";
@@ -123,6 +125,8 @@ export class SiteObject extends DurableObject<Env> {
       let units: UnitSnapshot[];
       let digests: string[] | undefined;
       if ("blobKey" in batch) {
+        // Only this site's own prefix: a key naming another site's body is a bug, never served.
+        if (!batch.blobKey.startsWith(batchPrefix(settings.id))) throw new Error(`batch body key outside ${batchPrefix(settings.id)} refused`);
         const object = await this.env.BLOBS.get(batch.blobKey);
         if (!object) throw new Error(`batch body ${batch.blobKey} is missing from R2`);
         ({ units, digests } = (await object.json()) as { units: UnitSnapshot[]; digests?: string[] });
@@ -153,7 +157,10 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async deleteUnit(settings: SiteSettings, externalKey: string) {
-    return this.call(settings, (settings) => deleteUnit(this.store, settings, externalKey));
+    return this.call(settings, async (settings) => {
+      deleteUnit(this.store, settings, externalKey);
+      await this.scheduleRetention();
+    });
   }
 
   async status(settings: SiteSettings, prefix: string) {
@@ -245,7 +252,10 @@ export class SiteObject extends DurableObject<Env> {
   /** Makes sure an alarm is set while a job is queued or running (also repairs a lost alarm). */
   private async scheduleRun() {
     if (!currentJob(this.store)) return;
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(this.nextRunAt());
+    // An alarm set for later (retention's, days ahead) does not count: the job needs one now.
+    const current = await this.ctx.storage.getAlarm();
+    const at = this.nextRunAt();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
   /** Jobs run as soon as possible; tests set JOB_ALARM_DELAY_MS to drive alarms themselves. */
@@ -276,6 +286,33 @@ export class SiteObject extends DurableObject<Env> {
     if (job && info?.retryCount !== undefined && info.retryCount >= 4) await abandonJob(deps, job.id);
     const more = await runJobs(deps);
     if (more) await this.ctx.storage.setAlarm(this.nextRunAt());
+    await this.retain();
+  }
+
+  // ------------------------------------------------------------------ retention
+
+  /** One bounded run of retention (src/site/retention.ts), then the alarm for what is left. */
+  private async retain() {
+    const run = runRetention(this.store);
+    if (run.units || run.segments || run.results)
+      console.log(JSON.stringify({ level: "info", message: "retention purged", site_id: this.store.getMeta<SiteSettings>("settings")?.id, ...run }));
+    await this.scheduleRetention(run);
+  }
+
+  /**
+   * Makes sure an alarm is set while retention has work: at once when a run stopped at its
+   * bound, otherwise when the next item expires. Only ever moves the alarm earlier, so the
+   * job runner's alarms are left as they are.
+   */
+  private async scheduleRetention(after?: RetentionRun) {
+    const due = nextRetentionAt(this.store);
+    if (!after?.more && !due) return;
+    let delay = after?.more ? 0 : due!.getTime() - this.store.clock().getTime();
+    // Due but not purged (a unit waiting for its job to finish): look again in an hour, not in a loop.
+    if (!after?.more && delay <= 0 && after) delay = 3_600_000;
+    const at = Math.max(Date.now() + delay, this.nextRunAt());
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
   }
 
   // ------------------------------------------------------------------ results

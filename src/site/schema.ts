@@ -44,6 +44,8 @@ export const units = sqliteTable(
     metadata: text("metadata"),
     lastSyncedAt: text("last_synced_at"),
     deleted: integer("deleted").notNull().default(0),
+    /** When the unit was deleted; 30 days later retention purges it (src/site/retention.ts). */
+    deletedAt: text("deleted_at"),
     /** Live segments, maintained with the unit's counts. */
     segmentCount: integer("segment_count").notNull().default(0),
     /** 1 while some live segment is not ok in some target language (GET /v1/units). */
@@ -58,7 +60,7 @@ export const units = sqliteTable(
     /** The last push's fingerprint_mismatches (JSON), answered again with the digest. */
     snapshotMismatches: text("snapshot_mismatches"),
   },
-  (t) => [index("units_work").on(t.externalKey).where(sql`needs_work = 1 AND deleted = 0`)],
+  (t) => [index("units_work").on(t.externalKey).where(sql`needs_work = 1 AND deleted = 0`), index("units_deleted").on(t.deletedAt).where(sql`deleted = 1`)],
 );
 
 export const segments = sqliteTable(
@@ -131,6 +133,8 @@ export const results = sqliteTable(
     index("results_pending").on(t.id).where(sql`pending = 1`),
     index("results_pending_unit").on(t.unitId, t.language, t.id).where(sql`pending = 1`),
     index("results_held").on(t.id).where(sql`held = 1`),
+    // retention: superseded results are purged 30 days after the newer one replaced them
+    index("results_superseded").on(t.id).where(sql`superseded = 1`),
     index("results_segment").on(t.segmentId, t.language),
     // in-job reuse: a text repeated within a job is translated once
     index("results_job_text").on(t.jobId, t.language, t.sourceFingerprint),

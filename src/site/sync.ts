@@ -232,13 +232,13 @@ function importTranslations(
   return imported;
 }
 
-/** DELETE /v1/units/{key}: always succeeds; the data is kept so a later push restores the unit. */
+/** DELETE /v1/units/{key}: always succeeds; the data is kept (30 days, src/site/retention.ts) so a later push restores the unit. */
 export function deleteUnit(store: Store, settings: SiteSettings, externalKey: string) {
   store.tx(() => {
     const unit = store.one<{ id: number; deleted: number }>("SELECT id, deleted FROM units WHERE external_key = ?", externalKey);
     if (!unit || unit.deleted) return;
     // Results of a deleted unit stop being listed (listing checks the unit) and come back with it.
-    store.run("UPDATE units SET deleted = 1 WHERE id = ?", unit.id);
+    store.run("UPDATE units SET deleted = 1, deleted_at = ? WHERE id = ?", store.now(), unit.id);
     refreshUnit(store, siteTargets(settings), unit.id);
   });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { admin, client, createSite, request } from "../helpers/api";
+import { generateKey } from "../../src/control/keys";
 
 describe("health and errors", () => {
   it("health needs no key and reports api_version 1", async () => {
@@ -42,7 +43,9 @@ describe("authentication", () => {
     const cases: Record<string, string | undefined> = {
       missing: undefined,
       malformed: "not-a-key",
-      unknown: "tsk_" + "A".repeat(32),
+      unknown: generateKey(),
+      "wrong checksum": site.key.slice(0, -1) + (site.key.endsWith("A") ? "B" : "A"),
+      "old format": "tsk_" + "A".repeat(32),
     };
     for (const [name, key] of Object.entries(cases)) {
       const res = await request("GET", "/v1/site", key === undefined ? {} : { key });
@@ -61,7 +64,7 @@ describe("authentication", () => {
 
   it("keys have a fixed prefix and at least 128 random bits, and are stored only as hashes", async () => {
     const site = await createSite();
-    expect(site.key).toMatch(/^tsk_[A-Za-z0-9_-]{32}$/);
+    expect(site.key).toMatch(/^tsk_[0-9A-Za-z]{38}$/);
     const { env } = await import("cloudflare:workers");
     const rows = await env.DB.prepare("SELECT * FROM api_keys WHERE id = ?").bind(site.keyId).all();
     const stored = JSON.stringify(rows.results);

@@ -2,8 +2,23 @@
 import { exports } from "cloudflare:workers";
 import { undocumented } from "./openapi";
 
-export const ADMIN = "test-admin-token";
+/** The test pool's ADMIN_TOKEN (vitest.config.ts): at least 32 characters, or the admin API is disabled. */
+export const ADMIN = "test-admin-token-0123456789abcdefghij";
 const BASE = "https://api.test";
+let ipCounter = 0;
+/** Per test file, so files running at the same time (sharing the pool's limiters) use different addresses. */
+const [ip1, ip2] = crypto.getRandomValues(new Uint16Array(2));
+const ipPrefix = `2001:db8:${ip1.toString(16)}:${ip2.toString(16)}`;
+
+/**
+ * A client address for each request unless a test gives one (`cf-connecting-ip`): as in
+ * production, where callers come from many addresses, so tests about other things do not
+ * share one failed-authentication budget. The rate-limit tests set addresses themselves.
+ */
+function nextIp() {
+  ipCounter++;
+  return `${ipPrefix}::${ipCounter.toString(16)}`;
+}
 
 export interface Call {
   status: number;
@@ -12,7 +27,7 @@ export interface Call {
 }
 
 export async function request(method: string, path: string, opts: { key?: string; body?: unknown; raw?: BodyInit; headers?: Record<string, string> } = {}): Promise<Call> {
-  const headers: Record<string, string> = { ...opts.headers };
+  const headers: Record<string, string> = { "cf-connecting-ip": nextIp(), ...opts.headers };
   if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
   let body: BodyInit | undefined = opts.raw;
   if (opts.body !== undefined) {

@@ -5,6 +5,7 @@
 import { env } from "cloudflare:workers";
 import { HttpResponse } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { generateKey } from "../../src/control/keys";
 import { ADMIN, admin, createSite, request, unit, type Call } from "../helpers/api";
 import { alarm, DEEPL_KEY, deeplError, mockEngines, OPENAI_KEY, openaiError, type Script } from "../faults/support";
 
@@ -86,7 +87,7 @@ describe("secrets never appear in responses or logs", () => {
     // 401s: a key of the right shape that does not exist, a malformed one, a revoked one, the
     // admin token as a site key, a site key as the admin token.
     await admin("DELETE", `/admin/v1/sites/${site.siteId}/keys/${second.id}`);
-    const unknown = `tsk_${"Q".repeat(32)}`;
+    const unknown = generateKey();
     for (const bad of [unknown, `${key}x`, key.slice(0, -1), secrets.revoked, ADMIN]) {
       for (const [method, path] of [["GET", "/v1/site"], ["POST", "/v1/jobs"], ["GET", "/v1/results"]] as const) {
         const res = await call(method, path, { key: bad, body: method === "POST" ? {} : undefined });

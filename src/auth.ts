@@ -1,0 +1,108 @@
+/**
+ * The order of work on a request (DESIGN.md "Abuse limits and data lifecycle"): a declared
+ * body of 10 MB or more is refused at once; then the caller is authenticated (API key or
+ * admin token) and rate-limited; only then is a body read.
+ *
+ * Rate limits are Workers Rate Limiting bindings: per API key (KEY_LIMITER, 600 / 60 s) and
+ * per client IP for failed authentications (AUTH_FAILURE_LIMITER, 60 / 60 s). Over a limit
+ * the answer is 429 with Retry-After. There is no general per-IP limit: many sites'
+ * connectors can share a host's address, and volumetric floods are the WAF's job.
+ */
+import type { Context, Next } from "hono";
+import { timingSafeEqual } from "node:crypto";
+import type { App } from "./context";
+import { controlDb } from "./control/db";
+import { authenticate } from "./control/keys";
+import { ApiError, tooManyRequests, unauthorized } from "./errors";
+import { LIMITS } from "./limits";
+
+/** The window of both limiters (wrangler.toml `period`): the most a client waits. */
+export const RATE_LIMIT_PERIOD_SECONDS = 60;
+/** Shorter admin tokens disable the admin API. */
+export const ADMIN_TOKEN_MIN_LENGTH = 32;
+
+const PUBLIC_PATHS = new Set(["/v1/health", "/v1/openapi.json", "/v1/docs"]);
+
+/** `Content-Length` of 10 MB or more: 413 before anything else is done. Bodies without one are counted as they are read (bodyLimit). */
+export async function declaredBodyLimit(c: Context<App>, next: Next) {
+  const declared = c.req.header("content-length");
+  if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) >= LIMITS.bodyBytes)
+    throw new ApiError(413, `The request body is too large: the limit is ${LIMITS.bodyBytes} bytes (10 MB).`);
+  await next();
+}
+
+const clientIp = (c: Context<App>) => c.req.header("cf-connecting-ip") ?? "unknown";
+
+/**
+ * Clients (IPs) told 429 for failed authentications, until when. While blocked, a key this
+ * isolate has not verified recently is refused without a D1 look-up: a client guessing keys
+ * with valid checksums cannot keep D1 (shared by every tenant) busy. Keys already verified
+ * keep working, so other connectors behind the same address are not locked out.
+ */
+const blockedUntil = new Map<string, number>();
+
+async function failedAuthentication(c: Context<App>, detail: string): Promise<never> {
+  const ip = clientIp(c);
+  const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: ip });
+  if (!success) {
+    if (blockedUntil.size > 10_000) blockedUntil.clear();
+    blockedUntil.set(ip, Date.now() + RATE_LIMIT_PERIOD_SECONDS * 1000);
+    throw tooManyRequests(`Too many failed authentications from this address: retry in ${RATE_LIMIT_PERIOD_SECONDS} seconds.`, RATE_LIMIT_PERIOD_SECONDS);
+  }
+  throw unauthorized(detail);
+}
+
+const bearerToken = (header: string | undefined) => (header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]);
+
+/** The public API: a site key (`tsk_…`), then the per-key limit. */
+export async function apiKeyAuth(c: Context<App>, next: Next) {
+  if (PUBLIC_PATHS.has(c.req.path)) return next();
+  const header = c.req.header("authorization");
+  if (!header) return failedAuthentication(c, "Missing API key: send Authorization: Bearer <key>.");
+  const key = bearerToken(header);
+  if (!key) return failedAuthentication(c, "Malformed Authorization header: expected Bearer <key>.");
+  const ip = clientIp(c);
+  const blocked = (blockedUntil.get(ip) ?? 0) > Date.now();
+  const auth = await authenticate(controlDb(c.env.DB), key, Date.now(), blocked);
+  if (!auth) {
+    if (blocked) throw tooManyRequests(`Too many failed authentications from this address: retry in ${RATE_LIMIT_PERIOD_SECONDS} seconds.`, RATE_LIMIT_PERIOD_SECONDS);
+    return failedAuthentication(c, "The API key is not valid (unknown, malformed or revoked).");
+  }
+  const { success } = await c.env.KEY_LIMITER.limit({ key: auth.limitKey });
+  if (!success)
+    throw tooManyRequests(
+      `Too many requests with this API key: the limit is 600 a minute. Retry in ${RATE_LIMIT_PERIOD_SECONDS} seconds, and send batches one after another.`,
+      RATE_LIMIT_PERIOD_SECONDS,
+    );
+  if (auth.touch) c.executionCtx.waitUntil(auth.touch);
+  c.set("site", auth.site);
+  c.set("keyId", auth.keyId);
+  await next();
+}
+
+const digest = async (text: string) => new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+let warnedDisabled = false;
+
+/**
+ * The admin API: the ADMIN_TOKEN secret, compared as SHA-256 digests (equal length, constant
+ * time, whatever was sent). Unset or shorter than 32 characters disables the admin API.
+ */
+export async function adminAuth(c: Context<App>, next: Next) {
+  const expected = c.env.ADMIN_TOKEN ?? "";
+  if (expected.length < ADMIN_TOKEN_MIN_LENGTH) {
+    if (!warnedDisabled) {
+      warnedDisabled = true;
+      console.warn(
+        JSON.stringify({
+          level: "warn",
+          message: `The admin API is disabled: ADMIN_TOKEN is ${expected ? `only ${expected.length} characters` : "not set"}; it needs at least ${ADMIN_TOKEN_MIN_LENGTH}. Set it with \`wrangler secret put ADMIN_TOKEN\` (for example the output of \`openssl rand -base64 32\`).`,
+        }),
+      );
+    }
+    return failedAuthentication(c, "A valid admin token is required.");
+  }
+  const token = bearerToken(c.req.header("authorization")) ?? "";
+  const [a, b] = await Promise.all([digest(token), digest(expected)]);
+  if (!timingSafeEqual(a, b)) return failedAuthentication(c, "A valid admin token is required.");
+  await next();
+}
