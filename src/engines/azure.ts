@@ -123,6 +123,7 @@ export function createAzureEngine(env: EngineEnv): Engine {
             init: { method: "POST", headers, body: JSON.stringify(batch.map((item) => ({ Text: item.text }))) },
             secrets: [key],
             classify: classifyAzure,
+            meter: request.meter,
           });
           if (!Array.isArray(answer) || answer.length !== batch.length) {
             throw new EngineError("bad_response", `Azure Translator answered an unexpected body for ${batch.length} texts`);

@@ -153,6 +153,7 @@ export function createDeepLEngine(env: EngineEnv): Engine {
             },
             secrets: [apiKey],
             classify: classifyDeepL,
+            meter: request.meter,
           })) as DeepLAnswer;
           return readTranslations(answer, batch.length);
         },

@@ -139,6 +139,7 @@ export function createGoogleEngine(env: EngineEnv): Engine {
             },
             secrets: [token],
             classify: classifyGoogle,
+            meter: request.meter,
           })) as { translations?: { translatedText?: unknown }[] };
           const list = answer?.translations;
           if (!Array.isArray(list) || list.length !== batch.length || list.some((t) => typeof t?.translatedText !== "string")) {

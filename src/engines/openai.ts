@@ -221,6 +221,7 @@ export function createOpenAiEngine(env: EngineEnv): Engine {
           secrets: [apiKey],
           timeoutMs: OPENAI_TIMEOUT_MS,
           classify: classifyOpenAi,
+          meter: request.meter,
         })) as ChatAnswer;
         const choice = answer?.choices?.[0];
         const content = choice?.message?.content;

@@ -99,6 +99,7 @@ export function createWorkersAiEngine(env: EngineEnv): Engine {
             batch.map((item) =>
               withRetries<string>(async () => {
                 let answer: unknown;
+                if (request.meter) request.meter.requests++;
                 try {
                   answer = await ai.run(WORKERS_AI_MODEL, { text: item.text, source_lang, target_lang });
                 } catch (error) {

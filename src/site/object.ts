@@ -17,7 +17,7 @@ import { rebuildCounts } from "./counts";
 import { getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, scopeOf, type ScopeEstimate } from "./jobs";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
-import { abandonJob, currentJob, runJobs } from "./runner";
+import { currentJob, runAlarm } from "./runner";
 import { capabilities, siteTargets } from "./settings";
 import { siteStatus, unitStatus, unitsWithWork, type Links } from "./status";
 import { Store } from "./store";
@@ -162,15 +162,16 @@ export class SiteObject extends DurableObject<Env> {
     return Date.now() + Number(this.env.JOB_ALARM_DELAY_MS ?? 0);
   }
 
-  override async alarm(info?: AlarmInvocationInfo) {
+  /**
+   * Runs the site's jobs (runner.ts decides what runs next). Faults never escape: the runner
+   * answers a back-off delay instead, so an alarm stays set while a job has work and no job
+   * depends on a client request to continue.
+   */
+  override async alarm() {
     const settings = this.store.getMeta<SiteSettings>("settings");
     if (!settings) return;
-    const deps = { store: this.store, env: this.env, settings };
-    const job = currentJob(this.store);
-    // A job whose slice keeps throwing (a bug, not an engine problem) must not block the queue forever.
-    if (job && info?.retryCount !== undefined && info.retryCount >= 4) await abandonJob(deps, job.id);
-    const more = await runJobs(deps);
-    if (more) await this.ctx.storage.setAlarm(this.nextRunAt());
+    const delay = await runAlarm({ store: this.store, env: this.env, settings });
+    if (delay !== null) await this.ctx.storage.setAlarm(this.nextRunAt() + delay);
   }
 
   // ------------------------------------------------------------------ results
