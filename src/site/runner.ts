@@ -56,6 +56,8 @@ export interface RunOptions {
   budgetMs?: number;
   /** Slices started at most. */
   maxSlices?: number;
+  /** Wall time after which no further engine batch is launched (at least budgetMs). */
+  batchWindowMs?: number;
 }
 
 /** What one invocation shares between its slices: budgets, engine gates, the glossary. */
@@ -99,7 +101,7 @@ export class Invocation {
   /** Whether another engine batch may start: within the batch window and the subrequest and commit budgets. */
   mayLaunch(): boolean {
     if (this.stopped) return false;
-    if (Date.now() - this.startedAt >= Math.max(this.options.budgetMs, BATCH_WINDOW_MS)) return false;
+    if (Date.now() - this.startedAt >= Math.max(this.options.budgetMs, this.options.batchWindowMs)) return false;
     if (this.meter.requests + 4 * (this.inFlight() + 1) > SUBREQUEST_BUDGET) return false;
     return this.commits() < COMMIT_BUDGET;
   }
@@ -249,7 +251,11 @@ async function runLanguages(inv: Invocation, job: JobRow) {
  */
 export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {}): Promise<boolean> {
   const opts = typeof options === "number" ? { budgetMs: options } : options;
-  const inv = new Invocation(deps, { budgetMs: opts.budgetMs ?? INVOCATION_BUDGET_MS, maxSlices: opts.maxSlices ?? Number.POSITIVE_INFINITY });
+  const inv = new Invocation(deps, {
+    budgetMs: opts.budgetMs ?? INVOCATION_BUDGET_MS,
+    maxSlices: opts.maxSlices ?? Number.POSITIVE_INFINITY,
+    batchWindowMs: opts.batchWindowMs ?? BATCH_WINDOW_MS,
+  });
   for (;;) {
     const job = currentJob(deps.store);
     if (!job) {
