@@ -4,27 +4,35 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations/control"));
-  return {
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: "./wrangler.toml" },
-        remoteBindings: false,
-        miniflare: {
-          bindings: {
-            TEST_MIGRATIONS: migrations,
-            ADMIN_TOKEN: "test-admin-token",
-            DASHBOARD_URL: "https://dash.test",
-            // Tests run job alarms with runDurableObjectAlarm, never on their own.
-            JOB_ALARM_DELAY_MS: "3600000",
-          },
+  /** The Workers pool with the project's bindings, plus the given ones. */
+  const workers = (bindings: Record<string, string>) =>
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      remoteBindings: false,
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          ADMIN_TOKEN: "test-admin-token",
+          DASHBOARD_URL: "https://dash.test",
+          ...bindings,
         },
-      }),
-    ],
+      },
+    });
+  const common = { setupFiles: ["./test/setup.ts"], testTimeout: 30_000, hookTimeout: 30_000 };
+  return {
     test: {
-      setupFiles: ["./test/setup.ts"],
-      include: ["test/**/*.test.ts"],
-      testTimeout: 30_000,
-      hookTimeout: 30_000,
+      projects: [
+        {
+          // Tests run job alarms with runDurableObjectAlarm, never on their own.
+          plugins: [workers({ JOB_ALARM_DELAY_MS: "3600000" })],
+          test: { ...common, name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/alarms/**"] },
+        },
+        {
+          // Jobs on the real self-scheduling alarm path: alarms fire on their own, as in production.
+          plugins: [workers({ JOB_ALARM_DELAY_MS: "0" })],
+          test: { ...common, name: "alarms", include: ["test/alarms/**/*.test.ts"] },
+        },
+      ],
     },
   };
 });
