@@ -37,7 +37,8 @@ export function createApp() {
   } }));
   app.use(
     bodyLimit({
-      maxSize: LIMITS.bodyBytes,
+      // DESIGN.md: a body of 10 MB (10,485,760 bytes) or more is refused; hono refuses sizes above maxSize.
+      maxSize: LIMITS.bodyBytes - 1,
       onError: (c) => errorBody(c, 413, `The request body is too large: the limit is ${LIMITS.bodyBytes} bytes (10 MB).`),
     }),
   );

@@ -15,6 +15,7 @@ import {
   QA_MODES,
   REVIEW_MODES,
 } from "../limits";
+import { characters } from "../characters";
 
 // ---------------------------------------------------------------- common formats
 
@@ -22,8 +23,21 @@ import {
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
 
-/** A request string: well-formed Unicode. */
-export const text = () => z.string().refine(wellFormed, { message: "must be well-formed Unicode (it contains a lone surrogate)" });
+/**
+ * A request string: well-formed Unicode without U+0000, and — given `max` — at most `max`
+ * characters counted as Unicode code points (DESIGN.md: the same count for every limit,
+ * estimate and bill), so 100,000 emoji are within a 100,000-character limit.
+ */
+export const text = (max?: number) => {
+  const schema = z.string().superRefine((value, ctx) => {
+    if (value.includes("\u0000")) ctx.addIssue({ code: "custom", message: "must not contain U+0000 (NUL)" });
+    if (!wellFormed(value)) ctx.addIssue({ code: "custom", message: "must be well-formed Unicode (it contains a lone surrogate)" });
+    // Code points never outnumber UTF-16 units: only a long string needs counting.
+    if (max !== undefined && value.length > max && characters(value) > max)
+      ctx.addIssue({ code: "custom", message: `must have at most ${max} character${max === 1 ? "" : "s"} (Unicode code points)` });
+  });
+  return max === undefined ? schema : schema.openapi({ maxLength: max });
+};
 
 /** How deeply free-form JSON (unit metadata) may nest. */
 const MAX_JSON_DEPTH = 32;
@@ -95,11 +109,11 @@ export const Site = z
 
 export const HandshakeIn = z
   .object({
-    connector_version: text().max(LIMITS.connectorVersion),
-    adapters: z.array(text().max(100)).max(LIMITS.handshakeAdapters).optional(),
+    connector_version: text(LIMITS.connectorVersion),
+    adapters: z.array(text(100)).max(LIMITS.handshakeAdapters).optional(),
     source_language: LanguageCode,
     languages: z.array(LanguageCode).max(LIMITS.handshakeLanguages).optional(),
-    capabilities: z.array(text().max(100)).max(LIMITS.handshakeCapabilities).optional(),
+    capabilities: z.array(text(100)).max(LIMITS.handshakeCapabilities).optional(),
   })
   .openapi("HandshakeIn");
 
@@ -114,16 +128,16 @@ export const HandshakeOut = Site.extend({
 
 export const SegmentIn = z
   .object({
-    key: text().min(1).max(LIMITS.segmentKey),
-    text: text().max(LIMITS.segmentText),
+    key: text(LIMITS.segmentKey).min(1),
+    text: text(LIMITS.segmentText),
     format: z.enum(FORMATS).default("plain"),
-    field: text().max(LIMITS.field).nullish(),
-    kind: text().max(LIMITS.kind).nullish(),
+    field: text(LIMITS.field).nullish(),
+    kind: text(LIMITS.kind).nullish(),
     max_length: z.number().int().min(1).nullish(),
     position: z.number().int().min(0).nullish(),
-    parent_key: text().max(LIMITS.parentKey).nullish(),
-    fingerprint: text().max(128).nullish(),
-    translations: z.record(LanguageCode, text().max(LIMITS.segmentText)).nullish(),
+    parent_key: text(LIMITS.parentKey).nullish(),
+    fingerprint: text(128).nullish(),
+    translations: z.record(LanguageCode, text(LIMITS.segmentText)).nullish(),
   })
   .openapi("SegmentIn");
 
@@ -134,8 +148,8 @@ export const UnitSnapshotIn = z
   .object({
     external_key: UnitKey,
     adapter: Adapter,
-    label: text().max(LIMITS.unitLabel).nullish(),
-    path: text().max(LIMITS.unitPath).nullish(),
+    label: text(LIMITS.unitLabel).nullish(),
+    path: text(LIMITS.unitPath).nullish(),
     source_language: LanguageCode.nullish(),
     writable_languages: z.array(LanguageCode).max(LIMITS.handshakeLanguages).nullish(),
     metadata: z
@@ -319,9 +333,7 @@ export const JobIn = z
   .object({
     type: z.enum(["delta", "translate"]).default("delta"),
     units: z.array(UnitKey).max(LIMITS.unitsPerJob).nullish(),
-    prefix: z
-      .string()
-      .max(LIMITS.jobPrefix)
+    prefix: text(LIMITS.jobPrefix)
       .regex(/^[a-z0-9_]+:\S*$/)
       .nullish(),
     languages: z.array(LanguageCode).max(LIMITS.handshakeLanguages).nullish(),
@@ -334,6 +346,9 @@ export const JobIn = z
       ctx.addIssue({ code: "custom", path: ["units"], message: "is required (at least one unit key) for a translate job" });
     if (job.type === "translate" && job.prefix)
       ctx.addIssue({ code: "custom", path: ["prefix"], message: "is only allowed for delta jobs" });
+    // A delta job is narrowed with prefix; silently ignoring units would run (and bill) the whole site.
+    if (job.type === "delta" && job.units != null)
+      ctx.addIssue({ code: "custom", path: ["units"], message: 'is only allowed for translate jobs (narrow a delta job with "prefix")' });
   })
   .openapi("JobIn");
 export type JobRequest = z.infer<typeof JobIn>;
@@ -403,14 +418,20 @@ export const ResultsOut = z
   .object({ results: z.array(ResultOut), next_cursor: z.string().nullable() })
   .openapi("ResultsOut");
 
-export const AckIn = z.object({ ids: z.array(ResultId).max(LIMITS.idsPerAck) }).openapi("AckIn");
+/**
+ * A result id as a request names it: any string. Unknown or malformed ids never refuse the
+ * request (DESIGN.md): ack does not count them, reviews list them in `ignored`.
+ */
+const ResultIdIn = z.string().openapi({ example: "r_1042", description: "A result id; unknown or malformed ids are ignored, never refused." });
+
+export const AckIn = z.object({ ids: z.array(ResultIdIn).max(LIMITS.idsPerAck) }).openapi("AckIn");
 export const AckOut = z.object({ acknowledged: z.number().int() }).openapi("AckOut");
 
 export const ReviewIn = z.object({
-  id: ResultId,
+  id: ResultIdIn,
   outcome: z.enum(["approved", "rejected"]),
-  text: text().max(LIMITS.segmentText).optional(),
-  reviewer: text().max(200).optional(),
+  text: text(LIMITS.segmentText).optional(),
+  reviewer: text(200).optional(),
 });
 export type Review = z.infer<typeof ReviewIn>;
 
@@ -465,13 +486,15 @@ export const JobsQuery = z.object({
 });
 
 export const UnitKeyParam = z.object({ external_key: UnitKey.openapi({ param: { name: "external_key", in: "path" } }) });
+/** DELETE /v1/units/{key} answers 204 for every key (DESIGN.md), one that could never exist included. */
+export const AnyUnitKeyParam = z.object({ external_key: z.string().openapi({ param: { name: "external_key", in: "path" }, example: "post:42" }) });
 export const JobIdParam = z.object({
   job_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ param: { name: "job_id", in: "path" }, type: "integer" }),
 });
 
 // ---------------------------------------------------------------- admin API (DESIGN.md)
 
-export const OrganizationIn = z.object({ name: text().min(1).max(200) });
+export const OrganizationIn = z.object({ name: text(200).min(1) });
 export const OrganizationOut = z.object({ id: z.number().int(), name: z.string() }).openapi("Organization");
 
 export const SubscriptionIn = z.object({
@@ -494,9 +517,9 @@ export const GlossaryIn = z.object({
   terms: z
     .array(
       z.object({
-        source: text().min(1).max(500),
+        source: text(500).min(1),
         language: LanguageCode,
-        target: text().min(1).max(500),
+        target: text(500).min(1),
         case_sensitive: z.boolean().optional(),
       }),
     )
@@ -511,7 +534,7 @@ export const TargetLanguageIn = z.object({
 });
 
 const SiteFields = {
-  name: text().min(1).max(200),
+  name: text(200).min(1),
   source_language: LanguageCode,
   target_languages: z
     .array(TargetLanguageIn)
@@ -559,7 +582,22 @@ export const AdminSiteOut = Site.extend({
   review_mode: z.enum(REVIEW_MODES),
 }).openapi("AdminSite");
 
-export const KeyCreateIn = z.object({ name: text().min(1).max(200) });
+export const ConnectorOut = z
+  .object({
+    at: Timestamp,
+    connector_version: z.string(),
+    languages: z.array(z.string()).nullable(),
+    adapters: z.array(z.string()),
+    capabilities: z.array(z.string()),
+    warnings: z.array(z.string()),
+  })
+  .openapi("Connector", { description: "The site's latest handshake." });
+
+export const AdminSiteDetailOut = AdminSiteOut.extend({
+  connector: ConnectorOut.nullable().openapi({ description: "The latest handshake; null before the first one." }),
+}).openapi("AdminSiteDetail");
+
+export const KeyCreateIn = z.object({ name: text(200).min(1) });
 export const KeyCreatedOut = z
   .object({ id: z.number().int(), name: z.string(), key: z.string(), created_at: Timestamp })
   .openapi("KeyCreated");
@@ -576,7 +614,7 @@ export const KeyOut = z
 export const KeysOut = z.object({ keys: z.array(KeyOut) });
 
 export const AttentionDecisionIn = z.discriminatedUnion("action", [
-  z.object({ action: z.literal("fix"), text: text().max(LIMITS.segmentText) }),
+  z.object({ action: z.literal("fix"), text: text(LIMITS.segmentText) }),
   z.object({ action: z.literal("discard") }),
 ]);
 export type AttentionDecision = z.infer<typeof AttentionDecisionIn>;

@@ -1,5 +1,5 @@
 /** Sites in the control plane, and the settings object handed to a site's Durable Object. */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { SiteCreate, SitePatch } from "../api/schemas";
 import { notFound } from "../errors";
 import { ADAPTERS, type Adapter, type EngineName, type Formality, type QaMode, type ReviewMode } from "../limits";
@@ -18,6 +18,11 @@ export interface SiteSettings {
   enabledEngines: EngineName[];
   qaMode: QaMode;
   reviewMode: ReviewMode;
+  /**
+   * `sites.settings_version`: bumped by every change, so the site object can tell newer
+   * settings from older ones (an isolate's cached copy) and never goes back.
+   */
+  version: number;
 }
 
 type SiteRow = typeof sites.$inferSelect;
@@ -34,6 +39,7 @@ function toSettings(row: SiteRow, organization: string): SiteSettings {
     enabledEngines: row.enabledEngines as EngineName[],
     qaMode: row.qaMode as QaMode,
     reviewMode: row.reviewMode as ReviewMode,
+    version: row.settingsVersion,
   };
 }
 
@@ -77,8 +83,24 @@ export async function createSite(db: ControlDb, input: SiteCreate): Promise<Site
   return toSettings(row, org.name);
 }
 
-export async function patchSite(db: ControlDb, siteId: number, patch: SitePatch): Promise<SiteSettings> {
-  const current = await requireSite(db, siteId);
+/** The patch's fields whose values differ from the current settings (snake_case, as in the API). */
+export function changedFields(current: SiteSettings, patch: SitePatch): (keyof SitePatch)[] {
+  const before: Record<keyof SitePatch, unknown> = {
+    name: current.name,
+    source_language: current.sourceLanguage,
+    target_languages: current.targetLanguages,
+    enabled_adapters: current.enabledAdapters,
+    enabled_engines: current.enabledEngines,
+    qa_mode: current.qaMode,
+    review_mode: current.reviewMode,
+  };
+  return (Object.keys(before) as (keyof SitePatch)[]).filter(
+    (field) => patch[field] !== undefined && JSON.stringify(patch[field]) !== JSON.stringify(before[field]),
+  );
+}
+
+/** The update statement of a patch; it bumps `settings_version` in the same statement (atomic under concurrent patches). */
+export function patchStatement(db: ControlDb, siteId: number, patch: SitePatch) {
   const values: Partial<typeof sites.$inferInsert> = { updatedAt: new Date().toISOString() };
   if (patch.name !== undefined) values.name = patch.name;
   if (patch.source_language !== undefined) values.sourceLanguage = patch.source_language;
@@ -87,9 +109,22 @@ export async function patchSite(db: ControlDb, siteId: number, patch: SitePatch)
   if (patch.enabled_engines !== undefined) values.enabledEngines = patch.enabled_engines;
   if (patch.qa_mode !== undefined) values.qaMode = patch.qa_mode;
   if (patch.review_mode !== undefined) values.reviewMode = patch.review_mode;
-  const [row] = await db.update(sites).set(values).where(eq(sites.id, siteId)).returning();
+  return db
+    .update(sites)
+    .set({ ...values, settingsVersion: sql`${sites.settingsVersion} + 1` })
+    .where(eq(sites.id, siteId))
+    .returning();
+}
+
+/** Patches the D1 row only. Use `updateSiteSettings` (src/site-settings.ts), which also audits and informs the site object. */
+export async function patchSite(db: ControlDb, siteId: number, patch: SitePatch): Promise<SiteSettings> {
+  const current = await requireSite(db, siteId);
+  const [row] = await patchStatement(db, siteId, patch);
+  if (!row) throw notFound(`Site ${siteId}`);
   return toSettings(row, current.organization);
 }
+
+export { toSettings as siteSettingsOf };
 
 /** The admin API's site body: Site plus organization id, qa_mode and review_mode. */
 export function adminSiteOut(site: SiteSettings) {

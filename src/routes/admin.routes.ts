@@ -6,10 +6,12 @@ import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { eq, inArray } from "drizzle-orm";
 import { timingSafeEqual } from "node:crypto";
 import {
+  AdminSiteDetailOut,
   AdminSiteOut,
   AttentionDecisionIn,
   AttentionOut,
   AttentionQuery,
+  ErrorOut,
   GlossaryIn,
   KeyCreatedOut,
   KeyCreateIn,
@@ -26,9 +28,11 @@ import {
 import { z } from "@hono/zod-openapi";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
-import { createKey, forgetSite, listKeys, revokeKey } from "../control/keys";
+import { createKey, listKeys, revokeKey } from "../control/keys";
 import { glossaryTerms, organizations, sites, subscriptions, subscriptionSites } from "../control/schema";
-import { adminSiteOut, createSite, patchSite, requireSite } from "../control/sites";
+import { adminSiteOut, createSite, requireSite } from "../control/sites";
+import { pushGlossary } from "../glossary";
+import { updateSiteSettings } from "../site-settings";
 import { ApiError, notFound, unauthorized } from "../errors";
 import { body, ok, siteStub } from "./common";
 
@@ -136,6 +140,7 @@ adminRoutes.openapi(
     const inserts = [];
     for (let i = 0; i < rows.length; i += 16) inserts.push(db.insert(glossaryTerms).values(rows.slice(i, i + 16)));
     await db.batch([db.delete(glossaryTerms).where(eq(glossaryTerms.organizationId, org_id)), ...inserts]);
+    await pushGlossary(c.env, org_id, rows);
     return c.json({ terms: rows.length }, 200);
   },
 );
@@ -158,9 +163,32 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { site_id } = c.req.valid("param");
-    const site = await patchSite(controlDb(c.env.DB), site_id, c.req.valid("json"));
-    forgetSite(site_id);
+    const site = await updateSiteSettings(c.env, site_id, c.req.valid("json"), "admin");
     return c.json(adminSiteOut(site), 200);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/admin/v1/sites/{site_id}",
+    operationId: "adminGetSite",
+    summary: "Get a site",
+    description: "The site with its settings and `connector`: the latest handshake (time, connector version, declared languages, adapters, capabilities and warnings), or null before the first one.",
+    tags: ["admin"],
+    security: admin,
+    request: { params: SiteIdParam },
+    responses: {
+      200: ok(AdminSiteDetailOut),
+      401: { content: { "application/json": { schema: ErrorOut } }, description: "Missing or wrong admin token" },
+      404: { content: { "application/json": { schema: ErrorOut } }, description: "Unknown site" },
+    },
+  }),
+  async (c) => {
+    const { site_id } = c.req.valid("param");
+    const site = await requireSite(controlDb(c.env.DB), site_id);
+    const connector = await siteStub(c.env, site.id).connector(site);
+    return c.json({ ...adminSiteOut(site), connector }, 200);
   },
 );
 

@@ -16,7 +16,6 @@ import type { SiteSettings } from "../control/sites";
 import type { Format } from "../limits";
 import type { QAIssue } from "../qa";
 import { refreshUnits } from "./counts";
-import { characters } from "./fingerprint";
 import { infra } from "./faults";
 import { siteTargets } from "./settings";
 import type { Store } from "./store";
@@ -27,6 +26,8 @@ export interface SliceItem {
   language: string;
   text: string;
   fingerprint: string;
+  /** The text's code points, stored at push: what estimates and bills count. */
+  characters: number;
   format: Format;
   field: string | null;
   kind: string | null;
@@ -59,6 +60,8 @@ export interface Outcome {
   languageFailure?: string;
   /** Billable characters the engine translated for this outcome. */
   billed: number;
+  /** When the slice read its items: an import after this wins over the job's result. */
+  loadedAt: string;
 }
 
 export interface JobError {
@@ -156,8 +159,25 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
     for (const outcome of outcomes) {
       counters.billed += outcome.billed;
       const entry = of(outcome.language);
+      // An import that met the running job wins: its text is kept and the job's result is not delivered.
+      const imported = outcome.produced.length
+        ? new Set(
+            store
+              .all<{ segment_id: number }>(
+                `SELECT segment_id FROM translations WHERE language = ?1 AND origin = 'imported' AND updated_at >= ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
+                outcome.language,
+                outcome.loadedAt,
+                JSON.stringify(outcome.produced.map((p) => p.item.segment_id)),
+              )
+              .map((r) => r.segment_id),
+          )
+        : new Set<number>();
       for (const p of outcome.produced) {
         const { item } = p;
+        if (imported.has(item.segment_id)) {
+          entry.done.push(item.segment_id);
+          continue;
+        }
         store.run(
           `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -181,10 +201,10 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
         if (p.held) counters.qaFailed++;
         if (p.kind === "memory") {
           counters.tm++;
-          counters.tmChars += characters(item.text);
+          counters.tmChars += item.characters;
         } else if (p.kind === "reuse") {
           counters.reused++;
-          counters.reusedChars += characters(item.text);
+          counters.reusedChars += item.characters;
         }
       }
       for (const item of outcome.skipped) entry.done.push(item.segment_id);

@@ -8,12 +8,5 @@ export function fingerprint(text: string): string {
   return createHash("sha256").update(text.replace(/\r\n/g, "\n").normalize("NFC"), "utf8").digest("hex");
 }
 
-/** Characters as billed and limited: Unicode code points. */
-export function characters(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdbff) n++;
-  }
-  return n;
-}
+/** Characters as billed and limited: Unicode code points (one definition, in src/characters.ts). */
+export { characters } from "../characters";

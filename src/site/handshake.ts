@@ -38,8 +38,8 @@ export function handshake(store: Store, settings: SiteSettings, input: z.infer<t
     adapters: input.adapters ?? [],
     capabilities,
     at: store.now(),
+    declaredLanguages: input.languages ? [...new Set(input.languages)] : null,
   };
-  store.setMeta("handshake", state);
 
   const warnings: string[] = [];
   if (lower(input.source_language) !== lower(settings.sourceLanguage))
@@ -56,6 +56,7 @@ export function handshake(store: Store, settings: SiteSettings, input: z.infer<t
   const disabled = [...new Set(state.adapters)].filter((a) => !enabled.has(a));
   if (disabled.length)
     warnings.push(`Adapter${disabled.length === 1 ? "" : "s"} ${disabled.join(", ")} ${disabled.length === 1 ? "is" : "are"} not enabled for this site; units from ${disabled.length === 1 ? "it" : "them"} will be refused.`);
+  store.setMeta("handshake", { ...state, warnings });
 
   return {
     ...siteOut(settings, state),
@@ -63,5 +64,19 @@ export function handshake(store: Store, settings: SiteSettings, input: z.infer<t
     qa_mode: settings.qaMode,
     capabilities,
     warnings,
+  };
+}
+
+/** The latest handshake for the admin API and the dashboard: null before the first one. */
+export function connectorInfo(store: Store) {
+  const h = getHandshake(store);
+  if (!h) return null;
+  return {
+    at: h.at,
+    connector_version: h.connectorVersion,
+    languages: h.declaredLanguages !== undefined ? h.declaredLanguages : h.languages,
+    adapters: h.adapters,
+    capabilities: h.capabilities,
+    warnings: h.warnings ?? [],
   };
 }

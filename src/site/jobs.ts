@@ -126,7 +126,7 @@ export interface ScopeEstimate {
 
 /** Segments, memory hits and billable characters (per language, memory hits and in-job repeats excluded). */
 export function estimateScope(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]): ScopeEstimate {
-  const q = scopeQuery(settings, scope, languages, "s.fingerprint AS fp, l.value AS lang, length(s.text) AS len, m.text IS NOT NULL AS tm");
+  const q = scopeQuery(settings, scope, languages, "s.fingerprint AS fp, l.value AS lang, s.characters AS len, m.text IS NOT NULL AS tm");
   const row = store.one<{ n: number; tm: number; chars: number }>(
     `WITH scope AS MATERIALIZED (${q.sql})
      SELECT (SELECT count(*) FROM scope) AS n, (SELECT count(*) FROM scope WHERE tm) AS tm,

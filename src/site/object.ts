@@ -10,11 +10,15 @@ import migrations from "../../migrations/site/migrations.js";
 import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot } from "../api/schemas";
 import { release, reserve } from "../billing/billing";
 import { now } from "../clock";
+import { eq } from "drizzle-orm";
 import { controlDb } from "../control/db";
+import { glossaryTerms } from "../control/schema";
+import type { GlossaryTerm } from "../engines/types";
+import { glossaryCount, glossaryDue, replaceGlossary } from "./glossary";
 import type { SiteSettings } from "../control/sites";
 import { toRpcFailure, type RpcFailure } from "../errors";
 import { rebuildCounts } from "./counts";
-import { getSiteInfo, handshake } from "./handshake";
+import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, scopeOf, type ScopeEstimate } from "./jobs";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { currentJob, runAlarm } from "./runner";
@@ -34,27 +38,53 @@ export class SiteObject extends DurableObject<Env> {
     });
   }
 
-  /** Runs a domain call with the caller's settings; domain errors cross RPC as marked messages. */
-  private async call<T>(settings: SiteSettings, fn: () => T | Promise<T>): Promise<T> {
+  /**
+   * Runs a domain call with the site's current settings: the caller's, unless the object has
+   * seen a newer version (then the call runs with those). Domain errors cross RPC as marked messages.
+   */
+  private async call<T>(settings: SiteSettings, fn: (settings: SiteSettings) => T | Promise<T>): Promise<T> {
     try {
-      this.adopt(settings);
-      return await fn();
+      return await fn(this.adopt(settings));
     } catch (err) {
       // Typed as T for callers: the Worker's stub wrapper turns the failure back into an ApiError.
       return toRpcFailure(err) as RpcFailure as T;
     }
   }
 
-  /** Stores the settings for the alarm to use; a change of target languages rebuilds the counts. */
-  private adopt(settings: SiteSettings) {
-    const previous = this.store.getMeta<SiteSettings>("settings");
-    if (previous && JSON.stringify(previous) === JSON.stringify(settings)) return;
+  /** The stored settings and their JSON, kept in memory so an unchanged call costs one string comparison. */
+  private held?: { settings: SiteSettings; json: string };
+
+  /**
+   * Keeps the newest settings the object has seen (by `version`) for this call, later calls
+   * and the alarm; older ones are never adopted. A change of target languages rebuilds the counts.
+   */
+  private adopt(settings: SiteSettings): SiteSettings {
+    if (!this.held) {
+      const stored = this.store.getMeta<SiteSettings>("settings");
+      if (stored) this.held = { settings: stored, json: JSON.stringify(stored) };
+    }
+    const previous = this.held?.settings;
+    if (previous && (previous.version ?? 0) > (settings.version ?? 0)) return previous;
+    const json = JSON.stringify(settings);
+    if (previous && json === this.held!.json) return previous;
     this.store.tx(() => {
       if (!previous) seedResultSequence(this.store, settings.id);
       this.store.setMeta("settings", settings);
       const codes = (s: SiteSettings | undefined) => JSON.stringify(s?.targetLanguages.map((t) => t.code) ?? []);
       if (codes(previous) !== codes(settings)) rebuildCounts(this.store, siteTargets(settings));
     });
+    this.held = { settings, json };
+    return settings;
+  }
+
+  /** Pushed by `updateSiteSettings` right after D1 changed, so the change is effective at once. */
+  async applySettings(settings: SiteSettings) {
+    return this.call(settings, (s) => ({ version: s.version }));
+  }
+
+  /** The latest handshake as the admin API and the dashboard show it (null before one). */
+  async connector(settings: SiteSettings) {
+    return this.call(settings, () => connectorInfo(this.store));
   }
 
   private links(settings: SiteSettings): Links {
@@ -62,15 +92,15 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async site(settings: SiteSettings) {
-    return this.call(settings, () => getSiteInfo(this.store, settings));
+    return this.call(settings, (settings) => getSiteInfo(this.store, settings));
   }
 
   async handshake(settings: SiteSettings, input: Parameters<typeof handshake>[2]) {
-    return this.call(settings, () => handshake(this.store, settings, input));
+    return this.call(settings, (settings) => handshake(this.store, settings, input));
   }
 
   async pushUnit(settings: SiteSettings, snapshot: UnitSnapshot) {
-    return this.call(settings, () => pushUnit(this.store, settings, snapshot));
+    return this.call(settings, (settings) => pushUnit(this.store, settings, snapshot));
   }
 
   /**
@@ -78,7 +108,7 @@ export class SiteObject extends DurableObject<Env> {
    * others go on. Large bodies come as an R2 key (written by the Worker), deleted once applied.
    */
   async pushBatch(settings: SiteSettings, batch: { units: UnitSnapshot[] } | { blobKey: string }): Promise<BatchItem[]> {
-    return this.call(settings, async () => {
+    return this.call(settings, async (settings) => {
       let units: UnitSnapshot[];
       if ("blobKey" in batch) {
         const object = await this.env.BLOBS.get(batch.blobKey);
@@ -99,29 +129,48 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async deleteUnit(settings: SiteSettings, externalKey: string) {
-    return this.call(settings, () => deleteUnit(this.store, settings, externalKey));
+    return this.call(settings, (settings) => deleteUnit(this.store, settings, externalKey));
   }
 
-  async status(settings: SiteSettings, prefix: string, glossaryTerms: number) {
-    return this.call(settings, () => siteStatus(this.store, settings, prefix, glossaryTerms));
+  async status(settings: SiteSettings, prefix: string) {
+    return this.call(settings, async (settings) => {
+      await this.ensureGlossary(settings);
+      return siteStatus(this.store, settings, prefix, glossaryCount(this.store));
+    });
+  }
+
+  /** The organization's glossary changed (pushed by `pushGlossary` after D1 was written). */
+  async applyGlossary(terms: GlossaryTerm[]) {
+    replaceGlossary(this.store, terms, Date.now());
+  }
+
+  /** Loads the organization's glossary from D1 when the object's copy is missing or old (not per request). */
+  private async ensureGlossary(settings: SiteSettings) {
+    if (!glossaryDue(this.store, Date.now())) return;
+    const rows = await controlDb(this.env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.organizationId, settings.organizationId));
+    replaceGlossary(
+      this.store,
+      rows.map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive })),
+      Date.now(),
+    );
   }
 
   async unitsWithWork(settings: SiteSettings, query: Parameters<typeof unitsWithWork>[3]) {
-    return this.call(settings, () => unitsWithWork(this.store, settings, this.links(settings), query));
+    return this.call(settings, (settings) => unitsWithWork(this.store, settings, this.links(settings), query));
   }
 
   async unitStatus(settings: SiteSettings, externalKey: string) {
-    return this.call(settings, () => unitStatus(this.store, settings, this.links(settings), externalKey));
+    return this.call(settings, (settings) => unitStatus(this.store, settings, this.links(settings), externalKey));
   }
 
   // ------------------------------------------------------------------ jobs
 
   async estimateJob(settings: SiteSettings, request: JobRequest): Promise<ScopeEstimate> {
-    return this.call(settings, () => estimateScope(this.store, settings, scopeOf(request), jobLanguages(this.store, settings, request.languages)));
+    return this.call(settings, (settings) => estimateScope(this.store, settings, scopeOf(request), jobLanguages(this.store, settings, request.languages)));
   }
 
   async createJob(settings: SiteSettings, request: JobRequest, opts: { estimate: ScopeEstimate; confirmedCharacters: number | null }) {
-    return this.call(settings, async () => {
+    return this.call(settings, async (settings) => {
       const job = createJob(this.store, scopeOf(request), opts.estimate, opts.confirmedCharacters);
       await reserve(controlDb(this.env.DB), settings, job.id, job.estimated_characters, job.created_at);
       await this.scheduleRun();
@@ -130,21 +179,21 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async listJobs(settings: SiteSettings, active: boolean) {
-    return this.call(settings, async () => {
+    return this.call(settings, async (settings) => {
       await this.scheduleRun();
       return listJobs(this.store, active);
     });
   }
 
   async getJob(settings: SiteSettings, id: number) {
-    return this.call(settings, async () => {
+    return this.call(settings, async (settings) => {
       await this.scheduleRun();
       return jobOut(getJob(this.store, id));
     });
   }
 
   async cancelJob(settings: SiteSettings, id: number) {
-    return this.call(settings, async () => {
+    return this.call(settings, async (settings) => {
       const job = cancelJob(this.store, id);
       if (job.status === "cancelled") await release(controlDb(this.env.DB), settings.id, [id]);
       return jobOut(job);
@@ -185,14 +234,21 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async reviews(settings: SiteSettings, reviews: Review[]) {
-    return this.call(settings, () => applyReviews(this.store, settings, reviews));
+    return this.call(settings, async (settings) => {
+      // Edited texts get their own QA, glossary included.
+      if (reviews.some((r) => r.text !== undefined)) await this.ensureGlossary(settings);
+      return applyReviews(this.store, settings, reviews);
+    });
   }
 
   async attention(settings: SiteSettings, query: { cursor?: string; limit: number }) {
-    return this.call(settings, () => listAttention(this.store, this.links(settings), query));
+    return this.call(settings, (settings) => listAttention(this.store, this.links(settings), query));
   }
 
   async decideAttention(settings: SiteSettings, id: string, decision: AttentionDecision) {
-    return this.call(settings, () => decideAttention(this.store, settings, id, decision));
+    return this.call(settings, async (settings) => {
+      if (decision.action === "fix") await this.ensureGlossary(settings);
+      return decideAttention(this.store, settings, id, decision);
+    });
   }
 }

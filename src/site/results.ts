@@ -12,6 +12,9 @@ import { attentionUrl, type Links } from "./status";
 import { stateSql } from "./state";
 import { siteTargets } from "./settings";
 import type { Store } from "./store";
+import type { Format } from "../limits";
+import { runQA } from "../qa";
+import { glossaryFor } from "./glossary";
 
 export const resultId = (n: number) => `r_${n}`;
 
@@ -134,15 +137,40 @@ export function acknowledge(store: Store, ids: string[]): { acknowledged: number
   });
 }
 
-interface WaitingRow {
+interface WaitingRow extends SourceOf {
   id: number;
   segment_id: number;
   unit_id: number;
   language: string;
   text: string;
   fingerprint: string;
-  source_language: string | null;
   state: string;
+}
+
+/** What QA needs to know of a segment's source. */
+interface SourceOf {
+  source_text: string;
+  format: Format;
+  max_length: number | null;
+  source_language: string | null;
+}
+
+/**
+ * QA of human text (an edited approval, a fix from the review queue): its findings are shown
+ * on the unit's status but never hold the text back (DESIGN.md).
+ */
+function humanQA(store: Store, settings: SiteSettings, source: SourceOf, language: string, text: string): string {
+  return JSON.stringify(
+    runQA({
+      source: source.source_text,
+      target: text,
+      format: source.format,
+      maxLength: source.max_length,
+      sourceLanguage: source.source_language ?? settings.sourceLanguage,
+      targetLanguage: language,
+      glossary: glossaryFor(store, language),
+    }),
+  );
 }
 
 /** POST /v1/reviews: applies to current results waiting for review (state review, acknowledged or not). */
@@ -157,7 +185,8 @@ export function applyReviews(store: Store, settings: SiteSettings, reviews: Revi
         n === undefined
           ? undefined
           : store.one<WaitingRow>(
-              `SELECT r.id, r.segment_id, r.unit_id, r.language, t.text, s.fingerprint, u.source_language, ${stateSql()} AS state
+              `SELECT r.id, r.segment_id, r.unit_id, r.language, t.text, s.fingerprint, u.source_language, ${stateSql()} AS state,
+                 s.text AS source_text, s.format, s.max_length
                FROM results r JOIN translations t ON t.segment_id = r.segment_id AND t.language = r.language AND t.result_id = r.id
                JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id
                WHERE r.id = ? AND r.superseded = 0 AND s.removed = 0 AND u.deleted = 0
@@ -173,10 +202,12 @@ export function applyReviews(store: Store, settings: SiteSettings, reviews: Revi
       if (review.outcome === "approved") {
         const changed = review.text !== undefined && review.text !== row.text;
         const text = changed ? review.text! : row.text;
+        // An edited text is checked on its own; an approved machine text keeps the findings that describe it.
         store.run(
-          `UPDATE translations SET status = 'ok', text = ?, origin = CASE WHEN ? THEN 'human' ELSE origin END, updated_at = ? WHERE segment_id = ? AND language = ?`,
+          `UPDATE translations SET status = 'ok', text = ?, origin = CASE WHEN ? THEN 'human' ELSE origin END, qa = coalesce(?, qa), updated_at = ? WHERE segment_id = ? AND language = ?`,
           text,
           changed ? 1 : 0,
+          changed ? humanQA(store, settings, row, row.language, text) : null,
           now,
           row.segment_id,
           row.language,
@@ -193,6 +224,15 @@ export function applyReviews(store: Store, settings: SiteSettings, reviews: Revi
   });
 }
 
+/**
+ * A held result is waiting for a decision exactly when the status counts it as attention: its
+ * segment and unit are live, its language is still a target of the unit, and its source has
+ * not changed since (a stale one leaves the queue; the next delta job translates it again).
+ */
+const WAITING_DECISION = `s.removed = 0 AND u.deleted = 0 AND s.fingerprint = r.source_fingerprint
+  AND EXISTS (SELECT 1 FROM translations t WHERE t.segment_id = r.segment_id AND t.language = r.language AND t.result_id = r.id AND t.status = 'attention')
+  AND EXISTS (SELECT 1 FROM unit_counts c WHERE c.unit_id = r.unit_id AND c.language = r.language)`;
+
 interface HeldRow extends ResultRow {
   source_text: string;
   created_at: string;
@@ -203,7 +243,7 @@ export function listAttention(store: Store, links: Links, query: { cursor?: stri
   const rows = store.all<HeldRow>(
     `SELECT ${RESULT_COLUMNS}, s.text AS source_text, r.created_at
      FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id
-     WHERE r.held = 1 AND r.id > ? AND s.removed = 0 AND u.deleted = 0 ORDER BY r.id LIMIT ?`,
+     WHERE r.held = 1 AND r.id > ? AND ${WAITING_DECISION} ORDER BY r.id LIMIT ?`,
     after,
     query.limit + 1,
   );
@@ -232,19 +272,20 @@ export function decideAttention(store: Store, settings: SiteSettings, id: string
     const row =
       n === undefined
         ? undefined
-        : store.one<{ id: number; segment_id: number; unit_id: number; language: string; fingerprint: string; source_fingerprint: string; source_language: string | null }>(
-            `SELECT r.id, r.segment_id, r.unit_id, r.language, s.fingerprint, r.source_fingerprint, u.source_language
+        : store.one<{ id: number; segment_id: number; unit_id: number; language: string; fingerprint: string; source_fingerprint: string } & SourceOf>(
+            `SELECT r.id, r.segment_id, r.unit_id, r.language, s.fingerprint, r.source_fingerprint, u.source_language, s.text AS source_text, s.format, s.max_length
              FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id
-             WHERE r.id = ? AND r.held = 1 AND r.superseded = 0`,
+             WHERE r.id = ? AND r.held = 1 AND r.superseded = 0 AND ${WAITING_DECISION}`,
             n,
           );
     if (!row) throw new ApiError(404, `Result ${id} is not waiting for a decision in the review queue.`);
     const now = store.now();
     if (decision.action === "fix") {
       store.run(
-        `UPDATE translations SET status = 'ok', text = ?, origin = 'human', source_fingerprint = ?, qa = NULL, updated_at = ? WHERE segment_id = ? AND language = ?`,
+        `UPDATE translations SET status = 'ok', text = ?, origin = 'human', source_fingerprint = ?, qa = ?, updated_at = ? WHERE segment_id = ? AND language = ?`,
         decision.text,
         row.source_fingerprint,
+        humanQA(store, settings, row, row.language, decision.text),
         now,
         row.segment_id,
         row.language,

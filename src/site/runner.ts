@@ -20,6 +20,7 @@ import { type Engine, type EngineEnv, type GlossaryTerm, type RequestMeter } fro
 import type { EngineName } from "../limits";
 import { addErrors, Committer } from "./commit";
 import { backoffMs, infra, isInfrastructure } from "./faults";
+import { glossaryDue, glossaryFor, replaceGlossary } from "./glossary";
 import { estimateScope, type JobRow, type JobScope, scopeQuery } from "./jobs";
 import { runSlice } from "./slice";
 import type { Store } from "./store";
@@ -65,7 +66,8 @@ export class Invocation {
   readonly meter: RequestMeter = { requests: 0 };
   readonly startedAt = Date.now();
   private readonly gates = new Map<EngineName, Semaphore>();
-  private glossaries?: Promise<Map<string, GlossaryTerm[]>>;
+  private glossaries?: Promise<void>;
+  private readonly glossaryByLanguage = new Map<string, GlossaryTerm[]>();
   committers: Committer[] = [];
   /**
    * Languages whose latest engine batch succeeded. Until one has, a language sends one batch
@@ -118,28 +120,33 @@ export class Invocation {
     this.stopped = true;
   }
 
-  /** The organization's glossary terms for a target language, read once per invocation. */
+  /**
+   * The organization's glossary terms for a target language, from the object's copy (reloaded
+   * from D1 only when it is old); the same array all invocation long, so QA compiles it once.
+   */
   async glossary(language: string): Promise<GlossaryTerm[]> {
+    const { store, env, settings } = this.deps;
     if (!this.glossaries) {
-      const read = infra("reading the glossary", () =>
-        controlDb(this.deps.env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.organizationId, this.deps.settings.organizationId)),
-      ).then((rows) => {
-        const map = new Map<string, GlossaryTerm[]>();
-        for (const r of rows) {
-          const key = r.language.toLowerCase();
-          const list = map.get(key) ?? [];
-          list.push({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive });
-          map.set(key, list);
-        }
-        return map;
-      });
-      this.glossaries = read;
+      const load = glossaryDue(store, Date.now())
+        ? infra("reading the glossary", () => controlDb(env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.organizationId, settings.organizationId))).then((rows) =>
+            replaceGlossary(
+              store,
+              rows.map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive })),
+              Date.now(),
+            ),
+          )
+        : Promise.resolve();
+      this.glossaries = load;
       // A failed read is not kept: the next slice asks again.
-      read.catch(() => {
-        if (this.glossaries === read) this.glossaries = undefined;
+      load.catch(() => {
+        if (this.glossaries === load) this.glossaries = undefined;
       });
     }
-    return (await this.glossaries).get(language.toLowerCase()) ?? [];
+    await this.glossaries;
+    const key = language.toLowerCase();
+    let terms = this.glossaryByLanguage.get(key);
+    if (!terms) this.glossaryByLanguage.set(key, (terms = glossaryFor(store, key)));
+    return terms;
   }
 }
 

@@ -12,6 +12,24 @@ export const meta = sqliteTable("meta", {
   value: text("value").notNull(),
 });
 
+/**
+ * The organization's glossary as this site last loaded it from D1 (reloaded when the glossary
+ * changes, and at least every few minutes): QA of human text and the status count read it
+ * here, so those requests never touch D1.
+ */
+export const glossary = sqliteTable(
+  "glossary",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** Lowercased target language. */
+    language: text("language").notNull(),
+    source: text("source").notNull(),
+    target: text("target").notNull(),
+    caseSensitive: integer("case_sensitive").notNull().default(0),
+  },
+  (t) => [index("glossary_language").on(t.language)],
+);
+
 export const units = sqliteTable(
   "units",
   {
@@ -44,6 +62,8 @@ export const segments = sqliteTable(
     key: text("key").notNull(),
     text: text("text").notNull(),
     fingerprint: text("fingerprint").notNull(),
+    /** The text's length in Unicode code points, computed once at push: what estimates and bills count. */
+    characters: integer("characters").notNull().default(0),
     format: text("format").notNull(),
     field: text("field"),
     kind: text("kind"),

@@ -11,6 +11,10 @@ export interface Handshake {
   adapters: string[];
   capabilities: Capability[];
   at: string;
+  /** The languages as the connector sent them (absent in handshakes stored before it was kept). */
+  declaredLanguages?: string[] | null;
+  /** The warnings the handshake answered with. */
+  warnings?: string[];
 }
 
 export const lower = (code: string) => code.toLowerCase();

@@ -15,7 +15,7 @@ import { EngineError, type Engine } from "../engines/types";
 import { glossaryMatcher } from "../qa/glossary";
 import { runQA } from "../qa";
 import type { Committer, Outcome, Produced, SliceItem } from "./commit";
-import { characters } from "./fingerprint";
+import type { SiteSettings } from "../control/sites";
 import type { JobRow, JobScope } from "./jobs";
 import { lookupMemory, memoryKey } from "./memory";
 import type { Invocation } from "./runner";
@@ -37,10 +37,13 @@ interface Group {
 
 /** Works off one slice of `language`. Answers false when the language has no pending items left. */
 export async function runSlice(inv: Invocation, job: JobRow, committer: Committer, language: string): Promise<boolean> {
-  const { store, settings } = inv.deps;
+  const { store } = inv.deps;
+  // Settings may change while engine calls are awaited (an admin change reaches the object at once): each slice reads the current ones.
+  const settings = (inv.deps.settings = store.getMeta<SiteSettings>("settings") ?? inv.deps.settings);
   const scope = JSON.parse(job.request) as JobScope;
+  const loadedAt = store.now();
   const loaded = store.all<SliceItem>(
-    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.format, s.field, s.kind, s.max_length,
+    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
        coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live
      FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
      LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
@@ -56,17 +59,16 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   const items: SliceItem[] = [];
   let size = 0;
   for (const item of loaded) {
-    const n = characters(item.text);
-    if (items.length && size + n > SLICE_CHARACTERS) break;
+    if (items.length && size + item.characters > SLICE_CHARACTERS) break;
     items.push(item);
-    size += n;
+    size += item.characters;
   }
 
   // Items that left the scope since the job started (removed, deleted, imported, translated) are skipped.
   const skipped = items.filter((i) => !i.live || (!scope.force && i.state !== "missing" && i.state !== "stale"));
   const skippedIds = new Set(skipped.map((i) => i.segment_id));
   const work = items.filter((i) => !skippedIds.has(i.segment_id));
-  const outcome = (fields: Partial<Outcome>): Outcome => ({ language, produced: [], skipped: [], failed: [], billed: 0, ...fields });
+  const outcome = (fields: Partial<Outcome>): Outcome => ({ language, produced: [], skipped: [], failed: [], billed: 0, loadedAt, ...fields });
 
   const target = settings.targetLanguages.find((t) => t.code === language);
   const problem = !target
@@ -146,7 +148,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
       if (list) list.push(group);
       else bySource.set(src, [group]);
     }
-    const batches = [...bySource.values()].flatMap((groups) => splitBatches(groups, engine.limits, (g) => characters(g.items[0].text)));
+    const batches = [...bySource.values()].flatMap((groups) => splitBatches(groups, engine.limits, (g) => g.items[0].characters));
     const gate = inv.gate(engine.name);
     const running: Promise<void>[] = [];
 
@@ -176,7 +178,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
       let billed = 0;
       const produced: Produced[] = [];
       groups.forEach((group, g) => {
-        billed += characters(group.items[0].text);
+        billed += group.items[0].characters;
         group.items.forEach((item, i) => produced.push(produce(item, texts[g], engine.origin, engine.name, i === 0 ? "engine" : "reuse")));
       });
       await committer.commit(outcome({ produced, billed }));

@@ -6,7 +6,7 @@
 import type { SegmentInput, SyncResult, UnitSnapshot } from "../api/schemas";
 import type { SiteSettings } from "../control/sites";
 import { refreshUnit } from "./counts";
-import { fingerprint } from "./fingerprint";
+import { characters, fingerprint } from "./fingerprint";
 import { rememberTranslation } from "./memory";
 import { lower, siteTargets, targetCodeMap } from "./settings";
 import type { Store } from "./store";
@@ -16,6 +16,7 @@ interface StoredSegment {
   key: string;
   text: string;
   fingerprint: string;
+  characters: number;
   format: string;
   field: string | null;
   kind: string | null;
@@ -44,7 +45,7 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
   const now = store.now();
   const targets = siteTargets(settings);
   const codes = targetCodeMap(settings);
-  const incoming = snapshot.segments.map((s, i) => ({ ...s, position: s.position ?? i, fp: "" }));
+  const incoming = snapshot.segments.map((s, i) => ({ ...s, position: s.position ?? i, fp: "", chars: 0 }));
 
   return store.tx(() => {
     const out: SyncResult = {
@@ -91,7 +92,7 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
     }
 
     const stored = new Map(
-      (existing ? store.all<StoredSegment>("SELECT id, key, text, fingerprint, format, field, kind, max_length, position, parent_key, removed FROM segments WHERE unit_id = ?", unitId) : []).map((s) => [s.key, s]),
+      (existing ? store.all<StoredSegment>("SELECT id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key, removed FROM segments WHERE unit_id = ?", unitId) : []).map((s) => [s.key, s]),
     );
     const seen = new Set<string>();
 
@@ -99,13 +100,16 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
       seen.add(seg.key);
       const old = stored.get(seg.key);
       // An unchanged text keeps its fingerprint: only new or changed texts are hashed.
-      seg.fp = old && old.text === seg.text ? old.fingerprint : fingerprint(seg.text);
+      const sameText = old !== undefined && old.text === seg.text;
+      seg.fp = sameText ? old.fingerprint : fingerprint(seg.text);
+      // Counted once here; estimates, reservations and bills read the stored count.
+      seg.chars = sameText ? old.characters : characters(seg.text);
       if (seg.fingerprint && seg.fingerprint.toLowerCase() !== seg.fp) out.fingerprint_mismatches.push(seg.key);
-      const fields = [seg.text, seg.fp, ...structureOf(seg)];
+      const fields = [seg.text, seg.fp, seg.chars, ...structureOf(seg)];
       if (!old) {
         store.run(
-          `INSERT INTO segments (unit_id, key, text, fingerprint, format, field, kind, max_length, position, parent_key)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           unitId,
           seg.key,
           ...fields,
@@ -120,7 +124,7 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
       out.stale_translations += countStaled(store, old.id, old.fingerprint, seg.fp);
       if (old.removed || textChanged || !sameStructure(structureOf(old), structureOf(seg))) {
         store.run(
-          `UPDATE segments SET text = ?, fingerprint = ?, format = ?, field = ?, kind = ?, max_length = ?, position = ?, parent_key = ?, removed = 0 WHERE id = ?`,
+          `UPDATE segments SET text = ?, fingerprint = ?, characters = ?, format = ?, field = ?, kind = ?, max_length = ?, position = ?, parent_key = ?, removed = 0 WHERE id = ?`,
           ...fields,
           old.id,
         );

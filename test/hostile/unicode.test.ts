@@ -11,7 +11,9 @@ import { allResults, job } from "../helpers/jobs";
 import { deepArrays, expectErrorOut, expectHandled, ODD_STRINGS, raw, StateGuard } from "./support";
 
 const hasLoneSurrogate = (s: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
-const WELL_FORMED = Object.fromEntries(Object.entries(ODD_STRINGS).filter(([, s]) => !hasLoneSurrogate(s)));
+const hasNul = (s: string) => s.includes("\u0000");
+/** Strings every text field stores: well-formed and without U+0000 (DESIGN.md refuses NUL with a 422 naming the field). */
+const WELL_FORMED = Object.fromEntries(Object.entries(ODD_STRINGS).filter(([, s]) => !hasLoneSurrogate(s) && !hasNul(s)));
 const LONE = Object.fromEntries(Object.entries(ODD_STRINGS).filter(([, s]) => hasLoneSurrogate(s)));
 
 async function setup() {
@@ -37,7 +39,7 @@ describe("odd Unicode in pushed units", () => {
 
   it("fuzzed well-formed strings (fast-check): stored exactly, pushes idempotent", async () => {
     const { c } = await setup();
-    const text = fc.string({ unit: "binary", minLength: 1, maxLength: 30 }).filter((s) => !hasLoneSurrogate(s));
+    const text = fc.string({ unit: "binary", minLength: 1, maxLength: 30 }).filter((s) => !hasLoneSurrogate(s) && !hasNul(s));
     let n = 0;
     await fc.assert(
       fc.asyncProperty(fc.uniqueArray(text, { minLength: 1, maxLength: 4 }), text, async (keys, label) => {
@@ -93,6 +95,58 @@ describe("odd Unicode in pushed units", () => {
   });
 });
 
+describe("U+0000 (DESIGN.md: a 422 naming the field)", () => {
+  const NUL = "a\u0000b";
+  it("in any text of a pushed unit is a 422 whose detail names the field; nothing is stored", async () => {
+    const { site, c } = await setup();
+    const guard = await StateGuard.of(site);
+    const cases: [string, unknown][] = [
+      ["segments[0].text", unit("post:1", [{ key: "a", text: NUL }])],
+      ["segments[0].key", unit("post:1", [{ key: NUL, text: "Hello" }])],
+      ["segments[0].field", unit("post:1", [{ key: "a", text: "Hello", field: NUL }])],
+      ["segments[0].kind", unit("post:1", [{ key: "a", text: "Hello", kind: NUL }])],
+      ["segments[0].parent_key", unit("post:1", [{ key: "a", text: "Hello", parent_key: NUL }])],
+      ["segments[0].translations.de", unit("post:1", [{ key: "a", text: "Hello", translations: { de: NUL } }])],
+      ["label", unit("post:1", [{ key: "a", text: "Hello" }], { label: NUL })],
+      ["path", unit("post:1", [{ key: "a", text: "Hello" }], { path: NUL })],
+    ];
+    for (const [field, body] of cases) {
+      const res = await c.put("/v1/units", body);
+      expect(res.status, field).toBe(422);
+      expect(res.body.detail, field).toBe(`${field} must not contain U+0000 (NUL)`);
+    }
+    expect((await c.get("/v1/status")).body.units_total).toBe(0);
+    await guard.settle();
+  });
+
+  it("in a batch: that unit is ok: false naming the field, the others are stored", async () => {
+    const { c } = await setup();
+    const res = await c.put("/v1/units/batch", { units: [unit("post:1", [{ key: "a", text: NUL }]), unit("post:2", [{ key: "a", text: "Hello" }])] });
+    expect(res.status).toBe(200);
+    expect(res.body.results[0]).toMatchObject({ external_key: "post:1", ok: false, result: null });
+    expect(res.body.results[0].error).toMatch(/segments\[0\]\.text must not contain U\+0000/);
+    expect(res.body.results[1]).toMatchObject({ external_key: "post:2", ok: true });
+    expect((await c.get("/v1/status")).body.units_total).toBe(1);
+  });
+
+  it("in other request texts: handshake, attention fix, admin names and glossary terms", async () => {
+    const { site, c } = await setup();
+    const cases: [Promise<any>, string][] = [
+      [c.post("/v1/handshake", { connector_version: NUL, source_language: "en", languages: ["de"] }), "connector_version"],
+      [admin("POST", "/admin/v1/organizations", { name: NUL }), "name"],
+      [admin("POST", `/admin/v1/sites/${site.siteId}/keys`, { name: NUL }), "name"],
+      [admin("PATCH", `/admin/v1/sites/${site.siteId}`, { name: NUL }), "name"],
+      [admin("PUT", `/admin/v1/organizations/${site.orgId}/glossary`, { terms: [{ source: "a", language: "de", target: NUL }] }), "terms[0].target"],
+      [admin("POST", `/admin/v1/sites/${site.siteId}/attention/r_1`, { action: "fix", text: NUL }), "text"],
+    ];
+    for (const [call, field] of cases) {
+      const res = await call;
+      expect(res.status, field).toBe(422);
+      expect(res.body.detail, field).toBe(`${field} must not contain U+0000 (NUL)`);
+    }
+  });
+});
+
 describe("odd Unicode elsewhere", () => {
   it("handshake, job, ack and review fields, and admin names: refused with ErrorOut or accepted, never a 5xx", async () => {
     const { site, c } = await setup();
@@ -117,9 +171,9 @@ describe("odd Unicode elsewhere", () => {
       // well-formed Unicode (a lone surrogate) is refused with a 422 naming the field.
       const r = results[i++];
       const reviewed = await c.post("/v1/reviews", { reviews: [{ id: r.id, outcome: "approved", text: s, reviewer: s }] });
-      if (/[\uD800-\uDFFF]/u.test(s)) {
+      if (/[\uD800-\uDFFF\u0000]/u.test(s)) {
         expect(reviewed.status, name).toBe(422);
-        expect(reviewed.body.detail, name).toMatch(/^reviews\[0\]\.text must be well-formed Unicode/);
+        expect(reviewed.body.detail, name).toMatch(hasNul(s) ? /^reviews\[0\]\.text must not contain U\+0000/ : /^reviews\[0\]\.text must be well-formed Unicode/);
         expect((await c.post("/v1/reviews", { reviews: [{ id: r.id, outcome: "approved" }] })).body, name).toEqual({ updated: 1, ignored: [] });
       } else expect(reviewed.body, name).toEqual({ updated: 1, ignored: [] });
     }

@@ -22,10 +22,13 @@ export function all(...vs: Validity[]): Validity {
   return true;
 }
 
+/** Characters are Unicode code points (DESIGN.md), and U+0000 is refused in any text. */
+const codePoints = (v: string) => [...v].length;
+const hasNul = (v: string) => v.includes("\u0000");
 /** A string of at most `max` characters (min `min`); longer than the stated bound is invalid. */
-export const str = (v: unknown, max: number, min = 0): Validity => isString(v) && v.length >= min && v.length <= max;
+export const str = (v: unknown, max: number, min = 0): Validity => isString(v) && !hasNul(v) && codePoints(v) >= min && codePoints(v) <= max;
 /** A bound the interface does not state: within `soft` it is valid, beyond it either. */
-const softStr = (v: unknown, soft: number): Validity => (!isString(v) ? false : v.length <= soft ? true : "either");
+const softStr = (v: unknown, soft: number): Validity => (!isString(v) || hasNul(v) ? false : codePoints(v) <= soft ? true : "either");
 const optional = (v: unknown, rule: (v: unknown) => Validity): Validity => (v === undefined ? true : rule(v));
 const nullable = (v: unknown, rule: (v: unknown) => Validity): Validity => (v === undefined || v === null ? true : rule(v));
 const int = (v: unknown, min: number): Validity => (isInt(v) ? (Number.isSafeInteger(v) ? v >= min : "either") : false);
@@ -95,7 +98,7 @@ export function jobValidity(j: unknown, writable: string[]): Validity {
   return all(
     type === "delta" || type === "translate",
     nullable(j.units, (v) => arrayOf(v, 1000, isUnitKey)),
-    nullable(j.prefix, (v) => isString(v) && v.length <= 255 && /^[a-z0-9_]+:\S*$/.test(v)),
+    nullable(j.prefix, (v) => isString(v) && !hasNul(v) && codePoints(v) <= 255 && /^[a-z0-9_]+:\S*$/.test(v)),
     nullable(j.languages, (v) => {
       const shape = arrayOf(v, null, isLanguageCode);
       if (shape === false) return false;
@@ -108,6 +111,8 @@ export function jobValidity(j: unknown, writable: string[]): Validity {
     // translate: the given units (at least one); prefix is for delta only.
     type === "translate" ? Array.isArray(j.units) && j.units.length > 0 : true,
     type === "translate" && j.prefix !== undefined && j.prefix !== null ? false : true,
+    // DESIGN.md: `units` narrows translate jobs only; on a delta job it is a 422, never a silent whole-site job.
+    type === "delta" && j.units !== undefined && j.units !== null ? false : true,
   );
 }
 
@@ -135,7 +140,7 @@ export function reviewsValidity(r: unknown): Validity {
 export const organizationValidity = (o: unknown): Validity => (isObject(o) ? softStrMin(o.name, 200) : false);
 
 function softStrMin(v: unknown, soft: number): Validity {
-  if (!isString(v)) return false;
+  if (!isString(v) || hasNul(v)) return false;
   if (v.length === 0) return "either";
   return v.length <= soft ? true : "either";
 }
