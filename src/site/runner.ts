@@ -304,6 +304,8 @@ const FAULTS = "runner_faults";
 export async function runAlarm(deps: RunnerDeps, options: number | RunOptions = {}, random: () => number = Math.random): Promise<number | null> {
   const { store } = deps;
   try {
+    // After an infrastructure fault, one cheap query first: an engine is not paid for work that cannot be metered.
+    if (store.getMeta<FaultRecord>(FAULTS)?.infrastructure) await infra("checking D1", () => deps.env.DB.prepare("SELECT 1").first());
     const more = await runJobs(deps, options);
     if (store.getMeta<FaultRecord>(FAULTS)) store.run("DELETE FROM meta WHERE key = ?", FAULTS);
     return more ? 0 : null;
