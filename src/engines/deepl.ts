@@ -116,6 +116,8 @@ export function createDeepLEngine(env: EngineEnv): Engine {
                 sourceLang: sourceLang.toLowerCase(),
                 // Glossaries use root codes; a PT glossary serves PT-BR and PT-PT alike.
                 targetLang: targetLang.split("-")[0].toLowerCase(),
+                owner: request.glossaryOwner,
+                meter: request.meter,
               },
               request.glossary,
             )
