@@ -59,6 +59,8 @@ export interface RunOptions {
   maxSlices?: number;
   /** Wall time after which no further engine batch is launched (at least budgetMs). */
   batchWindowMs?: number;
+  /** Segments per chunk when a started job's items are fixed. */
+  scopeChunk?: number;
 }
 
 /** What one invocation shares between its slices: budgets, engine gates, the glossary. */
@@ -76,6 +78,7 @@ export class Invocation {
    */
   readonly healthy = new Set<string>();
   slicesStarted = 0;
+  chunksFixed = 0;
   stopped = false;
 
   constructor(
@@ -108,10 +111,15 @@ export class Invocation {
     return this.commits() < COMMIT_BUDGET;
   }
 
-  /** Whether another slice may start (the first always does). */
+  /** Whether another chunk of a job's scope may be fixed in this invocation. */
+  mayFixChunk(): boolean {
+    return Date.now() - this.startedAt < this.options.budgetMs;
+  }
+
+  /** Whether another slice may start (the first always does, unless maxSlices is 0). */
   mayStartSlice(): boolean {
-    if (this.slicesStarted === 0) return true;
     if (this.slicesStarted >= this.options.maxSlices) return false;
+    if (this.slicesStarted === 0) return true;
     if (Date.now() - this.startedAt >= this.options.budgetMs) return false;
     return this.mayLaunch();
   }
@@ -211,20 +219,41 @@ async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
     );
     return false;
   }
-  const q = scopeQuery(settings, scope, languages, `${Number(job.id)} AS job_id, s.id AS segment_id, l.value AS language`);
-  store.tx(() => {
-    store.run(`INSERT OR IGNORE INTO job_items (job_id, segment_id, language) ${q.sql}`, ...q.args);
-    store.run(
-      `UPDATE jobs SET status = 'running', started_at = ?, estimated_segments = ?, estimated_characters = ?, estimated_tm_segments = ? WHERE id = ? AND status = 'queued'`,
-      store.now(),
-      estimate.estimated_segments,
-      estimate.estimated_characters,
-      estimate.estimated_tm_segments,
-      job.id,
-    );
-  });
+  // Running from here on; its items are fixed in chunks (fixScope), then worked off.
+  store.run(
+    `UPDATE jobs SET status = 'running', started_at = ?, estimated_segments = ?, estimated_characters = ?, estimated_tm_segments = ?, scope_cursor = 0
+     WHERE id = ? AND status = 'queued'`,
+    store.now(),
+    estimate.estimated_segments,
+    estimate.estimated_characters,
+    estimate.estimated_tm_segments,
+    job.id,
+  );
   if (isRunning(store, job.id)) await infra("reserving a job's characters", () => reserve(db, settings, job.id, estimate.estimated_characters, job.created_at));
   return true;
+}
+
+/** Segments whose items one transaction fixes (× the job's languages rows). */
+export const SCOPE_CHUNK = 20_000;
+
+/**
+ * Fixes the next chunk of a started job's items: segments with ids after the cursor, up to
+ * SCOPE_CHUNK of them, in one transaction. Answers whether the whole scope is now fixed.
+ */
+function fixScopeChunk(deps: RunnerDeps, job: JobRow, chunk: number): boolean {
+  const { store, settings } = deps;
+  const after = job.scope_cursor ?? 0;
+  const last = store.one<{ id: number }>("SELECT id FROM segments WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?", after, chunk - 1);
+  const upTo = last?.id ?? Number.MAX_SAFE_INTEGER;
+  const q = scopeQuery(settings, JSON.parse(job.request) as JobScope, JSON.parse(job.languages) as string[], `${Number(job.id)} AS job_id, s.id AS segment_id, l.value AS language`, {
+    after,
+    upTo,
+  });
+  store.tx(() => {
+    store.run(`INSERT OR IGNORE INTO job_items (job_id, segment_id, language) ${q.sql}`, ...q.args);
+    store.run("UPDATE jobs SET scope_cursor = ? WHERE id = ? AND status = 'running'", last ? upTo : null, job.id);
+  });
+  return !last;
 }
 
 /** Languages of the job with pending items, in code order. */
@@ -262,6 +291,7 @@ export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {
     budgetMs: opts.budgetMs ?? INVOCATION_BUDGET_MS,
     maxSlices: opts.maxSlices ?? Number.POSITIVE_INFINITY,
     batchWindowMs: opts.batchWindowMs ?? BATCH_WINDOW_MS,
+    scopeChunk: opts.scopeChunk ?? SCOPE_CHUNK,
   });
   for (;;) {
     const job = currentJob(deps.store);
@@ -272,6 +302,13 @@ export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {
     }
     if (job.status === "queued") {
       await start(deps, job);
+      continue;
+    }
+    if (job.scope_cursor !== null) {
+      // Large scopes are fixed across invocations; the first chunk always goes.
+      const fixed = fixScopeChunk(deps, job, inv.options.scopeChunk);
+      inv.chunksFixed++;
+      if (!fixed && !inv.mayFixChunk()) return true;
       continue;
     }
     if (inv.slicesStarted > 0 && !inv.mayStartSlice()) return true;

@@ -94,6 +94,27 @@ describe("bounded invocations", () => {
   });
 });
 
+describe("large scopes", () => {
+  it("a started job's items are fixed in chunks across invocations; slices start once the scope is fixed, and every item is done once", async () => {
+    const { site, c, jobId } = await siteWithJob(["de", "fr"], 250);
+    const { engine, stats } = recordingEngine();
+    const cursor = () => runInDurableObject(stubOf(site.siteId), (o: SiteObject) => o.store.one<{ scope_cursor: number | null; status: string }>("SELECT scope_cursor, status FROM jobs WHERE id = ?", jobId)!);
+    const items = () => runInDurableObject(stubOf(site.siteId), (o: SiteObject) => o.store.one<{ n: number }>("SELECT count(*) AS n FROM job_items WHERE job_id = ?", jobId)!.n);
+    // An invocation with no time left: the job starts and fixes one chunk of 100 segments (× 2 languages), then yields.
+    expect(await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 0, maxSlices: 0, scopeChunk: 100 }), { engineFor: () => engine })).toBe(true);
+    expect(await cursor()).toMatchObject({ status: "running", scope_cursor: expect.any(Number) });
+    expect(await items()).toBe(200);
+    expect(await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 0, maxSlices: 0, scopeChunk: 100 }), { engineFor: () => engine })).toBe(true);
+    expect(await items()).toBe(400);
+    expect(stats.calls).toBe(0); // no slice before the scope is fixed
+    await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 60_000, scopeChunk: 100 }), { engineFor: () => engine });
+    expect(await cursor()).toMatchObject({ status: "succeeded", scope_cursor: null });
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job).toMatchObject({ status: "succeeded", estimated_segments: 500, done_segments: 500, failed_segments: 0 });
+    expect(await allResults(c)).toHaveLength(500);
+  });
+});
+
 describe("internal errors", () => {
   it(`a job failing ${MAX_INTERNAL_FAILURES} times in a row for a bug is abandoned: reservation released, ledger rows of uncommitted work removed, the queue moves on`, async () => {
     const { site, c, jobId, segments } = await siteWithJob(["de"], 120);
