@@ -152,7 +152,8 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
     const gate = inv.gate(engine.name);
     const running: Promise<void>[] = [];
 
-    const runBatch = async (groups: Group[]) => {
+    /** One engine batch; the engine's slot is released as soon as it answers (QA and the commit need no slot). */
+    const runBatch = async (groups: Group[], release: () => void) => {
       let texts: string[];
       try {
         texts = await engine.translate({
@@ -174,6 +175,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
         await committer.commit(outcome({ failed: [{ items: groups.flatMap((g) => g.items), message: err.message }] }));
         return;
       }
+      release();
       inv.healthy.add(language);
       let billed = 0;
       const produced: Produced[] = [];
@@ -196,7 +198,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
         break;
       }
       running.push(
-        runBatch(batch)
+        runBatch(batch, release)
           .catch((err) => {
             fault ??= err;
             inv.stop();
