@@ -14,6 +14,9 @@ export default defineConfig(async () => {
           TEST_MIGRATIONS: migrations,
           ADMIN_TOKEN: "test-admin-token",
           DASHBOARD_URL: "https://dash.test",
+          // The model-based suite's run count and seed (test/model): MODEL_RUNS=1000 npx vitest run test/model.
+          MODEL_RUNS: process.env.MODEL_RUNS ?? "",
+          MODEL_SEED: process.env.MODEL_SEED ?? "",
           ...bindings,
         },
       },

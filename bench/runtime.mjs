@@ -44,8 +44,10 @@ async function controlMigrations() {
 
 export async function startRuntime() {
   const contents = await bundle();
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({
+  // BENCH_INSPECTOR_PORT=9229 opens a V8 inspector on the runtime, for CPU profiles (bench/profile.mjs).
+  const inspector = process.env.BENCH_INSPECTOR_PORT ? { inspectorPort: Number(process.env.BENCH_INSPECTOR_PORT) } : {};
+  const mf = new Miniflare({
+    ...convertV4MiniflareOptions({
       modules: [{ type: "ESModule", path: path.join(root, "bench/worker.mjs"), contents }],
       compatibilityDate: "2026-10-20",
       compatibilityFlags: ["nodejs_compat"],
@@ -57,7 +59,8 @@ export async function startRuntime() {
       r2Buckets: ["BLOBS"],
       bindings: { ADMIN_TOKEN, DASHBOARD_URL: "https://dashboard.bench" },
     }),
-  );
+    ...inspector,
+  });
   await mf.ready;
   const db = await mf.getD1Database("DB");
   await db.batch((await controlMigrations()).map((s) => db.prepare(s)));

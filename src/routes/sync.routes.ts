@@ -1,5 +1,6 @@
 /** The connector's push side and status reads (spec: units, status, handshake, site). */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { createHash } from "node:crypto";
 import {
   BatchEnvelope,
   BatchIn,
@@ -71,35 +72,57 @@ syncRoutes.openAPIRegistry.registerPath({
 });
 syncRoutes.put("/v1/units/batch", async (c) => {
   const { stub, site } = siteObject(c);
-  const text = await c.req.text();
-  const envelope = BatchEnvelope.safeParse(JSON.parse(text));
+  const bytes = await c.req.arrayBuffer();
+  const envelope = BatchEnvelope.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
   if (!envelope.success) throw invalid(validationDetail(envelope.error));
+  const raws = envelope.data.units;
   const out: (BatchItem | undefined)[] = [];
+
+  // A unit whose snapshot is exactly the one last applied (same digest) was validated then and
+  // changes nothing now: the object answers it as unchanged, and it is neither validated nor sent again.
+  const digests = raws.map((raw) => createHash("sha256").update(JSON.stringify(raw)).digest("base64"));
+  // Only a key's first occurrence may be answered so: a later one comes after a push of the same key.
+  const candidates: { external_key: string; digest: string }[] = [];
+  const first = new Map<string, number>();
+  raws.forEach((raw, i) => {
+    const r = raw as { external_key?: unknown; adapter?: unknown };
+    if (typeof r?.external_key !== "string" || first.has(r.external_key)) return;
+    first.set(r.external_key, i);
+    if (typeof r.adapter === "string" && site.enabledAdapters.includes(r.adapter as UnitSnapshot["adapter"]))
+      candidates.push({ external_key: r.external_key, digest: digests[i] });
+  });
+  const unchanged = new Map((await stub.pushUnchanged(site, candidates)).map((r) => [r.external_key, r]));
+
   const valid: UnitSnapshot[] = [];
+  const validDigests: string[] = [];
   const slots: number[] = [];
-  envelope.data.units.forEach((raw, i) => {
-    const parsed = UnitSnapshotIn.safeParse(raw);
+  raws.forEach((raw, i) => {
     const key = (raw as { external_key?: unknown })?.external_key;
     const externalKey = typeof key === "string" ? key.slice(0, LIMITS.unitKey) : "";
+    const same = typeof key === "string" && first.get(key) === i ? unchanged.get(key) : undefined;
+    if (same)
+      return void (out[i] = { external_key: externalKey, ok: true, result: same, error: null });
+    const parsed = UnitSnapshotIn.safeParse(raw);
     if (!parsed.success) return void (out[i] = { external_key: externalKey, ok: false, result: null, error: validationDetail(parsed.error, `units[${i}]`, raw) });
     const refusal = adapterRefusal(site, parsed.data);
     if (refusal) return void (out[i] = { external_key: externalKey, ok: false, result: null, error: `units[${i}].${refusal}` });
     valid.push(parsed.data);
+    validDigests.push(digests[i]);
     slots.push(i);
   });
   if (valid.length) {
     let applied: BatchItem[];
-    if (new TextEncoder().encode(text).length > LIMITS.inlineBatchBytes) {
+    if (bytes.byteLength > LIMITS.inlineBatchBytes) {
       // Large bodies travel through R2, not over RPC; the site object deletes the object once applied.
       const blobKey = `batches/${site.id}/${crypto.randomUUID()}.json`;
-      await c.env.BLOBS.put(blobKey, JSON.stringify({ units: valid }), { httpMetadata: { contentType: "application/json" } });
+      await c.env.BLOBS.put(blobKey, JSON.stringify({ units: valid, digests: validDigests }), { httpMetadata: { contentType: "application/json" } });
       try {
         applied = await stub.pushBatch(site, { blobKey });
       } finally {
         // The object deletes it once applied; if anything failed on the way, the customer's content must not stay behind.
         await c.env.BLOBS.delete(blobKey).catch(() => undefined);
       }
-    } else applied = await stub.pushBatch(site, { units: valid });
+    } else applied = await stub.pushBatch(site, { units: valid, digests: validDigests });
     applied.forEach((item, j) => (out[slots[j]] = item));
   }
   return c.json({ results: out as BatchItem[] }, 200);

@@ -35,7 +35,14 @@ export interface SliceItem {
   source_language: string;
   state: string;
   live: number;
+  /** The translation row as the slice read it; a different one at commit means someone else wrote it meanwhile. */
+  mark: string;
+  /** 1 when the connector imported this translation after the job started. */
+  imported_since: number;
 }
+
+/** What identifies a translation row's version: a write by an import, a review or a fix changes it. */
+export const TRANSLATION_MARK = `coalesce(t.updated_at || '|' || t.status || '|' || t.origin || '|' || coalesce(t.result_id, ''), '')`;
 
 /** A translation ready to be stored, with its QA findings (computed before the transaction). */
 export interface Produced {
@@ -60,8 +67,6 @@ export interface Outcome {
   languageFailure?: string;
   /** Billable characters the engine translated for this outcome. */
   billed: number;
-  /** When the slice read its items: an import after this wins over the job's result. */
-  loadedAt: string;
 }
 
 export interface JobError {
@@ -159,22 +164,21 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
     for (const outcome of outcomes) {
       counters.billed += outcome.billed;
       const entry = of(outcome.language);
-      // An import that met the running job wins: its text is kept and the job's result is not delivered.
-      const imported = outcome.produced.length
-        ? new Set(
+      // An import (or a review, a fix) that wrote a translation while the engine was working wins: the job's result for it is not delivered.
+      const marks = outcome.produced.length
+        ? new Map(
             store
-              .all<{ segment_id: number }>(
-                `SELECT segment_id FROM translations WHERE language = ?1 AND origin = 'imported' AND updated_at >= ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
-                outcome.language,
-                outcome.loadedAt,
+              .all<{ segment_id: number; mark: string }>(
+                `SELECT j.value AS segment_id, ${TRANSLATION_MARK} AS mark FROM json_each(?1) j LEFT JOIN translations t ON t.segment_id = j.value AND t.language = ?2`,
                 JSON.stringify(outcome.produced.map((p) => p.item.segment_id)),
+                outcome.language,
               )
-              .map((r) => r.segment_id),
+              .map((r) => [r.segment_id, r.mark]),
           )
-        : new Set<number>();
+        : new Map<number, string>();
       for (const p of outcome.produced) {
         const { item } = p;
-        if (imported.has(item.segment_id)) {
+        if (marks.get(item.segment_id) !== item.mark) {
           entry.done.push(item.segment_id);
           continue;
         }

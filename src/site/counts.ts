@@ -20,13 +20,59 @@ export interface CountRow {
 const FIELDS = ["total", "ok", "stale", "review", "attention"] as const;
 const ZERO = { total: 0, ok: 0, stale: 0, review: 0, attention: 0 };
 
-function addToSite(store: Store, language: string, sign: 1 | -1, row: Omit<CountRow, "language">) {
+/** A unit key's type: `post:` of `post:42` (up to and including the first colon), or null without one. */
+export function keyType(key: string): string | null {
+  const colon = key.indexOf(":");
+  return colon < 0 ? null : key.slice(0, colon + 1);
+}
+
+/** True when `prefix` is exactly a key type, so its counts are maintained in prefix_counts. */
+export const isKeyType = (prefix: string) => prefix.indexOf(":") === prefix.length - 1;
+
+/**
+ * Site and key-type sums not written yet: a batch of pushes collects its units' differences
+ * here and writes each sum once (`flushCounts`), instead of once per unit.
+ */
+export type CountSink = Map<string, { type: string | null; language: string; values: number[] }>;
+
+export function flushCounts(store: Store, sink: CountSink) {
+  for (const { type, language, values } of sink.values()) writeSums(store, language, values, type);
+  sink.clear();
+}
+
+/** Adds one sink's differences to another (a unit's, once its push has committed, to its batch's). */
+export function mergeCounts(into: CountSink, from: CountSink) {
+  for (const [key, d] of from) {
+    const have = into.get(key);
+    if (have) d.values.forEach((v, i) => (have.values[i] += v));
+    else into.set(key, { ...d, values: [...d.values] });
+  }
+}
+
+function addToSite(store: Store, language: string, sign: 1 | -1, row: Omit<CountRow, "language">, type: string | null, sink?: CountSink) {
+  const values = FIELDS.map((f) => sign * row[f]);
+  if (!sink) return writeSums(store, language, values, type);
+  const key = `${type ?? ""}\u0000${language}`;
+  const have = sink.get(key);
+  if (have) values.forEach((v, i) => (have.values[i] += v));
+  else sink.set(key, { type, language, values });
+}
+
+function writeSums(store: Store, language: string, values: number[], type: string | null) {
   store.run(
     `INSERT INTO site_counts (language, total, ok, stale, review, attention) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
      ON CONFLICT (language) DO UPDATE SET total = total + ?2, ok = ok + ?3, stale = stale + ?4, review = review + ?5, attention = attention + ?6`,
     language,
-    ...FIELDS.map((f) => sign * row[f]),
+    ...values,
   );
+  if (type !== null)
+    store.run(
+      `INSERT INTO prefix_counts (prefix, language, total, ok, stale, review, attention) VALUES (?7, ?1, ?2, ?3, ?4, ?5, ?6)
+       ON CONFLICT (prefix, language) DO UPDATE SET total = total + ?2, ok = ok + ?3, stale = stale + ?4, review = review + ?5, attention = attention + ?6`,
+      language,
+      ...values,
+      type,
+    );
 }
 
 /** Counts one unit's live segments by state in each language (languages without segments get zeros). */
@@ -56,7 +102,7 @@ const minus = (a: Omit<CountRow, "language">, b: Omit<CountRow, "language">) =>
  * Recomputes one unit's counts and carries the difference into the site's sums. Only rows
  * that changed are written, so refreshing a unit whose states did not move costs two reads.
  */
-export function refreshUnit(store: Store, siteTargets: readonly string[], unitId: number) {
+export function refreshUnit(store: Store, siteTargets: readonly string[], unitId: number, fresh?: { segments: number }, sink?: CountSink) {
   const unit = store.one<{ external_key: string; writable_languages: string | null; deleted: number; segment_count: number; counted: number }>(
     "SELECT external_key, writable_languages, deleted, segment_count, counted FROM units WHERE id = ?",
     unitId,
@@ -68,15 +114,17 @@ export function refreshUnit(store: Store, siteTargets: readonly string[], unitId
       r,
     ]),
   );
+  const type = keyType(unit.external_key);
   const before = unit.counted ? { ...ZERO, total: unit.segment_count, ok: 1 } : ZERO;
 
   let rows: CountRow[] = [];
   let segments = 0;
   if (!unit.deleted) {
     const languages = unitTargets(siteTargets, unit.writable_languages);
-    rows = countUnit(store, unitId, languages);
+    // A unit just created without imports: every segment is missing in every language, no query needed.
+    rows = fresh ? languages.map((language) => ({ language, ...ZERO, total: fresh.segments })) : countUnit(store, unitId, languages);
     // Every language row counts all live segments; without languages, count them directly.
-    segments = rows.length ? rows[0].total : store.one<{ n: number }>("SELECT count(*) AS n FROM segments WHERE unit_id = ? AND removed = 0", unitId)!.n;
+    segments = fresh ? fresh.segments : rows.length ? rows[0].total : store.one<{ n: number }>("SELECT count(*) AS n FROM segments WHERE unit_id = ? AND removed = 0", unitId)!.n;
   }
   for (const row of rows) {
     const old = previous.get(row.language);
@@ -91,15 +139,15 @@ export function refreshUnit(store: Store, siteTargets: readonly string[], unitId
       unit.external_key,
       ...FIELDS.map((f) => row[f]),
     );
-    addToSite(store, row.language, 1, old ? minus(row, old) : row);
+    addToSite(store, row.language, 1, old ? minus(row, old) : row, type, sink);
   }
   // Languages the unit no longer targets.
   for (const old of previous.values()) {
     store.run("DELETE FROM unit_counts WHERE unit_id = ? AND language = ?", unitId, old.language);
-    addToSite(store, old.language, -1, old);
+    addToSite(store, old.language, -1, old, type, sink);
   }
   const after = unit.deleted ? ZERO : { ...ZERO, total: segments, ok: 1 };
-  if (!same(before, after)) addToSite(store, "", 1, minus(after, before));
+  if (!same(before, after)) addToSite(store, "", 1, minus(after, before), type, sink);
   const needsWork = rows.some((r) => r.total > r.ok) ? 1 : 0;
   store.run("UPDATE units SET segment_count = ?, needs_work = ?, counted = ? WHERE id = ?", segments, needsWork, unit.deleted ? 0 : 1, unitId);
 }
@@ -112,6 +160,7 @@ export function refreshUnits(store: Store, siteTargets: readonly string[], unitI
 export function rebuildCounts(store: Store, siteTargets: readonly string[]) {
   store.run("DELETE FROM unit_counts");
   store.run("DELETE FROM site_counts");
+  store.run("DELETE FROM prefix_counts");
   store.run("UPDATE units SET counted = 0, segment_count = 0");
   const ids = store.all<{ id: number }>("SELECT id FROM units WHERE deleted = 0").map((r) => r.id);
   refreshUnits(store, siteTargets, ids);

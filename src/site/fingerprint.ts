@@ -1,11 +1,15 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./sha256";
+
+/** Text that NFC leaves as it is without looking: ASCII, and Latin-1 letters that are already composed. */
+const NFC_STABLE = /^[\u0000-\u02ff]*$/;
 
 /**
  * The documented fingerprint (DESIGN.md): lowercase hex SHA-256 of the UTF-8 text after
  * Unicode NFC and `\r\n` → `\n`. Synchronous, so pushes can hash inside a transaction.
  */
 export function fingerprint(text: string): string {
-  return createHash("sha256").update(text.replace(/\r\n/g, "\n").normalize("NFC"), "utf8").digest("hex");
+  const lf = text.includes("\r") ? text.replace(/\r\n/g, "\n") : text;
+  return sha256Hex(NFC_STABLE.test(lf) ? lf : lf.normalize("NFC"));
 }
 
 /** Characters as billed and limited: Unicode code points (one definition, in src/characters.ts). */

@@ -17,7 +17,7 @@ import type { GlossaryTerm } from "../engines/types";
 import { glossaryCount, glossaryDue, replaceGlossary } from "./glossary";
 import type { SiteSettings } from "../control/sites";
 import { toRpcFailure, type RpcFailure } from "../errors";
-import { rebuildCounts } from "./counts";
+import { flushCounts, mergeCounts, rebuildCounts, type CountSink } from "./counts";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, scopeOf, type ScopeEstimate } from "./jobs";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
@@ -25,7 +25,7 @@ import { currentJob, runAlarm } from "./runner";
 import { capabilities, siteTargets } from "./settings";
 import { siteStatus, unitStatus, unitsWithWork, type Links } from "./status";
 import { Store } from "./store";
-import { deleteUnit, pushUnit } from "./sync";
+import { deleteUnit, pushUnchanged, pushUnit } from "./sync";
 
 export class SiteObject extends DurableObject<Env> {
   readonly store: Store;
@@ -107,25 +107,38 @@ export class SiteObject extends DurableObject<Env> {
    * Applies a batch's valid units, each on its own: a unit that fails is reported and the
    * others go on. Large bodies come as an R2 key (written by the Worker), deleted once applied.
    */
-  async pushBatch(settings: SiteSettings, batch: { units: UnitSnapshot[] } | { blobKey: string }): Promise<BatchItem[]> {
+  async pushBatch(settings: SiteSettings, batch: { units: UnitSnapshot[]; digests?: string[] } | { blobKey: string }): Promise<BatchItem[]> {
     return this.call(settings, async (settings) => {
       let units: UnitSnapshot[];
+      let digests: string[] | undefined;
       if ("blobKey" in batch) {
         const object = await this.env.BLOBS.get(batch.blobKey);
         if (!object) throw new Error(`batch body ${batch.blobKey} is missing from R2`);
-        units = ((await object.json()) as { units: UnitSnapshot[] }).units;
-      } else units = batch.units;
-      const results = units.map((unit): BatchItem => {
+        ({ units, digests } = (await object.json()) as { units: UnitSnapshot[]; digests?: string[] });
+      } else ({ units, digests } = batch);
+      // The site and key-type sums are written once for the batch: each unit's differences join
+      // the batch's only once its own transaction committed.
+      const sums: CountSink = new Map();
+      const results = units.map((unit, i): BatchItem => {
+        const unitSums: CountSink = new Map();
         try {
-          return { external_key: unit.external_key, ok: true, result: pushUnit(this.store, settings, unit), error: null };
+          const result = pushUnit(this.store, settings, unit, digests?.[i] ?? null, unitSums);
+          mergeCounts(sums, unitSums);
+          return { external_key: unit.external_key, ok: true, result, error: null };
         } catch (err) {
           console.error(JSON.stringify({ level: "error", message: "unit push failed", unit: unit.external_key, error: String(err) }));
           return { external_key: unit.external_key, ok: false, result: null, error: "The unit could not be stored; retry it. If it keeps failing, contact support." };
         }
       });
+      this.store.tx(() => flushCounts(this.store, sums));
       if ("blobKey" in batch) await this.env.BLOBS.delete(batch.blobKey);
       return results;
     });
+  }
+
+  /** The batch's units whose snapshot is the one last applied, answered as unchanged (see `pushUnchanged`). */
+  async pushUnchanged(settings: SiteSettings, units: { external_key: string; digest: string }[]) {
+    return this.call(settings, () => [...pushUnchanged(this.store, units).values()]);
   }
 
   async deleteUnit(settings: SiteSettings, externalKey: string) {
@@ -147,7 +160,15 @@ export class SiteObject extends DurableObject<Env> {
   /** Loads the organization's glossary from D1 when the object's copy is missing or old (not per request). */
   private async ensureGlossary(settings: SiteSettings) {
     if (!glossaryDue(this.store, Date.now())) return;
-    const rows = await controlDb(this.env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.organizationId, settings.organizationId));
+    let rows;
+    try {
+      rows = await controlDb(this.env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.organizationId, settings.organizationId));
+    } catch (err) {
+      // D1 unavailable: an old copy serves until the next try; without one the request fails.
+      if (this.store.getMeta("glossary") === undefined) throw err;
+      console.error(JSON.stringify({ level: "warn", message: "glossary reload failed; the old copy serves", error: String(err) }));
+      return;
+    }
     replaceGlossary(
       this.store,
       rows.map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive })),

@@ -50,6 +50,13 @@ export const units = sqliteTable(
     needsWork: integer("needs_work").notNull().default(0),
     /** 1 while the unit is included in the site totals (site_counts language ''). */
     counted: integer("counted").notNull().default(0),
+    /**
+     * SHA-256 of the batch snapshot last applied (as JSON), null when it imported translations
+     * or came another way: the same snapshot again is answered without reading its segments.
+     */
+    snapshotDigest: text("snapshot_digest"),
+    /** The last push's fingerprint_mismatches (JSON), answered again with the digest. */
+    snapshotMismatches: text("snapshot_mismatches"),
   },
   (t) => [index("units_work").on(t.externalKey).where(sql`needs_work = 1 AND deleted = 0`)],
 );
@@ -159,6 +166,24 @@ export const siteCounts = sqliteTable("site_counts", {
   review: integer("review").notNull().default(0),
   attention: integer("attention").notNull().default(0),
 });
+
+/**
+ * site_counts per key type (`post:` of `post:42`, the part up to the first colon): what
+ * `GET /v1/status?prefix=post:` reads, so it costs the same on a site of any size.
+ */
+export const prefixCounts = sqliteTable(
+  "prefix_counts",
+  {
+    prefix: text("prefix").notNull(),
+    language: text("language").notNull(),
+    total: integer("total").notNull().default(0),
+    ok: integer("ok").notNull().default(0),
+    stale: integer("stale").notNull().default(0),
+    review: integer("review").notNull().default(0),
+    attention: integer("attention").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.prefix, t.language] })],
+);
 
 export const jobs = sqliteTable(
   "jobs",

@@ -14,7 +14,7 @@ import { splitBatches } from "../engines/batch";
 import { EngineError, type Engine } from "../engines/types";
 import { glossaryMatcher } from "../qa/glossary";
 import { runQA } from "../qa";
-import type { Committer, Outcome, Produced, SliceItem } from "./commit";
+import { TRANSLATION_MARK, type Committer, type Outcome, type Produced, type SliceItem } from "./commit";
 import type { SiteSettings } from "../control/sites";
 import type { JobRow, JobScope } from "./jobs";
 import { lookupMemory, memoryKey } from "./memory";
@@ -41,10 +41,10 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   // Settings may change while engine calls are awaited (an admin change reaches the object at once): each slice reads the current ones.
   const settings = (inv.deps.settings = store.getMeta<SiteSettings>("settings") ?? inv.deps.settings);
   const scope = JSON.parse(job.request) as JobScope;
-  const loadedAt = store.now();
   const loaded = store.all<SliceItem>(
     `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
-       coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live
+       coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
+       ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since
      FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
      LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
      WHERE ji.job_id = ?1 AND ji.language = ?2 AND ji.status = 'pending'
@@ -53,6 +53,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
     language,
     settings.sourceLanguage,
     SLICE_ITEMS,
+    job.started_at ?? "",
   );
   if (!loaded.length) return false;
   // Bounded by characters too, so a slice of long texts stays as short as one of short texts.
@@ -65,10 +66,11 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   }
 
   // Items that left the scope since the job started (removed, deleted, imported, translated) are skipped.
-  const skipped = items.filter((i) => !i.live || (!scope.force && i.state !== "missing" && i.state !== "stale"));
+  // An import since the job started wins, also over a forced job.
+  const skipped = items.filter((i) => !i.live || i.imported_since === 1 || (!scope.force && i.state !== "missing" && i.state !== "stale"));
   const skippedIds = new Set(skipped.map((i) => i.segment_id));
   const work = items.filter((i) => !skippedIds.has(i.segment_id));
-  const outcome = (fields: Partial<Outcome>): Outcome => ({ language, produced: [], skipped: [], failed: [], billed: 0, loadedAt, ...fields });
+  const outcome = (fields: Partial<Outcome>): Outcome => ({ language, produced: [], skipped: [], failed: [], billed: 0, ...fields });
 
   const target = settings.targetLanguages.find((t) => t.code === language);
   const problem = !target

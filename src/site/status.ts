@@ -7,6 +7,7 @@ import { decodeCursor, encodeCursor, isString } from "./cursor";
 import { lower, siteTargets } from "./settings";
 import { stateSql } from "./state";
 import type { Store } from "./store";
+import { isKeyType } from "./counts";
 
 export interface Links {
   dashboardUrl: string;
@@ -39,6 +40,11 @@ export function siteStatus(store: Store, settings: SiteSettings, prefix: string,
   let totals: { units: number; segments: number };
   if (!prefix) {
     rows = store.all<CountRow>("SELECT language, total, ok, stale, review, attention FROM site_counts");
+    const t = rows.find((r) => r.language === "");
+    totals = { units: t?.ok ?? 0, segments: t?.total ?? 0 };
+  } else if (isKeyType(prefix)) {
+    // A whole key type (`post:`): maintained sums, the same cost on a site of any size.
+    rows = store.all<CountRow>("SELECT language, total, ok, stale, review, attention FROM prefix_counts WHERE prefix = ?", prefix);
     const t = rows.find((r) => r.language === "");
     totals = { units: t?.ok ?? 0, segments: t?.total ?? 0 };
   } else {

@@ -5,7 +5,7 @@
  */
 import type { SegmentInput, SyncResult, UnitSnapshot } from "../api/schemas";
 import type { SiteSettings } from "../control/sites";
-import { refreshUnit } from "./counts";
+import { refreshUnit, type CountSink } from "./counts";
 import { characters, fingerprint } from "./fingerprint";
 import { rememberTranslation } from "./memory";
 import { lower, siteTargets, targetCodeMap } from "./settings";
@@ -41,7 +41,13 @@ function countStaled(store: Store, segmentId: number, from: string, to: string):
   )!.n;
 }
 
-export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSnapshot): SyncResult {
+/**
+ * `digest`: SHA-256 of the snapshot as the connector sent it (the batch route computes it). It
+ * is stored with the unit unless the snapshot imports translations (whose effect depends on
+ * the translations' states, not only on the snapshot), and `pushUnchanged` answers the same
+ * snapshot again without reading its segments. Every push sets it, so a stale one never stays.
+ */
+export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSnapshot, digest: string | null = null, sink?: CountSink): SyncResult {
   const now = store.now();
   const targets = siteTargets(settings);
   const codes = targetCodeMap(settings);
@@ -68,8 +74,8 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
       snapshot.metadata ? JSON.stringify(snapshot.metadata) : null,
       now,
     ];
-    const existing = store.one<{ id: number; deleted: number; writable_languages: string | null }>(
-      "SELECT id, deleted, writable_languages FROM units WHERE external_key = ?",
+    const existing = store.one<{ id: number; deleted: number; writable_languages: string | null; snapshot_digest: string | null; snapshot_mismatches: string | null }>(
+      "SELECT id, deleted, writable_languages, snapshot_digest, snapshot_mismatches FROM units WHERE external_key = ?",
       snapshot.external_key,
     );
     let unitId: number;
@@ -95,6 +101,7 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
       (existing ? store.all<StoredSegment>("SELECT id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key, removed FROM segments WHERE unit_id = ?", unitId) : []).map((s) => [s.key, s]),
     );
     const seen = new Set<string>();
+    const inserts: unknown[][] = [];
 
     for (const seg of incoming) {
       seen.add(seg.key);
@@ -107,13 +114,7 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
       if (seg.fingerprint && seg.fingerprint.toLowerCase() !== seg.fp) out.fingerprint_mismatches.push(seg.key);
       const fields = [seg.text, seg.fp, seg.chars, ...structureOf(seg)];
       if (!old) {
-        store.run(
-          `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          unitId,
-          seg.key,
-          ...fields,
-        );
+        inserts.push([seg.key, ...fields]);
         out.added++;
         continue;
       }
@@ -130,6 +131,14 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
         );
       }
     }
+    // One prepared INSERT per row: measured faster here than one multi-row INSERT … SELECT FROM json_each.
+    for (const row of inserts)
+      store.run(
+        `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        unitId,
+        ...row,
+      );
     for (const old of stored.values()) {
       if (!old.removed && !seen.has(old.key)) {
         store.run("UPDATE segments SET removed = 1 WHERE id = ?", old.id);
@@ -143,7 +152,45 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
     }
     // Counts change only with the segments, their texts, imports or the unit's languages: an unchanged push writes nothing more.
     const languagesChanged = (existing?.writable_languages ?? null) !== unitFields[4];
-    if (out.unit_created || out.added || out.changed || out.removed || out.imported_translations || languagesChanged) refreshUnit(store, targets, unitId);
+    if (!existing && !out.imported_translations) refreshUnit(store, targets, unitId, { segments: incoming.length }, sink);
+    else if (out.unit_created || out.added || out.changed || out.removed || out.imported_translations || languagesChanged) refreshUnit(store, targets, unitId, undefined, sink);
+    const imports = incoming.some((seg) => seg.translations && Object.keys(seg.translations).length);
+    const snapshotDigest = imports ? null : digest;
+    const mismatches = JSON.stringify(out.fingerprint_mismatches);
+    if (existing?.snapshot_digest !== snapshotDigest || existing?.snapshot_mismatches !== mismatches)
+      store.run("UPDATE units SET snapshot_digest = ?, snapshot_mismatches = ? WHERE id = ?", snapshotDigest, mismatches, unitId);
+    return out;
+  });
+}
+
+/**
+ * Answers the units of a batch whose snapshot is the one last applied (same digest, unit not
+ * deleted) as unchanged, touching only `last_synced_at`: one read and one write for all of them.
+ * The others are left for `pushUnit`.
+ */
+export function pushUnchanged(store: Store, units: { external_key: string; digest: string }[]): Map<string, SyncResult> {
+  const out = new Map<string, SyncResult>();
+  if (!units.length) return out;
+  return store.tx(() => {
+    const rows = store.all<{ id: number; external_key: string; segment_count: number; snapshot_mismatches: string | null }>(
+      `SELECT u.id, u.external_key, u.segment_count, u.snapshot_mismatches FROM json_each(?1) j
+       CROSS JOIN units u ON u.external_key = j.value ->> '$.k' AND u.snapshot_digest = j.value ->> '$.d' AND u.deleted = 0`,
+      JSON.stringify(units.map((u) => ({ k: u.external_key, d: u.digest }))),
+    );
+    if (!rows.length) return out;
+    store.run("UPDATE units SET last_synced_at = ?1 WHERE id IN (SELECT value FROM json_each(?2))", store.now(), JSON.stringify(rows.map((r) => r.id)));
+    for (const r of rows)
+      out.set(r.external_key, {
+        external_key: r.external_key,
+        unit_created: false,
+        added: 0,
+        changed: 0,
+        removed: 0,
+        unchanged: r.segment_count,
+        stale_translations: 0,
+        imported_translations: 0,
+        fingerprint_mismatches: r.snapshot_mismatches ? JSON.parse(r.snapshot_mismatches) : [],
+      });
     return out;
   });
 }

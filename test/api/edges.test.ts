@@ -2,7 +2,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { UnitSnapshotIn } from "../../src/api/schemas";
+import type { SiteSettings } from "../../src/control/sites";
+import type { Engine } from "../../src/engines/types";
 import { GLOSSARY_MAX_AGE_MS } from "../../src/site/glossary";
+import { runJobs } from "../../src/site/runner";
 import type { SiteObject } from "../../src/site/object";
 import { admin, client, createSite, request, unit } from "../helpers/api";
 import { allResults, job } from "../helpers/jobs";
@@ -188,5 +192,47 @@ describe("GET /v1/status and the glossary", () => {
       o.store.setMeta("glossary", { count: 0, loadedAt: Date.now() - GLOSSARY_MAX_AGE_MS }),
     );
     expect((await c.get("/v1/status")).body.glossary_terms).toBe(1);
+  });
+});
+
+describe("an import that meets a running job", () => {
+  it("wins: the connector's text is kept and the job's result for that segment and language is not delivered", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }, { code: "fr" }] });
+    const c = client(site.key);
+    const segments = [
+      { key: "a", text: "Hello" },
+      { key: "b", text: "World" },
+    ];
+    await c.put("/v1/units", unit("post:1", segments));
+    const created = (await c.post("/v1/jobs", { confirm: true })).body;
+    let imported = false;
+    await runInDurableObject(env.SITE.getByName(String(site.siteId)), async (o: SiteObject) => {
+      const settings = o.store.getMeta<SiteSettings>("settings")!;
+      const engine: Engine = {
+        name: "pseudo",
+        origin: "mt",
+        limits: { maxSegments: 1000, maxCharacters: 1e9 },
+        supports: () => true,
+        translate: async (r) => {
+          if (!imported) {
+            imported = true;
+            // While the engine works on de, the connector pushes a human translation of "a" in de.
+            await o.pushUnit(settings, UnitSnapshotIn.parse(unit("post:1", [{ key: "a", text: "Hello", translations: { de: "Hallo (vom Menschen)" } }, segments[1]])));
+          }
+          return r.segments.map((s) => `MT ${r.targetLanguage}: ${s.text}`);
+        },
+      };
+      await runJobs({ store: o.store, env: (o as any).env, settings, engineFor: () => engine }, 60_000);
+    });
+    expect(imported).toBe(true);
+    const finished = (await c.get(`/v1/jobs/${created.id}`)).body;
+    expect(finished.status).toBe("succeeded");
+    const results = await allResults(c);
+    expect(results.map((r) => `${r.key}/${r.language}`).sort()).toEqual(["a/fr", "b/de", "b/fr"]);
+    const status = (await c.get("/v1/units/post:1/status")).body;
+    expect(status.segments.find((s: any) => s.key === "a").states).toEqual({ de: "ok", fr: "review" });
+    expect((await c.get("/v1/status")).body.languages.find((l: any) => l.code === "de")).toMatchObject({ ok: 1, review: 1, missing: 0 });
+    // The import stays the translation: a later forced-free delta finds nothing to do for it.
+    expect((await c.post("/v1/jobs", { estimate_only: true })).body.estimated_segments).toBe(0);
   });
 });

@@ -215,6 +215,12 @@ describe("site and handshake", () => {
     const res = await client(site.key).post("/v1/handshake", hs({ capabilities: ["whole_unit", "telepathy", "qa_errors", "whole_unit"] }));
     expect(res.status).toBe(200);
     expect(res.body.capabilities).toEqual(["whole_unit", "qa_errors"]);
+    // The recorded handshake, as the admin API shows it.
+    const shown = await admin("GET", `/admin/v1/sites/${site.siteId}`);
+    expect(shown.body.connector).toMatchObject({ connector_version: "wp/2.1.0", capabilities: ["whole_unit", "qa_errors"], languages: ["de", "fr"] });
+    // A later handshake replaces it.
+    await client(site.key).post("/v1/handshake", hs({ connector_version: "wp/2.2.0" }));
+    expect((await admin("GET", `/admin/v1/sites/${site.siteId}`)).body.connector).toMatchObject({ connector_version: "wp/2.2.0", capabilities: [] });
   });
 
   it.each([

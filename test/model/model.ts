@@ -206,6 +206,17 @@ export class Model {
     return out;
   }
 
+  /** Triples whose translation is an import (ok, no result). */
+  importedTriples(): Triple[] {
+    const out: Triple[] = [];
+    for (const [k, t] of this.translations) {
+      if (t.status !== "ok" || t.resultId !== null) continue;
+      const [unit, key, lang] = k.split("\u0000");
+      out.push({ unit, key, lang: lang as Lang });
+    }
+    return out;
+  }
+
   delete(unit: string) {
     const u = this.units.get(unit);
     if (u) u.deleted = true;

@@ -6,15 +6,27 @@
  * step the push counts, every segment's state in every language, GET /v1/results, GET
  * /v1/status and GET /v1/units must agree with the model.
  */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { UnitSnapshotIn } from "../../src/api/schemas";
+import type { SiteSettings } from "../../src/control/sites";
 import { pseudoLocalize } from "../../src/engines/pseudo";
+import { createEngine } from "../../src/engines/registry";
+import type { Engine } from "../../src/engines/types";
+import type { SiteObject } from "../../src/site/object";
+import { runJobs } from "../../src/site/runner";
 import { fingerprint } from "../../src/site/fingerprint";
 import { admin, client, createSite, unit as unitBody } from "../helpers/api";
 import { runJob } from "../helpers/jobs";
 import { LANGS, Model, norm, type Lang, type SegmentSpec, type Triple } from "./model";
 
 type Client = ReturnType<typeof client>;
+
+/** Sequences per run of the model: small in `npm test`, MODEL_RUNS=1000 for the long run. */
+const knobs = env as unknown as { MODEL_RUNS?: string; MODEL_SEED?: string };
+const RUNS = Number(knobs.MODEL_RUNS || 25);
 
 const UNITS = ["post:1", "post:2", "page:1"];
 const KEYS = ["a", "b", "c", "d"];
@@ -41,8 +53,11 @@ type Command =
       languages?: string[];
       force: boolean;
       between?: PushSpec;
+      /** An import pushed while the job's first engine call is out (DESIGN.md: the import wins). */
+      during?: { unit: number; key: string; lang: string; n: number };
       cancel: boolean;
     }
+  | { type: "settings"; change: number }
   | { type: "ack"; picks: number[]; stale: number | null; unknown: boolean }
   | { type: "review"; items: { pick: number; from: "waiting" | "any"; outcome: "approved" | "rejected"; text?: string }[] };
 
@@ -99,11 +114,13 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
         languages: fc.subarray(["de", "fr", "DE", "es"]),
         force: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
         between: pushArb,
+        during: fc.record({ unit: fc.nat(2), key: fc.constantFrom(...KEYS), lang: fc.constantFrom("de", "fr", "DE", "es"), n: fc.nat(9) }),
         cancel: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
       },
       { requiredKeys: ["type", "job", "units", "force", "cancel"] },
     ),
   },
+  { weight: 1, arbitrary: fc.nat(5).map((change) => ({ type: "settings" as const, change })) },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -316,20 +333,100 @@ async function runJobCommand(c: Client, siteId: number, model: Model, cmd: Extra
     expect(await runJob(c, siteId, created.body.id)).toMatchObject({ status: "cancelled", done_segments: 0 });
     return;
   }
-  const scope = model.jobScope(scopeArgs, languages);
+  let scope = model.jobScope(scopeArgs, languages);
   const before = new Set(model.results.keys());
-  const done = await runJob(c, siteId, created.body.id);
+  let done: any;
+  if (cmd.during) {
+    // The import lands while the engine works on the job's first batch: what it imported is not delivered.
+    const key = (t: Triple) => `${t.unit}/${t.key}/${t.lang}`;
+    const importedBefore = new Set(model.importedTriples().map(key));
+    const imported = await importDuringJob(c, siteId, model, cmd.during);
+    if (imported.during) {
+      const fresh = new Set(model.importedTriples().map(key).filter((k) => !importedBefore.has(k)));
+      const estimated = scope.length;
+      scope = scope.filter((t) => !fresh.has(key(t)));
+      done = (await c.get(`/v1/jobs/${created.body.id}`)).body;
+      expect(done, `job ${JSON.stringify(request)} with an import during it`).toMatchObject({ status: "succeeded", done_segments: scope.length, failed_segments: 0, estimated_segments: estimated });
+    } else {
+      done = (await c.get(`/v1/jobs/${created.body.id}`)).body;
+      expect(done, `job ${JSON.stringify(request)} (the import came after it)`).toMatchObject({ status: "succeeded", done_segments: scope.length, failed_segments: 0, estimated_segments: scope.length });
+    }
+    learnResults(model, scope, before, await allPages(c, "/v1/results", "results", 500), created.body.id);
+    if (!imported.during) await imported.after();
+    return;
+  }
+  done = await runJob(c, siteId, created.body.id);
   expect(done, `job ${JSON.stringify(request)}`).toMatchObject({ status: "succeeded", done_segments: scope.length, failed_segments: 0, estimated_segments: scope.length });
 
-  // Learn the new result ids: each triple in scope has exactly one new, listed result.
-  const listed = await allPages(c, "/v1/results", "results", 500);
+  learnResults(model, scope, before, await allPages(c, "/v1/results", "results", 500), created.body.id);
+}
+
+/** Learns the job's new result ids: each triple in scope has exactly one new, listed result. */
+function learnResults(model: Model, scope: Triple[], before: Set<string>, listed: any[], jobId: number) {
   const fresh = listed.filter((r) => !before.has(r.id));
   const key = (t: Triple) => `${t.unit}/${t.key}/${t.lang}`;
   expect(fresh.map((r) => key({ unit: r.unit, key: r.key, lang: r.language })).sort(), "new results of the job").toEqual(scope.map(key).sort());
   for (const r of fresh) {
-    expect(r.job_id).toBe(created.body.id);
+    expect(r.job_id).toBe(jobId);
     model.translated({ unit: r.unit, key: r.key, lang: r.language as Lang }, r.id);
   }
+}
+
+/**
+ * Runs the site's queued job with the real runner and the pseudo engine; the first engine call
+ * first pushes an import (an "import" mutation of a unit). Answers whether the import landed
+ * during the job; when the job made no engine call (all from memory), `after` pushes it instead.
+ */
+async function importDuringJob(c: Client, siteId: number, model: Model, d: NonNullable<Extract<Command, { type: "job" }>["during"]>) {
+  const spec: PushSpec = { kind: "mutate", unit: d.unit, op: "import", key: d.key, text: TEXTS[d.n % TEXTS.length], lang: d.lang, n: d.n };
+  let during = false;
+  await runInDurableObject(env.SITE.getByName(String(siteId)), async (o: SiteObject) => {
+    const settings = o.store.getMeta<SiteSettings>("settings")!;
+    const deps = { store: o.store, env: (o as any).env, settings };
+    const pseudo = createEngine("pseudo", deps.env);
+    const engine: Engine = {
+      ...pseudo,
+      supports: (l) => pseudo.supports(l),
+      translate: async (request) => {
+        if (!during) {
+          during = true;
+          const p = resolvePush(model, spec);
+          const expected = model.push(p.unit, p.segments, p.writable);
+          const res = await o.pushUnit(settings, UnitSnapshotIn.parse(body(p)));
+          expect(res, `import during the job ${JSON.stringify(body(p))}`).toEqual({ ...expected, fingerprint_mismatches: [] });
+        }
+        return pseudo.translate(request);
+      },
+    };
+    while (await runJobs({ ...deps, engineFor: () => engine }, 60_000));
+  });
+  return { during, after: () => push(c, model, spec) };
+}
+
+/**
+ * A settings change through the admin API; then a call carrying the settings from before it
+ * (an isolate's older cached copy) must run with the newer ones and leave them in place.
+ */
+async function changeSettings(c: Client, siteId: number, model: Model, change: number) {
+  const stub = env.SITE.getByName(String(siteId));
+  const older = await runInDurableObject(stub, (o: SiteObject) => o.store.getMeta<SiteSettings>("settings")!);
+  const patches = [
+    { name: `Renamed ${change}` },
+    { review_mode: change % 2 ? "suggestion" : "draft" },
+    { target_languages: [{ code: "de", engine: "pseudo", formality: change % 2 ? "formal" : "default" }, { code: "fr", engine: "pseudo" }] },
+  ];
+  const res = await admin("PATCH", `/admin/v1/sites/${siteId}`, patches[change % patches.length]);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const newer = await runInDurableObject(stub, (o: SiteObject) => o.store.getMeta<SiteSettings>("settings")!);
+  expect(newer.version).toBe(older.version + 1);
+  expect(newer).toMatchObject({ name: res.body.name, reviewMode: res.body.review_mode, targetLanguages: res.body.target_languages });
+  // The older copy's calls answer from the newer settings and change nothing.
+  const site = await stub.site(older);
+  expect(site.name).toBe(res.body.name);
+  const { glossary_terms: _g, ...status } = (await stub.status(older, "")) as any;
+  expect(status).toEqual(model.siteStatus(""));
+  expect(await runInDurableObject(stub, (o: SiteObject) => o.store.getMeta<SiteSettings>("settings")!)).toEqual(newer);
+  void c;
 }
 
 async function ack(c: Client, model: Model, cmd: Extract<Command, { type: "ack" }>) {
@@ -385,6 +482,8 @@ async function run(c: Client, siteId: number, model: Model, cmd: Command) {
       return ack(c, model, cmd);
     case "review":
       return review(c, model, cmd);
+    case "settings":
+      return changeSettings(c, siteId, model, cmd.change);
   }
 }
 
@@ -409,9 +508,10 @@ describe("the service follows the reference model of the state machine", () => {
   it("random sequences of pushes, imports, deletes, jobs, acks and reviews", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(commandArb, { minLength: 1, maxLength: 15 }), fc.constantFrom(3, 7, 500), runSequence),
-      { numRuns: 25, endOnFailure: true },
+      // MODEL_RUNS=1000 for a long run (docs: the issue's 1,000 sequences); MODEL_SEED to replay one.
+      { numRuns: RUNS, endOnFailure: true, ...(knobs.MODEL_SEED ? { seed: Number(knobs.MODEL_SEED) } : {}) },
     );
-  }, 180_000);
+  }, Math.max(180_000, RUNS * 15_000));
 });
 
 describe("focused cases found by the model", () => {
