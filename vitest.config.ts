@@ -4,39 +4,47 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations/control"));
-  return {
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: "./wrangler.toml" },
-        remoteBindings: false,
-        miniflare: {
-          bindings: {
-            TEST_MIGRATIONS: migrations,
-            ADMIN_TOKEN: "test-admin-token-0123456789abcdefghij",
-            DASHBOARD_URL: "https://dash.test",
-            // Tests run job alarms with runDurableObjectAlarm, never on their own.
-            JOB_ALARM_DELAY_MS: "3600000",
-            // The model-based suite's run count and seed (test/model): MODEL_RUNS=1000 npx vitest run test/model.
-            MODEL_RUNS: process.env.MODEL_RUNS ?? "",
-            MODEL_SEED: process.env.MODEL_SEED ?? "",
-          },
-          // The per-key limit (600 / 60 s in wrangler.toml) is raised for the pool: suites about
-          // other things send more than 600 requests a minute with one key. The rate-limit tests
-          // hand the app TEST_KEY_LIMITER, configured exactly as wrangler.toml's KEY_LIMITER (and
-          // check wrangler.toml says so). AUTH_FAILURE_LIMITER keeps its production setting; the
-          // test helpers give each request its own client address.
-          ratelimits: {
-            KEY_LIMITER: { namespace_id: "1001", simple: { limit: 1_000_000, period: 60 } },
-            TEST_KEY_LIMITER: { namespace_id: "1901", simple: { limit: 600, period: 60 } },
-          },
+  /** The Workers pool with the project's bindings, plus the given ones. */
+  const workers = (bindings: Record<string, string>) =>
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      remoteBindings: false,
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          ADMIN_TOKEN: "test-admin-token-0123456789abcdefghij",
+          DASHBOARD_URL: "https://dash.test",
+          // The model-based suite's run count and seed (test/model): MODEL_RUNS=1000 npx vitest run test/model.
+          MODEL_RUNS: process.env.MODEL_RUNS ?? "",
+          MODEL_SEED: process.env.MODEL_SEED ?? "",
+          ...bindings,
         },
-      }),
-    ],
+        // The per-key limit (600 / 60 s in wrangler.toml) is raised for the pool: suites about
+        // other things send more than 600 requests a minute with one key. The rate-limit tests
+        // hand the app TEST_KEY_LIMITER, configured exactly as wrangler.toml's KEY_LIMITER (and
+        // check wrangler.toml says so). AUTH_FAILURE_LIMITER keeps its production setting; the
+        // test helpers give each request its own client address.
+        ratelimits: {
+          KEY_LIMITER: { namespace_id: "1001", simple: { limit: 1_000_000, period: 60 } },
+          TEST_KEY_LIMITER: { namespace_id: "1901", simple: { limit: 600, period: 60 } },
+        },
+      },
+    });
+  const common = { setupFiles: ["./test/setup.ts"], testTimeout: 30_000, hookTimeout: 30_000 };
+  return {
     test: {
-      setupFiles: ["./test/setup.ts"],
-      include: ["test/**/*.test.ts"],
-      testTimeout: 30_000,
-      hookTimeout: 30_000,
+      projects: [
+        {
+          // Tests run job alarms with runDurableObjectAlarm, never on their own.
+          plugins: [workers({ JOB_ALARM_DELAY_MS: "3600000" })],
+          test: { ...common, name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/alarms/**"] },
+        },
+        {
+          // Jobs on the real self-scheduling alarm path: alarms fire on their own, as in production.
+          plugins: [workers({ JOB_ALARM_DELAY_MS: "0" })],
+          test: { ...common, name: "alarms", include: ["test/alarms/**/*.test.ts"] },
+        },
+      ],
     },
   };
 });

@@ -12,6 +12,8 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { startRuntime } from "./runtime.mjs";
 import { jobScenario } from "./scenarios/job.mjs";
+import { largeScenario } from "./scenarios/large.mjs";
+import { latencyScenario } from "./scenarios/latency.mjs";
 import { overheadScenario } from "./scenarios/overhead.mjs";
 import { pushScenarios } from "./scenarios/push.mjs";
 import { resultsScenario } from "./scenarios/results.mjs";
@@ -39,6 +41,8 @@ try {
   if (want("c")) show(await statusScenario(rt, { runs: runs * 4 }));
   if (want("d")) show(await jobScenario(rt, { runs: Math.max(3, Math.ceil(runs / 2)) }));
   if (want("e")) show(await resultsScenario(rt, { runs: runs * 4 }));
+  if (want("f")) show(await latencyScenario(rt));
+  if (want("g")) show(await largeScenario(rt));
 } finally {
   await rt.dispose();
 }

@@ -8,7 +8,9 @@ import type { SiteSettings } from "../src/control/sites";
 import type { Engine } from "../src/engines/types";
 import { SiteObject } from "../src/site/object";
 import { rebuildCounts } from "../src/site/counts";
-import { fingerprint } from "../src/site/fingerprint";
+import { characters, fingerprint } from "../src/site/fingerprint";
+import { createPseudoEngine } from "../src/engines/pseudo";
+import { estimateScope, scopeOf } from "../src/site/jobs";
 import { currentJob, runJobs } from "../src/site/runner";
 import type { UnitSnapshot } from "../src/api/schemas";
 import { batchBody, segmentKey, segmentText, unitKey } from "./data.mjs";
@@ -76,11 +78,12 @@ export class BenchSiteObject extends SiteObject {
         for (let s = 0; s < opts.segmentsPerUnit; s++) {
           const text = segmentText(u, s);
           store.run(
-            `INSERT INTO segments (unit_id, key, text, fingerprint, format, position) VALUES (?, ?, ?, ?, 'plain', ?)`,
+            `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, position) VALUES (?, ?, ?, ?, ?, 'plain', ?)`,
             unitId,
             segmentKey(s),
             text,
             fingerprint(text),
+            characters(text),
             s,
           );
         }
@@ -162,5 +165,39 @@ export class BenchSiteObject extends SiteObject {
     return this.store.one<{ id: number; status: string; done_segments: number; failed_segments: number; errors: string }>(
       "SELECT id, status, done_segments, failed_segments, errors FROM jobs ORDER BY id DESC LIMIT 1",
     )!;
+  }
+
+  /**
+   * Scenario f: runs the queued job with the real runJobs and the real pseudo engine waiting
+   * `latencyMs` per request of up to 50 texts (as PSEUDO_LATENCY_MS makes it), engine
+   * concurrency as configured (ENGINE_CONCURRENCY_PSEUDO, default 8).
+   */
+  async runJobWithLatency(latencyMs: number, budgetMs = Number.POSITIVE_INFINITY) {
+    const engine = createPseudoEngine({ latencyMs });
+    const deps = { store: this.store, env: this.env, settings: this.settings(), engineFor: () => engine };
+    await runJobs(deps, budgetMs);
+    return this.store.one<{ id: number; status: string; done_segments: number; failed_segments: number; slices: number }>(
+      "SELECT id, status, done_segments, failed_segments, slices FROM jobs ORDER BY id DESC LIMIT 1",
+    )!;
+  }
+
+  /** Scenario g: the estimate of a delta job over the whole site, as POST /v1/jobs computes it (object side only). */
+  async estimateAll() {
+    const settings = this.settings();
+    const languages = settings.targetLanguages.map((t) => t.code);
+    return estimateScope(this.store, settings, scopeOf({ type: "delta", force: false } as never), languages);
+  }
+
+  /**
+   * Scenario g: one alarm invocation of the real runner with no slice (maxSlices 0): the
+   * queued job starts (estimate, cost check, reservation) and fixes its items in chunks for
+   * the invocation's budget; answers the job's scope cursor and the items fixed so far.
+   */
+  async startStep(budgetMs: number) {
+    const deps = { store: this.store, env: this.env, settings: this.settings(), engineFor: () => zeroLatencyEngine };
+    await runJobs(deps, { budgetMs, maxSlices: 0 });
+    const job = this.store.one<{ id: number; status: string; scope_cursor: number | null }>("SELECT id, status, scope_cursor FROM jobs ORDER BY id DESC LIMIT 1")!;
+    const items = this.store.one<{ n: number }>("SELECT count(*) AS n FROM job_items WHERE job_id = ?", job.id)!.n;
+    return { ...job, items };
   }
 }

@@ -1,6 +1,7 @@
 import journal from './meta/_journal.json';
 import m0000 from './0000_init.sql';
 import m0001 from './0001_edges.sql';
+import m0002 from './0002_job_scope_chunks.sql';
 import m0003 from './0003_retention.sql';
 
   export default {
@@ -8,6 +9,7 @@ import m0003 from './0003_retention.sql';
     migrations: {
       m0000,
 m0001,
+m0002,
 m0003
     }
   }

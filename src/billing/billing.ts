@@ -3,7 +3,7 @@
  * (idempotent per job and slice); queued and running jobs hold reservations of their
  * expected remaining billable characters.
  */
-import { and, asc, eq, inArray, lt, or, sql, sum } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, lt, or, sql, sum } from "drizzle-orm";
 import type { Estimate } from "../api/schemas";
 import type { ControlDb } from "../control/db";
 import { reservations, subscriptions, subscriptionSites, usageLedger } from "../control/schema";
@@ -124,6 +124,14 @@ export async function recordUsage(db: ControlDb, site: SiteSettings, jobId: numb
       target: [usageLedger.siteId, usageLedger.jobId, usageLedger.slice],
       set: { characters, month: monthOf(at).key, createdAt: at.toISOString() },
     });
+}
+
+/**
+ * Removes the ledger rows of a job's commits that never landed (numbers above `committed`):
+ * an attempt meters before it commits, and an abandoned job will not commit them any more.
+ */
+export async function removeUncommittedUsage(db: ControlDb, siteId: number, jobId: number, committed: number) {
+  await db.delete(usageLedger).where(and(eq(usageLedger.siteId, siteId), eq(usageLedger.jobId, jobId), gt(usageLedger.slice, committed)));
 }
 
 /** Releases the reservations of this site's jobs that are no longer queued or running (repairs a release that failed). */

@@ -43,6 +43,17 @@ export const AZURE_LANGUAGES = languageTable(
 /** 1,000 elements and 50,000 characters per request (one target language per request here). */
 export const AZURE_LIMITS: EngineLimits = { maxSegments: 1000, maxCharacters: 50_000 };
 
+/**
+ * Characters per request from AZURE_TRANSLATOR_MAX_CHARACTERS (1,000–50,000), else 50,000.
+ * The free tier (F0) enforces its hourly allowance as about 33,300 characters a minute, so it
+ * refuses a 50,000-character request with 429001 every time: set 10,000 or so there.
+ */
+export function azureMaxCharacters(raw: string | undefined): number {
+  const value = Number(raw);
+  if (!present(raw) || !Number.isInteger(value) || value < 1) return AZURE_LIMITS.maxCharacters;
+  return Math.min(AZURE_LIMITS.maxCharacters, Math.max(1_000, value));
+}
+
 /** Azure's code for a site language, or undefined. */
 export function azureLanguage(code: string): string | undefined {
   return lookupLanguage(AZURE_LANGUAGES, code);
@@ -92,10 +103,11 @@ function classifyAzure(status: number, body: string): Verdict {
 
 export function createAzureEngine(env: EngineEnv): Engine {
   const configured = readAzureConfig(env);
+  const limits: EngineLimits = { ...AZURE_LIMITS, maxCharacters: azureMaxCharacters(env.AZURE_TRANSLATOR_MAX_CHARACTERS) };
   return {
     name: "azure",
     origin: "mt",
-    limits: AZURE_LIMITS,
+    limits,
     supports: (targetLanguage) => azureLanguage(targetLanguage) !== undefined,
     async translate(request: EngineRequest): Promise<string[]> {
       const { key, region, endpoint } = requireConfig(configured);
@@ -113,7 +125,7 @@ export function createAzureEngine(env: EngineEnv): Engine {
       return runPipeline(request, {
         engine: "Azure Translator",
         mode: "html",
-        limits: AZURE_LIMITS,
+        limits,
         measure: codePointLength,
         send: async (batch, { markup }) => {
           const query = new URLSearchParams({ "api-version": "3.0", from, to, textType: markup ? "html" : "plain" });
@@ -123,6 +135,7 @@ export function createAzureEngine(env: EngineEnv): Engine {
             init: { method: "POST", headers, body: JSON.stringify(batch.map((item) => ({ Text: item.text }))) },
             secrets: [key],
             classify: classifyAzure,
+            meter: request.meter,
           });
           if (!Array.isArray(answer) || answer.length !== batch.length) {
             throw new EngineError("bad_response", `Azure Translator answered an unexpected body for ${batch.length} texts`);

@@ -116,6 +116,8 @@ export function createDeepLEngine(env: EngineEnv): Engine {
                 sourceLang: sourceLang.toLowerCase(),
                 // Glossaries use root codes; a PT glossary serves PT-BR and PT-PT alike.
                 targetLang: targetLang.split("-")[0].toLowerCase(),
+                owner: request.glossaryOwner,
+                meter: request.meter,
               },
               request.glossary,
             )
@@ -153,6 +155,7 @@ export function createDeepLEngine(env: EngineEnv): Engine {
             },
             secrets: [apiKey],
             classify: classifyDeepL,
+            meter: request.meter,
           })) as DeepLAnswer;
           return readTranslations(answer, batch.length);
         },

@@ -88,12 +88,54 @@ async function accessToken(auth: GoogleAuth): Promise<string> {
   return auth.kind === "token" ? auth.token : serviceAccountToken(auth.account);
 }
 
+interface GoogleErrorBody {
+  error?: {
+    code?: number;
+    message?: string;
+    status?: string;
+    /** v2-style reasons (`rateLimitExceeded`, `dailyLimitExceeded` …). */
+    errors?: { reason?: string; message?: string }[];
+    /** v3: google.rpc details, among them `ErrorInfo` with `reason` and `metadata`. */
+    details?: { "@type"?: string; reason?: string; metadata?: Record<string, string> }[];
+  };
+}
+
+/** Reasons of an error body, v2 `errors[].reason` and v3 `ErrorInfo.reason`, and the quota limits named in ErrorInfo metadata. */
+export function googleReasons(body: string): { reasons: string[]; limits: string[]; status: string; message: string } {
+  const error = (parseJsonBody(body) as GoogleErrorBody | undefined)?.error;
+  const infos = (error?.details ?? []).filter((d) => typeof d?.["@type"] === "string" && d["@type"].endsWith("google.rpc.ErrorInfo"));
+  return {
+    reasons: [...(error?.errors ?? []).map((e) => e?.reason), ...infos.map((d) => d.reason)].filter((r): r is string => typeof r === "string"),
+    limits: infos.flatMap((d) => Object.entries(d.metadata ?? {}).filter(([k]) => /quota_?limit|quota_?metric/i.test(k)).map(([, v]) => String(v))),
+    status: typeof error?.status === "string" ? error.status : "",
+    message: typeof error?.message === "string" ? error.message.replace(/\s+/g, " ").slice(0, 200) : "",
+  };
+}
+
+const PER_DAY = /per.?day|daily/i;
+
 /**
- * Google reports rate limits as 429, and sometimes as 403 with reason `rateLimitExceeded`
- * or status RESOURCE_EXHAUSTED: those are worth retrying, other 403s are not.
+ * Google reports quota and rate limits as 403 or 429, with reasons in v2's `errors[].reason`
+ * or v3's `ErrorInfo` (compared case-insensitively): a daily limit (`dailyLimitExceeded`,
+ * `quotaExceeded`, or a rate limit whose quota is per day) is quota, which retrying cannot fix
+ * before tomorrow; a per-minute limit (`rateLimitExceeded`, `userRateLimitExceeded`,
+ * `RATE_LIMIT_EXCEEDED`, status `RESOURCE_EXHAUSTED`) is retried. Any other 403 is shown with
+ * its reason (a disabled API, a missing permission), never retried.
  */
-function classifyGoogle(status: number, body: string): Verdict {
-  if (status === 403 && /rateLimitExceeded|RESOURCE_EXHAUSTED/.test(body)) return "retry";
+export function classifyGoogle(status: number, body: string): Verdict {
+  if (status === 403 || status === 429) {
+    const { reasons, limits, status: state, message } = googleReasons(body);
+    const lower = reasons.map((r) => r.toLowerCase().replace(/_/g, ""));
+    const daily = lower.some((r) => r === "dailylimitexceeded" || r === "quotaexceeded") || (limits.some((l) => PER_DAY.test(l)) && lower.some((r) => r.includes("ratelimitexceeded")));
+    if (daily) {
+      return new EngineError("quota", `Google Cloud Translation quota exceeded (HTTP ${status}: ${reasons.join(", ") || state}): the daily limit is used up`);
+    }
+    if (lower.some((r) => r === "ratelimitexceeded" || r === "userratelimitexceeded") || state === "RESOURCE_EXHAUSTED") return "retry";
+    if (status === 403) {
+      const why = [reasons[0] ?? state, message].filter(Boolean).join(": ");
+      return new EngineError("rejected", `Google Cloud Translation refused the request (HTTP 403${why ? `: ${why}` : ""})`);
+    }
+  }
   if (status === 400 && /not supported|Target language/i.test(body)) {
     const parsed = parseJsonBody(body) as { error?: { message?: string } } | undefined;
     const reason = parsed?.error?.message?.slice(0, 200);
@@ -139,6 +181,7 @@ export function createGoogleEngine(env: EngineEnv): Engine {
             },
             secrets: [token],
             classify: classifyGoogle,
+            meter: request.meter,
           })) as { translations?: { translatedText?: unknown }[] };
           const list = answer?.translations;
           if (!Array.isArray(list) || list.length !== batch.length || list.some((t) => typeof t?.translatedText !== "string")) {

@@ -1,7 +1,14 @@
 // Outbound calls to translation engines: per-attempt timeout, retries with exponential
 // backoff and jitter on 429/5xx/529 (honouring Retry-After), capped attempts and total
 // waiting, and upstream errors turned into EngineError messages that never carry a credential.
-import { EngineError } from "./types";
+import { OPEN_CONNECTIONS, Semaphore } from "./concurrency";
+import { EngineError, type RequestMeter } from "./types";
+
+/**
+ * Outgoing connections in flight from this isolate. The platform allows 6 per invocation and
+ * queues the rest; waiting here instead keeps a queued request's timeout from running.
+ */
+const connections = new Semaphore(OPEN_CONNECTIONS);
 
 export type Sleep = (ms: number) => Promise<void>;
 
@@ -111,6 +118,8 @@ export interface UpstreamCall {
   policy?: RetryPolicy;
   /** Engine-specific reading of a non-2xx answer (e.g. DeepL 456 → quota). */
   classify?: (status: number, body: string, headers: Headers) => Verdict;
+  /** Counts every attempt (the platform's subrequest limit counts retries too). */
+  meter?: RequestMeter;
 }
 
 /** Sends the request with retries; resolves with the first 2xx response, else throws EngineError. */
@@ -118,11 +127,16 @@ export async function callUpstream(call: UpstreamCall): Promise<Response> {
   const timeoutMs = call.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return withRetries<Response>(async () => {
     let response: Response;
+    let body = "";
+    const release = await connections.acquire();
+    if (call.meter) call.meter.requests++;
     // A timer we clear ourselves: AbortSignal.timeout() would keep the object alive until it fires.
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
     try {
       response = await fetch(call.url, { ...call.init, signal: controller.signal });
+      if (response.ok) return { ok: true, value: response };
+      body = await response.text().catch(() => "");
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
       const message = timedOut
@@ -131,10 +145,9 @@ export async function callUpstream(call: UpstreamCall): Promise<Response> {
       return { ok: false, retry: true, error: new EngineError("unavailable", message) };
     } finally {
       clearTimeout(timer);
+      release();
     }
-    if (response.ok) return { ok: true, value: response };
 
-    const body = await response.text().catch(() => "");
     const verdict = call.classify?.(response.status, body, response.headers);
     if (verdict instanceof EngineError) {
       return { ok: false, retry: false, error: safeError(verdict, call.secrets) };

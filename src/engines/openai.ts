@@ -27,7 +27,60 @@ export interface OpenAiConfig {
   apiKey: string;
   baseUrl: string;
   model: string;
+  /** Sent as `temperature`, or omitted (undefined) for models that refuse it. */
+  temperature: number | undefined;
+  /** `json_schema` (structured outputs) where the endpoint supports it, else `json_object`. */
+  responseFormat: "json_schema" | "json_object";
 }
+
+/** Reasoning models (o-series, gpt-5 family) refuse any temperature but the default. */
+export const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-5)/i;
+
+/**
+ * OPENAI_TEMPERATURE: a number from 0 to 2, or `omit`; unset, 0 (steady translations) except
+ * for reasoning models, which answer `unsupported_value` to any temperature and get none.
+ */
+export function openAiTemperature(raw: string | undefined, model: string): number | undefined {
+  if (present(raw)) {
+    const value = raw.trim().toLowerCase();
+    if (value === "omit" || value === "none") return undefined;
+    const n = Number(value);
+    if (Number.isFinite(n) && n >= 0 && n <= 2) return n;
+  }
+  return REASONING_MODEL.test(model) ? undefined : 0;
+}
+
+/**
+ * OPENAI_RESPONSE_FORMAT: `json_schema` or `json_object`; unset, structured outputs on OpenAI's
+ * own endpoint and JSON mode elsewhere (OpenAI-compatible servers often lack json_schema).
+ */
+export function openAiResponseFormat(raw: string | undefined, baseUrl: string): "json_schema" | "json_object" {
+  const value = raw?.trim().toLowerCase();
+  if (value === "json_schema" || value === "json_object") return value;
+  return baseUrl === OPENAI_DEFAULT_BASE_URL ? "json_schema" : "json_object";
+}
+
+/** The answer's shape for structured outputs: exactly the `{items: [{id, translation}]}` the prompt asks for. */
+export const ANSWER_SCHEMA = {
+  name: "translations",
+  strict: true,
+  schema: {
+    type: "object",
+    properties: {
+      items: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: { id: { type: "string" }, translation: { type: "string" } },
+          required: ["id", "translation"],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ["items"],
+    additionalProperties: false,
+  },
+} as const;
 
 export function readOpenAiConfig(env: EngineEnv): Configured<OpenAiConfig> {
   if (!present(env.OPENAI_API_KEY)) {
@@ -37,12 +90,16 @@ export function readOpenAiConfig(env: EngineEnv): Configured<OpenAiConfig> {
         "The OpenAI-compatible engine is not configured: set the OPENAI_API_KEY secret (and the OPENAI_BASE_URL and OPENAI_MODEL vars for another provider).",
     };
   }
+  const baseUrl = (present(env.OPENAI_BASE_URL) ? env.OPENAI_BASE_URL.trim() : OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, "");
+  const model = present(env.OPENAI_MODEL) ? env.OPENAI_MODEL.trim() : OPENAI_DEFAULT_MODEL;
   return {
     ok: true,
     config: {
       apiKey: env.OPENAI_API_KEY.trim(),
-      baseUrl: (present(env.OPENAI_BASE_URL) ? env.OPENAI_BASE_URL.trim() : OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, ""),
-      model: present(env.OPENAI_MODEL) ? env.OPENAI_MODEL.trim() : OPENAI_DEFAULT_MODEL,
+      baseUrl,
+      model,
+      temperature: openAiTemperature(env.OPENAI_TEMPERATURE, model),
+      responseFormat: openAiResponseFormat(env.OPENAI_RESPONSE_FORMAT, baseUrl),
     },
   };
 }
@@ -203,7 +260,7 @@ export function createOpenAiEngine(env: EngineEnv): Engine {
     limits: OPENAI_LIMITS,
     supports: isLanguageTag,
     async translate(request: EngineRequest): Promise<string[]> {
-      const { apiKey, baseUrl, model } = requireConfig(configured);
+      const { apiKey, baseUrl, model, temperature, responseFormat } = requireConfig(configured);
       if (!isLanguageTag(request.targetLanguage)) {
         throw new EngineError("unsupported_language", `"${request.targetLanguage}" is not a language code the language model can be asked for`);
       }
@@ -216,11 +273,17 @@ export function createOpenAiEngine(env: EngineEnv): Engine {
           init: {
             method: "POST",
             headers: { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" },
-            body: JSON.stringify({ model, temperature: 0, response_format: { type: "json_object" }, messages }),
+            body: JSON.stringify({
+              model,
+              ...(temperature === undefined ? {} : { temperature }),
+              response_format: responseFormat === "json_schema" ? { type: "json_schema", json_schema: ANSWER_SCHEMA } : { type: "json_object" },
+              messages,
+            }),
           },
           secrets: [apiKey],
           timeoutMs: OPENAI_TIMEOUT_MS,
           classify: classifyOpenAi,
+          meter: request.meter,
         })) as ChatAnswer;
         const choice = answer?.choices?.[0];
         const content = choice?.message?.content;

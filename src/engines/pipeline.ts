@@ -2,12 +2,15 @@
 // upstream requests at the engine's limits, send, restore, and reassemble in order.
 import { MarkupError, protect, type ProtectMode } from "../markup/protect";
 import { mapWithConcurrency, splitBatches } from "./batch";
+import { joinPieces, splitLongText } from "./split";
 import { EngineError, type EngineLimits, type EngineRequest, type EngineSegment } from "./types";
 
 /** One segment as the engine receives it. */
 export interface PreparedSegment {
   /** Position in the request's `segments`. */
   index: number;
+  /** Where its translation goes among the texts sent (a long segment sends several pieces). */
+  slot: number;
   segment: EngineSegment;
   /** What is sent to the engine (the segment after protect()). */
   text: string;
@@ -57,7 +60,7 @@ export function prepareSegment(engine: string, segment: EngineSegment, index: nu
     markupFailure(engine, error, index);
   }
   const plain = (segment.format === "plain" || segment.format === "markdown") && prepared.text === segment.text;
-  return { index, segment, text: prepared.text, plain, restore: prepared.restore };
+  return { index, slot: index, segment, text: prepared.text, plain, restore: prepared.restore };
 }
 
 /** Restores one translation; a MarkupError becomes EngineError("bad_response"). */
@@ -71,31 +74,61 @@ export function restoreSegment(engine: string, item: PreparedSegment, translated
 
 /**
  * Runs a request through an engine. Segments that are empty or only whitespace are returned
- * as they are without being sent.
+ * as they are without being sent. A segment longer than one request allows is split at
+ * paragraph, then sentence boundaries (split.ts), its pieces translated like segments of their
+ * own and joined back with the original separators; one that cannot be split small enough is
+ * refused (`rejected`) before anything is sent.
  */
 export async function runPipeline(request: EngineRequest, options: PipelineOptions): Promise<string[]> {
   const results = request.segments.map((segment) => segment.text);
   const items: PreparedSegment[] = [];
+  /** Segments sent in pieces: their index and the separators to join the pieces' translations with. */
+  const joins: { index: number; parts: (number | string)[]; separators: string[] }[] = [];
+  const fits = (text: string) => options.measure(text) <= options.limits.maxCharacters;
   request.segments.forEach((segment, index) => {
-    if (segment.text.trim() !== "") items.push(prepareSegment(options.engine, segment, index, options.mode));
+    if (segment.text.trim() === "") return;
+    const prepared = prepareSegment(options.engine, segment, index, options.mode);
+    if (fits(prepared.text)) {
+      items.push({ ...prepared, slot: items.length });
+      return;
+    }
+    const piece = (text: string) => prepareSegment(options.engine, { ...segment, text, maxLength: null }, index, options.mode);
+    const split = splitLongText(segment.text, segment.format, (text) => fits(piece(text).text));
+    if (!split) {
+      throw new EngineError(
+        "rejected",
+        `${options.engine} cannot take segment ${index + 1} in one request (${options.measure(prepared.text)} of at most ${options.limits.maxCharacters}), and it has a sentence too long to split it at`,
+      );
+    }
+    // A piece's slot among the texts sent; a piece of whitespace only stays as it is.
+    const parts = split.pieces.map((text) => {
+      if (text.trim() === "") return text;
+      items.push({ ...piece(text), slot: items.length });
+      return items.length - 1;
+    });
+    joins.push({ index, parts, separators: split.separators });
   });
   if (items.length === 0) return results;
 
+  const translated = new Array<string>(items.length);
   const batches = splitBatches(items, options.limits, (item) => options.measure(item.text));
   await mapWithConcurrency(batches, options.concurrency ?? 1, async (batch) => {
     const markup = options.mode === "html" && !batch.every((item) => item.plain);
     // Text-mode tokens always need restoring; an HTML-mode batch only when sent as HTML.
     const restore = options.mode === "text" || markup;
-    const translated = await options.send(batch, { markup });
-    if (translated.length !== batch.length) {
+    const answer = await options.send(batch, { markup });
+    if (answer.length !== batch.length) {
       throw new EngineError(
         "bad_response",
-        `${options.engine} answered ${translated.length} translations for ${batch.length} texts`,
+        `${options.engine} answered ${answer.length} translations for ${batch.length} texts`,
       );
     }
     batch.forEach((item, i) => {
-      results[item.index] = restore ? restoreSegment(options.engine, item, translated[i]) : translated[i];
+      translated[item.slot] = restore ? restoreSegment(options.engine, item, answer[i]) : answer[i];
     });
   });
+  const split = new Set(joins.map((j) => j.index));
+  for (const item of items) if (!split.has(item.index)) results[item.index] = translated[item.slot];
+  for (const join of joins) results[join.index] = joinPieces(join.parts.map((part) => (typeof part === "number" ? translated[part] : part)), join.separators);
   return results;
 }

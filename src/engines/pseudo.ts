@@ -53,13 +53,37 @@ export function pseudoLocalize(text: string, format: EngineRequest["segments"][n
   return protectedText.restore(mapTextOutsideTokens(protectedText.text, pseudoLocalizeText));
 }
 
-export function createPseudoEngine(): Engine {
+/** Texts per rehearsed request: PSEUDO_LATENCY_MS is waited once per request of up to this many. */
+export const PSEUDO_TEXTS_PER_REQUEST = 50;
+
+export interface PseudoOptions {
+  /** Wait per request of up to 50 texts (PSEUDO_LATENCY_MS), to rehearse a real engine's timing. */
+  latencyMs?: number;
+  /** How to wait (tests pass a recorder). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** PSEUDO_LATENCY_MS as a whole number of milliseconds ≥ 0 (anything else is 0). */
+export function pseudoLatency(raw: string | undefined): number {
+  const value = Number(raw ?? 0);
+  return Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
+}
+
+export function createPseudoEngine(options: PseudoOptions = {}): Engine {
+  const latencyMs = options.latencyMs ?? 0;
+  const sleep = options.sleep ?? wait;
   return {
     name: "pseudo",
     origin: "mt",
-    limits: { maxSegments: 100, maxCharacters: 50_000 },
+    limits: { maxSegments: PSEUDO_TEXTS_PER_REQUEST, maxCharacters: 50_000 },
     supports: () => true,
     async translate(request: EngineRequest): Promise<string[]> {
+      if (latencyMs > 0) {
+        // One rehearsed request per 50 texts, one after another, as a single call would send them.
+        for (let i = 0; i < request.segments.length; i += PSEUDO_TEXTS_PER_REQUEST) await sleep(latencyMs);
+      }
       return request.segments.map((segment) => pseudoLocalize(segment.text, segment.format));
     },
   };

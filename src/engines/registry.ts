@@ -10,14 +10,14 @@ import { createAzureEngine, readAzureConfig } from "./azure";
 import { createDeepLEngine, readDeepLConfig } from "./deepl";
 import { createGoogleEngine, readGoogleConfig } from "./google";
 import { createOpenAiEngine, readOpenAiConfig } from "./openai";
-import { createPseudoEngine } from "./pseudo";
+import { createPseudoEngine, pseudoLatency } from "./pseudo";
 import type { Engine, EngineEnv } from "./types";
 import { createWorkersAiEngine, readWorkersAiConfig } from "./workers_ai";
 
 export function createEngine(name: EngineName, env: EngineEnv): Engine {
   switch (name) {
     case "pseudo":
-      return createPseudoEngine();
+      return createPseudoEngine({ latencyMs: pseudoLatency(env.PSEUDO_LATENCY_MS) });
     case "deepl":
       return createDeepLEngine(env);
     case "google":

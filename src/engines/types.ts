@@ -17,6 +17,11 @@ export interface EngineSegment {
   maxLength?: number | null;
 }
 
+/** Counts upstream requests, every attempt and retry included (the platform's subrequest limit counts each). */
+export interface RequestMeter {
+  requests: number;
+}
+
 export interface EngineRequest {
   sourceLanguage: string;
   targetLanguage: string;
@@ -24,6 +29,13 @@ export interface EngineRequest {
   /** Terms for this target language only. */
   glossary: GlossaryTerm[];
   segments: EngineSegment[];
+  /** Incremented once per upstream request made for this call (retries included). */
+  meter?: RequestMeter;
+  /**
+   * Who owns the glossary (the organization id): engines that keep glossaries on the
+   * provider's side (DeepL) name them per owner, so one owner's change never deletes another's.
+   */
+  glossaryOwner?: string;
 }
 
 export interface EngineLimits {
@@ -87,4 +99,12 @@ export interface EngineEnv {
   OPENAI_BASE_URL?: string;
   OPENAI_MODEL?: string;
   AI?: Ai;
+  /** Characters per Azure request (default 50,000; the free tier needs less, see azure.ts). */
+  AZURE_TRANSLATOR_MAX_CHARACTERS?: string;
+  /** `temperature` sent to the model: a number, or `omit`; by default omitted for reasoning models, 0 otherwise. */
+  OPENAI_TEMPERATURE?: string;
+  /** `json_schema` (structured outputs) or `json_object`; by default json_schema on OpenAI's own endpoint. */
+  OPENAI_RESPONSE_FORMAT?: string;
+  /** Wait of the pseudo engine per request of up to 50 texts, in ms (default 0). */
+  PSEUDO_LATENCY_MS?: string;
 }

@@ -1,4 +1,5 @@
 // Workers AI `@cf/meta/m2m100-1.2b` through the AI binding: one text per call.
+import { codePointLength } from "./batch";
 import { requireConfig, unsupportedSource, unsupportedTarget, type Configured } from "./config";
 import { redact, withRetries, type AttemptOutcome } from "./http";
 import { languageTable, lookupLanguage } from "./languages";
@@ -37,8 +38,12 @@ export const M2M100_LANGUAGES = languageTable(
   },
 );
 
-/** One text per call; the character bound only keeps texts below the interface's segment limit. */
-export const WORKERS_AI_LIMITS: EngineLimits = { maxSegments: 1, maxCharacters: 100_000 };
+/**
+ * One text per call, bounded by the model's context: m2m100-1.2b reads about 1,024 tokens,
+ * and a token is 1–4 characters depending on the script, so a text is sent in pieces of at
+ * most 1,000 characters (split at paragraphs, then sentences; see split.ts).
+ */
+export const WORKERS_AI_LIMITS: EngineLimits = { maxSegments: 1, maxCharacters: 1_000 };
 
 /** The M2M-100 code for a site language, or undefined. */
 export function m2m100Language(code: string): string | undefined {
@@ -92,13 +97,14 @@ export function createWorkersAiEngine(env: EngineEnv): Engine {
         // The model knows no markup: tags and placeholders travel as opaque tokens.
         mode: "text",
         limits: WORKERS_AI_LIMITS,
-        measure: (text) => text.length,
+        measure: codePointLength,
         concurrency: WORKERS_AI_CONCURRENCY,
         send: async (batch) =>
           Promise.all(
             batch.map((item) =>
               withRetries<string>(async () => {
                 let answer: unknown;
+                if (request.meter) request.meter.requests++;
                 try {
                   answer = await ai.run(WORKERS_AI_MODEL, { text: item.text, source_lang, target_lang });
                 } catch (error) {

@@ -40,6 +40,7 @@ export interface JobRow {
   reused_characters: number;
   errors: string;
   slices: number;
+  scope_cursor: number | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -93,9 +94,14 @@ export function jobLanguages(store: Store, settings: SiteSettings, requested: st
  * force). `select` names the columns; the query is used for estimates and to fix the scope
  * when the job starts.
  */
-export function scopeQuery(settings: SiteSettings, scope: JobScope, languages: string[], select: string) {
+export function scopeQuery(settings: SiteSettings, scope: JobScope, languages: string[], select: string, segmentIds?: { after: number; upTo: number }) {
   const args: unknown[] = [JSON.stringify(languages), settings.sourceLanguage];
   let where = "u.deleted = 0";
+  if (segmentIds) {
+    // One chunk of the scope, by segment id (a job's items are fixed in chunks).
+    args.push(segmentIds.after, segmentIds.upTo);
+    where += ` AND s.id > ?${args.length - 1} AND s.id <= ?${args.length}`;
+  }
   if (scope.type === "translate") {
     args.push(JSON.stringify(scope.units ?? []));
     where += ` AND u.external_key IN (SELECT value FROM json_each(?${args.length}))`;

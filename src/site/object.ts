@@ -22,7 +22,7 @@ import { flushCounts, mergeCounts, rebuildCounts, type CountSink } from "./count
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, scopeOf, type ScopeEstimate } from "./jobs";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
-import { abandonJob, currentJob, runJobs } from "./runner";
+import { currentJob, runAlarm } from "./runner";
 import { capabilities, siteTargets } from "./settings";
 import { siteStatus, unitStatus, unitsWithWork, type Links } from "./status";
 import { nextRetentionAt, runRetention, type RetentionRun } from "./retention";
@@ -276,16 +276,17 @@ export class SiteObject extends DurableObject<Env> {
     await this.ctx.storage.put(ERASED_MARK, new Date().toISOString());
   }
 
-  override async alarm(info?: AlarmInvocationInfo) {
+  /**
+   * Runs the site's jobs (runner.ts decides what runs next), then one bounded step of retention.
+   * Faults never escape the runner: it answers a back-off delay instead, so an alarm stays set
+   * while a job has work and no job depends on a client request to continue.
+   */
+  override async alarm() {
     if (this.erased) return;
     const settings = this.store.getMeta<SiteSettings>("settings");
     if (!settings) return;
-    const deps = { store: this.store, env: this.env, settings };
-    const job = currentJob(this.store);
-    // A job whose slice keeps throwing (a bug, not an engine problem) must not block the queue forever.
-    if (job && info?.retryCount !== undefined && info.retryCount >= 4) await abandonJob(deps, job.id);
-    const more = await runJobs(deps);
-    if (more) await this.ctx.storage.setAlarm(this.nextRunAt());
+    const delay = await runAlarm({ store: this.store, env: this.env, settings });
+    if (delay !== null) await this.ctx.storage.setAlarm(this.nextRunAt() + delay);
     await this.retain();
   }
 

@@ -1,36 +1,48 @@
 /**
- * The job runner, driven by the site object's alarm: jobs run one at a time in request order.
- * A job's scope is fixed when it starts (job_items); the items are then worked off in slices,
- * each persisted in one transaction (results, translations, item states, counters) before the
- * next, so a retried alarm or an evicted object resumes where the last slice ended and never
- * translates or counts an item twice. Engine calls happen between slices, never inside a
- * transaction. Usage is metered per slice with an idempotent (job, slice) ledger entry.
+ * The job runner, driven by the site object's alarm: it decides what runs next. Jobs run one
+ * at a time in request order. A job's scope is fixed when it starts (job_items); its
+ * languages are then worked off side by side, each in slices one after another (slice.ts),
+ * whose engine batches run concurrently up to each engine's limit and are committed as they
+ * finish (commit.ts). Engine calls never happen inside a transaction.
+ *
+ * Always moving: an invocation stops starting work at its budget and answers whether more is
+ * waiting, so the caller re-arms the alarm; an infrastructure fault (D1, storage) backs off
+ * and re-arms without counting against the job; only repeated internal errors (bugs) abandon
+ * a job, which then releases its reservation and the ledger rows of commits that never landed.
  */
 import { eq } from "drizzle-orm";
-import { estimateCost, recordUsage, release, releaseInactive, reserve } from "../billing/billing";
+import { estimateCost, release, releaseInactive, removeUncommittedUsage, reserve } from "../billing/billing";
 import { controlDb } from "../control/db";
 import { glossaryTerms } from "../control/schema";
 import type { SiteSettings } from "../control/sites";
-import { createEngine } from "../engines/registry";
-import { EngineError, type Engine, type EngineEnv, type GlossaryTerm } from "../engines/types";
-import type { EngineName, Format } from "../limits";
-import { runQA } from "../qa";
-import { refreshUnits } from "./counts";
+import { engineConcurrency, Semaphore } from "../engines/concurrency";
+import { type Engine, type EngineEnv, type GlossaryTerm, type RequestMeter } from "../engines/types";
+import type { EngineName } from "../limits";
+import { addErrors, Committer } from "./commit";
+import { backoffMs, infra, isInfrastructure } from "./faults";
+import { glossaryDue, glossaryFor, replaceGlossary } from "./glossary";
 import { estimateScope, type JobRow, type JobScope, scopeQuery } from "./jobs";
-import { lookupMemory, memoryKey } from "./memory";
-import { capabilities, siteTargets } from "./settings";
-import { stateSql } from "./state";
+import { runSlice } from "./slice";
 import type { Store } from "./store";
 
-/** Items per slice: one language, a bounded number of engine requests (at most ⌈250/limit⌉ per engine). */
-export const SLICE_ITEMS = 250;
-/** Wall time one alarm invocation spends before yielding to a fresh alarm. */
+export { SLICE_ITEMS } from "./slice";
+
+/** Wall time one invocation keeps starting slices before yielding to a fresh alarm. */
 const INVOCATION_BUDGET_MS = 10_000;
 /**
- * Slices one invocation runs at most: keeps its engine calls well inside the platform's
- * subrequest limit (Workers AI makes one call per text: 20 × 250 = 5,000 of 10,000).
+ * Wall time after which no further engine batch is launched, however the slices are going:
+ * far inside an alarm's 15 minutes, leaving room for batches in flight and their retries.
  */
-const SLICES_PER_INVOCATION = 20;
+const BATCH_WINDOW_MS = 180_000;
+/**
+ * Upstream requests (retries included) one invocation makes at most: far inside the paid
+ * plan's 10,000 subrequests. Each batch in flight may still add its retries (4 attempts).
+ */
+export const SUBREQUEST_BUDGET = 2_000;
+/** Commits (each one D1 ledger write) one invocation makes at most: D1 allows 1,000 queries. */
+const COMMIT_BUDGET = 400;
+/** Internal errors in a row (bugs, not infrastructure) after which a job is abandoned. */
+export const MAX_INTERNAL_FAILURES = 5;
 
 export interface RunnerDeps {
   store: Store;
@@ -40,29 +52,111 @@ export interface RunnerDeps {
   engineFor?: (name: EngineName) => Engine;
 }
 
-interface SliceItem {
-  segment_id: number;
-  unit_id: number;
-  language: string;
-  text: string;
-  fingerprint: string;
-  /** The text's code points, stored at push. */
-  characters: number;
-  format: Format;
-  field: string | null;
-  kind: string | null;
-  max_length: number | null;
-  source_language: string;
-  state: string;
-  live: number;
-  /** The translation row as the slice read it; a different one at commit means someone else wrote it meanwhile. */
-  mark: string;
-  /** 1 when the connector imported this translation after the job started. */
-  imported_since: number;
+export interface RunOptions {
+  /** Wall time for starting new slices (the first slice always starts). */
+  budgetMs?: number;
+  /** Slices started at most. */
+  maxSlices?: number;
+  /** Wall time after which no further engine batch is launched (at least budgetMs). */
+  batchWindowMs?: number;
+  /** Segments per chunk when a started job's items are fixed. */
+  scopeChunk?: number;
 }
 
-/** What identifies a translation row's version: a write by an import, a review or a fix changes it. */
-const TRANSLATION_MARK = `coalesce(t.updated_at || '|' || t.status || '|' || t.origin || '|' || coalesce(t.result_id, ''), '')`;
+/** What one invocation shares between its slices: budgets, engine gates, the glossary. */
+export class Invocation {
+  readonly meter: RequestMeter = { requests: 0 };
+  readonly startedAt = Date.now();
+  private readonly gates = new Map<EngineName, Semaphore>();
+  private glossaries?: Promise<void>;
+  private readonly glossaryByLanguage = new Map<string, GlossaryTerm[]>();
+  committers: Committer[] = [];
+  /**
+   * Languages whose latest engine batch succeeded. Until one has, a language sends one batch
+   * at a time: a quota, configuration or outage problem then costs one request, not one per
+   * slot of the engine's concurrency.
+   */
+  readonly healthy = new Set<string>();
+  slicesStarted = 0;
+  chunksFixed = 0;
+  stopped = false;
+
+  constructor(
+    readonly deps: RunnerDeps,
+    readonly options: Required<RunOptions>,
+  ) {}
+
+  /** Requests in flight per engine, shared by the job's languages. */
+  gate(name: EngineName): Semaphore {
+    let gate = this.gates.get(name);
+    if (!gate) this.gates.set(name, (gate = new Semaphore(engineConcurrency(name, this.deps.env as unknown as Record<string, unknown>))));
+    return gate;
+  }
+
+  private inFlight(): number {
+    let n = 0;
+    for (const gate of this.gates.values()) n += gate.inUse;
+    return n;
+  }
+
+  private commits(): number {
+    return this.committers.reduce((n, c) => n + c.commits, 0);
+  }
+
+  /** Whether another engine batch may start: within the batch window and the subrequest and commit budgets. */
+  mayLaunch(): boolean {
+    if (this.stopped) return false;
+    if (Date.now() - this.startedAt >= Math.max(this.options.budgetMs, this.options.batchWindowMs)) return false;
+    if (this.meter.requests + 4 * (this.inFlight() + 1) > SUBREQUEST_BUDGET) return false;
+    return this.commits() < COMMIT_BUDGET;
+  }
+
+  /** Whether another chunk of a job's scope may be fixed in this invocation. */
+  mayFixChunk(): boolean {
+    return Date.now() - this.startedAt < this.options.budgetMs;
+  }
+
+  /** Whether another slice may start (the first always does, unless maxSlices is 0). */
+  mayStartSlice(): boolean {
+    if (this.slicesStarted >= this.options.maxSlices) return false;
+    if (this.slicesStarted === 0) return true;
+    if (Date.now() - this.startedAt >= this.options.budgetMs) return false;
+    return this.mayLaunch();
+  }
+
+  stop() {
+    this.stopped = true;
+  }
+
+  /**
+   * The organization's glossary terms for a target language, from the object's copy (reloaded
+   * from D1 only when it is old); the same array all invocation long, so QA compiles it once.
+   */
+  async glossary(language: string): Promise<GlossaryTerm[]> {
+    const { store, env, settings } = this.deps;
+    if (!this.glossaries) {
+      const load = glossaryDue(store, Date.now())
+        ? infra("reading the glossary", () => controlDb(env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.organizationId, settings.organizationId))).then((rows) =>
+            replaceGlossary(
+              store,
+              rows.map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive })),
+              Date.now(),
+            ),
+          )
+        : Promise.resolve();
+      this.glossaries = load;
+      // A failed read is not kept: the next slice asks again.
+      load.catch(() => {
+        if (this.glossaries === load) this.glossaries = undefined;
+      });
+    }
+    await this.glossaries;
+    const key = language.toLowerCase();
+    let terms = this.glossaryByLanguage.get(key);
+    if (!terms) this.glossaryByLanguage.set(key, (terms = glossaryFor(store, key)));
+    return terms;
+  }
+}
 
 const isRunning = (store: Store, id: number) => store.one("SELECT 1 AS x FROM jobs WHERE id = ? AND status = 'running'", id) !== undefined;
 
@@ -70,36 +164,27 @@ export function currentJob(store: Store): JobRow | undefined {
   return store.one<JobRow>("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY id LIMIT 1");
 }
 
-function addError(store: Store, jobId: number, language: string, message: string, segments: number) {
-  const job = store.one<{ errors: string }>("SELECT errors FROM jobs WHERE id = ?", jobId)!;
-  const errors = JSON.parse(job.errors) as { language: string; message: string; segments: number }[];
-  const same = errors.find((e) => e.language === language && e.message === message);
-  if (same) same.segments += segments;
-  else errors.push({ language, message, segments });
-  store.run("UPDATE jobs SET errors = ? WHERE id = ?", JSON.stringify(errors), jobId);
-}
-
 function finish(store: Store, jobId: number, status: "succeeded" | "failed", error?: string) {
   store.tx(() => {
-    if (error) addError(store, jobId, "", error, 0);
+    if (error) addErrors(store, jobId, [{ language: "", message: error, segments: 0 }]);
     store.run("UPDATE jobs SET status = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'running')", status, store.now(), jobId);
     store.run("DELETE FROM job_items WHERE job_id = ?", jobId);
   });
 }
 
-/** Fails a job whose slices keep throwing for reasons other than engines (a bug), so the queue moves on. */
+/**
+ * Fails a job whose slices keep throwing for reasons other than engines or infrastructure (a
+ * bug), so the queue moves on: its reservation is released and ledger rows of commits that
+ * never landed are removed (the customer pays only for what the job kept).
+ */
 export async function abandonJob(deps: RunnerDeps, jobId: number) {
-  await release(controlDb(deps.env.DB), deps.settings.id, [jobId]);
-  finish(deps.store, jobId, "failed", "The job stopped after repeated internal errors; request it again. Segments already translated are kept.");
-}
-
-/** Fails every pending item of a language: a per-language problem (JobError); the segments stay missing. */
-function failLanguage(store: Store, jobId: number, language: string, message: string) {
-  store.tx(() => {
-    const n = store.run("UPDATE job_items SET status = 'failed' WHERE job_id = ? AND language = ? AND status = 'pending'", jobId, language);
-    store.run("UPDATE jobs SET failed_segments = failed_segments + ? WHERE id = ?", n, jobId);
-    addError(store, jobId, language, message, n);
+  const db = controlDb(deps.env.DB);
+  const committed = deps.store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", jobId)?.slices ?? 0;
+  await infra("abandoning a job", async () => {
+    await removeUncommittedUsage(db, deps.settings.id, jobId, committed);
+    await release(db, deps.settings.id, [jobId]);
   });
+  finish(deps.store, jobId, "failed", "The job stopped after repeated internal errors; request it again. Segments already translated are kept.");
 }
 
 /** queued → running: re-evaluates the scope and its cost, and fixes the items to work off. */
@@ -109,21 +194,23 @@ async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   const languages = JSON.parse(job.languages) as string[];
   const estimate = estimateScope(store, settings, scope, languages);
   const db = controlDb(deps.env.DB);
-  const { ent, estimate: cost } = await estimateCost(db, settings, estimate.estimated_characters, deps.store.clock(), {
-    createdAt: job.created_at,
-    siteId: settings.id,
-    jobId: job.id,
-  });
+  const { ent, estimate: cost } = await infra("checking a job's cost", () =>
+    estimateCost(db, settings, estimate.estimated_characters, deps.store.clock(), {
+      createdAt: job.created_at,
+      siteId: settings.id,
+      jobId: job.id,
+    }),
+  );
   // Cancelled while the cost was being checked.
   if (store.one("SELECT 1 AS x FROM jobs WHERE id = ? AND status = 'queued'", job.id) === undefined) return false;
   if (estimate.estimated_characters > 0 && !ent.entitled) {
-    await release(db, settings.id, [job.id]);
+    await infra("releasing a reservation", () => release(db, settings.id, [job.id]));
     finish(store, job.id, "failed", `Hosted translation is no longer available for this site: ${ent.reason}`);
     return false;
   }
   const allowed = job.confirmed_characters ?? (cost.requires_confirmation ? 0 : estimate.estimated_characters);
   if (estimate.estimated_characters > allowed) {
-    await release(db, settings.id, [job.id]);
+    await infra("releasing a reservation", () => release(db, settings.id, [job.id]));
     finish(
       store,
       job.id,
@@ -132,317 +219,162 @@ async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
     );
     return false;
   }
-  const q = scopeQuery(settings, scope, languages, `${Number(job.id)} AS job_id, s.id AS segment_id, l.value AS language`);
-  store.tx(() => {
-    store.run(
-      `INSERT OR IGNORE INTO job_items (job_id, segment_id, language) ${q.sql}`,
-      ...q.args,
-    );
-    store.run(
-      `UPDATE jobs SET status = 'running', started_at = ?, estimated_segments = ?, estimated_characters = ?, estimated_tm_segments = ? WHERE id = ? AND status = 'queued'`,
-      store.now(),
-      estimate.estimated_segments,
-      estimate.estimated_characters,
-      estimate.estimated_tm_segments,
-      job.id,
-    );
-  });
-  if (isRunning(store, job.id)) await reserve(db, settings, job.id, estimate.estimated_characters, job.created_at);
-  return true;
-}
-
-/** The organization's glossary by lowercased target language, read once per alarm invocation. */
-const glossaryCache = new WeakMap<RunnerDeps, Promise<Map<string, GlossaryTerm[]>>>();
-
-async function glossaryFor(deps: RunnerDeps, language: string): Promise<GlossaryTerm[]> {
-  let byLanguage = glossaryCache.get(deps);
-  if (!byLanguage) {
-    byLanguage = controlDb(deps.env.DB)
-      .select()
-      .from(glossaryTerms)
-      .where(eq(glossaryTerms.organizationId, deps.settings.organizationId))
-      .then((rows) => {
-        const map = new Map<string, GlossaryTerm[]>();
-        for (const r of rows) {
-          const key = r.language.toLowerCase();
-          const term = { source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive };
-          map.set(key, [...(map.get(key) ?? []), term]);
-        }
-        return map;
-      });
-    glossaryCache.set(deps, byLanguage);
-    // A failed read is not cached: the next slice asks again.
-    byLanguage.catch(() => glossaryCache.delete(deps));
-  }
-  return (await byLanguage).get(language.toLowerCase()) ?? [];
-}
-
-interface Produced {
-  item: SliceItem;
-  text: string;
-  origin: string;
-  engine: string;
-  kind: "engine" | "memory" | "reuse";
-}
-
-/** Works off one slice of the job. Answers false when the job has no pending items left. */
-async function runSlice(deps: RunnerDeps, job: JobRow): Promise<boolean> {
-  const { store, settings } = deps;
-  const scope = JSON.parse(job.request) as JobScope;
-  const next = store.one<{ language: string }>("SELECT language FROM job_items WHERE job_id = ? AND status = 'pending' LIMIT 1", job.id);
-  if (!next) return false;
-  const language = next.language;
-  const items = store.all<SliceItem>(
-    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
-       coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
-       ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since
-     FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
-     LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
-     WHERE ji.job_id = ?1 AND ji.language = ?2 AND ji.status = 'pending'
-     ORDER BY ji.segment_id LIMIT ?4`,
+  // Running from here on; its items are fixed in chunks (fixScope), then worked off.
+  store.run(
+    `UPDATE jobs SET status = 'running', started_at = ?, estimated_segments = ?, estimated_characters = ?, estimated_tm_segments = ?, scope_cursor = 0
+     WHERE id = ? AND status = 'queued'`,
+    store.now(),
+    estimate.estimated_segments,
+    estimate.estimated_characters,
+    estimate.estimated_tm_segments,
     job.id,
-    language,
-    settings.sourceLanguage,
-    SLICE_ITEMS,
-    job.started_at ?? "",
   );
-  // Items that left the scope since the job started (removed, deleted, imported, translated) are skipped.
-  // An import since the job started wins, also over a forced job.
-  const skipped = items.filter((i) => !i.live || i.imported_since === 1 || (!scope.force && i.state !== "missing" && i.state !== "stale"));
-  const work = items.filter((i) => !skipped.includes(i));
-
-  const target = settings.targetLanguages.find((t) => t.code === language);
-  const engineName = target?.engine;
-  const engineProblem = !target
-    ? `${language} is no longer a target language of the site.`
-    : !settings.enabledEngines.includes(target.engine)
-      ? `The engine ${target.engine} is not enabled for this site.`
-      : undefined;
-  if (engineProblem && work.length) {
-    failLanguage(store, job.id, language, engineProblem);
-    return true;
-  }
-  const engine = work.length ? (deps.engineFor ?? ((n) => createEngine(n, deps.env)))(engineName!) : undefined;
-  if (engine && !engine.supports(language)) {
-    failLanguage(store, job.id, language, `The ${engine.name} engine does not translate into ${language}.`);
-    return true;
-  }
-
-  const produced: Produced[] = [];
-  const memory = scope.force
-    ? new Map<string, string>()
-    : lookupMemory(store, work.map((i) => ({ fingerprint: i.fingerprint, sourceLanguage: i.source_language, targetLanguage: language })));
-  // Texts translated earlier in this job are reused, not sent again.
-  const earlier = new Map<string, { text: string; origin: string; engine: string }>();
-  if (work.length)
-    for (const r of store.all<{ fp: string; text: string; origin: string; engine: string }>(
-      // CROSS JOIN keeps the join order: one index look-up per fingerprint of the slice.
-      `SELECT r.source_fingerprint AS fp, r.text, r.origin, r.engine FROM json_each(?3) j
-       CROSS JOIN results r ON r.job_id = ?1 AND r.language = ?2 AND r.source_fingerprint = j.value`,
-      job.id,
-      language,
-      JSON.stringify([...new Set(work.map((i) => i.fingerprint))]),
-    ))
-      earlier.set(r.fp, r);
-
-  const toSend = new Map<string, SliceItem[]>(); // by source language + fingerprint
-  for (const item of work) {
-    const hit = memory.get(memoryKey({ fingerprint: item.fingerprint, sourceLanguage: item.source_language, targetLanguage: language }));
-    if (hit !== undefined) produced.push({ item, text: hit, origin: "tm_exact", engine: "memory", kind: "memory" });
-    else if (earlier.has(item.fingerprint)) {
-      const e = earlier.get(item.fingerprint)!;
-      produced.push({ item, text: e.text, origin: e.origin, engine: e.engine, kind: "reuse" });
-    } else {
-      const key = `${item.source_language}\u0000${item.fingerprint}`;
-      const list = toSend.get(key);
-      if (list) list.push(item);
-      else toSend.set(key, [item]);
-    }
-  }
-
-  let billed = 0;
-  if (toSend.size && engine) {
-    const bySource = new Map<string, SliceItem[][]>();
-    for (const group of toSend.values()) {
-      const src = group[0].source_language;
-      const list = bySource.get(src);
-      if (list) list.push(group);
-      else bySource.set(src, [group]);
-    }
-    const glossary = await glossaryFor(deps, language);
-    try {
-      for (const [sourceLanguage, groups] of bySource) {
-        const texts = await engine.translate({
-          sourceLanguage,
-          targetLanguage: language,
-          formality: target!.formality,
-          glossary,
-          segments: groups.map(([first]) => ({ text: first.text, format: first.format, kind: first.kind, field: first.field, maxLength: first.max_length })),
-        });
-        groups.forEach((group, g) => {
-          billed += group[0].characters;
-          group.forEach((item, i) =>
-            produced.push({ item, text: texts[g], origin: engine.origin, engine: engine.name, kind: i === 0 ? "engine" : "reuse" }),
-          );
-        });
-      }
-    } catch (err) {
-      if (!(err instanceof EngineError)) throw err;
-      failLanguage(store, job.id, language, err.message);
-      return true;
-    }
-  }
-
-  // Meter first: if the object dies before the slice commits, the redone slice has the same number and its write replaces this one.
-  const slice = job.slices + 1;
-  await recordUsage(controlDb(deps.env.DB), settings, job.id, slice, billed, store.clock());
-  persistSlice(deps, job, slice, language, produced, skipped, billed, produced.length ? await glossaryFor(deps, language) : []);
+  if (isRunning(store, job.id)) await infra("reserving a job's characters", () => reserve(db, settings, job.id, estimate.estimated_characters, job.created_at));
   return true;
 }
 
-function persistSlice(
-  deps: RunnerDeps,
-  job: JobRow,
-  slice: number,
-  language: string,
-  engineOutput: Produced[],
-  skippedBefore: SliceItem[],
-  billed: number,
-  glossary: GlossaryTerm[],
-) {
+/** Segments whose items one transaction fixes (× the job's languages rows). */
+export const SCOPE_CHUNK = 20_000;
+
+/**
+ * Fixes the next chunk of a started job's items: segments with ids after the cursor, up to
+ * SCOPE_CHUNK of them, in one transaction. Answers whether the whole scope is now fixed.
+ */
+function fixScopeChunk(deps: RunnerDeps, job: JobRow, chunk: number): boolean {
   const { store, settings } = deps;
-  const holdErrors = !(settings.qaMode === "editors" && capabilities(store).has("qa_errors"));
-  const now = store.now();
+  const after = job.scope_cursor ?? 0;
+  const last = store.one<{ id: number }>("SELECT id FROM segments WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?", after, chunk - 1);
+  const upTo = last?.id ?? Number.MAX_SAFE_INTEGER;
+  const q = scopeQuery(settings, JSON.parse(job.request) as JobScope, JSON.parse(job.languages) as string[], `${Number(job.id)} AS job_id, s.id AS segment_id, l.value AS language`, {
+    after,
+    upTo,
+  });
   store.tx(() => {
-    const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", job.id);
-    if (!current || current.slices !== job.slices) return; // another invocation already persisted this slice
-    // An import (or a review, a fix) that wrote a translation while the engine was working wins: the job's result for it is not delivered.
-    const marks = new Map(
-      store
-        .all<{ segment_id: number; mark: string }>(
-          `SELECT j.value AS segment_id, ${TRANSLATION_MARK} AS mark FROM json_each(?1) j LEFT JOIN translations t ON t.segment_id = j.value AND t.language = ?2`,
-          JSON.stringify(engineOutput.map((p) => p.item.segment_id)),
-          language,
-        )
-        .map((r) => [r.segment_id, r.mark]),
-    );
-    const produced = engineOutput.filter((p) => marks.get(p.item.segment_id) === p.item.mark);
-    const skipped = produced.length === engineOutput.length ? skippedBefore : skippedBefore.concat(engineOutput.filter((p) => !produced.includes(p)).map((p) => p.item));
-    const counters = { done: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0 };
-    // Results get ids above the sequence's current value; the slice's statements below address them as a range.
-    const firstId = (store.one<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'results'")?.seq ?? 0) + 1;
-    for (const p of produced) {
-      const { item } = p;
-      const issues = runQA({
-        source: item.text,
-        target: p.text,
-        format: item.format,
-        maxLength: item.max_length,
-        sourceLanguage: item.source_language,
-        targetLanguage: item.language,
-        glossary,
-      });
-      const held = holdErrors && issues.some((i) => i.severity === "error");
-      store.run(
-        `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        item.segment_id,
-        item.unit_id,
-        item.language,
-        p.text,
-        item.fingerprint,
-        p.origin,
-        p.engine,
-        job.id,
-        JSON.stringify(issues),
-        now,
-        held ? 0 : 1,
-        held ? 1 : 0,
-      );
-      counters.done++;
-      if (held) counters.qaFailed++;
-      if (p.kind === "memory") {
-        counters.tm++;
-        counters.tmChars += item.characters;
-      } else if (p.kind === "reuse") {
-        counters.reused++;
-        counters.reusedChars += item.characters;
+    store.run(`INSERT OR IGNORE INTO job_items (job_id, segment_id, language) ${q.sql}`, ...q.args);
+    store.run("UPDATE jobs SET scope_cursor = ? WHERE id = ? AND status = 'running'", last ? upTo : null, job.id);
+  });
+  return !last;
+}
+
+/** Languages of the job with pending items, in code order. */
+function pendingLanguages(store: Store, jobId: number): string[] {
+  return store.all<{ language: string }>("SELECT DISTINCT language FROM job_items WHERE job_id = ? AND status = 'pending' ORDER BY language", jobId).map((r) => r.language);
+}
+
+/** Runs the job's languages side by side, each slice after slice, until done or out of budget. */
+async function runLanguages(inv: Invocation, job: JobRow) {
+  const committer = new Committer(inv.deps, job.id);
+  inv.committers.push(committer);
+  const workers = pendingLanguages(inv.deps.store, job.id).map(async (language) => {
+    while (!inv.stopped && inv.mayStartSlice()) {
+      inv.slicesStarted++;
+      try {
+        if (!(await runSlice(inv, job, committer, language))) return;
+      } catch (err) {
+        inv.stop();
+        throw err;
       }
     }
-    if (produced.length) {
-      const segmentIds = JSON.stringify(produced.map((p) => p.item.segment_id));
-      // Earlier versions of these translations are superseded by the new results.
-      store.run(
-        `UPDATE results SET superseded = 1, pending = 0, held = 0
-         WHERE segment_id IN (SELECT value FROM json_each(?1)) AND language = ?2 AND id < ?3 AND superseded = 0`,
-        segmentIds,
-        language,
-        firstId,
-      );
-      store.run(
-        `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
-         SELECT segment_id, language, text, source_fingerprint, CASE held WHEN 1 THEN 'attention' ELSE 'review' END, origin, engine, id, qa, created_at
-         FROM results WHERE id >= ?1 AND job_id = ?2
-         ON CONFLICT (segment_id, language) DO UPDATE SET text = excluded.text, source_fingerprint = excluded.source_fingerprint,
-           status = excluded.status, origin = excluded.origin, engine = excluded.engine, result_id = excluded.result_id,
-           qa = excluded.qa, updated_at = excluded.updated_at`,
-        firstId,
-        job.id,
-      );
-    }
-    const done = produced.map((p) => p.item).concat(skipped);
-    store.run(
-      `UPDATE job_items SET status = 'done' WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
-      job.id,
-      language,
-      JSON.stringify(done.map((i) => i.segment_id)),
-    );
-    store.run(
-      `UPDATE jobs SET slices = ?, done_segments = done_segments + ?, qa_failed_segments = qa_failed_segments + ?, characters = characters + ?,
-         tm_segments = tm_segments + ?, tm_characters = tm_characters + ?, reused_segments = reused_segments + ?, reused_characters = reused_characters + ?
-       WHERE id = ?`,
-      slice,
-      counters.done,
-      counters.qaFailed,
-      billed,
-      counters.tm,
-      counters.tmChars,
-      counters.reused,
-      counters.reusedChars,
-      job.id,
-    );
-    refreshUnits(store, siteTargets(settings), produced.map((p) => p.item.unit_id));
   });
+  const settled = await Promise.allSettled(workers);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 /**
- * One alarm invocation: runs the current job's slices until the budget is spent, then
- * answers whether more work is waiting (the caller sets the next alarm).
+ * One invocation: runs the current job's slices until the budget is spent, then answers
+ * whether more work is waiting (the caller sets the next alarm). A number is the budget in ms.
  */
-export async function runJobs(deps: RunnerDeps, budgetMs = INVOCATION_BUDGET_MS): Promise<boolean> {
-  const until = Date.now() + budgetMs;
-  let slices = 0;
+export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {}): Promise<boolean> {
+  const opts = typeof options === "number" ? { budgetMs: options } : options;
+  const inv = new Invocation(deps, {
+    budgetMs: opts.budgetMs ?? INVOCATION_BUDGET_MS,
+    maxSlices: opts.maxSlices ?? Number.POSITIVE_INFINITY,
+    batchWindowMs: opts.batchWindowMs ?? BATCH_WINDOW_MS,
+    scopeChunk: opts.scopeChunk ?? SCOPE_CHUNK,
+  });
   for (;;) {
-    // Settings may change while an engine call is awaited (an admin PATCH reaches the object at once): each slice uses the current ones.
-    deps.settings = deps.store.getMeta<SiteSettings>("settings") ?? deps.settings;
     const job = currentJob(deps.store);
     if (!job) {
       // Also repairs a release that failed after its job had ended.
-      await releaseInactive(controlDb(deps.env.DB), deps.settings.id, []);
+      await infra("releasing reservations", () => releaseInactive(controlDb(deps.env.DB), deps.settings.id, []));
       return false;
     }
     if (job.status === "queued") {
       await start(deps, job);
       continue;
     }
-    const more = await runSlice(deps, job);
-    slices++;
-    if (!more) {
-      // Release before finishing: if D1 fails here the job is still running, and the retried alarm releases again.
-      await release(controlDb(deps.env.DB), deps.settings.id, [job.id]);
-      const done = deps.store.one<{ done_segments: number; failed_segments: number }>("SELECT done_segments, failed_segments FROM jobs WHERE id = ?", job.id)!;
-      finish(deps.store, job.id, done.done_segments === 0 && done.failed_segments > 0 ? "failed" : "succeeded");
+    if (job.scope_cursor !== null) {
+      // Large scopes are fixed across invocations; the first chunk always goes.
+      const fixed = fixScopeChunk(deps, job, inv.options.scopeChunk);
+      inv.chunksFixed++;
+      if (!fixed && !inv.mayFixChunk()) return true;
+      continue;
     }
-    if (Date.now() >= until || slices >= SLICES_PER_INVOCATION) return currentJob(deps.store) !== undefined;
+    if (inv.slicesStarted > 0 && !inv.mayStartSlice()) return true;
+    await runLanguages(inv, job);
+    if (pendingLanguages(deps.store, job.id).length === 0) {
+      // Release before finishing: if D1 fails here the job is still running, and the next alarm releases again.
+      await infra("releasing a reservation", () => release(controlDb(deps.env.DB), deps.settings.id, [job.id]));
+      const done = deps.store.one<{ done_segments: number; failed_segments: number }>("SELECT done_segments, failed_segments FROM jobs WHERE id = ?", job.id)!;
+      if (isRunning(deps.store, job.id)) finish(deps.store, job.id, done.done_segments === 0 && done.failed_segments > 0 ? "failed" : "succeeded");
+    }
+    if (!inv.mayStartSlice()) return currentJob(deps.store) !== undefined;
+  }
+}
+
+/** Faults in a row, kept across alarms (meta `runner_faults`). */
+interface FaultRecord {
+  job: number | null;
+  infrastructure: number;
+  internal: number;
+}
+
+const FAULTS = "runner_faults";
+
+/**
+ * The alarm's whole job: one invocation of the runner, with faults turned into a delay
+ * instead of a throw, so an alarm is always set while a job has work (the platform gives up
+ * on an alarm after six failed retries; we never hand it one). Answers the delay in ms before
+ * the next alarm, or null when no job is waiting.
+ */
+export async function runAlarm(deps: RunnerDeps, options: number | RunOptions = {}, random: () => number = Math.random): Promise<number | null> {
+  const { store } = deps;
+  try {
+    // After an infrastructure fault, one cheap query first: an engine is not paid for work that cannot be metered.
+    if (store.getMeta<FaultRecord>(FAULTS)?.infrastructure) await infra("checking D1", () => deps.env.DB.prepare("SELECT 1").first());
+    const more = await runJobs(deps, options);
+    if (store.getMeta<FaultRecord>(FAULTS)) store.run("DELETE FROM meta WHERE key = ?", FAULTS);
+    return more ? 0 : null;
+  } catch (err) {
+    const job = currentJob(store);
+    const previous = store.getMeta<FaultRecord>(FAULTS);
+    const record: FaultRecord = previous && previous.job === (job?.id ?? null) ? previous : { job: job?.id ?? null, infrastructure: 0, internal: 0 };
+    const infrastructure = isInfrastructure(err);
+    if (infrastructure) record.infrastructure++;
+    else record.internal++;
+    const delay = backoffMs(infrastructure ? record.infrastructure : record.internal, random);
+    console.error(
+      JSON.stringify({
+        level: infrastructure ? "warn" : "error",
+        message: infrastructure ? "job runner: infrastructure fault, backing off" : "job runner: internal error",
+        site: deps.settings.id,
+        job: job?.id ?? null,
+        faults: record,
+        retry_in_ms: delay,
+        error: String(err),
+      }),
+    );
+    if (!infrastructure && job && record.internal >= MAX_INTERNAL_FAILURES) {
+      try {
+        await abandonJob(deps, job.id);
+        store.run("DELETE FROM meta WHERE key = ?", FAULTS);
+        return 0;
+      } catch (abandonErr) {
+        if (!isInfrastructure(abandonErr)) throw abandonErr;
+      }
+    }
+    store.setMeta(FAULTS, record);
+    return delay;
   }
 }

@@ -211,8 +211,13 @@ export const jobs = sqliteTable(
     reusedSegments: integer("reused_segments").notNull().default(0),
     reusedCharacters: integer("reused_characters").notNull().default(0),
     errors: text("errors").notNull().default("[]"),
-    /** Slices completed; the next slice's number keys its usage-ledger entry. */
+    /** Commits of progress made; the next commit's number keys its usage-ledger entry. */
     slices: integer("slices").notNull().default(0),
+    /**
+     * While a started job's items are still being fixed (in chunks, across alarm invocations):
+     * the highest segment id covered so far. Null once the whole scope is fixed.
+     */
+    scopeCursor: integer("scope_cursor"),
     createdAt: text("created_at").notNull(),
     startedAt: text("started_at"),
     finishedAt: text("finished_at"),

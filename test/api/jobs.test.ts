@@ -194,21 +194,6 @@ describe("runner", () => {
     expect(ledger!.n).toBe(created.estimated_characters);
   });
 
-  it("an alarm retried after repeated internal errors fails its job and moves on to the next", async () => {
-    const { site, c } = await setup({ target_languages: [{ code: "de" }] });
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "One" }]));
-    const stuck = (await c.post("/v1/jobs", {})).body;
-    const next = (await c.post("/v1/jobs", {})).body;
-    const stub = env.SITE.getByName(String(site.siteId));
-    await runInDurableObject(stub, (o: SiteObject) => o.alarm({ retryCount: 4, isRetry: true, scheduledTime: Date.now() }));
-    const failed = (await c.get(`/v1/jobs/${stuck.id}`)).body;
-    expect(failed).toMatchObject({ status: "failed", done_segments: 0 });
-    expect(failed.errors[0].message).toMatch(/repeated internal errors/);
-    expect((await c.get(`/v1/jobs/${next.id}`)).body).toMatchObject({ status: "succeeded", done_segments: 1 });
-    const reserved = await env.DB.prepare("SELECT count(*) AS n FROM reservations WHERE site_id = ?").bind(site.siteId).first<{ n: number }>();
-    expect(reserved!.n).toBe(0);
-  });
-
   it("reports per-language engine problems in errors; those segments stay missing", async () => {
     const { site, c } = await setup({ target_languages: [{ code: "de" }, { code: "fr", engine: "deepl" }] });
     await c.put("/v1/units", unit("post:1", [{ key: "a", text: "One" }, { key: "b", text: "Two" }]));

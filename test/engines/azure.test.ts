@@ -141,4 +141,30 @@ describe("Azure engine", () => {
     const other = await engineError(createAzureEngine(env).translate(engineRequest({ texts: ["Hi"] })));
     expect(other.message).not.toContain(KEY);
   });
+
+  it("AZURE_TRANSLATOR_MAX_CHARACTERS bounds the characters per request (the free tier refuses 50,000 with 429001 every time)", async () => {
+    recordSleeps();
+    // As the F0 tier answers: a request of more than about 33,300 characters is refused with 429001, whatever the wait.
+    const freeTier = http.post(URL_, async ({ request }) => {
+      const body = (await request.clone().json()) as { Text: string }[];
+      const size = body.reduce((n, e) => n + [...e.Text].length, 0);
+      if (size > 33_300)
+        return HttpResponse.json({ error: { code: 429001, message: "The server rejected the request because the client has exceeded request limits." } }, { status: 429 });
+      return undefined;
+    });
+    const texts = Array.from({ length: 40 }, (_, i) => `${i} ${"word ".repeat(240)}`.trim()); // ~1,200 characters each, ~48,000 in all
+    const refused = mockFetch([freeTier, translateHandler()]);
+    const error = await engineError(createAzureEngine(env).translate(engineRequest({ texts })));
+    expect(error.kind).toBe("unavailable");
+    expect(refused.requests).toHaveLength(4); // one request, refused each of 4 attempts
+
+    const mock = mockFetch([freeTier, translateHandler()]);
+    const out = await createAzureEngine({ ...env, AZURE_TRANSLATOR_MAX_CHARACTERS: "10000" }).translate(engineRequest({ texts }));
+    expect(out).toEqual(texts.map((t) => `${t} (de)`));
+    const sizes = sent(mock.requests).map((r) => r.texts.reduce((n, t) => n + [...t].length, 0));
+    expect(sizes.length).toBe(5);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(10_000);
+    expect(createAzureEngine({ ...env, AZURE_TRANSLATOR_MAX_CHARACTERS: "90000" }).limits.maxCharacters).toBe(50_000);
+    expect(createAzureEngine({ ...env, AZURE_TRANSLATOR_MAX_CHARACTERS: "nonsense" }).limits.maxCharacters).toBe(50_000);
+  });
 });

@@ -330,8 +330,46 @@ describe("DeepL glossaries", () => {
         { source: "alpha", language: "de", target: "A", caseSensitive: false },
         { source: "alpha", language: "de", target: "dup", caseSensitive: false },
         { source: "tab\there", language: "de", target: "x", caseSensitive: false },
+        // As the official client refuses them: C0 and C1 controls, U+2028 and U+2029.
+        { source: "bell\u0007", language: "de", target: "x", caseSensitive: false },
+        { source: "next line", language: "de", target: "x\u0085y", caseSensitive: false },
+        { source: "line\u2028sep", language: "de", target: "x", caseSensitive: false },
+        { source: "para", language: "de", target: "x\u2029y", caseSensitive: false },
+        { source: "ümlaut ok", language: "de", target: "non\u00a0breaking is fine", caseSensitive: false },
         { source: "empty", language: "de", target: " ", caseSensitive: false },
       ]),
-    ).toBe("alpha\tA\nzeta\tZ");
+    ).toBe("alpha\tA\nzeta\tZ\nümlaut ok\tnon\u00a0breaking is fine");
+  });
+
+  it("names an organization's glossaries after it and deletes its superseded ones for the same pair (never another's)", async () => {
+    const deleted: string[] = [];
+    const existing = [
+      { glossary_id: "old-1", name: "transync-o7-0123456789012345678901234567890123456789", ready: true, source_lang: "en", target_lang: "de" },
+      { glossary_id: "other-org", name: "transync-o8-0123456789012345678901234567890123456789", ready: true, source_lang: "en", target_lang: "de" },
+      { glossary_id: "other-pair", name: "transync-o7-9999999999999999999999999999999999999999", ready: true, source_lang: "en", target_lang: "fr" },
+      { glossary_id: "not-ours", name: "marketing terms", ready: true, source_lang: "en", target_lang: "de" },
+    ];
+    const { created, handlers } = glossaryHandlers(existing);
+    const mock = mockFetch([
+      ...handlers,
+      http.delete("https://api.deepl.com/v2/glossaries/:id", ({ params, request }) => {
+        expect(request.headers.get("Authorization")).toBe(`DeepL-Auth-Key ${KEY}`);
+        deleted.push(String(params.id));
+        return new HttpResponse(null, { status: 204 });
+      }),
+    ]);
+    await createDeepLEngine({ DEEPL_API_KEY: KEY }).translate({ ...engineRequest({ texts: ["Your cart"], target: "de", glossary: terms }), glossaryOwner: "7" });
+    expect(created).toHaveLength(1);
+    expect(created[0].name).toMatch(/^transync-o7-[0-9a-f]{40}$/);
+    expect(deleted).toEqual(["old-1"]);
+    expect(bodies(mock.requests)[0].glossary_id).toBe("g-0");
+  });
+
+  it("a failed deletion does not fail the translation", async () => {
+    const { handlers } = glossaryHandlers([{ glossary_id: "old-1", name: "transync-o7-0123456789012345678901234567890123456789", ready: true, source_lang: "en", target_lang: "de" }]);
+    recordSleeps();
+    mockFetch([...handlers, http.delete("https://api.deepl.com/v2/glossaries/:id", () => HttpResponse.json({ message: "Internal error" }, { status: 500 }))]);
+    const out = await createDeepLEngine({ DEEPL_API_KEY: KEY }).translate({ ...engineRequest({ texts: ["cart"], target: "de", glossary: terms }), glossaryOwner: "7" });
+    expect(out).toEqual(["cart (DE)"]);
   });
 });

@@ -93,6 +93,54 @@ describe("Google engine", () => {
     expect(sleeps[0]).toBe(1000);
   });
 
+  // Error bodies as Cloud Translation v3 answers them (google.rpc.Status with ErrorInfo details).
+  const v3Error = (code: number, status: string, message: string, info: { reason: string; metadata?: Record<string, string> }) =>
+    HttpResponse.json(
+      { error: { code, message, status, details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: info.reason, domain: "googleapis.com", metadata: info.metadata ?? {} }] } },
+      { status: code },
+    );
+
+  it("retries 403 per-minute rate limits, whatever their case or form: userRateLimitExceeded (v2 reason) and v3 ErrorInfo RATE_LIMIT_EXCEEDED", async () => {
+    const sleeps = recordSleeps();
+    const failures = [
+      () => HttpResponse.json({ error: { code: 403, message: "User Rate Limit Exceeded", errors: [{ reason: "userRateLimitExceeded" }] } }, { status: 403 }),
+      () => HttpResponse.json({ error: { code: 403, message: "Rate Limit Exceeded", errors: [{ reason: "RateLimitExceeded" }] } }, { status: 403 }),
+      () =>
+        v3Error(403, "PERMISSION_DENIED", "Quota exceeded for quota metric 'Characters' and limit 'Characters per minute per user'", {
+          reason: "RATE_LIMIT_EXCEEDED",
+          metadata: { quota_limit: "CharactersPerMinutePerProjectPerUser", quota_metric: "translate.googleapis.com/default" },
+        }),
+    ];
+    const mock = mockFetch([http.post(URL_, () => failures.shift()?.()), translateHandler()]);
+    await expect(createGoogleEngine(env).translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi (de)"]);
+    expect(mock.requests).toHaveLength(4);
+    expect(sleeps).toHaveLength(3);
+  });
+
+  it("a daily limit is quota (the language fails, no retry): dailyLimitExceeded (v2) and a v3 ErrorInfo whose quota is per day", async () => {
+    recordSleeps();
+    for (const answer of [
+      () => HttpResponse.json({ error: { code: 403, message: "Daily Limit Exceeded", errors: [{ reason: "dailyLimitExceeded", domain: "usageLimits" }] } }, { status: 403 }),
+      () => v3Error(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Characters' and limit 'Characters per day'", { reason: "RATE_LIMIT_EXCEEDED", metadata: { quota_limit: "CharactersPerDayPerProject" } }),
+    ]) {
+      const mock = mockFetch([http.post(URL_, answer)]);
+      const error = await engineError(createGoogleEngine(env).translate(engineRequest({ texts: ["Hi"] })));
+      expect(error.kind).toBe("quota");
+      expect(error.message).toMatch(/daily limit is used up/);
+      expect(mock.requests).toHaveLength(1);
+    }
+  });
+
+  it("other 403s are shown with their reason and not retried (API disabled, permission denied)", async () => {
+    const mock = mockFetch([
+      http.post(URL_, () => v3Error(403, "PERMISSION_DENIED", "Cloud Translation API has not been used in project demo-project before or it is disabled.", { reason: "SERVICE_DISABLED" })),
+    ]);
+    const error = await engineError(createGoogleEngine(env).translate(engineRequest({ texts: ["Hi"] })));
+    expect(error.kind).toBe("rejected");
+    expect(error.message).toBe("Google Cloud Translation refused the request (HTTP 403: SERVICE_DISABLED: Cloud Translation API has not been used in project demo-project before or it is disabled.)");
+    expect(mock.requests).toHaveLength(1);
+  });
+
   it("gives up with unavailable after a 5xx burst past the retry limit", async () => {
     recordSleeps();
     const mock = mockFetch([http.post(URL_, () => HttpResponse.json({ error: { code: 503, message: "The service is currently unavailable." } }, { status: 503 }))]);

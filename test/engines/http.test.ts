@@ -47,6 +47,32 @@ describe("backoffDelay", () => {
 });
 
 describe("callJson", () => {
+  it("counts every attempt in the request meter (the platform's subrequest limit counts retries too)", async () => {
+    recordSleeps();
+    let n = 0;
+    const mock = mockFetch([http.post(URL_, () => (++n <= 2 ? new HttpResponse("busy", { status: 503 }) : HttpResponse.json({ ok: true })))]);
+    const meter = { requests: 0 };
+    await expect(call({ meter })).resolves.toEqual({ ok: true });
+    await expect(call({ meter })).resolves.toEqual({ ok: true });
+    expect(mock.requests).toHaveLength(4);
+    expect(meter.requests).toBe(4);
+  });
+
+  it("holds at most 6 connections open at once, whatever the callers' concurrency", async () => {
+    let open = 0;
+    let peak = 0;
+    mockFetch([
+      http.post(URL_, async () => {
+        peak = Math.max(peak, ++open);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        open--;
+        return HttpResponse.json({ ok: true });
+      }),
+    ]);
+    await Promise.all(Array.from({ length: 20 }, () => call()));
+    expect(peak).toBe(6);
+  });
+
   it("retries 429 honouring Retry-After, then succeeds", async () => {
     const sleeps = recordSleeps();
     let n = 0;

@@ -253,4 +253,53 @@ describe("checkAnswer", () => {
     expect(checkAnswer('{"items":[{"id":"1","translation":3}]}', batch)).toMatchObject({ ok: false });
     expect(checkAnswer('{"translations":[]}', batch)).toMatchObject({ ok: false });
   });
+
+  describe("reasoning models and structured outputs (OpenAI's own endpoint)", () => {
+    const OPENAI = "https://api.openai.com/v1/chat/completions";
+    /** As OpenAI answers: reasoning models refuse a temperature other than the default; json_schema is checked for shape. */
+    const openAi = http.post(OPENAI, async ({ request }) => {
+      const body = (await request.json()) as ChatBody & { response_format: { type: string; json_schema?: { name: string; strict: boolean; schema: unknown } } };
+      if (/^(o\d|gpt-5)/.test(body.model) && "temperature" in body && body.temperature !== 1)
+        return HttpResponse.json(
+          { error: { message: "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.", type: "invalid_request_error", param: "temperature", code: "unsupported_value" } },
+          { status: 400 },
+        );
+      const format = body.response_format;
+      if (format.type === "json_schema" && (!format.json_schema?.name || format.json_schema.strict !== true || typeof format.json_schema.schema !== "object"))
+        return HttpResponse.json({ error: { message: "Invalid schema for response_format", type: "invalid_request_error", param: "response_format", code: null } }, { status: 400 });
+      const items = itemsOf(body).map((item) => ({ id: item.id, translation: `DE:${item.text}` }));
+      return completion(JSON.stringify({ items }));
+    });
+
+    it("omits temperature for reasoning models by default and asks for json_schema structured outputs", async () => {
+      for (const model of ["o3-mini", "gpt-5-mini"]) {
+        const mock = mockFetch([openAi]);
+        const out = await createOpenAiEngine({ OPENAI_API_KEY: KEY, OPENAI_MODEL: model }).translate(engineRequest({ texts: ["Hello"], target: "de" }));
+        expect(out).toEqual(["DE:Hello"]);
+        const body = mock.requests[0].json<Record<string, any>>();
+        expect(body).not.toHaveProperty("temperature");
+        expect(body.response_format).toMatchObject({ type: "json_schema", json_schema: { name: "translations", strict: true } });
+        expect(body.response_format.json_schema.schema.required).toEqual(["items"]);
+      }
+    });
+
+    it("sends temperature 0 to other models, and OPENAI_TEMPERATURE / OPENAI_RESPONSE_FORMAT override the defaults", async () => {
+      let mock = mockFetch([openAi]);
+      await createOpenAiEngine({ OPENAI_API_KEY: KEY, OPENAI_MODEL: "gpt-4o-mini" }).translate(engineRequest({ texts: ["Hello"] }));
+      expect(mock.requests[0].json<Record<string, any>>()).toMatchObject({ temperature: 0, response_format: { type: "json_schema" } });
+
+      mock = mockFetch([openAi]);
+      await createOpenAiEngine({ OPENAI_API_KEY: KEY, OPENAI_MODEL: "gpt-4o-mini", OPENAI_TEMPERATURE: "omit", OPENAI_RESPONSE_FORMAT: "json_object" }).translate(engineRequest({ texts: ["Hello"] }));
+      const body = mock.requests[0].json<Record<string, any>>();
+      expect(body).not.toHaveProperty("temperature");
+      expect(body.response_format).toEqual({ type: "json_object" });
+
+      // A temperature forced onto a reasoning model is refused as OpenAI refuses it: rejected, not retried.
+      mock = mockFetch([openAi]);
+      const error = await engineError(createOpenAiEngine({ OPENAI_API_KEY: KEY, OPENAI_MODEL: "o3-mini", OPENAI_TEMPERATURE: "0" }).translate(engineRequest({ texts: ["Hello"] })));
+      expect(error.kind).toBe("rejected");
+      expect(error.message).toMatch(/temperature/);
+      expect(mock.requests).toHaveLength(1);
+    });
+  });
 });

@@ -30,7 +30,7 @@ describe("pseudo engine", () => {
   it("describes itself as the built-in offline engine", () => {
     expect(engine.name).toBe("pseudo");
     expect(engine.origin).toBe("mt");
-    expect(engine.limits).toEqual({ maxSegments: 100, maxCharacters: 50_000 });
+    expect(engine.limits).toEqual({ maxSegments: 50, maxCharacters: 50_000 });
     expect(["de", "ja", "pt-BR", "zz-Unknown"].every((code) => engine.supports(code))).toBe(true);
   });
 

@@ -16,6 +16,7 @@ import {
   translatedOnce,
 } from "./support";
 import { HttpResponse } from "msw";
+import { allResults } from "../helpers/jobs";
 
 /** 500 distinct texts plus 40 repeats: per language slices of 250, 250 and 40 (the repeats reuse slice 1). */
 const DISTINCT = texts(500);
@@ -47,8 +48,16 @@ const missingId = (n: number) => (_: number, texts: string[]) =>
 
 describe("engine faults", () => {
   it("5xx and 429 bursts that end within the retry limit: the job succeeds, every text translated once", async () => {
+    // DeepL's batches run side by side, so faults are scripted per batch (by its first text) and attempt.
+    const deeplFaults: Record<string, number[]> = { [DISTINCT[50]]: [503, 503], [DISTINCT[300]]: [500], [DISTINCT[350]]: [502], [DISTINCT[400]]: [529] };
+    const attempts = new Map<string, number>();
     const engines = mockEngines({
-      deepl: (n) => (n === 2 || n === 3 ? deeplError(503) : n === 7 ? deeplError(500) : n === 8 ? deeplError(502) : n === 9 ? deeplError(529, "Too many requests") : undefined),
+      deepl: (_, texts) => {
+        const attempt = (attempts.get(texts[0]) ?? 0) + 1;
+        attempts.set(texts[0], attempt);
+        const status = deeplFaults[texts[0]]?.[attempt - 1];
+        return status ? deeplError(status, status === 529 ? "Too many requests" : undefined) : undefined;
+      },
       openai: (n) =>
         n === 1 ? openaiError(500) : n === 2 ? openaiError(503) : n === 9 ? HttpResponse.json({ error: { message: "Rate limit reached", code: "rate_limit_exceeded" } }, { status: 429, headers: { "retry-after-ms": "1500" } }) : undefined,
     });
@@ -58,8 +67,8 @@ describe("engine faults", () => {
     expect(job).toMatchObject({ status: "succeeded", done_segments: 2 * PER_LANGUAGE, failed_segments: 0, errors: [], reused_segments: 80 });
     // Every failed call was repeated with the same texts, and no text was translated twice.
     expect(engines.deepl.calls).toHaveLength(10 + 5);
-    expect(engines.deepl.calls[1]).toEqual(engines.deepl.calls[2]);
-    expect(engines.deepl.calls[2]).toEqual(engines.deepl.calls[3]);
+    // Every failed call was repeated with the same texts.
+    for (const [first, faults] of Object.entries(deeplFaults)) expect(engines.deepl.calls.filter((call) => call[0] === first)).toHaveLength(faults.length + 1);
     expect([...translatedOnce(engines.deepl)].sort()).toEqual([...DISTINCT].sort());
     expect([...translatedOnce(engines.openai)].sort()).toEqual([...DISTINCT].sort());
     expect(engines.sleeps).toHaveLength(5 + 3);
@@ -71,14 +80,19 @@ describe("engine faults", () => {
     expect(await languageCounts(c)).toEqual({ de: { review: PER_LANGUAGE, missing: 0, stale: 0, attention: 0 }, fr: { review: PER_LANGUAGE, missing: 0, stale: 0, attention: 0 } });
   });
 
-  it("timeouts: a few are retried away; an engine that never answers fails its language after 4 attempts", async () => {
+  it("timeouts: a few are retried away; an engine that never answers fails each batch after 4 attempts, one batch at a time", async () => {
     const engines = mockEngines({ deepl: (n) => (n <= 2 ? "timeout" : n === 6 ? "network" : undefined), openai: () => "timeout" });
     const { site, c, jobId } = await start();
-    const job = await runToEnd(c, site.siteId, jobId);
+    const job = await runToEnd(c, site.siteId, jobId, 60);
 
     expect(job).toMatchObject({ status: "succeeded", done_segments: PER_LANGUAGE, failed_segments: PER_LANGUAGE });
     expect(job.errors).toEqual([{ language: "fr", message: expect.stringMatching(/did not answer within 120 s; gave up after 4 attempts$/), segments: PER_LANGUAGE }]);
-    expect(engines.openai.calls).toHaveLength(4);
+    // Each batch of at most 40 texts was tried 4 times; none of them ran beside another (no success opened the concurrency).
+    const batches = new Map<string, number>();
+    for (const call of engines.openai.calls) batches.set(JSON.stringify(call), (batches.get(JSON.stringify(call)) ?? 0) + 1);
+    // (slice 3's repeats of slice 1's first texts make the same batch again: 8)
+    expect([...batches.values()].every((n) => n % 4 === 0)).toBe(true);
+    expect(engines.openai.calls.length).toBe([...batches.values()].reduce((a, b) => a + b, 0));
     expect(engines.deepl.calls).toHaveLength(10 + 3);
     translatedOnce(engines.deepl);
     await expectConsistent(c, site.siteId, job, engines.deepl.acceptedCharacters);
@@ -86,65 +100,71 @@ describe("engine faults", () => {
     expect(await languageCounts(c)).toMatchObject({ de: { review: PER_LANGUAGE, missing: 0 }, fr: { review: 0, missing: PER_LANGUAGE } });
   });
 
-  it("5xx past the retry limit after a slice succeeded: that language fails cleanly, the other is done", async () => {
+  it("5xx past the retry limit after a slice succeeded: each later batch fails on its own, what was done is kept, the other language is done", async () => {
     const engines = mockEngines({ deepl: (n) => (n >= 6 ? deeplError(503, "Service temporarily unavailable") : undefined) });
     const { site, c, jobId } = await start();
     const job = await runToEnd(c, site.siteId, jobId);
 
-    const left = PER_LANGUAGE - 250;
-    expect(job).toMatchObject({ status: "succeeded", done_segments: PER_LANGUAGE + 250, failed_segments: left });
+    // Slice 2's 250 distinct texts fail; slice 3's 40 repeats reuse slice 1's translations.
+    const left = 250;
+    expect(job).toMatchObject({ status: "succeeded", done_segments: 2 * PER_LANGUAGE - left, failed_segments: left });
     expect(job.errors).toEqual([
       { language: "de", message: "DeepL is unavailable (HTTP 503: Service temporarily unavailable); gave up after 4 attempts", segments: left },
     ]);
-    expect(engines.deepl.calls).toHaveLength(5 + 4); // slice 1, then one request tried 4 times
+    expect(engines.deepl.calls).toHaveLength(5 + 5 * 4); // slice 1, then 5 batches tried 4 times each
     expect(translatedOnce(engines.deepl)).toEqual(SLICE1);
     translatedOnce(engines.openai);
     const results = await expectConsistent(c, site.siteId, job, engines.deepl.acceptedCharacters + engines.openai.acceptedCharacters);
-    expect(results.filter((r) => r.language === "de")).toHaveLength(250);
+    expect(results.filter((r) => r.language === "de")).toHaveLength(PER_LANGUAGE - left);
     expect(results.filter((r) => r.language === "fr")).toHaveLength(PER_LANGUAGE);
-    expect(await languageCounts(c)).toMatchObject({ de: { review: 250, missing: left }, fr: { review: PER_LANGUAGE, missing: 0 } });
+    expect(await languageCounts(c)).toMatchObject({ de: { review: PER_LANGUAGE - left, missing: left }, fr: { review: PER_LANGUAGE, missing: 0 } });
     // The failed segments are work for the next job: it covers exactly them.
     const next = await c.post("/v1/jobs", { estimate_only: true });
     expect(next.body).toMatchObject({ languages: ["de", "fr"], estimated_segments: left });
   });
 
-  it("malformed bodies after some slices succeeded: DeepL's language fails at once; the model is asked again and recovers", async () => {
+  it("a malformed body fails only its batch (not retried); the model is asked again and recovers", async () => {
     const engines = mockEngines({
       deepl: (n) => (n === 6 ? new HttpResponse("<html><body>502 Bad Gateway</body></html>", { status: 200, headers: { "content-type": "text/html" } }) : undefined),
-      // Slice 2 of fr starts with call 8 (7 calls of at most 40 texts per slice); the retry (call 9) is answered well.
+      // One of fr's batches is answered with an id missing; asked again, the model answers well.
       openai: (n, texts) => (n === 8 ? missingId(n)(n, texts) : undefined),
     });
     const { site, c, jobId } = await start();
     const job = await runToEnd(c, site.siteId, jobId);
 
-    const left = PER_LANGUAGE - 250;
-    expect(job).toMatchObject({ status: "succeeded", done_segments: PER_LANGUAGE + 250, failed_segments: left });
-    expect(job.errors).toEqual([{ language: "de", message: "DeepL answered with a body that is not JSON", segments: left }]);
-    expect(engines.deepl.calls).toHaveLength(6); // a 200 with a bad body is not retried
-    expect(translatedOnce(engines.deepl)).toEqual(SLICE1);
-    expect(engines.openai.calls[7]).toEqual(engines.openai.calls[8]);
+    // Call 6 is a batch of slice 2, whose texts have no repeats in the job.
+    const rejected = new Set(engines.deepl.calls[5]);
+    expect(rejected.size).toBe(50);
+    expect([...rejected].some((t) => SLICE1.has(t))).toBe(false);
+    const failed = 50;
+    expect(job).toMatchObject({ status: "succeeded", done_segments: 2 * PER_LANGUAGE - failed, failed_segments: failed });
+    expect(job.errors).toEqual([{ language: "de", message: "DeepL answered with a body that is not JSON", segments: failed }]);
+    expect(engines.deepl.calls.filter((call) => call.some((t) => rejected.has(t)))).toHaveLength(1); // a 200 with a bad body is not retried
+    const retried = JSON.stringify(engines.openai.calls[7]);
+    expect(engines.openai.calls.slice(8).some((call) => JSON.stringify(call) === retried)).toBe(true);
     expect([...translatedOnce(engines.openai)].sort()).toEqual([...DISTINCT].sort());
     await expectConsistent(c, site.siteId, job, engines.deepl.acceptedCharacters + engines.openai.acceptedCharacters);
-    expect(await languageCounts(c)).toMatchObject({ de: { review: 250, missing: left }, fr: { review: PER_LANGUAGE, missing: 0 } });
+    expect(await languageCounts(c)).toMatchObject({ de: { review: PER_LANGUAGE - failed, missing: failed }, fr: { review: PER_LANGUAGE, missing: 0 } });
   });
 
-  it("a malformed answer in the middle of a slice discards the whole slice: nothing of it is stored or billed", async () => {
-    // Calls 6 and 7 of slice 2 are answered well, call 8 with one translation too few.
+  it("a malformed answer in the middle of a slice fails only that batch: the slice's other batches are stored and billed", async () => {
+    // One call of slice 2 is answered with one translation too few.
     const engines = mockEngines({
       deepl: (n, texts) => (n === 8 ? HttpResponse.json({ translations: texts.slice(1).map((text) => ({ text })) }) : undefined),
     });
     const { site, c, jobId } = await start();
     const job = await runToEnd(c, site.siteId, jobId);
 
-    const left = PER_LANGUAGE - 250;
-    expect(job.errors).toEqual([{ language: "de", message: "DeepL answered an unexpected body for 50 texts", segments: left }]);
-    expect(engines.deepl.calls).toHaveLength(8);
-    // Billed and stored: slice 1 only. The 100 texts DeepL translated in calls 6 and 7 were
-    // paid upstream but thrown away with the slice (the segments stay missing, not billed).
-    const kept = sumCharacters(SLICE1);
-    expect(engines.deepl.acceptedCharacters).toBe(kept + sumCharacters([...engines.deepl.calls[5], ...engines.deepl.calls[6]]));
+    const rejected = engines.deepl.calls[7];
+    expect(job.errors).toEqual([{ language: "de", message: "DeepL answered an unexpected body for 50 texts", segments: 50 }]);
+    expect(job).toMatchObject({ status: "succeeded", failed_segments: 50, done_segments: 2 * PER_LANGUAGE - 50 });
+    expect(engines.deepl.calls).toHaveLength(10);
+    // Billed and stored: everything but the rejected batch. Its 50 texts stay missing, not billed.
+    const kept = sumCharacters(DISTINCT) - sumCharacters(rejected);
     await expectConsistent(c, site.siteId, job, kept + engines.openai.acceptedCharacters);
-    expect(await languageCounts(c)).toMatchObject({ de: { review: 250, missing: left } });
+    expect(await languageCounts(c)).toMatchObject({ de: { review: PER_LANGUAGE - 50, missing: 50 } });
+    const results = await allResults(c);
+    expect(results.filter((r) => r.language === "de" && rejected.includes(SEGMENTS.find((s) => s.key === r.key)!.text))).toEqual([]);
   });
 
   it("DeepL 456 (quota exceeded): one request, the language fails at once; the other language is done", async () => {

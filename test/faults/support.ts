@@ -130,7 +130,7 @@ export async function alarm(siteId: number, extra: Partial<Env> = {}) {
 export async function slice(siteId: number, extra: Partial<Env> = {}) {
   return runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
     const self = o as unknown as { env: Env };
-    return runJobs({ store: o.store, env: { ...self.env, ...SECRETS, DB: env.DB, ...extra }, settings: o.store.getMeta("settings")! }, 0);
+    return runJobs({ store: o.store, env: { ...self.env, ...SECRETS, DB: env.DB, ...extra }, settings: o.store.getMeta("settings")! }, { maxSlices: 1 });
   });
 }
 

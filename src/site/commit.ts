@@ -1,0 +1,281 @@
+/**
+ * Committing a job's progress: each finished engine batch (and each slice's memory hits,
+ * repeats and skipped items) is metered and persisted as soon as it is done, so an eviction
+ * never pays an engine twice for a finished batch.
+ *
+ * Metering stays idempotent: commits are numbered by the job's `slices` counter, the usage
+ * ledger row (site, job, n) is written before commit n persists, and commit n persists only
+ * where the counter still stands at n − 1. An attempt that wrote row n and died before its
+ * commit is overwritten by whichever attempt commits n later, so the ledger holds exactly the
+ * committed work. Commits run one at a time; outcomes that finish while one is being written
+ * are coalesced into the next, so a fast engine does not pay a D1 round trip per batch.
+ */
+import { recordUsage } from "../billing/billing";
+import { controlDb } from "../control/db";
+import type { SiteSettings } from "../control/sites";
+import type { Format } from "../limits";
+import type { QAIssue } from "../qa";
+import { refreshUnits } from "./counts";
+import { infra } from "./faults";
+import { siteTargets } from "./settings";
+import type { Store } from "./store";
+
+export interface SliceItem {
+  segment_id: number;
+  unit_id: number;
+  language: string;
+  text: string;
+  fingerprint: string;
+  /** The text's code points, stored at push: what estimates and bills count. */
+  characters: number;
+  format: Format;
+  field: string | null;
+  kind: string | null;
+  max_length: number | null;
+  source_language: string;
+  state: string;
+  live: number;
+  /** The translation row as the slice read it; a different one at commit means someone else wrote it meanwhile. */
+  mark: string;
+  /** 1 when the connector imported this translation after the job started. */
+  imported_since: number;
+}
+
+/** What identifies a translation row's version: a write by an import, a review or a fix changes it. */
+export const TRANSLATION_MARK = `coalesce(t.updated_at || '|' || t.status || '|' || t.origin || '|' || coalesce(t.result_id, ''), '')`;
+
+/** A translation ready to be stored, with its QA findings (computed before the transaction). */
+export interface Produced {
+  item: SliceItem;
+  text: string;
+  origin: string;
+  engine: string;
+  kind: "engine" | "memory" | "reuse";
+  issues: QAIssue[];
+  held: boolean;
+}
+
+/** What one finished batch (or a slice's free work) changes. */
+export interface Outcome {
+  language: string;
+  produced: Produced[];
+  /** Items that left the scope since the job started: done without a result. */
+  skipped: SliceItem[];
+  /** Items of a batch the engine rejected, with the reason shown in the job's errors. */
+  failed: { items: SliceItem[]; message: string }[];
+  /** Fails every item of the language still pending (not configured, quota, unsupported language). */
+  languageFailure?: string;
+  /** Billable characters the engine translated for this outcome. */
+  billed: number;
+}
+
+export interface JobError {
+  language: string;
+  message: string;
+  segments: number;
+}
+
+/** Adds errors to the job's list, merging those with the same language and message. */
+export function addErrors(store: Store, jobId: number, added: JobError[]) {
+  if (!added.length) return;
+  const job = store.one<{ errors: string }>("SELECT errors FROM jobs WHERE id = ?", jobId);
+  if (!job) return;
+  const errors = JSON.parse(job.errors) as JobError[];
+  for (const e of added) {
+    const same = errors.find((x) => x.language === e.language && x.message === e.message);
+    if (same) same.segments += e.segments;
+    else errors.push({ ...e });
+  }
+  store.run("UPDATE jobs SET errors = ? WHERE id = ?", JSON.stringify(errors), jobId);
+}
+
+export interface CommitDeps {
+  store: Store;
+  env: Env;
+  settings: SiteSettings;
+}
+
+/** Serializes a job's commits within one invocation and coalesces the outcomes that queue up. */
+export class Committer {
+  private queue: { outcome: Outcome; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private draining = false;
+  /** Commits written (each one ledger row and one transaction). */
+  commits = 0;
+
+  constructor(
+    private readonly deps: CommitDeps,
+    private readonly jobId: number,
+  ) {}
+
+  commit(outcome: Outcome): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ outcome, resolve, reject });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  private async drain() {
+    this.draining = true;
+    try {
+      while (this.queue.length) {
+        const group = this.queue.splice(0);
+        try {
+          await this.write(group.map((g) => g.outcome));
+          for (const g of group) g.resolve();
+        } catch (err) {
+          for (const g of group) g.reject(err);
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async write(outcomes: Outcome[]) {
+    const { store, settings, env } = this.deps;
+    const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", this.jobId);
+    if (!current) return;
+    const n = current.slices + 1;
+    const billed = outcomes.reduce((sum, o) => sum + o.billed, 0);
+    // Meter first: if the object dies before the commit, the attempt that commits n later replaces this row.
+    await infra("metering a job's progress", () => recordUsage(controlDb(env.DB), settings, this.jobId, n, billed, store.clock()));
+    persist(store, settings, this.jobId, n, outcomes);
+    this.commits++;
+  }
+}
+
+/** Writes the outcomes as commit number `n` of the job, in one transaction. */
+export function persist(store: Store, settings: SiteSettings, jobId: number, n: number, outcomes: Outcome[]) {
+  const now = store.now();
+  store.tx(() => {
+    const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", jobId);
+    if (!current || current.slices !== n - 1) return; // another invocation already committed n
+    const counters = { done: 0, failed: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0, billed: 0 };
+    const errors: JobError[] = [];
+    const units = new Set<number>();
+    // Results get ids above the sequence's current value; the statements below address them as a range.
+    const firstId = (store.one<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'results'")?.seq ?? 0) + 1;
+    const byLanguage = new Map<string, { produced: number[]; done: number[] }>();
+    const of = (language: string) => {
+      let entry = byLanguage.get(language);
+      if (!entry) byLanguage.set(language, (entry = { produced: [], done: [] }));
+      return entry;
+    };
+    for (const outcome of outcomes) {
+      counters.billed += outcome.billed;
+      const entry = of(outcome.language);
+      // An import (or a review, a fix) that wrote a translation while the engine was working wins: the job's result for it is not delivered.
+      const marks = outcome.produced.length
+        ? new Map(
+            store
+              .all<{ segment_id: number; mark: string }>(
+                `SELECT j.value AS segment_id, ${TRANSLATION_MARK} AS mark FROM json_each(?1) j LEFT JOIN translations t ON t.segment_id = j.value AND t.language = ?2`,
+                JSON.stringify(outcome.produced.map((p) => p.item.segment_id)),
+                outcome.language,
+              )
+              .map((r) => [r.segment_id, r.mark]),
+          )
+        : new Map<number, string>();
+      for (const p of outcome.produced) {
+        const { item } = p;
+        if (marks.get(item.segment_id) !== item.mark) {
+          entry.done.push(item.segment_id);
+          continue;
+        }
+        store.run(
+          `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          item.segment_id,
+          item.unit_id,
+          item.language,
+          p.text,
+          item.fingerprint,
+          p.origin,
+          p.engine,
+          jobId,
+          JSON.stringify(p.issues),
+          now,
+          p.held ? 0 : 1,
+          p.held ? 1 : 0,
+        );
+        entry.produced.push(item.segment_id);
+        entry.done.push(item.segment_id);
+        units.add(item.unit_id);
+        counters.done++;
+        if (p.held) counters.qaFailed++;
+        if (p.kind === "memory") {
+          counters.tm++;
+          counters.tmChars += item.characters;
+        } else if (p.kind === "reuse") {
+          counters.reused++;
+          counters.reusedChars += item.characters;
+        }
+      }
+      for (const item of outcome.skipped) entry.done.push(item.segment_id);
+      for (const failure of outcome.failed) {
+        const n = store.run(
+          `UPDATE job_items SET status = 'failed' WHERE job_id = ?1 AND language = ?2 AND status = 'pending' AND segment_id IN (SELECT value FROM json_each(?3))`,
+          jobId,
+          outcome.language,
+          JSON.stringify(failure.items.map((i) => i.segment_id)),
+        );
+        counters.failed += n;
+        if (n) errors.push({ language: outcome.language, message: failure.message, segments: n });
+      }
+    }
+    for (const [language, entry] of byLanguage) {
+      if (entry.produced.length)
+        // Earlier versions of these translations are superseded by the new results.
+        store.run(
+          `UPDATE results SET superseded = 1, pending = 0, held = 0
+           WHERE segment_id IN (SELECT value FROM json_each(?1)) AND language = ?2 AND id < ?3 AND superseded = 0`,
+          JSON.stringify(entry.produced),
+          language,
+          firstId,
+        );
+      if (entry.done.length)
+        store.run(
+          `UPDATE job_items SET status = 'done' WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
+          jobId,
+          language,
+          JSON.stringify(entry.done),
+        );
+    }
+    if (counters.done)
+      store.run(
+        `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
+         SELECT segment_id, language, text, source_fingerprint, CASE held WHEN 1 THEN 'attention' ELSE 'review' END, origin, engine, id, qa, created_at
+         FROM results WHERE id >= ?1 AND job_id = ?2
+         ON CONFLICT (segment_id, language) DO UPDATE SET text = excluded.text, source_fingerprint = excluded.source_fingerprint,
+           status = excluded.status, origin = excluded.origin, engine = excluded.engine, result_id = excluded.result_id,
+           qa = excluded.qa, updated_at = excluded.updated_at`,
+        firstId,
+        jobId,
+      );
+    // A language-wide failure comes after the language's other outcomes: what they finished is kept.
+    for (const outcome of outcomes)
+      if (outcome.languageFailure) {
+        const n = store.run("UPDATE job_items SET status = 'failed' WHERE job_id = ? AND language = ? AND status = 'pending'", jobId, outcome.language);
+        counters.failed += n;
+        if (n) errors.push({ language: outcome.language, message: outcome.languageFailure, segments: n });
+      }
+    addErrors(store, jobId, errors);
+    store.run(
+      `UPDATE jobs SET slices = ?, done_segments = done_segments + ?, failed_segments = failed_segments + ?, qa_failed_segments = qa_failed_segments + ?,
+         characters = characters + ?, tm_segments = tm_segments + ?, tm_characters = tm_characters + ?, reused_segments = reused_segments + ?,
+         reused_characters = reused_characters + ?
+       WHERE id = ?`,
+      n,
+      counters.done,
+      counters.failed,
+      counters.qaFailed,
+      counters.billed,
+      counters.tm,
+      counters.tmChars,
+      counters.reused,
+      counters.reusedChars,
+      jobId,
+    );
+    if (units.size) refreshUnits(store, siteTargets(settings), units);
+  });
+}

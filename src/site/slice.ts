@@ -1,0 +1,219 @@
+/**
+ * One slice of a job: up to SLICE_ITEMS pending items of one language, bounded by characters
+ * too, worked off as engine batches that run concurrently (up to the engine's limit, shared
+ * with the job's other languages). Each finished batch is committed on its own (commit.ts).
+ *
+ * Failure isolation: a batch the engine rejects (bad request, invalid answer, text too long
+ * after splitting, still unavailable after its retries) fails only its own segments; a whole
+ * language fails only when its engine is not configured, out of quota, or does not translate
+ * into it. The deadline and the invocation's subrequest budget are checked before each batch
+ * is launched; items of batches not launched stay pending for the next slice.
+ */
+import { createEngine } from "../engines/registry";
+import { splitBatches } from "../engines/batch";
+import { EngineError, type Engine } from "../engines/types";
+import { glossaryMatcher } from "../qa/glossary";
+import { runQA } from "../qa";
+import { TRANSLATION_MARK, type Committer, type Outcome, type Produced, type SliceItem } from "./commit";
+import type { SiteSettings } from "../control/sites";
+import type { JobRow, JobScope } from "./jobs";
+import { lookupMemory, memoryKey } from "./memory";
+import type { Invocation } from "./runner";
+import { capabilities } from "./settings";
+import { stateSql } from "./state";
+
+/** Items per slice at most. */
+export const SLICE_ITEMS = 250;
+/** Source characters per slice at most (at least one item is always taken). */
+export const SLICE_CHARACTERS = 200_000;
+
+/** Engine failures that concern the whole language rather than one batch. */
+const LANGUAGE_WIDE = new Set(["not_configured", "quota", "unsupported_language"]);
+
+interface Group {
+  /** Items with the same source language and text: the first is sent, the others reuse its translation. */
+  items: SliceItem[];
+}
+
+/** Works off one slice of `language`. Answers false when the language has no pending items left. */
+export async function runSlice(inv: Invocation, job: JobRow, committer: Committer, language: string): Promise<boolean> {
+  const { store } = inv.deps;
+  // Settings may change while engine calls are awaited (an admin change reaches the object at once): each slice reads the current ones.
+  const settings = (inv.deps.settings = store.getMeta<SiteSettings>("settings") ?? inv.deps.settings);
+  const scope = JSON.parse(job.request) as JobScope;
+  const loaded = store.all<SliceItem>(
+    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
+       coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
+       ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since
+     FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
+     LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
+     WHERE ji.job_id = ?1 AND ji.language = ?2 AND ji.status = 'pending'
+     ORDER BY ji.segment_id LIMIT ?4`,
+    job.id,
+    language,
+    settings.sourceLanguage,
+    SLICE_ITEMS,
+    job.started_at ?? "",
+  );
+  if (!loaded.length) return false;
+  // Bounded by characters too, so a slice of long texts stays as short as one of short texts.
+  const items: SliceItem[] = [];
+  let size = 0;
+  for (const item of loaded) {
+    if (items.length && size + item.characters > SLICE_CHARACTERS) break;
+    items.push(item);
+    size += item.characters;
+  }
+
+  // Items that left the scope since the job started (removed, deleted, imported, translated) are skipped.
+  // An import since the job started wins, also over a forced job.
+  const skipped = items.filter((i) => !i.live || i.imported_since === 1 || (!scope.force && i.state !== "missing" && i.state !== "stale"));
+  const skippedIds = new Set(skipped.map((i) => i.segment_id));
+  const work = items.filter((i) => !skippedIds.has(i.segment_id));
+  const outcome = (fields: Partial<Outcome>): Outcome => ({ language, produced: [], skipped: [], failed: [], billed: 0, ...fields });
+
+  const target = settings.targetLanguages.find((t) => t.code === language);
+  const problem = !target
+    ? `${language} is no longer a target language of the site.`
+    : !settings.enabledEngines.includes(target.engine)
+      ? `The engine ${target.engine} is not enabled for this site.`
+      : undefined;
+  if (problem && work.length) {
+    await committer.commit(outcome({ skipped, languageFailure: problem }));
+    return true;
+  }
+  const engine: Engine | undefined = work.length ? (inv.deps.engineFor ?? ((n) => createEngine(n, inv.deps.env)))(target!.engine) : undefined;
+  if (engine && !engine.supports(language)) {
+    await committer.commit(outcome({ skipped, languageFailure: `The ${engine.name} engine does not translate into ${language}.` }));
+    return true;
+  }
+
+  const glossary = work.length ? await inv.glossary(language) : [];
+  glossaryMatcher(glossary); // compiled once here, reused by every QA run of the slice
+  const holdErrors = !(settings.qaMode === "editors" && capabilities(store).has("qa_errors"));
+  /** QA runs as each translation arrives, outside the transaction that stores it. */
+  const produce = (item: SliceItem, text: string, origin: string, engineName: string, kind: Produced["kind"]): Produced => {
+    const issues = runQA({
+      source: item.text,
+      target: text,
+      format: item.format,
+      maxLength: item.max_length,
+      sourceLanguage: item.source_language,
+      targetLanguage: item.language,
+      glossary,
+    });
+    return { item, text, origin, engine: engineName, kind, issues, held: holdErrors && issues.some((i) => i.severity === "error") };
+  };
+
+  const free: Produced[] = [];
+  const memory = scope.force
+    ? new Map<string, string>()
+    : lookupMemory(store, work.map((i) => ({ fingerprint: i.fingerprint, sourceLanguage: i.source_language, targetLanguage: language })));
+  // Texts translated earlier in this job are reused, not sent again.
+  const earlier = new Map<string, { text: string; origin: string; engine: string }>();
+  if (work.length)
+    for (const r of store.all<{ fp: string; text: string; origin: string; engine: string }>(
+      // CROSS JOIN keeps the join order: one index look-up per fingerprint of the slice.
+      `SELECT r.source_fingerprint AS fp, r.text, r.origin, r.engine FROM json_each(?3) j
+       CROSS JOIN results r ON r.job_id = ?1 AND r.language = ?2 AND r.source_fingerprint = j.value`,
+      job.id,
+      language,
+      JSON.stringify([...new Set(work.map((i) => i.fingerprint))]),
+    ))
+      earlier.set(r.fp, r);
+
+  const toSend = new Map<string, Group>(); // by source language + fingerprint
+  for (const item of work) {
+    const hit = memory.get(memoryKey({ fingerprint: item.fingerprint, sourceLanguage: item.source_language, targetLanguage: language }));
+    const before = earlier.get(item.fingerprint);
+    if (hit !== undefined) free.push(produce(item, hit, "tm_exact", "memory", "memory"));
+    else if (before) free.push(produce(item, before.text, before.origin, before.engine, "reuse"));
+    else {
+      const key = `${item.source_language}\u0000${item.fingerprint}`;
+      const group = toSend.get(key);
+      if (group) group.items.push(item);
+      else toSend.set(key, { items: [item] });
+    }
+  }
+
+  const commits: Promise<void>[] = [];
+  if (free.length || skipped.length) commits.push(committer.commit(outcome({ produced: free, skipped })));
+
+  let languageFailure: string | undefined;
+  let fault: unknown;
+  if (engine && toSend.size) {
+    // Engine batches: one source language each, sized to the engine's per-request limits.
+    const bySource = new Map<string, Group[]>();
+    for (const group of toSend.values()) {
+      const src = group.items[0].source_language;
+      const list = bySource.get(src);
+      if (list) list.push(group);
+      else bySource.set(src, [group]);
+    }
+    const batches = [...bySource.values()].flatMap((groups) => splitBatches(groups, engine.limits, (g) => g.items[0].characters));
+    const gate = inv.gate(engine.name);
+    const running: Promise<void>[] = [];
+
+    /** One engine batch; the engine's slot is released as soon as it answers (QA and the commit need no slot). */
+    const runBatch = async (groups: Group[], release: () => void) => {
+      let texts: string[];
+      try {
+        texts = await engine.translate({
+          sourceLanguage: groups[0].items[0].source_language,
+          targetLanguage: language,
+          formality: target!.formality,
+          glossary,
+          glossaryOwner: String(settings.organizationId),
+          segments: groups.map(({ items: [first] }) => ({ text: first.text, format: first.format, kind: first.kind, field: first.field, maxLength: first.max_length })),
+          meter: inv.meter,
+        });
+      } catch (err) {
+        if (!(err instanceof EngineError)) throw err;
+        inv.healthy.delete(language);
+        if (LANGUAGE_WIDE.has(err.kind)) {
+          languageFailure ??= err.message;
+          return;
+        }
+        await committer.commit(outcome({ failed: [{ items: groups.flatMap((g) => g.items), message: err.message }] }));
+        return;
+      }
+      release();
+      inv.healthy.add(language);
+      let billed = 0;
+      const produced: Produced[] = [];
+      groups.forEach((group, g) => {
+        billed += group.items[0].characters;
+        group.items.forEach((item, i) => produced.push(produce(item, texts[g], engine.origin, engine.name, i === 0 ? "engine" : "reuse")));
+      });
+      await committer.commit(outcome({ produced, billed }));
+    };
+
+    for (const batch of batches) {
+      // Until the language has a successful batch, the previous one must come back first.
+      if (!inv.healthy.has(language) && running.length) await running[running.length - 1];
+      if (languageFailure !== undefined || fault !== undefined) break;
+      // The deadline and budgets are checked between batches; the first batch of a slice always goes.
+      if (running.length && !inv.mayLaunch()) break;
+      const release = await gate.acquire();
+      if (languageFailure !== undefined || fault !== undefined || inv.stopped || (running.length && !inv.mayLaunch())) {
+        release();
+        break;
+      }
+      running.push(
+        runBatch(batch, release)
+          .catch((err) => {
+            fault ??= err;
+            inv.stop();
+          })
+          .finally(release),
+      );
+    }
+    await Promise.all(running);
+  }
+  if (languageFailure !== undefined && fault === undefined) commits.push(committer.commit(outcome({ languageFailure })));
+  const settled = await Promise.allSettled(commits);
+  const failedCommit = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (fault !== undefined) throw fault;
+  if (failedCommit) throw failedCommit.reason;
+  return true;
+}

@@ -1,0 +1,155 @@
+// The runner's own rules, through the site object with injected engines: concurrency per
+// engine shared across languages, the deadline checked between batches, internal errors
+// abandoning a job (and removing the ledger rows of commits that never landed).
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { SiteSettings } from "../../src/control/sites";
+import type { Engine } from "../../src/engines/types";
+import type { SiteObject } from "../../src/site/object";
+import { MAX_INTERNAL_FAILURES, runAlarm, runJobs, type RunnerDeps } from "../../src/site/runner";
+import { client, createSite, unit } from "../helpers/api";
+import { allResults } from "../helpers/jobs";
+import { flakyDb, ledger, stubOf, sumCharacters, texts } from "./support";
+
+/** An engine that tags texts, waits `delayMs` per call, and records how many calls overlap. */
+function recordingEngine(delayMs = 0) {
+  const stats = { calls: 0, inFlight: 0, maxInFlight: 0, texts: [] as string[] };
+  const engine: Engine = {
+    name: "pseudo",
+    origin: "mt",
+    limits: { maxSegments: 50, maxCharacters: 50_000 },
+    supports: () => true,
+    async translate(request) {
+      stats.calls++;
+      stats.inFlight++;
+      stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      stats.inFlight--;
+      stats.texts.push(...request.segments.map((s) => s.text));
+      return request.segments.map((s) => `${request.targetLanguage}: ${s.text}`);
+    },
+  };
+  return { engine, stats };
+}
+
+async function siteWithJob(languages: string[], n: number) {
+  const site = await createSite({ target_languages: languages.map((code) => ({ code })) });
+  const c = client(site.key);
+  const segments = texts(n, "Runner entry").map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
+  expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
+  const created = await c.post("/v1/jobs", { confirm: true });
+  expect(created.status).toBe(202);
+  return { site, c, jobId: created.body.id as number, segments };
+}
+
+/** Runs `fn` inside the site object with runner deps built from its own state. */
+function inObject<T>(siteId: number, fn: (deps: RunnerDeps, o: SiteObject) => Promise<T>, extra: Omit<Partial<RunnerDeps>, "env"> & { env?: Partial<Env> } = {}) {
+  return runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
+    const self = o as unknown as { env: Env };
+    const deps: RunnerDeps = { store: o.store, settings: o.store.getMeta<SiteSettings>("settings")!, ...extra, env: { ...self.env, DB: env.DB, ...extra.env } };
+    return fn(deps, o);
+  });
+}
+
+describe("concurrency", () => {
+  it("engine requests run side by side up to ENGINE_CONCURRENCY_<ENGINE>, across a slice's batches and the job's languages", async () => {
+    const { site, c, jobId } = await siteWithJob(["de", "fr", "es"], 300);
+    const { engine, stats } = recordingEngine(20);
+    const more = await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine, env: { ENGINE_CONCURRENCY_PSEUDO: "5" } as unknown as Env });
+    expect(more).toBe(false);
+    // 3 languages × 300 texts in batches of 50: 18 requests, never more than 5 at once, and more than one language's worth at once.
+    expect(stats.calls).toBe(18);
+    expect(stats.maxInFlight).toBe(5);
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job).toMatchObject({ status: "succeeded", done_segments: 900, failed_segments: 0 });
+    expect(await allResults(c)).toHaveLength(900);
+  });
+
+  it("without a var, the DESIGN.md default applies (pseudo: 8)", async () => {
+    const { site } = await siteWithJob(["de", "fr", "es", "it"], 400);
+    const { engine, stats } = recordingEngine(20);
+    await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine });
+    expect(stats.maxInFlight).toBe(8);
+  });
+});
+
+describe("bounded invocations", () => {
+  it("the deadline is checked between engine batches: batches not launched stay pending, nothing is lost or billed twice", async () => {
+    const { site, c, jobId } = await siteWithJob(["de"], 250);
+    const { engine, stats } = recordingEngine(40);
+    await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 0, batchWindowMs: 60 }), { engineFor: () => engine, env: { ENGINE_CONCURRENCY_PSEUDO: "1" } as unknown as Env });
+    // One batch at a time, 40 ms each: the window of 60 ms lets the second start, not the fifth.
+    expect(stats.calls).toBeGreaterThanOrEqual(1);
+    expect(stats.calls).toBeLessThan(5);
+    const mid = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(mid).toMatchObject({ status: "running", done_segments: 50 * stats.calls });
+    expect((await ledger(site.siteId)).sum).toBe(mid.characters);
+
+    await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine });
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job).toMatchObject({ status: "succeeded", done_segments: 250 });
+    expect(new Set(stats.texts).size).toBe(stats.texts.length); // each text sent once
+    expect((await ledger(site.siteId)).sum).toBe(job.characters);
+  });
+});
+
+describe("large scopes", () => {
+  it("a started job's items are fixed in chunks across invocations; slices start once the scope is fixed, and every item is done once", async () => {
+    const { site, c, jobId } = await siteWithJob(["de", "fr"], 250);
+    const { engine, stats } = recordingEngine();
+    const cursor = () => runInDurableObject(stubOf(site.siteId), (o: SiteObject) => o.store.one<{ scope_cursor: number | null; status: string }>("SELECT scope_cursor, status FROM jobs WHERE id = ?", jobId)!);
+    const items = () => runInDurableObject(stubOf(site.siteId), (o: SiteObject) => o.store.one<{ n: number }>("SELECT count(*) AS n FROM job_items WHERE job_id = ?", jobId)!.n);
+    // An invocation with no time left: the job starts and fixes one chunk of 100 segments (× 2 languages), then yields.
+    expect(await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 0, maxSlices: 0, scopeChunk: 100 }), { engineFor: () => engine })).toBe(true);
+    expect(await cursor()).toMatchObject({ status: "running", scope_cursor: expect.any(Number) });
+    expect(await items()).toBe(200);
+    expect(await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 0, maxSlices: 0, scopeChunk: 100 }), { engineFor: () => engine })).toBe(true);
+    expect(await items()).toBe(400);
+    expect(stats.calls).toBe(0); // no slice before the scope is fixed
+    await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 60_000, scopeChunk: 100 }), { engineFor: () => engine });
+    expect(await cursor()).toMatchObject({ status: "succeeded", scope_cursor: null });
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job).toMatchObject({ status: "succeeded", estimated_segments: 500, done_segments: 500, failed_segments: 0 });
+    expect(await allResults(c)).toHaveLength(500);
+  });
+});
+
+describe("internal errors", () => {
+  it(`a job failing ${MAX_INTERNAL_FAILURES} times in a row for a bug is abandoned: reservation released, ledger rows of uncommitted work removed, the queue moves on`, async () => {
+    const { site, c, jobId, segments } = await siteWithJob(["de"], 120);
+    const next = (await c.post("/v1/jobs", { type: "delta", confirm: true })).body;
+    const { engine } = recordingEngine();
+    // First invocation: batch 1 commits; the later commits' ledger writes land in D1 but their answers are lost.
+    let inserts = 0;
+    const lossy = flakyDb(env.DB, { lose: (sql) => /^insert into "usage_ledger"/i.test(sql) && ++inserts >= 2 });
+    const delay = await inObject(site.siteId, (deps) => runAlarm(deps, 60_000), { engineFor: () => engine, env: { DB: lossy } });
+    expect(delay).toBeGreaterThan(0);
+    const mid = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(mid.done_segments).toBe(50);
+    const before = await ledger(site.siteId);
+    expect(before.rows.filter((r) => r.job_id === jobId).length).toBe(2); // one committed, one not
+    expect(before.sum).toBeGreaterThan(mid.characters);
+
+    // Then a bug: the engine throws something that is not an EngineError, every time.
+    const broken: Engine = { ...engine, translate: async () => Promise.reject(new TypeError("cannot read properties of undefined")) };
+    for (let i = 1; i < MAX_INTERNAL_FAILURES; i++) {
+      expect(await inObject(site.siteId, (deps) => runAlarm(deps, 60_000), { engineFor: () => broken })).toBeGreaterThan(0);
+      expect((await c.get(`/v1/jobs/${jobId}`)).body.status).toBe("running");
+    }
+    expect(await inObject(site.siteId, (deps) => runAlarm(deps, 60_000), { engineFor: () => broken })).toBe(0);
+    const failed = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(failed).toMatchObject({ status: "failed", done_segments: 50 });
+    expect(failed.errors.at(-1).message).toMatch(/repeated internal errors/);
+    // The ledger keeps exactly what the job committed.
+    const after = await ledger(site.siteId);
+    expect(after.rows.filter((r) => r.job_id === jobId)).toEqual([{ job_id: jobId, slice: 1, characters: failed.characters }]);
+    expect(failed.characters).toBe(sumCharacters(segments.slice(0, 50).map((s) => s.text)));
+    const reserved = await env.DB.prepare("SELECT job_id FROM reservations WHERE site_id = ? AND job_id = ?").bind(site.siteId, jobId).all();
+    expect(reserved.results).toEqual([]);
+
+    // The next job takes over the rest.
+    expect(await inObject(site.siteId, (deps) => runAlarm(deps, 60_000), { engineFor: () => engine })).toBeNull();
+    expect((await c.get(`/v1/jobs/${next.id}`)).body).toMatchObject({ status: "succeeded", done_segments: 70 });
+  });
+});
