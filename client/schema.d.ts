@@ -518,7 +518,7 @@ export type paths = {
         put?: never;
         /**
          * Fix or discard a held-back translation
-         * @description `fix` stores the given text (origin `human`, state ok, added to the translation memory); `discard` drops the translation (state missing: the next delta job translates it again). A result that is not waiting for a decision (already decided, superseded, or its source changed since) is a 404.
+         * @description `fix` stores the given text (origin `human`, state ok, added to the translation memory) and delivers it as a new result in GET /v1/results; `discard` drops the translation (state missing: the next delta job translates it again). A result that is not waiting for a decision (already decided, superseded, or its source changed since) is a 404.
          */
         post: operations["adminDecideAttention"];
         delete?: never;

@@ -349,7 +349,7 @@ adminRoutes.openapi(
     operationId: "adminDecideAttention",
     summary: "Fix or discard a held-back translation",
     description:
-      "`fix` stores the given text (origin `human`, state ok, added to the translation memory); `discard` drops the translation (state missing: the next delta job translates it again). " +
+      "`fix` stores the given text (origin `human`, state ok, added to the translation memory) and delivers it as a new result in GET /v1/results; `discard` drops the translation (state missing: the next delta job translates it again). " +
       "A result that is not waiting for a decision (already decided, superseded, or its source changed since) is a 404.",
     tags: ["admin"],
     request: { params: SiteIdParam.extend({ result_id: z.string().min(1).max(64) }), ...body(AttentionDecisionIn, { action: "fix", text: "<p>Willkommen, {name}! Lesen Sie <a href=\"/more\">mehr</a>.</p>" }) },

@@ -10,7 +10,7 @@ import { decodeCursor, encodeCursor, isNumber } from "./cursor";
 import { rememberTranslation } from "./memory";
 import { attentionUrl, type Links } from "./status";
 import { stateSql } from "./state";
-import { siteTargets } from "./settings";
+import { capabilities, siteTargets } from "./settings";
 import type { Store } from "./store";
 import type { Format } from "../limits";
 import { runQA } from "../qa";
@@ -286,20 +286,41 @@ export function decideAttention(store: Store, settings: SiteSettings, id: string
     if (!row) throw new ApiError(404, `Result ${id} is not waiting for a decision in the review queue.`);
     const now = store.now();
     if (decision.action === "fix") {
+      const qa = humanQA(store, settings, row, row.language, decision.text);
+      // The fixed text is delivered: a new result (origin human) that the connector pulls from
+      // GET /v1/results and writes like any other; the held one is superseded by it. The state
+      // is ok (the fix is an editor's decision), so reviews of the new result are ignored.
+      // Errors in its findings are shown only to connectors that show QA errors (as for results).
+      const showErrors = settings.qaMode === "editors" && capabilities(store).has("qa_errors");
+      const shown = showErrors ? qa : JSON.stringify((JSON.parse(qa) as { severity: string }[]).filter((i) => i.severity !== "error"));
       store.run(
-        `UPDATE translations SET status = 'ok', text = ?, origin = 'human', source_fingerprint = ?, qa = ?, updated_at = ? WHERE segment_id = ? AND language = ?`,
+        `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held)
+         VALUES (?, ?, ?, ?, ?, 'human', 'human', NULL, ?, ?, 1, 0)`,
+        row.segment_id,
+        row.unit_id,
+        row.language,
         decision.text,
         row.source_fingerprint,
-        humanQA(store, settings, row, row.language, decision.text),
+        shown,
+        now,
+      );
+      const delivered = store.one<{ id: number }>("SELECT last_insert_rowid() AS id")!.id;
+      store.run(
+        `UPDATE translations SET status = 'ok', text = ?, origin = 'human', source_fingerprint = ?, qa = ?, result_id = ?, updated_at = ? WHERE segment_id = ? AND language = ?`,
+        decision.text,
+        row.source_fingerprint,
+        qa,
+        delivered,
         now,
         row.segment_id,
         row.language,
       );
+      store.run("UPDATE results SET held = 0, pending = 0, superseded = 1 WHERE id = ?", row.id);
       rememberTranslation(store, row.source_fingerprint, row.source_language ?? settings.sourceLanguage, row.language, decision.text, "human");
     } else {
       store.run("UPDATE translations SET status = 'missing', updated_at = ? WHERE segment_id = ? AND language = ?", now, row.segment_id, row.language);
+      store.run("UPDATE results SET held = 0 WHERE id = ?", row.id);
     }
-    store.run("UPDATE results SET held = 0 WHERE id = ?", row.id);
     refreshUnits(store, siteTargets(settings), [row.unit_id]);
     return { id, state: decision.action === "fix" ? ("ok" as const) : ("missing" as const) };
   });

@@ -74,6 +74,17 @@ describe("the review queue", () => {
     expect((await admin("GET", `/admin/v1/sites/${site.siteId}/attention`)).body.items).toEqual([]);
     // a second decision on the same result is refused
     expect((await admin("POST", `/admin/v1/sites/${site.siteId}/attention/${item.id}`, { action: "discard" })).status).toBe(404);
+    // the fixed text is delivered to the connector: a new result (origin human) to write and acknowledge
+    const delivered = (await allResults(c)).filter((r) => r.key === "title");
+    expect(delivered).toEqual([
+      expect.objectContaining({ unit: "post:1", key: "title", language: "de", text: "Hallo Welt", origin: "human", engine: "human", job_id: null }),
+    ]);
+    expect(delivered[0].id).not.toBe(item.id);
+    // it is an editor's decision already: acknowledged like any result, a review of it is ignored
+    expect((await c.post("/v1/results/ack", { ids: [delivered[0].id] })).body).toEqual({ acknowledged: 1 });
+    expect((await allResults(c)).filter((r) => r.key === "title")).toEqual([]);
+    expect((await c.post("/v1/reviews", { reviews: [{ id: delivered[0].id, outcome: "rejected" }] })).body).toEqual({ updated: 0, ignored: [delivered[0].id] });
+    expect((await c.get("/v1/units/post:1/status")).body.segments[0].states).toEqual({ de: "ok" });
     // the fix is in the memory
     await c.put("/v1/units", unit("post:2", [{ key: "t", text: "Hello world" }]));
     const est = await c.post("/v1/jobs", { estimate_only: true });
@@ -87,6 +98,8 @@ describe("the review queue", () => {
     const res = await admin("POST", `/admin/v1/sites/${site.siteId}/attention/${listed[0].id}`, { action: "discard" });
     expect(res.body).toEqual({ id: listed[0].id, state: "missing" });
     expect((await c.get("/v1/units/post:1/status")).body.segments[0].states).toEqual({ de: "missing" });
+    // nothing is delivered for a discarded translation
+    expect((await allResults(c)).filter((r) => r.key === "title")).toEqual([]);
     expect((await c.post("/v1/jobs", { estimate_only: true })).body.estimated_segments).toBe(1);
     expect((await admin("POST", `/admin/v1/sites/${site.siteId}/attention/r_1`, { action: "fix" })).status).toBe(422);
     expect((await admin("POST", `/admin/v1/sites/${site.siteId}/attention/r_1`, { action: "discard" })).status).toBe(404);

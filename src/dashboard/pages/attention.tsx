@@ -39,7 +39,7 @@ export function AttentionPage(p: {
   return (
     <Layout title={`Review queue · ${p.nav.siteName}`} viewer={p.viewer} site={p.nav} notice={p.notice} error={p.error}>
       <h1>Review queue</h1>
-      <p class="muted">Machine translations that QA held back. Fix the text to publish it (it also goes into the translation memory), or discard it to leave the segment untranslated.</p>
+      <p class="muted">Machine translations that QA held back. Fix the text and the connector picks it up with the next results it pulls, like any translation (it also goes into the translation memory); or discard it to leave the segment untranslated.</p>
       <form method="get" action={base} class="filters" role="search">
         <div>
           <label for="unit">Unit key</label>
