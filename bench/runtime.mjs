@@ -16,7 +16,7 @@ const { Miniflare, convertV4MiniflareOptions, Request: MiniflareRequest } = awai
 /** Miniflare's own Request class: dispatchFetch takes its requests (the generated client builds them with it). */
 export { MiniflareRequest };
 
-export const ADMIN_TOKEN = "bench-admin-token";
+export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdefghijk";
 
 async function bundle() {
   const out = await build({
@@ -60,6 +60,12 @@ export async function startRuntime() {
       d1Databases: ["DB"],
       r2Buckets: ["BLOBS"],
       bindings: { ADMIN_TOKEN, DASHBOARD_URL: "https://dashboard.bench" },
+      // The production limits would refuse the bench's own traffic (one key, thousands of calls).
+      ratelimits: {
+        KEY_LIMITER: { namespace_id: "1001", simple: { limit: 1_000_000, period: 60 } },
+        AUTH_FAILURE_LIMITER: { namespace_id: "1002", simple: { limit: 1_000_000, period: 60 } },
+        SIGNIN_LIMITER: { namespace_id: "1003", simple: { limit: 1_000_000, period: 60 } },
+      },
     }),
     ...inspector,
   });
