@@ -242,10 +242,11 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
         );
     }
     if (counters.done)
+      // `+job_id`: the rowid range of this commit's results, not results_job_text (every result of the job so far, growing with its progress).
       store.run(
         `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
          SELECT segment_id, language, text, source_fingerprint, CASE held WHEN 1 THEN 'attention' ELSE 'review' END, origin, engine, id, qa, created_at
-         FROM results WHERE id >= ?1 AND job_id = ?2
+         FROM results WHERE id >= ?1 AND +job_id = ?2
          ON CONFLICT (segment_id, language) DO UPDATE SET text = excluded.text, source_fingerprint = excluded.source_fingerprint,
            status = excluded.status, origin = excluded.origin, engine = excluded.engine, result_id = excluded.result_id,
            qa = excluded.qa, updated_at = excluded.updated_at`,
