@@ -155,6 +155,8 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
     const units = new Set<number>();
     // Results get ids above the sequence's current value; the statements below address them as a range.
     const firstId = (store.one<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'results'")?.seq ?? 0) + 1;
+    /** The commit's new results, inserted by one statement (in this order, so their ids follow firstId). */
+    const rows: [number, number, string, string, string, string, string, string, number][] = [];
     const byLanguage = new Map<string, { produced: number[]; done: number[] }>();
     const of = (language: string) => {
       let entry = byLanguage.get(language);
@@ -182,22 +184,7 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
           entry.done.push(item.segment_id);
           continue;
         }
-        store.run(
-          `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          item.segment_id,
-          item.unit_id,
-          item.language,
-          p.text,
-          item.fingerprint,
-          p.origin,
-          p.engine,
-          jobId,
-          JSON.stringify(p.issues),
-          now,
-          p.held ? 0 : 1,
-          p.held ? 1 : 0,
-        );
+        rows.push([item.segment_id, item.unit_id, item.language, p.text, item.fingerprint, p.origin, p.engine, JSON.stringify(p.issues), p.held ? 1 : 0]);
         entry.produced.push(item.segment_id);
         entry.done.push(item.segment_id);
         units.add(item.unit_id);
@@ -223,6 +210,16 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
         if (n) errors.push({ language: outcome.language, message: failure.message, segments: n });
       }
     }
+    if (rows.length)
+      store.run(
+        `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held)
+         SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, r.value ->> 6, ?2, r.value ->> 7, ?3,
+           1 - (r.value ->> 8), r.value ->> 8
+         FROM json_each(?1) r ORDER BY r.key`,
+        JSON.stringify(rows),
+        jobId,
+        now,
+      );
     for (const [language, entry] of byLanguage) {
       if (entry.produced.length)
         // Earlier versions of these translations are superseded by the new results.
@@ -242,10 +239,11 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
         );
     }
     if (counters.done)
+      // `+job_id`: the rowid range of this commit's results, not results_job_text (every result of the job so far, growing with its progress).
       store.run(
         `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
          SELECT segment_id, language, text, source_fingerprint, CASE held WHEN 1 THEN 'attention' ELSE 'review' END, origin, engine, id, qa, created_at
-         FROM results WHERE id >= ?1 AND job_id = ?2
+         FROM results WHERE id >= ?1 AND +job_id = ?2
          ON CONFLICT (segment_id, language) DO UPDATE SET text = excluded.text, source_fingerprint = excluded.source_fingerprint,
            status = excluded.status, origin = excluded.origin, engine = excluded.engine, result_id = excluded.result_id,
            qa = excluded.qa, updated_at = excluded.updated_at`,
