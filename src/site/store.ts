@@ -25,7 +25,17 @@ export class Store {
 
   all<T = Row>(query: string, ...args: unknown[]): T[] {
     this.open();
-    return this.storage.sql.exec(query, ...(args as SqlStorageValue[])).toArray() as T[];
+    const cursor = this.storage.sql.exec(query, ...(args as SqlStorageValue[]));
+    // Rows read as arrays and made into objects here: the runtime's own row objects (toArray)
+    // cost about twice as much per column, which a slice's or a count's reads feel.
+    const names = cursor.columnNames;
+    const rows: T[] = [];
+    for (const values of cursor.raw()) {
+      const row: Row = {};
+      for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
+      rows.push(row as T);
+    }
+    return rows;
   }
 
   one<T = Row>(query: string, ...args: unknown[]): T | undefined {
