@@ -274,6 +274,7 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
       counters.reusedChars,
       jobId,
     );
-    if (units.size) refreshUnits(store, siteTargets(settings), units);
+    // Only the commit's languages can have moved: the units' other languages are not recounted.
+    if (units.size) refreshUnits(store, siteTargets(settings), units, new Set([...byLanguage].filter(([, e]) => e.produced.length).map(([language]) => language)));
   });
 }

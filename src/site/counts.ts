@@ -4,7 +4,7 @@
  * under language '', the site totals (total = live segments, ok = live units).
  * Every write that can change a state ends by calling `refreshUnits` for the units it touched.
  */
-import { unitTargets } from "./settings";
+import { lower, unitTargets } from "./settings";
 import { stateSql } from "./state";
 import type { Store } from "./store";
 
@@ -102,7 +102,15 @@ const minus = (a: Omit<CountRow, "language">, b: Omit<CountRow, "language">) =>
  * Recomputes one unit's counts and carries the difference into the site's sums. Only rows
  * that changed are written, so refreshing a unit whose states did not move costs two reads.
  */
-export function refreshUnit(store: Store, siteTargets: readonly string[], unitId: number, fresh?: { segments: number }, sink?: CountSink) {
+export function refreshUnit(
+  store: Store,
+  siteTargets: readonly string[],
+  unitId: number,
+  fresh?: { segments: number },
+  sink?: CountSink,
+  /** Only these languages can have changed (a job's commit): the unit's other rows are kept as they are. */
+  only?: ReadonlySet<string>,
+) {
   const unit = store.one<{ external_key: string; writable_languages: string | null; deleted: number; segment_count: number; counted: number }>(
     "SELECT external_key, writable_languages, deleted, segment_count, counted FROM units WHERE id = ?",
     unitId,
@@ -119,12 +127,26 @@ export function refreshUnit(store: Store, siteTargets: readonly string[], unitId
 
   let rows: CountRow[] = [];
   let segments = 0;
+  /** Rows of languages not recounted (`only`): unchanged, yet part of whether the unit needs work. */
+  let kept: CountRow[] = [];
   if (!unit.deleted) {
-    const languages = unitTargets(siteTargets, unit.writable_languages);
+    let languages = unitTargets(siteTargets, unit.writable_languages);
+    if (only && unit.counted && !fresh) {
+      const recount = new Set([...only].map(lower));
+      kept = languages.filter((language) => !recount.has(lower(language))).flatMap((language) => previous.get(language) ?? []);
+      for (const row of kept) previous.delete(row.language);
+      languages = languages.filter((language) => recount.has(lower(language)));
+    }
     // A unit just created without imports: every segment is missing in every language, no query needed.
     rows = fresh ? languages.map((language) => ({ language, ...ZERO, total: fresh.segments })) : countUnit(store, unitId, languages);
     // Every language row counts all live segments; without languages, count them directly.
-    segments = fresh ? fresh.segments : rows.length ? rows[0].total : store.one<{ n: number }>("SELECT count(*) AS n FROM segments WHERE unit_id = ? AND removed = 0", unitId)!.n;
+    segments = fresh
+      ? fresh.segments
+      : rows.length
+        ? rows[0].total
+        : kept.length
+          ? unit.segment_count
+          : store.one<{ n: number }>("SELECT count(*) AS n FROM segments WHERE unit_id = ? AND removed = 0", unitId)!.n;
   }
   for (const row of rows) {
     const old = previous.get(row.language);
@@ -148,12 +170,12 @@ export function refreshUnit(store: Store, siteTargets: readonly string[], unitId
   }
   const after = unit.deleted ? ZERO : { ...ZERO, total: segments, ok: 1 };
   if (!same(before, after)) addToSite(store, "", 1, minus(after, before), type, sink);
-  const needsWork = rows.some((r) => r.total > r.ok) ? 1 : 0;
+  const needsWork = rows.some((r) => r.total > r.ok) || kept.some((r) => r.total > r.ok) ? 1 : 0;
   store.run("UPDATE units SET segment_count = ?, needs_work = ?, counted = ? WHERE id = ?", segments, needsWork, unit.deleted ? 0 : 1, unitId);
 }
 
-export function refreshUnits(store: Store, siteTargets: readonly string[], unitIds: Iterable<number>) {
-  for (const id of new Set(unitIds)) refreshUnit(store, siteTargets, id);
+export function refreshUnits(store: Store, siteTargets: readonly string[], unitIds: Iterable<number>, only?: ReadonlySet<string>) {
+  for (const id of new Set(unitIds)) refreshUnit(store, siteTargets, id, undefined, undefined, only);
 }
 
 /** Rebuilds every count from scratch: after the site's target languages change. O(site), rare. */

@@ -1,0 +1,62 @@
+/**
+ * The maintained counts (unit_counts, site_counts, prefix_counts and the units' own columns)
+ * must always equal a recount from the segments and translations: a job's commits recount only
+ * the languages they wrote, so a job over some languages of units in mixed states must leave
+ * every row as rebuildCounts would make it.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { SiteSettings } from "../../src/control/sites";
+import { rebuildCounts } from "../../src/site/counts";
+import type { SiteObject } from "../../src/site/object";
+import { siteTargets } from "../../src/site/settings";
+import { client, createSite, unit } from "../helpers/api";
+import { job } from "../helpers/jobs";
+
+/** The maintained counts as stored, then as a rebuild from scratch makes them. */
+async function countsAndRecount(siteId: number) {
+  return runInDurableObject(env.SITE.getByName(String(siteId)), (o: SiteObject) => {
+    const read = () => ({
+      units: o.store.all("SELECT id, segment_count, needs_work, counted FROM units ORDER BY id"),
+      unitCounts: o.store.all("SELECT * FROM unit_counts ORDER BY unit_id, language"),
+      site: o.store.all("SELECT * FROM site_counts ORDER BY language"),
+      prefixes: o.store.all("SELECT * FROM prefix_counts WHERE total <> 0 OR ok <> 0 ORDER BY prefix, language"),
+    });
+    const maintained = read();
+    o.store.tx(() => rebuildCounts(o.store, siteTargets(o.store.getMeta<SiteSettings>("settings")!)));
+    return { maintained, recount: read() };
+  });
+}
+
+describe("maintained counts", () => {
+  it("equal a recount after jobs over some languages of units in mixed states", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }, { code: "fr" }, { code: "it" }] });
+    const c = client(site.key);
+    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello there" }, { key: "b", text: "Good morning" }, { key: "c", text: "See you" }]));
+    await c.put(
+      "/v1/units",
+      unit("page:1", [{ key: "a", text: "About us", translations: { fr: "À propos" } }, { key: "b", text: "Contact" }], { writable_languages: ["de", "fr"] }),
+    );
+    await c.put("/v1/units", unit("post:2", [{ key: "a", text: "Hello there" }]));
+
+    expect((await job(c, site.siteId, { languages: ["de"] })).status).toBe("succeeded");
+    let counts = await countsAndRecount(site.siteId);
+    expect(counts.maintained).toEqual(counts.recount);
+    // de is in review everywhere now, fr and it untouched by the job.
+    expect(counts.maintained.unitCounts.filter((r: any) => r.language === "de").every((r: any) => r.review === r.total)).toBe(true);
+
+    // A changed source makes de stale in post:1/b; a job over de and it works both off.
+    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello there" }, { key: "b", text: "Good evening" }, { key: "c", text: "See you" }]));
+    expect((await job(c, site.siteId, { languages: ["de", "it"] })).status).toBe("succeeded");
+    counts = await countsAndRecount(site.siteId);
+    expect(counts.maintained).toEqual(counts.recount);
+    const post1 = counts.maintained.unitCounts.filter((r: any) => r.unit_key === "post:1");
+    expect(post1.map((r: any) => [r.language, r.total, r.review, r.stale])).toEqual([
+      ["de", 3, 3, 0],
+      ["fr", 3, 0, 0],
+      ["it", 3, 3, 0],
+    ]);
+    expect(counts.maintained.units.every((u: any) => u.needs_work === 1)).toBe(true);
+  });
+});
