@@ -34,9 +34,13 @@ const AMBIGUOUS = new Set(["positional", "printf", "colon"]);
  * Every placeholder in the text, in order. Brace styles count inside URLs too
  * (`https://x.org/u/{id}`); printf and colon styles do not, since URLs are full of `%2F`.
  */
-export function findPlaceholders(text: string): Span[] {
-  const urls = findUrls(text);
-  const insideUrl = (at: number) => urls.some((u) => u.start <= at && at < u.end);
+export function findPlaceholders(text: string): readonly Span[] {
+  // Every style starts with one of these: most texts are answered without running the pattern.
+  if (!MAY_HAVE_PLACEHOLDER.test(text)) return NONE;
+  // QA and scan ask for the same text's placeholders one after the other.
+  if (text === last.text) return last.spans;
+  let urls: readonly Span[] | undefined;
+  const insideUrl = (at: number) => (urls ??= findUrls(text)).some((u) => u.start <= at && at < u.end);
   const spans: Span[] = [];
   for (const match of text.matchAll(PLACEHOLDER_RE)) {
     const style = Object.entries(match.groups ?? {}).find(([, v]) => v !== undefined)?.[0];
@@ -44,5 +48,10 @@ export function findPlaceholders(text: string): Span[] {
     if (AMBIGUOUS.has(style) && insideUrl(match.index)) continue;
     spans.push({ start: match.index, end: match.index + match[0].length, kind: "placeholder", role: "atom" });
   }
-  return spans;
+  last = { text, spans: Object.freeze(spans) };
+  return last.spans;
 }
+
+const MAY_HAVE_PLACEHOLDER = /[{%:]/;
+const NONE: readonly Span[] = Object.freeze([]);
+let last: { text: string | undefined; spans: readonly Span[] } = { text: undefined, spans: NONE };

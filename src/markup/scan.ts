@@ -23,17 +23,18 @@ import { findUrls } from "./urls";
 export function scan(text: string, format: Format): readonly Span[] {
   // QA reads source and target through several checks; remembering the last few scans
   // spares rescanning long texts. The list is frozen, so sharing it is safe.
-  const key = `${format}\u0000${text}`;
-  const remembered = recentScans.get(key);
+  // Keyed by the text alone (one list per format): the engine keeps a string's hash with it, a new key string would be hashed anew.
+  const recent = (recentScans[format] ??= new Map());
+  const remembered = recent.get(text);
   if (remembered) return remembered;
   const spans = Object.freeze(scanUncached(text, format));
-  recentScans.set(key, spans);
-  if (recentScans.size > RECENT_SCANS) recentScans.delete(recentScans.keys().next().value!);
+  recent.set(text, spans);
+  if (recent.size > RECENT_SCANS) recent.delete(recent.keys().next().value!);
   return spans;
 }
 
 const RECENT_SCANS = 4;
-const recentScans = new Map<string, readonly Span[]>();
+const recentScans: Partial<Record<Format, Map<string, readonly Span[]>>> = {};
 
 function scanUncached(text: string, format: Format): Span[] {
   const taken = new SpanSet(text.length);
@@ -82,17 +83,17 @@ const CONTENT_KINDS = new Set<Span["kind"]>(["placeholder", "url", "code", "raw"
  */
 export function proseText(text: string, format: Format): string {
   // QA asks for the prose of the same source and translation in several checks in a row.
-  const key = format + "\u0000" + text;
-  const cached = proseCache.get(key);
+  const cache = (proseCache[format] ??= new Map());
+  const cached = cache.get(text);
   if (cached !== undefined) return cached;
   const prose = computeProse(text, format);
-  if (proseCache.size >= PROSE_CACHE_SIZE) proseCache.delete(proseCache.keys().next().value!);
-  proseCache.set(key, prose);
+  if (cache.size >= PROSE_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(text, prose);
   return prose;
 }
 
 const PROSE_CACHE_SIZE = 16;
-const proseCache = new Map<string, string>();
+const proseCache: Partial<Record<Format, Map<string, string>>> = {};
 
 function computeProse(text: string, format: Format): string {
   let out = "";

@@ -1,6 +1,7 @@
 import type { Format } from "../limits";
 import { proseText } from "../markup/scan";
 import { listItems, multisetDiff, warning, type QACheck } from "./issue";
+import { RememberedBy } from "./remember";
 
 /**
  * A number with thousands groups (`1,000`, `1.000`, `1 000`, `10'000`) or a plain run of
@@ -35,9 +36,11 @@ function numbers(text: string, format: Format): { key: string; written: string }
 /** `numbers`: a number of the source does not occur in the translation (as often). */
 const ANY_DIGIT = /\p{Nd}/u;
 
+const sourceNumbers = new RememberedBy<{ key: string; written: string }[]>();
+
 export const checkNumbers: QACheck = ({ source, target, format }) => {
   if (!ANY_DIGIT.test(source)) return null;
-  const inSource = numbers(source, format);
+  const inSource = sourceNumbers.get(format, source, () => numbers(source, format));
   const { missing } = multisetDiff(
     inSource.map((n) => n.key),
     numbers(target, format).map((n) => n.key),

@@ -1,4 +1,5 @@
 import { warning, type QACheck } from "./issue";
+import { Remembered } from "./remember";
 
 const leading = (text: string) => /^\s*/.exec(text)![0];
 const trailing = (text: string) => (text.trim() === "" ? "" : text.slice(text.trimEnd().length));
@@ -18,9 +19,11 @@ export const checkWhitespace: QACheck = ({ source, target }) => {
 const DOUBLE_SPACE = /(?<=\S) {2,}(?=\S)/g;
 
 /** `double_space`: the translation has more double spaces than the source. */
+const sourceDoubleSpaces = new Remembered<number>();
+
 export const checkDoubleSpace: QACheck = ({ source, target }) => {
   const count = (text: string) => text.match(DOUBLE_SPACE)?.length ?? 0;
-  return count(target) > count(source)
+  return count(target) > sourceDoubleSpaces.get(source, () => count(source))
     ? warning("double_space", "The translation contains a double space that the source does not.")
     : null;
 };

@@ -31,4 +31,28 @@ describe("unchanged", () => {
       message: "The translation is the same as the source text.",
     });
   });
+
+  it("compares Latin text case- and space-blind without normalizing it, exactly as NFC, lowercase and no spaces would", () => {
+    expect(checkUnchanged(qaInput({ source: "Café crème brûlée", target: "CAFÉ  CRÈME\u00a0BRÛLÉE" }))).not.toBeNull();
+    expect(checkUnchanged(qaInput({ source: "Café", target: "Cafe\u0301" }))).not.toBeNull(); // decomposed é
+    expect(checkUnchanged(qaInput({ source: "İstanbul", target: "i\u0307stanbul" }))).not.toBeNull(); // İ lowercases to two characters
+    expect(checkUnchanged(qaInput({ source: "Straße", target: "Strasse" }))).toBeNull();
+    expect(checkUnchanged(qaInput({ source: "İstanbul", target: "istanbul" }))).toBeNull();
+    // Fuzzed against the definition, over an alphabet that has every case the fast comparison must get right.
+    const alphabet = ["a", "A", "é", "É", "e\u0301", "İ", "i", "ß", "Ⱥ", "ⱥ", "ǅ", "ǆ", " ", "\t", "\u00a0", "\u2003", "ø", "Ø", "1"];
+    const normalize = (t: string) => t.normalize("NFC").toLowerCase().replace(/\s+/g, "");
+    let seed = 7;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const text = () => Array.from({ length: 3 + Math.floor(next() * 4) }, () => alphabet[Math.floor(next() * alphabet.length)]).join("");
+    let same = 0;
+    for (let n = 0; n < 20_000; n++) {
+      const source = "Abc" + text();
+      // Often a variant of the source (case, spaces), so that equal texts are well represented.
+      const target = next() < 0.5 ? "abc" + text() : source.replace(/ /g, "  ").toUpperCase();
+      const expected = normalize(source) === normalize(target);
+      if (expected) same++;
+      expect(checkUnchanged(qaInput({ source, target })) !== null, JSON.stringify([source, target])).toBe(expected);
+    }
+    expect(same).toBeGreaterThan(1_000);
+  });
 });
