@@ -35,7 +35,7 @@ const AMBIGUOUS = new Set(["positional", "printf", "colon"]);
  * (`https://x.org/u/{id}`); printf and colon styles do not, since URLs are full of `%2F`.
  */
 export function findPlaceholders(text: string): readonly Span[] {
-  // Every style starts with one of these: most texts are answered without running the pattern.
+  // Every style has a brace or a percent sign, or a colon before a letter: most texts are answered without running the pattern.
   if (!MAY_HAVE_PLACEHOLDER.test(text)) return NONE;
   // QA and scan ask for the same text's placeholders one after the other.
   if (text === last.text) return last.spans;
@@ -52,6 +52,6 @@ export function findPlaceholders(text: string): readonly Span[] {
   return last.spans;
 }
 
-const MAY_HAVE_PLACEHOLDER = /[{%:]/;
+const MAY_HAVE_PLACEHOLDER = /[{%]|:[A-Za-z_]/;
 const NONE: readonly Span[] = Object.freeze([]);
 let last: { text: string | undefined; spans: readonly Span[] } = { text: undefined, spans: NONE };

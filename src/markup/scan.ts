@@ -37,6 +37,10 @@ const RECENT_SCANS = 4;
 const recentScans: Partial<Record<Format, Map<string, readonly Span[]>>> = {};
 
 function scanUncached(text: string, format: Format): Span[] {
+  const urls = format === "plain" ? findUrls(text) : undefined;
+  const placeholders = format === "plain" ? findPlaceholders(text) : undefined;
+  // Plain text without URLs and placeholders (most of it) needs no span set.
+  if (urls?.length === 0 && placeholders?.length === 0) return [];
   const taken = new SpanSet(text.length);
   switch (format) {
     case "html":
@@ -63,8 +67,8 @@ function scanUncached(text: string, format: Format): Span[] {
       taken.addAll(entitySpans(text));
       break;
     case "plain":
-      taken.addAll(findUrls(text));
-      taken.addAll(findPlaceholders(text));
+      taken.addAll(urls!);
+      taken.addAll(placeholders!);
       break;
   }
   return taken.list();

@@ -6,14 +6,16 @@ export type QACheck = (input: QAInput) => QAIssue | null;
 export const error = (code: string, message: string): QAIssue => ({ code, severity: "error", message });
 export const warning = (code: string, message: string): QAIssue => ({ code, severity: "warning", message });
 
-function counts(items: string[]): Map<string, number> {
+function counts(items: readonly string[]): Map<string, number> {
   const map = new Map<string, number>();
   for (const item of items) map.set(item, (map.get(item) ?? 0) + 1);
   return map;
 }
 
 /** What `target` lacks of `source` and has in excess, counting repeats (multisets). */
-export function multisetDiff(source: string[], target: string[]): { missing: string[]; added: string[] } {
+export function multisetDiff(source: readonly string[], target: readonly string[]): { missing: string[]; added: string[] } {
+  // Most translations keep their placeholders, numbers and URLs in the same order (or have none).
+  if (source.length === target.length && source.every((item, i) => item === target[i])) return { missing: [], added: [] };
   const inSource = counts(source);
   const inTarget = counts(target);
   const excess = (from: Map<string, number>, other: Map<string, number>) =>

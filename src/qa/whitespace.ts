@@ -22,7 +22,7 @@ const DOUBLE_SPACE = /(?<=\S) {2,}(?=\S)/g;
 const sourceDoubleSpaces = new Remembered<number>();
 
 export const checkDoubleSpace: QACheck = ({ source, target }) => {
-  const count = (text: string) => text.match(DOUBLE_SPACE)?.length ?? 0;
+  const count = (text: string) => (text.includes("  ") ? (text.match(DOUBLE_SPACE)?.length ?? 0) : 0);
   return count(target) > sourceDoubleSpaces.get(source, () => count(source))
     ? warning("double_space", "The translation contains a double space that the source does not.")
     : null;
