@@ -28,8 +28,8 @@ function trimUrl(url: string): string {
 
 /** http, https and mailto URLs. `html`: the text is HTML, so `&quot;` and the like end a URL. */
 export function findUrls(text: string, html = false): readonly Span[] {
-  // Every URL has a colon: most texts are answered without running the pattern.
-  if (!text.includes(":")) return NONE;
+  // Every URL has "://" or "mailto:": most texts are answered without running the pattern.
+  if (!text.includes("://") && !MAILTO.test(text)) return NONE;
   const spans: Span[] = [];
   for (const match of text.matchAll(URL_RE)) {
     let url = match[0];
@@ -46,3 +46,4 @@ export function findUrls(text: string, html = false): readonly Span[] {
 }
 
 const NONE: readonly Span[] = Object.freeze([]);
+const MAILTO = /mailto:/i;
