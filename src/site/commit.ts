@@ -15,9 +15,10 @@ import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
 import type { Format } from "../limits";
 import type { QAIssue } from "../qa";
-import { refreshUnits } from "./counts";
+import { moveStates, refreshUnits, type StateChange } from "./counts";
 import { infra } from "./faults";
 import { siteTargets } from "./settings";
+import { stateSql } from "./state";
 import type { Store } from "./store";
 
 export interface SliceItem {
@@ -43,6 +44,16 @@ export interface SliceItem {
 
 /** What identifies a translation row's version: a write by an import, a review or a fix changes it. */
 export const TRANSLATION_MARK = `coalesce(t.updated_at || '|' || t.status || '|' || t.origin || '|' || coalesce(t.result_id, ''), '')`;
+
+/** A produced item's segment and translation as they are when its commit is written. */
+interface CurrentRow {
+  segment_id: number;
+  mark: string;
+  state: string;
+  fingerprint: string | null;
+  counted: number;
+  unit_key: string | null;
+}
 
 /** A translation ready to be stored, with its QA findings (computed before the transaction). */
 export interface Produced {
@@ -153,6 +164,10 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
     const counters = { done: 0, failed: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0, billed: 0 };
     const errors: JobError[] = [];
     const units = new Set<number>();
+    const changes: StateChange[] = [];
+    const moved = new Set<string>();
+    /** Set when one commit writes a translation twice (never expected): its units are then recounted. */
+    let recount = false;
     // Results get ids above the sequence's current value; the statements below address them as a range.
     const firstId = (store.one<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'results'")?.seq ?? 0) + 1;
     /** The commit's new results, inserted by one statement (in this order, so their ids follow firstId). */
@@ -167,22 +182,34 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
       counters.billed += outcome.billed;
       const entry = of(outcome.language);
       // An import (or a review, a fix) that wrote a translation while the engine was working wins: the job's result for it is not delivered.
+      // With the translation's mark: its state now and whether it is counted, so the counts move without a recount.
       const marks = outcome.produced.length
         ? new Map(
             store
-              .all<{ segment_id: number; mark: string }>(
-                `SELECT j.value AS segment_id, ${TRANSLATION_MARK} AS mark FROM json_each(?1) j LEFT JOIN translations t ON t.segment_id = j.value AND t.language = ?2`,
+              .all<CurrentRow>(
+                `SELECT j.value AS segment_id, ${TRANSLATION_MARK} AS mark, ${stateSql()} AS state, s.fingerprint AS fingerprint,
+                   coalesce(s.removed = 0 AND u.deleted = 0 AND u.counted = 1, 0) AS counted, u.external_key AS unit_key
+                 FROM json_each(?1) j LEFT JOIN translations t ON t.segment_id = j.value AND t.language = ?2
+                 LEFT JOIN segments s ON s.id = j.value LEFT JOIN units u ON u.id = s.unit_id`,
                 JSON.stringify(outcome.produced.map((p) => p.item.segment_id)),
                 outcome.language,
               )
-              .map((r) => [r.segment_id, r.mark]),
+              .map((r) => [r.segment_id, r]),
           )
-        : new Map<number, string>();
+        : new Map<number, CurrentRow>();
       for (const p of outcome.produced) {
         const { item } = p;
-        if (marks.get(item.segment_id) !== item.mark) {
+        const found = marks.get(item.segment_id);
+        if (found?.mark !== item.mark) {
           entry.done.push(item.segment_id);
           continue;
+        }
+        if (found.counted) {
+          const pair = `${item.segment_id}\u0000${outcome.language}`;
+          if (moved.has(pair)) recount = true;
+          moved.add(pair);
+          const to = found.fingerprint !== item.fingerprint ? "stale" : p.held ? "attention" : "review";
+          changes.push({ unitId: item.unit_id, unitKey: found.unit_key!, language: outcome.language, from: found.state, to });
         }
         rows.push([item.segment_id, item.unit_id, item.language, p.text, item.fingerprint, p.origin, p.engine, JSON.stringify(p.issues), p.held ? 1 : 0]);
         entry.produced.push(item.segment_id);
@@ -275,7 +302,7 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
       counters.reusedChars,
       jobId,
     );
-    // Only the commit's languages can have moved: the units' other languages are not recounted.
-    if (units.size) refreshUnits(store, siteTargets(settings), units, new Set([...byLanguage].filter(([, e]) => e.produced.length).map(([language]) => language)));
+    if (recount) refreshUnits(store, siteTargets(settings), units, new Set([...byLanguage].filter(([, e]) => e.produced.length).map(([language]) => language)));
+    else moveStates(store, changes);
   });
 }

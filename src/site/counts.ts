@@ -75,6 +75,62 @@ function writeSums(store: Store, language: string, values: number[], type: strin
     );
 }
 
+/** One counted (segment, language) moved by a write from one state to another (states as `stateSql` names them). */
+export interface StateChange {
+  unitId: number;
+  unitKey: string;
+  language: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * Carries state changes into the counts without recounting: each change moves one segment
+ * between states in its unit's row for the language, and in the site's and key type's sums.
+ * For segments that are counted (live, in a live unit) before and after the write; a language
+ * the unit no longer targets has no row and is left alone. What a job's commit uses: it knows
+ * each translation's state before and after, so its cost follows the commit, not the units.
+ */
+export function moveStates(store: Store, changes: readonly StateChange[]) {
+  const rows = new Map<string, { unitId: number; unitKey: string; language: string; values: number[] }>();
+  for (const change of changes) {
+    if (change.from === change.to) continue;
+    const key = `${change.unitId}\u0000${change.language}`;
+    let row = rows.get(key);
+    if (!row) rows.set(key, (row = { unitId: change.unitId, unitKey: change.unitKey, language: change.language, values: [0, 0, 0, 0, 0] }));
+    const from = FIELDS.indexOf(change.from as (typeof FIELDS)[number]);
+    const to = FIELDS.indexOf(change.to as (typeof FIELDS)[number]);
+    // "missing" has no column (it is total minus the others); "total" is no state.
+    if (from > 0) row.values[from]--;
+    if (to > 0) row.values[to]++;
+  }
+  const sink: CountSink = new Map();
+  const units = new Set<number>();
+  for (const row of rows.values()) {
+    const [, ok, stale, review, attention] = row.values;
+    if (!ok && !stale && !review && !attention) continue;
+    const written = store.run(
+      "UPDATE unit_counts SET ok = ok + ?1, stale = stale + ?2, review = review + ?3, attention = attention + ?4 WHERE unit_id = ?5 AND language = ?6",
+      ok,
+      stale,
+      review,
+      attention,
+      row.unitId,
+      row.language,
+    );
+    if (!written) continue;
+    addToSite(store, row.language, 1, { total: 0, ok, stale, review, attention }, keyType(row.unitKey), sink);
+    units.add(row.unitId);
+  }
+  flushCounts(store, sink);
+  if (units.size)
+    store.run(
+      `UPDATE units SET needs_work = EXISTS (SELECT 1 FROM unit_counts c WHERE c.unit_id = units.id AND c.total > c.ok)
+       WHERE id IN (SELECT value FROM json_each(?1))`,
+      JSON.stringify([...units]),
+    );
+}
+
 /** Counts one unit's live segments by state in each language (languages without segments get zeros). */
 function countUnit(store: Store, unitId: number, languages: string[]): CountRow[] {
   const rows = store.all<CountRow>(

@@ -7,6 +7,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { UnitSnapshotIn } from "../../src/api/schemas";
+import type { Engine } from "../../src/engines/types";
+import { runJobs } from "../../src/site/runner";
 import type { SiteSettings } from "../../src/control/sites";
 import { rebuildCounts } from "../../src/site/counts";
 import type { SiteObject } from "../../src/site/object";
@@ -58,5 +61,54 @@ describe("maintained counts", () => {
       ["it", 3, 3, 0],
     ]);
     expect(counts.maintained.units.every((u: any) => u.needs_work === 1)).toBe(true);
+  });
+
+  it("equal a recount after a forced job and after sources change, segments go and units are deleted while the engine works", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }, { code: "fr" }] });
+    const c = client(site.key);
+    const post1 = [
+      { key: "a", text: "One apple" },
+      { key: "b", text: "Two pears", translations: { de: "Zwei Birnen" } },
+      { key: "c", text: "Three plums" },
+    ];
+    await c.put("/v1/units", unit("post:1", post1));
+    await c.put("/v1/units", unit("post:2", [{ key: "a", text: "Four figs" }]));
+    await c.put("/v1/units", unit("page:3", [{ key: "a", text: "Five limes" }]));
+
+    // A forced job over de moves the imported (ok) translation to review too.
+    const forced = await job(c, site.siteId, { languages: ["de"], force: true });
+    expect(forced).toMatchObject({ status: "succeeded", done_segments: 5 });
+    let counts = await countsAndRecount(site.siteId);
+    expect(counts.maintained).toEqual(counts.recount);
+
+    // fr: while the engine works, post:1/a changes, post:1/c goes and page:3 is deleted.
+    const created = (await c.post("/v1/jobs", { confirm: true, languages: ["fr"] })).body;
+    let changed = false;
+    await runInDurableObject(env.SITE.getByName(String(site.siteId)), async (o: SiteObject) => {
+      const settings = o.store.getMeta<SiteSettings>("settings")!;
+      const engine: Engine = {
+        name: "pseudo",
+        origin: "mt",
+        limits: { maxSegments: 1000, maxCharacters: 1e9 },
+        supports: () => true,
+        translate: async (r) => {
+          if (!changed) {
+            changed = true;
+            await o.pushUnit(settings, UnitSnapshotIn.parse(unit("post:1", [{ key: "a", text: "One green apple" }, post1[1]])));
+            await o.deleteUnit(settings, "page:3");
+          }
+          return r.segments.map((s) => `FR ${s.text}`);
+        },
+      };
+      await runJobs({ store: o.store, env: (o as any).env, settings, engineFor: () => engine }, 60_000);
+    });
+    expect(changed).toBe(true);
+    expect((await c.get(`/v1/jobs/${created.id}`)).body.status).toBe("succeeded");
+    counts = await countsAndRecount(site.siteId);
+    expect(counts.maintained).toEqual(counts.recount);
+    // post:1/a's French result was made for the old text: stale, not in review.
+    const post1Fr = counts.maintained.unitCounts.find((r: any) => r.unit_key === "post:1" && r.language === "fr");
+    expect(post1Fr).toMatchObject({ total: 2, review: 1, stale: 1 });
+    expect(counts.maintained.unitCounts.some((r: any) => r.unit_key === "page:3")).toBe(false);
   });
 });
