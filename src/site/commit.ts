@@ -40,6 +40,10 @@ export interface SliceItem {
   mark: string;
   /** 1 when the connector imported this translation after the job started. */
   imported_since: number;
+  /** The memory's text for this source and language (null for a forced job). */
+  memory: string | null;
+  /** [text, origin, engine] of the latest result of this job for the same source text and language, as JSON. */
+  earlier: string | null;
 }
 
 /** What identifies a translation row's version: a write by an import, a review or a fix changes it. */

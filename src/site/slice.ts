@@ -17,7 +17,6 @@ import { runQA } from "../qa";
 import { TRANSLATION_MARK, type Committer, type Outcome, type Produced, type SliceItem } from "./commit";
 import type { SiteSettings } from "../control/sites";
 import type { JobRow, JobScope } from "./jobs";
-import { lookupMemory, memoryKey } from "./memory";
 import type { Invocation } from "./runner";
 import { capabilities } from "./settings";
 import { stateSql } from "./state";
@@ -41,10 +40,16 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   // Settings may change while engine calls are awaited (an admin change reaches the object at once): each slice reads the current ones.
   const settings = (inv.deps.settings = store.getMeta<SiteSettings>("settings") ?? inv.deps.settings);
   const scope = JSON.parse(job.request) as JobScope;
+  // Each item comes with its memory hit (none for a forced job) and a translation of the same text made earlier in this job
+  // (the latest), each one index look-up, so the slice needs no further reads.
   const loaded = store.all<SliceItem>(
     `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
        coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
-       ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since
+       ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since,
+       CASE WHEN ?6 THEN NULL ELSE (SELECT m.text FROM memory m WHERE m.source_fingerprint = s.fingerprint
+         AND m.source_language = lower(coalesce(u.source_language, ?3)) AND m.target_language = lower(?2)) END AS memory,
+       (SELECT json_array(r.text, r.origin, r.engine) FROM results r WHERE r.job_id = ?1 AND r.language = ?2 AND r.source_fingerprint = s.fingerprint
+         ORDER BY r.id DESC LIMIT 1) AS earlier
      FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
      LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
      WHERE ji.job_id = ?1 AND ji.language = ?2 AND ji.status = 'pending'
@@ -54,6 +59,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
     settings.sourceLanguage,
     SLICE_ITEMS,
     job.started_at ?? "",
+    scope.force ? 1 : 0,
   );
   if (!loaded.length) return false;
   // Bounded by characters too, so a slice of long texts stays as short as one of short texts.
@@ -106,29 +112,15 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   };
 
   const free: Produced[] = [];
-  const memory = scope.force
-    ? new Map<string, string>()
-    : lookupMemory(store, work.map((i) => ({ fingerprint: i.fingerprint, sourceLanguage: i.source_language, targetLanguage: language })));
-  // Texts translated earlier in this job are reused, not sent again.
-  const earlier = new Map<string, { text: string; origin: string; engine: string }>();
-  if (work.length)
-    for (const r of store.all<{ fp: string; text: string; origin: string; engine: string }>(
-      // CROSS JOIN keeps the join order: one index look-up per fingerprint of the slice.
-      `SELECT r.source_fingerprint AS fp, r.text, r.origin, r.engine FROM json_each(?3) j
-       CROSS JOIN results r ON r.job_id = ?1 AND r.language = ?2 AND r.source_fingerprint = j.value`,
-      job.id,
-      language,
-      JSON.stringify([...new Set(work.map((i) => i.fingerprint))]),
-    ))
-      earlier.set(r.fp, r);
-
   const toSend = new Map<string, Group>(); // by source language + fingerprint
   for (const item of work) {
-    const hit = memory.get(memoryKey({ fingerprint: item.fingerprint, sourceLanguage: item.source_language, targetLanguage: language }));
-    const before = earlier.get(item.fingerprint);
-    if (hit !== undefined) free.push(produce(item, hit, "tm_exact", "memory", "memory"));
-    else if (before) free.push(produce(item, before.text, before.origin, before.engine, "reuse"));
-    else {
+    const { memory: hit, earlier } = item;
+    if (hit !== null) free.push(produce(item, hit, "tm_exact", "memory", "memory"));
+    else if (earlier !== null) {
+      // Texts translated earlier in this job are reused, not sent again.
+      const [text, origin, engineName] = JSON.parse(earlier) as [string, string, string];
+      free.push(produce(item, text, origin, engineName, "reuse"));
+    } else {
       const key = `${item.source_language}\u0000${item.fingerprint}`;
       const group = toSend.get(key);
       if (group) group.items.push(item);
