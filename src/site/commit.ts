@@ -232,7 +232,7 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
       for (const item of outcome.skipped) entry.done.push(item.segment_id);
       for (const failure of outcome.failed) {
         const n = store.run(
-          `UPDATE job_items SET status = 'failed' WHERE job_id = ?1 AND language = ?2 AND status = 'pending' AND segment_id IN (SELECT value FROM json_each(?3))`,
+          `DELETE FROM job_items WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
           jobId,
           outcome.language,
           JSON.stringify(failure.items.map((i) => i.segment_id)),
@@ -264,7 +264,7 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
         );
       if (entry.done.length)
         store.run(
-          `UPDATE job_items SET status = 'done' WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
+          `DELETE FROM job_items WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
           jobId,
           language,
           JSON.stringify(entry.done),
@@ -285,7 +285,7 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
     // A language-wide failure comes after the language's other outcomes: what they finished is kept.
     for (const outcome of outcomes)
       if (outcome.languageFailure) {
-        const n = store.run("UPDATE job_items SET status = 'failed' WHERE job_id = ? AND language = ? AND status = 'pending'", jobId, outcome.language);
+        const n = store.run("DELETE FROM job_items WHERE job_id = ? AND language = ?", jobId, outcome.language);
         counters.failed += n;
         if (n) errors.push({ language: outcome.language, message: outcome.languageFailure, segments: n });
       }

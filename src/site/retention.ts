@@ -25,7 +25,7 @@ export const STEPS_PER_RUN = 8;
 const cutoffOf = (now: Date) => new Date(now.getTime() - RETENTION_DAYS * DAY_MS).toISOString();
 
 const EXPIRED_UNIT = `u.deleted = 1 AND u.deleted_at <= ?1
-  AND NOT EXISTS (SELECT 1 FROM job_items ji JOIN segments s2 ON s2.id = ji.segment_id WHERE s2.unit_id = u.id AND ji.status = 'pending')`;
+  AND NOT EXISTS (SELECT 1 FROM job_items ji JOIN segments s2 ON s2.id = ji.segment_id WHERE s2.unit_id = u.id)`;
 
 /** One step over expired deleted units: up to SEGMENTS_PER_STEP segments, then units left without segments. Answers rows purged. */
 function purgeUnitsStep(store: Store, cutoff: string): { segments: number; units: number } {

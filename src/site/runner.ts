@@ -256,16 +256,22 @@ function fixScopeChunk(deps: RunnerDeps, job: JobRow, chunk: number): boolean {
   return !last;
 }
 
-/** Languages of the job with pending items, in code order. */
-function pendingLanguages(store: Store, jobId: number): string[] {
-  return store.all<{ language: string }>("SELECT DISTINCT language FROM job_items WHERE job_id = ? AND status = 'pending' ORDER BY language", jobId).map((r) => r.language);
+/** Languages of the job with pending items, in code order: one key look-up per language, whatever the scope's size. */
+function pendingLanguages(store: Store, job: JobRow): string[] {
+  return store
+    .all<{ language: string }>(
+      "SELECT l.value AS language FROM json_each(?2) l WHERE EXISTS (SELECT 1 FROM job_items ji WHERE ji.job_id = ?1 AND ji.language = l.value) ORDER BY l.value",
+      job.id,
+      job.languages,
+    )
+    .map((r) => r.language);
 }
 
 /** Runs the job's languages side by side, each slice after slice, until done or out of budget. */
 async function runLanguages(inv: Invocation, job: JobRow) {
   const committer = new Committer(inv.deps, job.id);
   inv.committers.push(committer);
-  const workers = pendingLanguages(inv.deps.store, job.id).map(async (language) => {
+  const workers = pendingLanguages(inv.deps.store, job).map(async (language) => {
     while (!inv.stopped && inv.mayStartSlice()) {
       inv.slicesStarted++;
       try {
@@ -313,7 +319,7 @@ export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {
     }
     if (inv.slicesStarted > 0 && !inv.mayStartSlice()) return true;
     await runLanguages(inv, job);
-    if (pendingLanguages(deps.store, job.id).length === 0) {
+    if (pendingLanguages(deps.store, job).length === 0) {
       // Release before finishing: if D1 fails here the job is still running, and the next alarm releases again.
       await infra("releasing a reservation", () => release(controlDb(deps.env.DB), deps.settings.id, [job.id]));
       const done = deps.store.one<{ done_segments: number; failed_segments: number }>("SELECT done_segments, failed_segments FROM jobs WHERE id = ?", job.id)!;

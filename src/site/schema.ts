@@ -225,17 +225,21 @@ export const jobs = sqliteTable(
   (t) => [index("jobs_active").on(t.id).where(sql`status IN ('queued', 'running')`)],
 );
 
-/** A running job's scope, fixed when it starts; items are worked off in slices. */
+/**
+ * A running job's scope, fixed when it starts: one row per (segment, language) still to do.
+ * A slice deletes the rows it finished or failed (the job's counters keep the tally), so the
+ * table holds only pending work and a slice reads its items from the start of its language's
+ * key range. WITHOUT ROWID (migration 0004; drizzle cannot say so): the key is the row, one
+ * b-tree to write per item instead of a table, its key and an index.
+ */
 export const jobItems = sqliteTable(
   "job_items",
   {
     jobId: integer("job_id").notNull(),
-    segmentId: integer("segment_id").notNull(),
     language: text("language").notNull(),
-    /** pending, done, failed */
-    status: text("status").notNull().default("pending"),
+    segmentId: integer("segment_id").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.jobId, t.segmentId, t.language] }), index("job_items_pending").on(t.jobId, t.language, t.segmentId).where(sql`status = 'pending'`)],
+  (t) => [primaryKey({ columns: [t.jobId, t.language, t.segmentId] })],
 );
 
 /** Exact-match translation memory: reviewed texts only (approvals, imports, fixes). */

@@ -52,7 +52,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
          ORDER BY r.id DESC LIMIT 1) AS earlier
      FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
      LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
-     WHERE ji.job_id = ?1 AND ji.language = ?2 AND ji.status = 'pending'
+     WHERE ji.job_id = ?1 AND ji.language = ?2
      ORDER BY ji.segment_id LIMIT ?4`,
     job.id,
     language,
