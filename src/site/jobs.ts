@@ -89,19 +89,11 @@ export function jobLanguages(store: Store, settings: SiteSettings, requested: st
 }
 
 /**
- * The (segment, language) pairs a job covers: live segments of live units in scope, in the
- * job's languages that are targets of the unit, that are missing or stale (everything with
- * force). `select` names the columns; the query is used for estimates and to fix the scope
- * when the job starts.
+ * The units a scope covers: live units, narrowed by the job's unit keys or key prefix. A
+ * condition on `u`; its arguments are appended to `args` (numbered after those already there).
  */
-export function scopeQuery(settings: SiteSettings, scope: JobScope, languages: string[], select: string, segmentIds?: { after: number; upTo: number }) {
-  const args: unknown[] = [JSON.stringify(languages), settings.sourceLanguage];
+function unitScope(scope: JobScope, args: unknown[]): string {
   let where = "u.deleted = 0";
-  if (segmentIds) {
-    // One chunk of the scope, by segment id (a job's items are fixed in chunks).
-    args.push(segmentIds.after, segmentIds.upTo);
-    where += ` AND s.id > ?${args.length - 1} AND s.id <= ?${args.length}`;
-  }
   if (scope.type === "translate") {
     args.push(JSON.stringify(scope.units ?? []));
     where += ` AND u.external_key IN (SELECT value FROM json_each(?${args.length}))`;
@@ -109,17 +101,44 @@ export function scopeQuery(settings: SiteSettings, scope: JobScope, languages: s
     args.push(scope.prefix, scope.prefix + "\u{10FFFF}");
     where += ` AND u.external_key >= ?${args.length - 1} AND u.external_key < ?${args.length}`;
   }
-  const state = scope.force ? "" : `AND ${stateSql()} IN ('missing', 'stale')`;
+  return where;
+}
+
+/** Whether the translation `t` of segment `s` leaves the pair to a job: missing or stale (every pair with force). */
+const needsWork = (scope: JobScope) => (scope.force ? "1" : `${stateSql()} IN ('missing', 'stale')`);
+
+/**
+ * The (segment, language) pairs a job covers: live segments of live units in scope, in the
+ * job's languages that are targets of the unit, that are missing or stale (everything with
+ * force). `select` names the columns; the query fixes the scope when the job starts, and
+ * gives the estimate's repeats (estimateScope, which counts the same pairs segment by segment).
+ * `from` replaces the units-and-segments join (it must bind `u` and live segments `s`).
+ */
+export function scopeQuery(
+  settings: SiteSettings,
+  scope: JobScope,
+  languages: string[],
+  select: string,
+  segmentIds?: { after: number; upTo: number },
+  from = "units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0",
+) {
+  const args: unknown[] = [JSON.stringify(languages), settings.sourceLanguage];
+  let where = unitScope(scope, args);
+  if (segmentIds) {
+    // One chunk of the scope, by segment id (a job's items are fixed in chunks).
+    args.push(segmentIds.after, segmentIds.upTo);
+    where += ` AND s.id > ?${args.length - 1} AND s.id <= ?${args.length}`;
+  }
   const sql = `
     SELECT ${select}
-    FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0
+    FROM ${from}
     CROSS JOIN json_each(?1) l
     LEFT JOIN translations t ON t.segment_id = s.id AND t.language = l.value
     LEFT JOIN memory m ON ${scope.force ? "0" : "1"} AND m.source_fingerprint = s.fingerprint
       AND m.source_language = lower(coalesce(u.source_language, ?2)) AND m.target_language = lower(l.value)
     WHERE ${where}
       AND (u.writable_languages IS NULL OR EXISTS (SELECT 1 FROM json_each(u.writable_languages) w WHERE lower(w.value) = lower(l.value)))
-      ${state}`;
+      AND ${needsWork(scope)}`;
   return { sql, args };
 }
 
@@ -130,16 +149,95 @@ export interface ScopeEstimate {
   estimated_tm_segments: number;
 }
 
-/** Segments, memory hits and billable characters (per language, memory hits and in-job repeats excluded). */
+/** Separates the language codes a group_concat lists (codes are letters, digits, `_` and `-`). */
+const SEP = "\u001f";
+
+/**
+ * Segments, memory hits and billable characters (per language, memory hits and in-job repeats
+ * excluded) of the pairs scopeQuery selects.
+ *
+ * Counted without materializing the pairs (10,000,000 at 1,000,000 segments × 10 languages,
+ * whose sort by fingerprint for the repeat rule took most of a CPU budget): one pass reads each
+ * segment in scope once, with its translations that are done and its memory entries (one
+ * look-up each, not one per language), and counts every pair, billing each non-memory pair its
+ * length; a second pass takes back the repeats, with scopeQuery itself but only over
+ * fingerprints that occur more than once, by (fingerprint, language): all but the longest.
+ */
 export function estimateScope(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]): ScopeEstimate {
-  const q = scopeQuery(settings, scope, languages, "s.fingerprint AS fp, l.value AS lang, s.characters AS len, m.text IS NOT NULL AS tm");
-  const row = store.one<{ n: number; tm: number; chars: number }>(
-    `WITH scope AS MATERIALIZED (${q.sql})
-     SELECT (SELECT count(*) FROM scope) AS n, (SELECT count(*) FROM scope WHERE tm) AS tm,
-       (SELECT coalesce(sum(len), 0) FROM (SELECT max(len) AS len FROM scope WHERE NOT tm GROUP BY fp, lang)) AS chars`,
+  const languagesJson = JSON.stringify(languages);
+  // lower() as SQLite computes it (the memory's target_language is matched with it).
+  const lowered = store.all<{ low: string }>("SELECT lower(value) AS low FROM json_each(?) ORDER BY key", languagesJson).map((r) => r.low);
+  // The job's languages a unit takes (its writable_languages, matched as scopeQuery does), by index; few distinct values.
+  const everyLanguage = languages.map((_, i) => i);
+  const targetsByWritable = new Map<string, number[]>();
+  const targetsOf = (writable: string | null): number[] => {
+    if (writable === null) return everyLanguage;
+    let targets = targetsByWritable.get(writable);
+    if (!targets) {
+      targets = store
+        .all<{ i: number }>("SELECT l.key AS i FROM json_each(?1) l WHERE EXISTS (SELECT 1 FROM json_each(?2) w WHERE lower(w.value) = lower(l.value)) ORDER BY l.key", languagesJson, writable)
+        .map((r) => r.i);
+      if (targetsByWritable.size > 1_000) targetsByWritable.clear();
+      targetsByWritable.set(writable, targets);
+    }
+    return targets;
+  };
+
+  // ?1 is the site's source language (for the memory; a forced job binds none).
+  const args: unknown[] = scope.force ? [] : [settings.sourceLanguage];
+  const units = unitScope(scope, args);
+  // done: languages whose translation leaves nothing to do; hits: target languages the memory holds.
+  const done = scope.force ? "NULL" : `(SELECT group_concat(t.language, char(31)) FROM translations t WHERE t.segment_id = s.id AND NOT ${needsWork(scope)})`;
+  const hits = scope.force
+    ? "NULL"
+    : `(SELECT group_concat(m.target_language, char(31)) FROM memory m WHERE m.source_fingerprint = s.fingerprint AND m.source_language = lower(coalesce(u.source_language, ?1)))`;
+  let segments = 0;
+  let pairs = 0;
+  let tm = 0;
+  let chars = 0;
+  for (const [len, writable, doneList, hitList] of store.rows<[number, string | null, string | null, string | null]>(
+    `SELECT s.characters, u.writable_languages, ${done}, ${hits} FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0 WHERE ${units}`,
+    ...args,
+  )) {
+    segments++;
+    const targets = targetsOf(writable);
+    if (doneList === null && hitList === null) {
+      // The common case (nothing translated, nothing in the memory): every target language is a billable pair.
+      pairs += targets.length;
+      chars += len * targets.length;
+      continue;
+    }
+    const doneLanguages = doneList === null ? [] : doneList.split(SEP);
+    const hitLanguages = hitList === null ? [] : hitList.split(SEP);
+    for (const i of targets) {
+      if (doneLanguages.includes(languages[i]!)) continue;
+      pairs++;
+      if (hitLanguages.includes(lowered[i]!)) tm++;
+      else chars += len;
+    }
+  }
+  if (chars > 0 && segments > 1) chars -= repeatedCharacters(store, settings, scope, languages, segments);
+  return { languages, estimated_segments: pairs, estimated_characters: chars, estimated_tm_segments: tm };
+}
+
+/**
+ * Characters the first pass of estimateScope billed for repeats: per (fingerprint, language)
+ * of the scope's non-memory pairs, all lengths but the longest. Only fingerprints that occur
+ * more than once are read: found on the fingerprint index over the whole site (one scan, no
+ * sort) when the scope is a large part of it, among the scope's own segments otherwise.
+ */
+function repeatedCharacters(store: Store, settings: SiteSettings, scope: JobScope, languages: string[], scopeSegments: number): number {
+  const q = scopeQuery(settings, scope, languages, "s.fingerprint AS fp, l.value AS lang, s.characters AS len", undefined, "repeated r CROSS JOIN segments s ON s.fingerprint = r.fingerprint AND s.removed = 0 JOIN units u ON u.id = s.unit_id");
+  const siteSegments = store.one<{ id: number | null }>("SELECT max(id) AS id FROM segments")!.id ?? 0;
+  const repeated =
+    scopeSegments * 4 > siteSegments
+      ? "SELECT fingerprint FROM segments GROUP BY fingerprint HAVING count(*) > 1"
+      : `SELECT s.fingerprint FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0 WHERE ${unitScope(scope, [...q.args.slice(0, 2)])} GROUP BY s.fingerprint HAVING count(*) > 1`;
+  return store.one<{ n: number }>(
+    `WITH repeated AS (${repeated})
+     SELECT coalesce(sum(total - longest), 0) AS n FROM (SELECT sum(len) AS total, max(len) AS longest FROM (${q.sql} AND m.text IS NULL) GROUP BY fp, lang)`,
     ...q.args,
-  )!;
-  return { languages, estimated_segments: row.n, estimated_characters: row.chars, estimated_tm_segments: row.tm };
+  )!.n;
 }
 
 export function scopeOf(request: JobRequest): JobScope {
