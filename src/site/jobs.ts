@@ -110,9 +110,8 @@ const needsWork = (scope: JobScope) => (scope.force ? "1" : `${stateSql()} IN ('
 /**
  * The (segment, language) pairs a job covers: live segments of live units in scope, in the
  * job's languages that are targets of the unit, that are missing or stale (everything with
- * force). `select` names the columns; the query fixes the scope when the job starts, and
- * gives the estimate's repeats (estimateScope, which counts the same pairs segment by segment).
- * `from` replaces the units-and-segments join (it must bind `u` and live segments `s`).
+ * force). `select` names the columns; the query fixes the scope when the job starts
+ * (estimateScope counts the same pairs, segment by segment).
  */
 export function scopeQuery(
   settings: SiteSettings,
@@ -120,7 +119,6 @@ export function scopeQuery(
   languages: string[],
   select: string,
   segmentIds?: { after: number; upTo: number },
-  from = "units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0",
 ) {
   const args: unknown[] = [JSON.stringify(languages), settings.sourceLanguage];
   let where = unitScope(scope, args);
@@ -131,7 +129,7 @@ export function scopeQuery(
   }
   const sql = `
     SELECT ${select}
-    FROM ${from}
+    FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0
     CROSS JOIN json_each(?1) l
     LEFT JOIN translations t ON t.segment_id = s.id AND t.language = l.value
     LEFT JOIN memory m ON ${scope.force ? "0" : "1"} AND m.source_fingerprint = s.fingerprint
@@ -156,12 +154,13 @@ const SEP = "\u001f";
  * Segments, memory hits and billable characters (per language, memory hits and in-job repeats
  * excluded) of the pairs scopeQuery selects.
  *
- * Counted without materializing the pairs (10,000,000 at 1,000,000 segments × 10 languages,
- * whose sort by fingerprint for the repeat rule took most of a CPU budget): one pass reads each
- * segment in scope once, with its translations that are done and its memory entries (one
- * look-up each, not one per language), and counts every pair, billing each non-memory pair its
- * length; a second pass takes back the repeats, with scopeQuery itself but only over
- * fingerprints that occur more than once, by (fingerprint, language): all but the longest.
+ * Counted segment by segment rather than pair by pair: materializing the pairs and sorting
+ * them by (fingerprint, language) for the repeat rule took most of a CPU budget at 1,000,000
+ * segments × 10 languages. Here each segment in scope is read once, with its translations
+ * that leave nothing to do and its memory entries (one look-up each, not one per language),
+ * sorted by fingerprint alone (a tenth of the rows), and a repeat is recognized as the same
+ * fingerprint as the row before: per fingerprint and language, the longest billable pair is
+ * billed.
  */
 export function estimateScope(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]): ScopeEstimate {
   const languagesJson = JSON.stringify(languages);
@@ -191,20 +190,34 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
   const hits = scope.force
     ? "NULL"
     : `(SELECT group_concat(m.target_language, char(31)) FROM memory m WHERE m.source_fingerprint = s.fingerprint AND m.source_language = lower(coalesce(u.source_language, ?1)))`;
-  let segments = 0;
   let pairs = 0;
   let tm = 0;
   let chars = 0;
-  for (const [len, writable, doneList, hitList] of store.rows<[number, string | null, string | null, string | null]>(
-    `SELECT s.characters, u.writable_languages, ${done}, ${hits} FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0 WHERE ${units}`,
+  // Per language, the longest billable pair of the current fingerprint.
+  const longest = new Array<number>(languages.length).fill(0);
+  const bill = () => {
+    for (let i = 0; i < longest.length; i++) {
+      chars += longest[i]!;
+      longest[i] = 0;
+    }
+  };
+  let current: string | undefined;
+  // `+s.fingerprint`: sorted, not read in the order of the fingerprint index (a random look-up of
+  // each segment, slower than the sort for a whole site); a narrow scope still starts from its units.
+  for (const [fingerprint, len, writable, doneList, hitList] of store.rows<[string, number, string | null, string | null, string | null]>(
+    `SELECT s.fingerprint, s.characters, u.writable_languages, ${done}, ${hits}
+     FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0 WHERE ${units} ORDER BY +s.fingerprint`,
     ...args,
   )) {
-    segments++;
+    if (fingerprint !== current) {
+      bill();
+      current = fingerprint;
+    }
     const targets = targetsOf(writable);
     if (doneList === null && hitList === null) {
       // The common case (nothing translated, nothing in the memory): every target language is a billable pair.
       pairs += targets.length;
-      chars += len * targets.length;
+      for (const i of targets) if (len > longest[i]!) longest[i] = len;
       continue;
     }
     const doneLanguages = doneList === null ? [] : doneList.split(SEP);
@@ -213,31 +226,11 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
       if (doneLanguages.includes(languages[i]!)) continue;
       pairs++;
       if (hitLanguages.includes(lowered[i]!)) tm++;
-      else chars += len;
+      else if (len > longest[i]!) longest[i] = len;
     }
   }
-  if (chars > 0 && segments > 1) chars -= repeatedCharacters(store, settings, scope, languages, segments);
+  bill();
   return { languages, estimated_segments: pairs, estimated_characters: chars, estimated_tm_segments: tm };
-}
-
-/**
- * Characters the first pass of estimateScope billed for repeats: per (fingerprint, language)
- * of the scope's non-memory pairs, all lengths but the longest. Only fingerprints that occur
- * more than once are read: found on the fingerprint index over the whole site (one scan, no
- * sort) when the scope is a large part of it, among the scope's own segments otherwise.
- */
-function repeatedCharacters(store: Store, settings: SiteSettings, scope: JobScope, languages: string[], scopeSegments: number): number {
-  const q = scopeQuery(settings, scope, languages, "s.fingerprint AS fp, l.value AS lang, s.characters AS len", undefined, "repeated r CROSS JOIN segments s ON s.fingerprint = r.fingerprint AND s.removed = 0 JOIN units u ON u.id = s.unit_id");
-  const siteSegments = store.one<{ id: number | null }>("SELECT max(id) AS id FROM segments")!.id ?? 0;
-  const repeated =
-    scopeSegments * 4 > siteSegments
-      ? "SELECT fingerprint FROM segments GROUP BY fingerprint HAVING count(*) > 1"
-      : `SELECT s.fingerprint FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0 WHERE ${unitScope(scope, [...q.args.slice(0, 2)])} GROUP BY s.fingerprint HAVING count(*) > 1`;
-  return store.one<{ n: number }>(
-    `WITH repeated AS (${repeated})
-     SELECT coalesce(sum(total - longest), 0) AS n FROM (SELECT sum(len) AS total, max(len) AS longest FROM (${q.sql} AND m.text IS NULL) GROUP BY fp, lang)`,
-    ...q.args,
-  )!.n;
 }
 
 export function scopeOf(request: JobRequest): JobScope {
