@@ -191,13 +191,16 @@ export class BenchSiteObject extends SiteObject {
   /**
    * Scenario g: one alarm invocation of the real runner with no slice (maxSlices 0): the
    * queued job starts (estimate, cost check, reservation) and fixes its items in chunks for
-   * the invocation's budget; answers the job's scope cursor and the items fixed so far.
+   * the invocation's budget; answers the job's status and scope cursor.
    */
   async startStep(budgetMs: number) {
     const deps = { store: this.store, env: this.env, settings: this.settings(), engineFor: () => zeroLatencyEngine };
     await runJobs(deps, { budgetMs, maxSlices: 0 });
-    const job = this.store.one<{ id: number; status: string; scope_cursor: number | null }>("SELECT id, status, scope_cursor FROM jobs ORDER BY id DESC LIMIT 1")!;
-    const items = this.store.one<{ n: number }>("SELECT count(*) AS n FROM job_items WHERE job_id = ?", job.id)!.n;
-    return { ...job, items };
+    return this.store.one<{ id: number; status: string; scope_cursor: number | null }>("SELECT id, status, scope_cursor FROM jobs ORDER BY id DESC LIMIT 1")!;
+  }
+
+  /** The items fixed so far (counted apart from startStep, whose time is the invocation's alone). */
+  async jobItems(jobId: number) {
+    return this.store.one<{ n: number }>("SELECT count(*) AS n FROM job_items WHERE job_id = ?", jobId)!.n;
   }
 }

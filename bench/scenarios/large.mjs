@@ -36,7 +36,7 @@ export async function largeScenario(rt) {
   let state;
   do {
     const step = await time(() => stub.startStep(BUDGET_MS));
-    state = step.value;
+    state = { ...step.value, items: await stub.jobItems(step.value.id) };
     steps.push({ ms: step.ms, items: state.items });
     if (steps.length > 200) throw new Error("the scope was not fixed after 200 invocations");
   } while (state.scope_cursor !== null || state.status === "queued");

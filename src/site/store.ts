@@ -38,6 +38,15 @@ export class Store {
     return rows;
   }
 
+  /**
+   * Rows as arrays of column values, streamed from SQLite one at a time: for scans too large
+   * to hold as objects in the isolate's memory (a million segments).
+   */
+  rows<T extends SqlStorageValue[]>(query: string, ...args: unknown[]): IterableIterator<T> {
+    this.open();
+    return this.storage.sql.exec(query, ...(args as SqlStorageValue[])).raw<T>();
+  }
+
   one<T = Row>(query: string, ...args: unknown[]): T | undefined {
     return this.all<T>(query, ...args)[0];
   }
