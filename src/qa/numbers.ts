@@ -13,6 +13,8 @@ const NUMBER_RE = /(?<!\p{Nd})\p{Nd}{1,3}(?:[ \u00a0\u202f\u2009'’.,]\p{Nd}{3}
 /** The same for texts whose digits are all ASCII (most): several times faster than the Unicode classes. */
 const ASCII_NUMBER_RE = /(?<![0-9])[0-9]{1,3}(?:[ \u00a0\u202f\u2009'’.,][0-9]{3}(?![0-9]))+|[0-9]+/g;
 const NON_ASCII_DIGIT = /(?![0-9])\p{Nd}/u;
+/** Below U+0660 (Arabic-Indic zero) the only decimal digits are ASCII: Latin, Greek and Cyrillic text needs no Unicode digit search. */
+const BEYOND_ASCII_DIGITS = /[^\u0000-\u065f]/;
 const NOT_DIGIT = /[^\p{Nd}]/gu;
 
 /** Any script's digit as its ASCII digit: Unicode lays out every decimal digit set as a run from 0 to 9. */
@@ -27,7 +29,8 @@ function asciiDigit(digit: string): string {
 /** Numbers of the prose (not inside placeholders, URLs or tags), keyed by their digits. */
 function numbers(text: string, format: Format): { key: string; written: string }[] {
   const prose = proseText(text, format);
-  return Array.from(prose.matchAll(NON_ASCII_DIGIT.test(prose) ? NUMBER_RE : ASCII_NUMBER_RE), (m) => ({
+  const unicode = BEYOND_ASCII_DIGITS.test(prose) && NON_ASCII_DIGIT.test(prose);
+  return Array.from(prose.matchAll(unicode ? NUMBER_RE : ASCII_NUMBER_RE), (m) => ({
     key: /^[0-9]+$/.test(m[0]) ? m[0] : m[0].replace(NOT_DIGIT, "").replace(/\p{Nd}/gu, asciiDigit),
     written: m[0],
   }));
@@ -39,8 +42,8 @@ const ANY_DIGIT = /\p{Nd}/u;
 const sourceNumbers = new RememberedBy<{ key: string; written: string }[]>();
 
 export const checkNumbers: QACheck = ({ source, target, format }) => {
-  if (!ANY_DIGIT.test(source)) return null;
-  const inSource = sourceNumbers.get(format, source, () => numbers(source, format));
+  const inSource = sourceNumbers.get(format, source, () => (ANY_DIGIT.test(source) ? numbers(source, format) : []));
+  if (inSource.length === 0) return null;
   const { missing } = multisetDiff(
     inSource.map((n) => n.key),
     numbers(target, format).map((n) => n.key),
