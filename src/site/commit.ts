@@ -176,10 +176,10 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
     const firstId = (store.one<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'results'")?.seq ?? 0) + 1;
     /** The commit's new results, inserted by one statement (in this order, so their ids follow firstId). */
     const rows: [number, number, string, string, string, string, string, string, number][] = [];
-    const byLanguage = new Map<string, { produced: number[]; done: number[] }>();
+    const byLanguage = new Map<string, { produced: number[]; replaced: number[]; done: number[] }>();
     const of = (language: string) => {
       let entry = byLanguage.get(language);
-      if (!entry) byLanguage.set(language, (entry = { produced: [], done: [] }));
+      if (!entry) byLanguage.set(language, (entry = { produced: [], replaced: [], done: [] }));
       return entry;
     };
     for (const outcome of outcomes) {
@@ -217,6 +217,8 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
         }
         rows.push([item.segment_id, item.unit_id, item.language, p.text, item.fingerprint, p.origin, p.engine, JSON.stringify(p.issues), p.held ? 1 : 0]);
         entry.produced.push(item.segment_id);
+        // Without a translation row there is no earlier result to supersede (a result always comes with one).
+        if (item.mark !== "") entry.replaced.push(item.segment_id);
         entry.done.push(item.segment_id);
         units.add(item.unit_id);
         counters.done++;
@@ -253,12 +255,12 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
         now,
       );
     for (const [language, entry] of byLanguage) {
-      if (entry.produced.length)
+      if (entry.replaced.length)
         // Earlier versions of these translations are superseded by the new results.
         store.run(
           `UPDATE results SET superseded = 1, pending = 0, held = 0
            WHERE segment_id IN (SELECT value FROM json_each(?1)) AND language = ?2 AND id < ?3 AND superseded = 0`,
-          JSON.stringify(entry.produced),
+          JSON.stringify(entry.replaced),
           language,
           firstId,
         );
