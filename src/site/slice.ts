@@ -11,7 +11,7 @@
  */
 import { createEngine } from "../engines/registry";
 import { splitBatches } from "../engines/batch";
-import { EngineError, type Engine } from "../engines/types";
+import { EngineError, type Engine, type EngineLimits } from "../engines/types";
 import { glossaryMatcher } from "../qa/glossary";
 import { runQA } from "../qa";
 import { TRANSLATION_MARK, type Committer, type Outcome, type Produced, type SliceItem } from "./commit";
@@ -21,8 +21,17 @@ import type { Invocation } from "./runner";
 import { capabilities } from "./settings";
 import { stateSql } from "./state";
 
-/** Items per slice at most. */
+/** Items per slice: at least this many… */
 export const SLICE_ITEMS = 250;
+/**
+ * …and up to one full request of an engine that takes more, at most this many: each engine
+ * batch is one commit, and each commit one D1 write, so an engine that takes 1,000 texts a
+ * request is not held to 250 texts per write.
+ */
+export const SLICE_ITEMS_MAX = 1_000;
+
+/** Items one slice takes for an engine with these limits (no engine: the minimum). */
+export const sliceItems = (limits?: EngineLimits) => Math.min(SLICE_ITEMS_MAX, Math.max(SLICE_ITEMS, limits?.maxSegments ?? 0));
 /** Source characters per slice at most (at least one item is always taken). */
 export const SLICE_CHARACTERS = 200_000;
 
@@ -40,6 +49,13 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   // Settings may change while engine calls are awaited (an admin change reaches the object at once): each slice reads the current ones.
   const settings = (inv.deps.settings = store.getMeta<SiteSettings>("settings") ?? inv.deps.settings);
   const scope = JSON.parse(job.request) as JobScope;
+  const target = settings.targetLanguages.find((t) => t.code === language);
+  const problem = !target
+    ? `${language} is no longer a target language of the site.`
+    : !settings.enabledEngines.includes(target.engine)
+      ? `The engine ${target.engine} is not enabled for this site.`
+      : undefined;
+  const engine: Engine | undefined = problem ? undefined : (inv.deps.engineFor ?? ((n) => createEngine(n, inv.deps.env)))(target!.engine);
   // Each item comes with its memory hit (none for a forced job) and a translation of the same text made earlier in this job
   // (the latest), each one index look-up, so the slice needs no further reads.
   const loaded = store.all<SliceItem>(
@@ -57,7 +73,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
     job.id,
     language,
     settings.sourceLanguage,
-    SLICE_ITEMS,
+    sliceItems(engine?.limits),
     job.started_at ?? "",
     scope.force ? 1 : 0,
   );
@@ -78,18 +94,11 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   const work = items.filter((i) => !skippedIds.has(i.segment_id));
   const outcome = (fields: Partial<Outcome>): Outcome => ({ language, produced: [], skipped: [], failed: [], billed: 0, ...fields });
 
-  const target = settings.targetLanguages.find((t) => t.code === language);
-  const problem = !target
-    ? `${language} is no longer a target language of the site.`
-    : !settings.enabledEngines.includes(target.engine)
-      ? `The engine ${target.engine} is not enabled for this site.`
-      : undefined;
   if (problem && work.length) {
     await committer.commit(outcome({ skipped, languageFailure: problem }));
     return true;
   }
-  const engine: Engine | undefined = work.length ? (inv.deps.engineFor ?? ((n) => createEngine(n, inv.deps.env)))(target!.engine) : undefined;
-  if (engine && !engine.supports(language)) {
+  if (engine && work.length && !engine.supports(language)) {
     await committer.commit(outcome({ skipped, languageFailure: `The ${engine.name} engine does not translate into ${language}.` }));
     return true;
   }
