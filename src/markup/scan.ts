@@ -100,9 +100,11 @@ const PROSE_CACHE_SIZE = 16;
 const proseCache: Partial<Record<Format, Map<string, string>>> = {};
 
 function computeProse(text: string, format: Format): string {
+  const spans = scan(text, format);
+  if (spans.length === 0) return text;
   let out = "";
   let at = 0;
-  for (const span of scan(text, format)) {
+  for (const span of spans) {
     const source = text.slice(span.start, span.end);
     out += text.slice(at, span.start);
     if (CONTENT_KINDS.has(span.kind)) out += OBJECT_CHAR;
