@@ -169,7 +169,7 @@ syncRoutes.put("/v1/units/batch", async (c) => {
         // The object deletes it once applied; if anything failed on the way, the customer's content must not stay behind.
         await c.env.BLOBS.delete(blobKey).catch(() => undefined);
       }
-    } else applied = await stub.pushBatch(site, { units: valid, digests: validDigests });
+    } else applied = await stub.pushBatch(site, { json: JSON.stringify({ units: valid, digests: validDigests }) });
     applied.forEach((item, j) => (out[slots[j]] = item));
   }
   return c.json({ results: out as BatchItem[] }, 200);

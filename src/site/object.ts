@@ -31,6 +31,12 @@ import { applySnapshot, deleteUnit, pushUnchanged, pushUnit } from "./sync";
 import { listUnits } from "./unit-list";
 import { unitTexts } from "./unit-texts";
 
+/** A batch's valid units (validated by the Worker) and the digests of their snapshots as sent. */
+export interface PushedBatch {
+  units: UnitSnapshot[];
+  digests?: string[];
+}
+
 /** Key-value entry left by `erase()`. */
 const ERASED_MARK = "erased_at";
 
@@ -118,9 +124,11 @@ export class SiteObject extends DurableObject<Env> {
 
   /**
    * Applies a batch's valid units, each on its own: a unit that fails is reported and the
-   * others go on. Large bodies come as an R2 key (written by the Worker), deleted once applied.
+   * others go on. The Worker sends the units as JSON text (`json`: a string crosses RPC as one
+   * copy, where the structured clone of 5,000 segment objects cost about 8 ms on each side);
+   * large bodies come as an R2 key (written by the Worker), deleted once applied.
    */
-  async pushBatch(settings: SiteSettings, batch: { units: UnitSnapshot[]; digests?: string[] } | { blobKey: string }): Promise<BatchItem[]> {
+  async pushBatch(settings: SiteSettings, batch: PushedBatch | { json: string } | { blobKey: string }): Promise<BatchItem[]> {
     return this.call(settings, async (settings) => {
       let units: UnitSnapshot[];
       let digests: string[] | undefined;
@@ -129,8 +137,9 @@ export class SiteObject extends DurableObject<Env> {
         if (!batch.blobKey.startsWith(batchPrefix(settings.id))) throw new Error(`batch body key outside ${batchPrefix(settings.id)} refused`);
         const object = await this.env.BLOBS.get(batch.blobKey);
         if (!object) throw new Error(`batch body ${batch.blobKey} is missing from R2`);
-        ({ units, digests } = (await object.json()) as { units: UnitSnapshot[]; digests?: string[] });
-      } else ({ units, digests } = batch);
+        ({ units, digests } = (await object.json()) as PushedBatch);
+      } else if ("json" in batch) ({ units, digests } = JSON.parse(batch.json) as PushedBatch);
+      else ({ units, digests } = batch);
       const results = this.applyBatch(settings, units, digests) ?? this.applyEach(settings, units, digests);
       if ("blobKey" in batch) await this.env.BLOBS.delete(batch.blobKey);
       return results;
