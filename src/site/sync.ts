@@ -30,11 +30,11 @@ const structureOf = (s: { format: string; field?: string | null; kind?: string |
   [s.format, s.field ?? null, s.kind ?? null, s.max_length ?? null, s.position, s.parent_key ?? null];
 
 /**
- * New segments are inserted one row per statement: a statement that writes several rows
- * (multi-row VALUES, or a SELECT over json_each) makes SQLite keep a statement journal of
- * every page it touches, which costs more than the statements it saves (measured: 5,000
- * rows took about a fifth longer in 9-row statements). Most segments carry none of the
- * optional fields; they bind 7 values instead of 11 (binding costs about as much per value).
+ * New segments are inserted one row per statement, as the bench's insert floor does: in a
+ * Durable Object, statements that write several rows measured slower, not faster (5,000 rows
+ * took about a fifth longer in 9-row VALUES statements, and no less as one SELECT over
+ * json_each per unit). Most segments carry none of the optional fields and bind 7 values
+ * instead of 11.
  */
 const INSERT_SEGMENT = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
