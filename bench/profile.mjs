@@ -1,11 +1,21 @@
 /**
- * A CPU profile of first pushes (scenario a's object side), by function self time:
- *   node bench/profile.mjs [pushes]
- * Starts the bench runtime with a V8 inspector and drives the staged pushes of scenario a.
+ * A CPU profile of first pushes (scenario a), by function self time:
+ *   node bench/profile.mjs [pushes] [--http] [--tree name]
+ * Starts the bench runtime with a V8 inspector and drives the pushes of scenario a: by default
+ * the staged object-side push (SiteObject.pushBatch), with --http the whole PUT
+ * /v1/units/batch (the Worker's parsing, validation and RPC included). --tree prints the call
+ * tree below every function of that name, with inclusive times (native SQLite time shows as
+ * `exec` under the function that ran the statement).
  */
 process.env.BENCH_INSPECTOR_PORT ??= "9231";
 const { startRuntime } = await import("./runtime.mjs");
-const { createSite } = await import("./client.mjs");
+const { call, createSite } = await import("./client.mjs");
+const { batchBody } = await import("./data.mjs");
+
+const args = process.argv.slice(2);
+const http = args.includes("--http");
+const tree = args.includes("--tree") ? args[args.indexOf("--tree") + 1] : undefined;
+const pushes = Number(args.find((a) => /^\d+$/.test(a)) ?? 6);
 
 const rt = await startRuntime();
 const port = process.env.BENCH_INSPECTOR_PORT;
@@ -21,31 +31,46 @@ ws.addEventListener("message", (e) => {
 const send = (method, params = {}) => new Promise((r) => (pending.set(++id, r), ws.send(JSON.stringify({ id, method, params }))));
 
 const spec = { prefix: "post:", units: 100, segmentsPerUnit: 50 };
-const pushes = Number(process.argv[2] ?? 6);
-const sites = [];
+const body = JSON.stringify(batchBody(spec.prefix, spec.units, spec.segmentsPerUnit));
+/** One first push per fresh site, prepared untimed. */
+const runs = [];
 for (let i = 0; i < pushes + 1; i++) {
-  const s = rt.site((await createSite(rt.mf, { languages: ["de", "fr", "es"] })).id);
-  await s.stageBatch(spec);
-  sites.push(s);
+  const site = await createSite(rt.mf, { languages: ["de", "fr", "es"] });
+  const stub = rt.site(site.id);
+  if (!http) await stub.stageBatch(spec);
+  runs.push(http ? () => call(rt.mf, "PUT", "/v1/units/batch", { key: site.key, body }) : () => stub.pushStaged());
 }
-await sites[0].pushStaged(); // warm-up
+await runs[0](); // warm-up
 await send("Profiler.enable");
 await send("Profiler.setSamplingInterval", { interval: 100 });
 await send("Profiler.start");
 const t0 = performance.now();
-for (const s of sites.slice(1)) await s.pushStaged();
+for (const run of runs.slice(1)) await run();
 const ms = (performance.now() - t0) / pushes;
 const { profile } = await send("Profiler.stop");
-const self = new Map();
+
 const total = profile.samples.length;
 const counts = new Map();
 for (const s of profile.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
-for (const node of profile.nodes) {
-  const f = node.callFrame;
-  const key = `${f.functionName || "(anonymous)"} ${f.url.split("/").pop()}:${f.lineNumber + 1}`;
-  self.set(key, (self.get(key) ?? 0) + (counts.get(node.id) ?? 0));
+const pct = (n) => `${((100 * n) / total).toFixed(1).padStart(5)}%`;
+const name = (f) => `${f.functionName || "(anonymous)"} ${f.url.split("/").pop()}:${f.lineNumber + 1}`;
+
+const self = new Map();
+for (const node of profile.nodes) self.set(name(node.callFrame), (self.get(name(node.callFrame)) ?? 0) + (counts.get(node.id) ?? 0));
+console.log(`${pushes} ${http ? "PUT /v1/units/batch" : "staged pushes"}, ${ms.toFixed(0)} ms each; self time by function:`);
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(` ${pct(v)}  ${k}`);
+
+if (tree) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const inclusive = (n) => (counts.get(n.id) ?? 0) + (n.children ?? []).reduce((s, c) => s + inclusive(byId.get(c)), 0);
+  const print = (n, depth) => {
+    const v = inclusive(n);
+    if (v / total < 0.003 || depth > 6) return;
+    console.log(`${"  ".repeat(depth)}${pct(v)}  ${name(n.callFrame)} (self ${pct(counts.get(n.id) ?? 0).trim()})`);
+    for (const c of (n.children ?? []).map((c) => byId.get(c)).sort((a, b) => inclusive(b) - inclusive(a))) print(c, depth + 1);
+  };
+  console.log(`\ncall tree below ${tree} (inclusive):`);
+  for (const n of profile.nodes) if (n.callFrame.functionName === tree) print(n, 0);
 }
-console.log(`${pushes} pushes, ${ms.toFixed(0)} ms each; self time by function:`);
-for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${((100 * v) / total).toFixed(1).padStart(6)}%  ${k}`);
 ws.close();
 await rt.dispose();

@@ -29,6 +29,7 @@ const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
  * estimate and bill), so 100,000 emoji are within a 100,000-character limit.
  */
 export const text = (max?: number) => {
+  // `isPlainText` below must accept exactly what this accepts without an issue.
   const schema = z.string().superRefine((value, ctx) => {
     if (value.includes("\u0000")) ctx.addIssue({ code: "custom", message: "must not contain U+0000 (NUL)" });
     if (!wellFormed(value)) ctx.addIssue({ code: "custom", message: "must be well-formed Unicode (it contains a lone surrogate)" });
@@ -38,6 +39,10 @@ export const text = (max?: number) => {
   });
   return max === undefined ? schema : schema.openapi({ maxLength: max });
 };
+
+/** True when `text(max)` accepts the string `value` (the same three rules, without their messages). */
+export const isPlainText = (value: string, max?: number) =>
+  !value.includes("\u0000") && wellFormed(value) && (max === undefined || value.length <= max || characters(value) <= max);
 
 /** How deeply free-form JSON (unit metadata) may nest. */
 const MAX_JSON_DEPTH = 32;

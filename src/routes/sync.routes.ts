@@ -20,6 +20,7 @@ import {
   type BatchItem,
   type UnitSnapshot,
 } from "../api/schemas";
+import { parseBatchUnit } from "../api/batch-unit";
 import { EXAMPLES } from "../api/examples";
 import { validationDetail } from "../api/issues";
 import type { App } from "../context";
@@ -149,7 +150,7 @@ syncRoutes.put("/v1/units/batch", async (c) => {
     const same = typeof key === "string" && first.get(key) === i ? unchanged.get(key) : undefined;
     if (same)
       return void (out[i] = { external_key: externalKey, ok: true, result: same, error: null });
-    const parsed = UnitSnapshotIn.safeParse(raw);
+    const parsed = parseBatchUnit(raw);
     if (!parsed.success) return void (out[i] = { external_key: externalKey, ok: false, result: null, error: validationDetail(parsed.error, `units[${i}]`, raw) });
     const refusal = adapterRefusal(site, parsed.data);
     if (refusal) return void (out[i] = { external_key: externalKey, ok: false, result: null, error: `units[${i}].${refusal}` });
@@ -169,7 +170,7 @@ syncRoutes.put("/v1/units/batch", async (c) => {
         // The object deletes it once applied; if anything failed on the way, the customer's content must not stay behind.
         await c.env.BLOBS.delete(blobKey).catch(() => undefined);
       }
-    } else applied = await stub.pushBatch(site, { units: valid, digests: validDigests });
+    } else applied = await stub.pushBatch(site, { json: JSON.stringify({ units: valid, digests: validDigests }) });
     applied.forEach((item, j) => (out[slots[j]] = item));
   }
   return c.json({ results: out as BatchItem[] }, 200);

@@ -155,6 +155,36 @@ const minus = (a: Omit<CountRow, "language">, b: Omit<CountRow, "language">) =>
   Object.fromEntries(FIELDS.map((f) => [f, a[f] - b[f]])) as Omit<CountRow, "language">;
 
 /**
+ * The counts of a unit just created without imports: every live segment is missing in each of
+ * its languages, so they are known without a query. `needsWork` and `segments` are what its
+ * units row holds (with `counted` = 1); `writeNewUnitCounts` writes the rest.
+ */
+export function newUnitCounts(siteTargets: readonly string[], writableLanguages: string | null, segments: number) {
+  const languages = unitTargets(siteTargets, writableLanguages);
+  return { languages, segments, needsWork: segments > 0 && languages.length > 0 ? 1 : 0 };
+}
+
+/**
+ * Writes the unit_counts rows of a unit just created (its units row already holds the fields
+ * of `newUnitCounts`) in one statement, and carries them into the site's sums: what
+ * `refreshUnit` would write for it, without its two reads and its per-language writes.
+ */
+export function writeNewUnitCounts(store: Store, unitId: number, externalKey: string, counts: ReturnType<typeof newUnitCounts>, sink?: CountSink) {
+  const type = keyType(externalKey);
+  if (counts.languages.length)
+    store.run(
+      `INSERT INTO unit_counts (unit_id, language, unit_key, total, ok, stale, review, attention)
+       SELECT ?1, value, ?2, ?3, 0, 0, 0, 0 FROM json_each(?4)`,
+      unitId,
+      externalKey,
+      counts.segments,
+      JSON.stringify(counts.languages),
+    );
+  for (const language of counts.languages) addToSite(store, language, 1, { ...ZERO, total: counts.segments }, type, sink);
+  addToSite(store, "", 1, { ...ZERO, total: counts.segments, ok: 1 }, type, sink);
+}
+
+/**
  * Recomputes one unit's counts and carries the difference into the site's sums. Only rows
  * that changed are written, so refreshing a unit whose states did not move costs two reads.
  */
@@ -162,9 +192,8 @@ export function refreshUnit(
   store: Store,
   siteTargets: readonly string[],
   unitId: number,
-  fresh?: { segments: number },
   sink?: CountSink,
-  /** Only these languages can have changed (a job's commit): the unit's other rows are kept as they are. */
+  /** Only these languages can have changed: the unit's other rows are kept as they are. */
   only?: ReadonlySet<string>,
 ) {
   const unit = store.one<{ external_key: string; writable_languages: string | null; deleted: number; segment_count: number; counted: number }>(
@@ -187,22 +216,19 @@ export function refreshUnit(
   let kept: CountRow[] = [];
   if (!unit.deleted) {
     let languages = unitTargets(siteTargets, unit.writable_languages);
-    if (only && unit.counted && !fresh) {
+    if (only && unit.counted) {
       const recount = new Set([...only].map(lower));
       kept = languages.filter((language) => !recount.has(lower(language))).flatMap((language) => previous.get(language) ?? []);
       for (const row of kept) previous.delete(row.language);
       languages = languages.filter((language) => recount.has(lower(language)));
     }
-    // A unit just created without imports: every segment is missing in every language, no query needed.
-    rows = fresh ? languages.map((language) => ({ language, ...ZERO, total: fresh.segments })) : countUnit(store, unitId, languages);
+    rows = countUnit(store, unitId, languages);
     // Every language row counts all live segments; without languages, count them directly.
-    segments = fresh
-      ? fresh.segments
-      : rows.length
-        ? rows[0].total
-        : kept.length
-          ? unit.segment_count
-          : store.one<{ n: number }>("SELECT count(*) AS n FROM segments WHERE unit_id = ? AND removed = 0", unitId)!.n;
+    segments = rows.length
+      ? rows[0].total
+      : kept.length
+        ? unit.segment_count
+        : store.one<{ n: number }>("SELECT count(*) AS n FROM segments WHERE unit_id = ? AND removed = 0", unitId)!.n;
   }
   for (const row of rows) {
     const old = previous.get(row.language);
@@ -231,7 +257,7 @@ export function refreshUnit(
 }
 
 export function refreshUnits(store: Store, siteTargets: readonly string[], unitIds: Iterable<number>, only?: ReadonlySet<string>) {
-  for (const id of new Set(unitIds)) refreshUnit(store, siteTargets, id, undefined, undefined, only);
+  for (const id of new Set(unitIds)) refreshUnit(store, siteTargets, id, undefined, only);
 }
 
 /** Rebuilds every count from scratch: after the site's target languages change. O(site), rare. */

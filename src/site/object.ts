@@ -27,9 +27,15 @@ import { capabilities, siteTargets } from "./settings";
 import { siteStatus, unitStatus, unitsWithWork, type Links } from "./status";
 import { nextRetentionAt, runRetention, type RetentionRun } from "./retention";
 import { Store } from "./store";
-import { deleteUnit, pushUnchanged, pushUnit } from "./sync";
+import { applySnapshot, deleteUnit, pushUnchanged, pushUnit } from "./sync";
 import { listUnits } from "./unit-list";
 import { unitTexts } from "./unit-texts";
+
+/** A batch's valid units (validated by the Worker) and the digests of their snapshots as sent. */
+export interface PushedBatch {
+  units: UnitSnapshot[];
+  digests?: string[];
+}
 
 /** Key-value entry left by `erase()`. */
 const ERASED_MARK = "erased_at";
@@ -118,9 +124,11 @@ export class SiteObject extends DurableObject<Env> {
 
   /**
    * Applies a batch's valid units, each on its own: a unit that fails is reported and the
-   * others go on. Large bodies come as an R2 key (written by the Worker), deleted once applied.
+   * others go on. The Worker sends the units as JSON text (`json`: a string crosses RPC as one
+   * copy, where the structured clone of 5,000 segment objects cost about 8 ms on each side);
+   * large bodies come as an R2 key (written by the Worker), deleted once applied.
    */
-  async pushBatch(settings: SiteSettings, batch: { units: UnitSnapshot[]; digests?: string[] } | { blobKey: string }): Promise<BatchItem[]> {
+  async pushBatch(settings: SiteSettings, batch: PushedBatch | { json: string } | { blobKey: string }): Promise<BatchItem[]> {
     return this.call(settings, async (settings) => {
       let units: UnitSnapshot[];
       let digests: string[] | undefined;
@@ -129,26 +137,61 @@ export class SiteObject extends DurableObject<Env> {
         if (!batch.blobKey.startsWith(batchPrefix(settings.id))) throw new Error(`batch body key outside ${batchPrefix(settings.id)} refused`);
         const object = await this.env.BLOBS.get(batch.blobKey);
         if (!object) throw new Error(`batch body ${batch.blobKey} is missing from R2`);
-        ({ units, digests } = (await object.json()) as { units: UnitSnapshot[]; digests?: string[] });
-      } else ({ units, digests } = batch);
-      // The site and key-type sums are written once for the batch: each unit's differences join
-      // the batch's only once its own transaction committed.
-      const sums: CountSink = new Map();
-      const results = units.map((unit, i): BatchItem => {
-        const unitSums: CountSink = new Map();
-        try {
-          const result = pushUnit(this.store, settings, unit, digests?.[i] ?? null, unitSums);
-          mergeCounts(sums, unitSums);
-          return { external_key: unit.external_key, ok: true, result, error: null };
-        } catch (err) {
-          console.error(JSON.stringify({ level: "error", message: "unit push failed", unit: unit.external_key, error: String(err) }));
-          return { external_key: unit.external_key, ok: false, result: null, error: "The unit could not be stored; retry it. If it keeps failing, contact support." };
-        }
-      });
-      this.store.tx(() => flushCounts(this.store, sums));
+        ({ units, digests } = (await object.json()) as PushedBatch);
+      } else if ("json" in batch) ({ units, digests } = JSON.parse(batch.json) as PushedBatch);
+      else ({ units, digests } = batch);
+      const results = this.applyBatch(settings, units, digests) ?? this.applyEach(settings, units, digests);
       if ("blobKey" in batch) await this.env.BLOBS.delete(batch.blobKey);
       return results;
     });
+  }
+
+  /**
+   * The whole batch in one transaction, or undefined (and nothing written) if any unit fails.
+   * One transaction rather than one per unit: in a transaction nested in another, SQLite
+   * journals every page it changes that existed before it began, so each unit would copy
+   * again the index pages its predecessors wrote (segments are indexed by fingerprint, so
+   * they land all over the index); for a first push of 100 × 50 that cost about as much as a
+   * third of the inserts themselves. The result is the same as unit by unit: units apply in
+   * order, each seeing the ones before it.
+   */
+  private applyBatch(settings: SiteSettings, units: UnitSnapshot[], digests: string[] | undefined): BatchItem[] | undefined {
+    try {
+      return this.store.tx(() => {
+        const sums: CountSink = new Map();
+        const items = units.map((unit, i): BatchItem => {
+          const result = applySnapshot(this.store, settings, unit, digests?.[i] ?? null, sums);
+          return { external_key: unit.external_key, ok: true, result, error: null };
+        });
+        flushCounts(this.store, sums);
+        return items;
+      });
+    } catch (err) {
+      console.error(JSON.stringify({ level: "warn", message: "batch push failed; applying its units one by one", error: String(err) }));
+      return undefined;
+    }
+  }
+
+  /**
+   * The batch unit by unit, each in its own transaction: a unit that fails is reported and the
+   * others go on. The site and key-type sums are written once for the batch: each unit's
+   * differences join the batch's only once its own transaction committed.
+   */
+  private applyEach(settings: SiteSettings, units: UnitSnapshot[], digests: string[] | undefined): BatchItem[] {
+    const sums: CountSink = new Map();
+    const results = units.map((unit, i): BatchItem => {
+      const unitSums: CountSink = new Map();
+      try {
+        const result = pushUnit(this.store, settings, unit, digests?.[i] ?? null, unitSums);
+        mergeCounts(sums, unitSums);
+        return { external_key: unit.external_key, ok: true, result, error: null };
+      } catch (err) {
+        console.error(JSON.stringify({ level: "error", message: "unit push failed", unit: unit.external_key, error: String(err) }));
+        return { external_key: unit.external_key, ok: false, result: null, error: "The unit could not be stored; retry it. If it keeps failing, contact support." };
+      }
+    });
+    this.store.tx(() => flushCounts(this.store, sums));
+    return results;
   }
 
   /** The batch's units whose snapshot is the one last applied, answered as unchanged (see `pushUnchanged`). */

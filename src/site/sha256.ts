@@ -21,17 +21,17 @@ const MAX_JS_BYTES = 4096;
 const encoder = new TextEncoder();
 // Room for the longest text hashed here (UTF-8 is at most 3 bytes per UTF-16 unit) plus padding.
 const buffer = new Uint8Array(3 * MAX_JS_BYTES + 128);
-const view = new DataView(buffer.buffer);
 const W = new Int32Array(64);
 const H = new Int32Array(8);
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/** The character codes of the hex digest, made into one flat string by one String.fromCharCode call. */
+const hexCodes: number[] = new Array(64).fill(0);
+const HEX_DIGITS = "0123456789abcdef";
 
 function compress(blocks: number) {
   let h0 = 0x6a09e667 | 0, h1 = 0xbb67ae85 | 0, h2 = 0x3c6ef372 | 0, h3 = 0xa54ff53a | 0;
   let h4 = 0x510e527f | 0, h5 = 0x9b05688c | 0, h6 = 0x1f83d9ab | 0, h7 = 0x5be0cd19 | 0;
   for (let b = 0; b < blocks; b++) {
-    const off = b * 64;
-    for (let i = 0; i < 16; i++) W[i] = view.getInt32(off + i * 4);
+    for (let i = 0, off = b * 64; i < 16; i++, off += 4) W[i] = (buffer[off] << 24) | (buffer[off + 1] << 16) | (buffer[off + 2] << 8) | buffer[off + 3];
     for (let i = 16; i < 64; i++) {
       const w15 = W[i - 15], w2 = W[i - 2];
       const s0 = ((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3);
@@ -67,15 +67,19 @@ export function sha256Hex(text: string): string {
   const n = encoder.encodeInto(text, buffer).written;
   buffer[n] = 0x80;
   const blocks = ((n + 8) >>> 6) + 1;
-  buffer.fill(0, n + 1, blocks * 64 - 8);
+  const end = blocks * 64;
+  buffer.fill(0, n + 1, end - 4);
   // Message length in bits, big-endian 64-bit (texts here are far below 2^32 bits).
-  view.setUint32(blocks * 64 - 8, 0);
-  view.setUint32(blocks * 64 - 4, n * 8);
+  const bits = n * 8;
+  buffer[end - 4] = bits >>> 24;
+  buffer[end - 3] = bits >>> 16;
+  buffer[end - 2] = bits >>> 8;
+  buffer[end - 1] = bits;
   compress(blocks);
-  let out = "";
+  // One flat string: 32 concatenations would build a rope that SQLite's binding flattens again.
   for (let i = 0; i < 8; i++) {
     const v = H[i];
-    out += HEX[(v >>> 24) & 255] + HEX[(v >>> 16) & 255] + HEX[(v >>> 8) & 255] + HEX[v & 255];
+    for (let j = 0; j < 8; j++) hexCodes[i * 8 + j] = HEX_DIGITS.charCodeAt((v >>> (28 - 4 * j)) & 15);
   }
-  return out;
+  return String.fromCharCode.apply(null, hexCodes);
 }
