@@ -114,6 +114,12 @@ export interface CommitDeps {
 export class Committer {
   private queue: { outcome: Outcome; resolve: () => void; reject: (err: unknown) => void }[] = [];
   private draining = false;
+  /**
+   * The first failed write: every later commit of the invocation is refused with it. A slice
+   * may reuse texts of a commit still landing; if that commit fails, what reused them must not
+   * land either (the texts would be delivered unbilled while their own items are redone).
+   */
+  private failure: { error: unknown } | undefined;
   /** Commits written (each one ledger row and one transaction). */
   commits = 0;
 
@@ -123,6 +129,7 @@ export class Committer {
   ) {}
 
   commit(outcome: Outcome): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure.error);
     return new Promise((resolve, reject) => {
       this.queue.push({ outcome, resolve, reject });
       if (!this.draining) void this.drain();
@@ -134,10 +141,15 @@ export class Committer {
     try {
       while (this.queue.length) {
         const group = this.queue.splice(0);
+        if (this.failure) {
+          for (const g of group) g.reject(this.failure.error);
+          continue;
+        }
         try {
           await this.write(group.map((g) => g.outcome));
           for (const g of group) g.resolve();
         } catch (err) {
+          this.failure = { error: err };
           for (const g of group) g.reject(err);
         }
       }

@@ -80,6 +80,8 @@ export class Invocation {
   slicesStarted = 0;
   chunksFixed = 0;
   stopped = false;
+  /** Per language: texts produced by engine batches whose commits have not landed yet, by source fingerprint. */
+  private readonly unsaved = new Map<string, Map<string, readonly [text: string, origin: string, engine: string]>>();
 
   constructor(
     readonly deps: RunnerDeps,
@@ -126,6 +128,12 @@ export class Invocation {
 
   stop() {
     this.stopped = true;
+  }
+
+  unsavedTexts(language: string) {
+    let texts = this.unsaved.get(language);
+    if (!texts) this.unsaved.set(language, (texts = new Map()));
+    return texts;
   }
 
   /**
@@ -272,15 +280,29 @@ async function runLanguages(inv: Invocation, job: JobRow) {
   const committer = new Committer(inv.deps, job.id);
   inv.committers.push(committer);
   const workers = pendingLanguages(inv.deps.store, job).map(async (language) => {
-    while (!inv.stopped && inv.mayStartSlice()) {
-      inv.slicesStarted++;
-      try {
-        if (!(await runSlice(inv, job, committer, language))) return;
-      } catch (err) {
-        inv.stop();
-        throw err;
+    // A slice's commits land while the language's next slice loads and translates (from after the items the last one took).
+    let landing: Promise<void> = Promise.resolve();
+    let after = 0;
+    try {
+      while (!inv.stopped && inv.mayStartSlice()) {
+        inv.slicesStarted++;
+        const slice = await runSlice(inv, job, committer, language, after);
+        if (!slice) break;
+        after = slice.last;
+        // A commit that fails stops the invocation; the failure is thrown below, once the others have landed.
+        slice.committed.catch(() => inv.stop());
+        landing = Promise.allSettled([landing, slice.committed]).then(([a, b]) => {
+          if (a.status === "rejected") throw a.reason;
+          if (b.status === "rejected") throw b.reason;
+        });
+        landing.catch(() => {}); // handled: awaited below
       }
+    } catch (err) {
+      inv.stop();
+      await landing.catch(() => {});
+      throw err;
     }
+    await landing;
   });
   const settled = await Promise.allSettled(workers);
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");

@@ -43,8 +43,22 @@ interface Group {
   items: SliceItem[];
 }
 
-/** Works off one slice of `language`. Answers false when the language has no pending items left. */
-export async function runSlice(inv: Invocation, job: JobRow, committer: Committer, language: string): Promise<boolean> {
+/** A slice whose engine work is done: its commits may still be landing. */
+export interface SliceDone {
+  /** The highest segment id the slice took: the language's next slice starts after it. */
+  last: number;
+  /** Settles when every commit of the slice has landed (rejects with the first that failed). */
+  committed: Promise<void>;
+}
+
+/**
+ * Works off one slice of `language`: its items after segment id `after`. Answers null when
+ * the language has no pending items there. It does not wait for its commits (each a D1 write,
+ * then a transaction) to land: the language's next slice loads and translates meanwhile, from
+ * after the items this one took, and texts it produced are reused from `inv.unsaved` until
+ * their commit lands.
+ */
+export async function runSlice(inv: Invocation, job: JobRow, committer: Committer, language: string, after = 0): Promise<SliceDone | null> {
   const { store } = inv.deps;
   // Settings may change while engine calls are awaited (an admin change reaches the object at once): each slice reads the current ones.
   const settings = (inv.deps.settings = store.getMeta<SiteSettings>("settings") ?? inv.deps.settings);
@@ -68,7 +82,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
          ORDER BY r.id DESC LIMIT 1) AS earlier
      FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
      LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
-     WHERE ji.job_id = ?1 AND ji.language = ?2
+     WHERE ji.job_id = ?1 AND ji.language = ?2 AND ji.segment_id > ?7
      ORDER BY ji.segment_id LIMIT ?4`,
     job.id,
     language,
@@ -76,8 +90,9 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
     sliceItems(engine?.limits),
     job.started_at ?? "",
     scope.force ? 1 : 0,
+    after,
   );
-  if (!loaded.length) return false;
+  if (!loaded.length) return null;
   // Bounded by characters too, so a slice of long texts stays as short as one of short texts.
   const items: SliceItem[] = [];
   let size = 0;
@@ -94,13 +109,14 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   const work = items.filter((i) => !skippedIds.has(i.segment_id));
   const outcome = (fields: Partial<Outcome>): Outcome => ({ language, produced: [], skipped: [], failed: [], billed: 0, ...fields });
 
+  // A language that fails as a whole ends here: its commit fails every pending item, so no next slice.
   if (problem && work.length) {
     await committer.commit(outcome({ skipped, languageFailure: problem }));
-    return true;
+    return null;
   }
   if (engine && work.length && !engine.supports(language)) {
     await committer.commit(outcome({ skipped, languageFailure: `The ${engine.name} engine does not translate into ${language}.` }));
-    return true;
+    return null;
   }
 
   const glossary = work.length ? await inv.glossary(language) : [];
@@ -121,15 +137,15 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   };
 
   const free: Produced[] = [];
+  const unsaved = inv.unsavedTexts(language);
   const toSend = new Map<string, Group>(); // by source language + fingerprint
   for (const item of work) {
     const { memory: hit, earlier } = item;
+    // Texts translated earlier in this job are reused, not sent again: stored, or produced by a commit still landing.
+    const before = earlier !== null ? (JSON.parse(earlier) as [string, string, string]) : unsaved.get(item.fingerprint);
     if (hit !== null) free.push(produce(item, hit, "tm_exact", "memory", "memory"));
-    else if (earlier !== null) {
-      // Texts translated earlier in this job are reused, not sent again.
-      const [text, origin, engineName] = JSON.parse(earlier) as [string, string, string];
-      free.push(produce(item, text, origin, engineName, "reuse"));
-    } else {
+    else if (before) free.push(produce(item, before[0], before[1], before[2], "reuse"));
+    else {
       const key = `${item.source_language}\u0000${item.fingerprint}`;
       const group = toSend.get(key);
       if (group) group.items.push(item);
@@ -175,7 +191,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
           languageFailure ??= err.message;
           return;
         }
-        await committer.commit(outcome({ failed: [{ items: groups.flatMap((g) => g.items), message: err.message }] }));
+        commits.push(committer.commit(outcome({ failed: [{ items: groups.flatMap((g) => g.items), message: err.message }] })));
         return;
       }
       release();
@@ -186,7 +202,15 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
         billed += group.items[0].characters;
         group.items.forEach((item, i) => produced.push(produce(item, texts[g], engine.origin, engine.name, i === 0 ? "engine" : "reuse")));
       });
-      await committer.commit(outcome({ produced, billed }));
+      // Until the commit lands, a repeat in the language's next slice finds these texts here.
+      const sent = groups.map((group, g) => [group.items[0].fingerprint, [texts[g], engine.origin, engine.name]] as const);
+      for (const [fingerprint, entry] of sent) unsaved.set(fingerprint, entry);
+      const commit = committer.commit(outcome({ produced, billed }));
+      commits.push(commit);
+      const landed = () => {
+        for (const [fingerprint, entry] of sent) if (unsaved.get(fingerprint) === entry) unsaved.delete(fingerprint);
+      };
+      void commit.then(landed, landed);
     };
 
     for (const batch of batches) {
@@ -211,10 +235,14 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
     }
     await Promise.all(running);
   }
-  if (languageFailure !== undefined && fault === undefined) commits.push(committer.commit(outcome({ languageFailure })));
-  const settled = await Promise.allSettled(commits);
-  const failedCommit = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
-  if (fault !== undefined) throw fault;
-  if (failedCommit) throw failedCommit.reason;
-  return true;
+  if (fault !== undefined || languageFailure !== undefined) {
+    // The language stops here: its commits (a language-wide failure last) land before the answer.
+    if (languageFailure !== undefined && fault === undefined) commits.push(committer.commit(outcome({ languageFailure })));
+    const settled = await Promise.allSettled(commits);
+    const failedCommit = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (fault !== undefined) throw fault;
+    if (failedCommit) throw failedCommit.reason;
+    return null;
+  }
+  return { last: items[items.length - 1].segment_id, committed: Promise.all(commits).then(() => undefined) };
 }

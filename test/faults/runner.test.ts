@@ -74,6 +74,72 @@ describe("concurrency", () => {
   });
 });
 
+/** D1 whose usage-ledger writes take `delayMs` more and are logged with their start and end. */
+function slowLedger(real: D1Database, delayMs: number, log: { start: number; end: number }[]): D1Database {
+  const wrap = (stmt: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(stmt, {
+      get(target, prop) {
+        const value = (target as any)[prop];
+        if (prop === "bind") return (...args: unknown[]) => wrap(value.apply(target, args));
+        if (["run", "all", "raw", "first"].includes(prop as string))
+          return async (...args: unknown[]) => {
+            const entry = { start: Date.now(), end: Number.POSITIVE_INFINITY };
+            log.push(entry);
+            await new Promise((resolve) => setTimeout(resolve, delayMs));
+            const out = await value.apply(target, args);
+            entry.end = Date.now();
+            return out;
+          };
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return new Proxy(real, {
+    get(target, prop) {
+      if (prop === "prepare") return (sql: string) => (/^insert into "usage_ledger"/i.test(sql) ? wrap(target.prepare(sql)) : target.prepare(sql));
+      const value = (target as any)[prop];
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+describe("commits landing while the next slice works", () => {
+  it("a slice's ledger write does not hold up the language's next slice; a repeat of a text whose commit is still landing is reused, not sent again", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    // Slices of 250 (the engine takes 50 a request): A, then B, then A again.
+    const a = texts(250, "Landing A");
+    const b = texts(250, "Landing B");
+    const segments = [...a, ...b, ...a].map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
+    expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
+    const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
+    const calls: { start: number; texts: string[] }[] = [];
+    const engine: Engine = {
+      name: "pseudo",
+      origin: "mt",
+      limits: { maxSegments: 50, maxCharacters: 50_000 },
+      supports: () => true,
+      async translate(request) {
+        calls.push({ start: Date.now(), texts: request.segments.map((s) => s.text) });
+        return request.segments.map((s) => `de: ${s.text}`);
+      },
+    };
+    const writes: { start: number; end: number }[] = [];
+    await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine, env: { DB: slowLedger(env.DB, 300, writes) } });
+
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job).toMatchObject({ status: "succeeded", done_segments: 750, failed_segments: 0, reused_segments: 250, characters: sumCharacters([...a, ...b]) });
+    // Each distinct text went to the engine once: A's repeats were reused while A's commit could still be landing.
+    const sent = calls.flatMap((call) => call.texts);
+    expect(sent).toHaveLength(500);
+    expect(new Set(sent)).toEqual(new Set([...a, ...b]));
+    // B's first request went out before slice A's ledger write had come back.
+    const firstB = calls.find((call) => call.texts.includes(b[0]))!;
+    expect(firstB.start).toBeLessThan(writes[0].end);
+    expect(await allResults(c)).toHaveLength(750);
+    expect((await ledger(site.siteId)).sum).toBe(job.characters);
+  });
+});
+
 describe("bounded invocations", () => {
   it("the deadline is checked between engine batches: batches not launched stay pending, nothing is lost or billed twice", async () => {
     const { site, c, jobId } = await siteWithJob(["de"], 250);
