@@ -171,6 +171,13 @@ export class Committer {
   }
 }
 
+/**
+ * Characters of texts (and QA findings) one results statement carries at most: the JSON bound
+ * to it stays far below the 2 MB a string may have in the object's SQLite (3 bytes a character
+ * at worst). A commit may hold several slices' outcomes.
+ */
+const RESULTS_JSON = 400_000;
+
 /** Writes the outcomes as commit number `n` of the job, in one transaction. */
 export function persist(store: Store, settings: SiteSettings, jobId: number, n: number, outcomes: Outcome[]) {
   const now = store.now();
@@ -255,17 +262,22 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
         if (n) errors.push({ language: outcome.language, message: failure.message, segments: n });
       }
     }
-    if (rows.length)
+    // In statements of at most RESULTS_JSON characters (a bound value may not pass 2 MB), in order, so ids follow firstId.
+    for (let from = 0; from < rows.length; ) {
+      let to = from;
+      for (let size = 0; to < rows.length && (to === from || size + rows[to][3].length + rows[to][7].length < RESULTS_JSON); to++) size += rows[to][3].length + rows[to][7].length + 200;
       // Read through JSONB: each `->>` then indexes the row instead of parsing its text again (a third faster).
       store.run(
         `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held)
          SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, r.value ->> 6, ?2, r.value ->> 7, ?3,
            1 - (r.value ->> 8), r.value ->> 8
          FROM jsonb_each(jsonb(?1)) r ORDER BY r.key`,
-        JSON.stringify(rows),
+        JSON.stringify(rows.slice(from, to)),
         jobId,
         now,
       );
+      from = to;
+    }
     for (const [language, entry] of byLanguage) {
       if (entry.replaced.length)
         // Earlier versions of these translations are superseded by the new results.

@@ -140,6 +140,35 @@ describe("commits landing while the next slice works", () => {
   });
 });
 
+describe("large commits", () => {
+  it("a commit that gathers several slices' results stores them all: each statement stays under SQLite's 2 MB per value", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    // 1,200 texts of 10,000 characters: slices of 20 (200,000 characters); with a slow ledger they gather into commits of up to 12 MB.
+    const long = texts(1_200, "Long entry").map((t) => t.padEnd(10_000, " lorem ipsum"));
+    const segments = long.map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
+    // Two units: a request body may not pass 10 MB.
+    expect((await c.put("/v1/units", unit("page:1", segments.slice(0, 600)))).status).toBe(200);
+    expect((await c.put("/v1/units", unit("page:2", segments.slice(600)))).status).toBe(200);
+    const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
+    const engine: Engine = {
+      name: "pseudo",
+      origin: "mt",
+      limits: { maxSegments: 1000, maxCharacters: 1_000_000 },
+      supports: () => true,
+      translate: async (request) => request.segments.map((s) => `de: ${s.text}`),
+    };
+    const writes: { start: number; end: number }[] = [];
+    await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine, env: { DB: slowLedger(env.DB, 300, writes) } });
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job).toMatchObject({ status: "succeeded", done_segments: 1_200, failed_segments: 0, characters: sumCharacters(long) });
+    expect(writes.length).toBeLessThan(15); // slices' outcomes were gathered into commits
+    const results = await allResults(c);
+    expect(results).toHaveLength(1_200);
+    expect(results.every((r: any) => r.text.length === 10_004)).toBe(true);
+  });
+});
+
 describe("bounded invocations", () => {
   it("the deadline is checked between engine batches: batches not launched stay pending, nothing is lost or billed twice", async () => {
     const { site, c, jobId } = await siteWithJob(["de"], 250);
