@@ -39,7 +39,7 @@ try {
   if (want("0")) show(await overheadScenario(rt, { runs: runs * 4 }));
   if (want("a", "b")) show(await pushScenarios(rt, { runs }));
   if (want("c")) show(await statusScenario(rt, { runs: runs * 4 }));
-  if (want("d")) show(await jobScenario(rt, { runs: Math.max(3, Math.ceil(runs / 2)) }));
+  if (want("d")) show(await jobScenario(rt, { runs }));
   if (want("e")) show(await resultsScenario(rt, { runs: runs * 4 }));
   if (want("f")) show(await latencyScenario(rt));
   if (want("g")) show(await largeScenario(rt));
