@@ -332,7 +332,7 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
       counters.reusedChars,
       jobId,
     );
-    if (recount) refreshUnits(store, siteTargets(settings), units, new Set([...byLanguage].filter(([, e]) => e.produced.length).map(([language]) => language)));
+    if (recount) refreshUnits(store, siteTargets(settings), units);
     else moveStates(store, changes);
   });
 }

@@ -4,7 +4,7 @@
  * under language '', the site totals (total = live segments, ok = live units).
  * Every write that can change a state ends by calling `refreshUnits` for the units it touched.
  */
-import { lower, unitTargets } from "./settings";
+import { unitTargets } from "./settings";
 import { stateSql } from "./state";
 import type { Store } from "./store";
 
@@ -193,8 +193,6 @@ export function refreshUnit(
   siteTargets: readonly string[],
   unitId: number,
   sink?: CountSink,
-  /** Only these languages can have changed: the unit's other rows are kept as they are. */
-  only?: ReadonlySet<string>,
 ) {
   const unit = store.one<{ external_key: string; writable_languages: string | null; deleted: number; segment_count: number; counted: number }>(
     "SELECT external_key, writable_languages, deleted, segment_count, counted FROM units WHERE id = ?",
@@ -212,23 +210,12 @@ export function refreshUnit(
 
   let rows: CountRow[] = [];
   let segments = 0;
-  /** Rows of languages not recounted (`only`): unchanged, yet part of whether the unit needs work. */
-  let kept: CountRow[] = [];
   if (!unit.deleted) {
-    let languages = unitTargets(siteTargets, unit.writable_languages);
-    if (only && unit.counted) {
-      const recount = new Set([...only].map(lower));
-      kept = languages.filter((language) => !recount.has(lower(language))).flatMap((language) => previous.get(language) ?? []);
-      for (const row of kept) previous.delete(row.language);
-      languages = languages.filter((language) => recount.has(lower(language)));
-    }
-    rows = countUnit(store, unitId, languages);
+    rows = countUnit(store, unitId, unitTargets(siteTargets, unit.writable_languages));
     // Every language row counts all live segments; without languages, count them directly.
     segments = rows.length
       ? rows[0].total
-      : kept.length
-        ? unit.segment_count
-        : store.one<{ n: number }>("SELECT count(*) AS n FROM segments WHERE unit_id = ? AND removed = 0", unitId)!.n;
+      : store.one<{ n: number }>("SELECT count(*) AS n FROM segments WHERE unit_id = ? AND removed = 0", unitId)!.n;
   }
   for (const row of rows) {
     const old = previous.get(row.language);
@@ -252,12 +239,12 @@ export function refreshUnit(
   }
   const after = unit.deleted ? ZERO : { ...ZERO, total: segments, ok: 1 };
   if (!same(before, after)) addToSite(store, "", 1, minus(after, before), type, sink);
-  const needsWork = rows.some((r) => r.total > r.ok) || kept.some((r) => r.total > r.ok) ? 1 : 0;
+  const needsWork = rows.some((r) => r.total > r.ok) ? 1 : 0;
   store.run("UPDATE units SET segment_count = ?, needs_work = ?, counted = ? WHERE id = ?", segments, needsWork, unit.deleted ? 0 : 1, unitId);
 }
 
-export function refreshUnits(store: Store, siteTargets: readonly string[], unitIds: Iterable<number>, only?: ReadonlySet<string>) {
-  for (const id of new Set(unitIds)) refreshUnit(store, siteTargets, id, undefined, only);
+export function refreshUnits(store: Store, siteTargets: readonly string[], unitIds: Iterable<number>) {
+  for (const id of new Set(unitIds)) refreshUnit(store, siteTargets, id);
 }
 
 /** Rebuilds every count from scratch: after the site's target languages change. O(site), rare. */

@@ -74,33 +74,9 @@ describe("concurrency", () => {
   });
 });
 
-/** D1 whose usage-ledger writes take `delayMs` more and are logged with their start and end. */
-function slowLedger(real: D1Database, delayMs: number, log: { start: number; end: number }[]): D1Database {
-  const wrap = (stmt: D1PreparedStatement): D1PreparedStatement =>
-    new Proxy(stmt, {
-      get(target, prop) {
-        const value = (target as any)[prop];
-        if (prop === "bind") return (...args: unknown[]) => wrap(value.apply(target, args));
-        if (["run", "all", "raw", "first"].includes(prop as string))
-          return async (...args: unknown[]) => {
-            const entry = { start: Date.now(), end: Number.POSITIVE_INFINITY };
-            log.push(entry);
-            await new Promise((resolve) => setTimeout(resolve, delayMs));
-            const out = await value.apply(target, args);
-            entry.end = Date.now();
-            return out;
-          };
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  return new Proxy(real, {
-    get(target, prop) {
-      if (prop === "prepare") return (sql: string) => (/^insert into "usage_ledger"/i.test(sql) ? wrap(target.prepare(sql)) : target.prepare(sql));
-      const value = (target as any)[prop];
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
+/** D1 whose usage-ledger writes take `delayMs` more, logged with their start and end. */
+const slowLedger = (delayMs: number, log: { start: number; end: number }[]) =>
+  flakyDb(env.DB, { slow: { matches: (sql) => /^insert into "usage_ledger"/i.test(sql), delayMs, log } });
 
 describe("commits landing while the next slice works", () => {
   it("a slice's ledger write does not hold up the language's next slice; a repeat of a text whose commit is still landing is reused, not sent again", async () => {
@@ -124,7 +100,7 @@ describe("commits landing while the next slice works", () => {
       },
     };
     const writes: { start: number; end: number }[] = [];
-    await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine, env: { DB: slowLedger(env.DB, 300, writes) } });
+    await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine, env: { DB: slowLedger(300, writes) } });
 
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job).toMatchObject({ status: "succeeded", done_segments: 750, failed_segments: 0, reused_segments: 250, characters: sumCharacters([...a, ...b]) });
@@ -159,7 +135,7 @@ describe("large commits", () => {
       translate: async (request) => request.segments.map((s) => `de: ${s.text}`),
     };
     const writes: { start: number; end: number }[] = [];
-    await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine, env: { DB: slowLedger(env.DB, 300, writes) } });
+    await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine, env: { DB: slowLedger(300, writes) } });
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job).toMatchObject({ status: "succeeded", done_segments: 1_200, failed_segments: 0, characters: sumCharacters(long) });
     expect(writes.length).toBeLessThan(15); // slices' outcomes were gathered into commits

@@ -196,9 +196,16 @@ export async function languageCounts(c: Client) {
 /**
  * A D1 handle whose statements fail while `down()` says so: at prepare (the request never
  * reaches D1), or (`lose`) after the statement ran, as when D1 commits a write and the answer
- * is lost on the way back.
+ * is lost on the way back. `slow` delays the statements it matches and logs when each ran.
  */
-export function flakyDb(real: D1Database, fault: { down?: (sql: string) => boolean; lose?: (sql: string) => boolean }): D1Database {
+export function flakyDb(
+  real: D1Database,
+  fault: {
+    down?: (sql: string) => boolean;
+    lose?: (sql: string) => boolean;
+    slow?: { matches: (sql: string) => boolean; delayMs: number; log: { start: number; end: number }[] };
+  },
+): D1Database {
   const failure = () => new Error("D1_ERROR: Network connection lost.");
   const wrapStatement = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement =>
     new Proxy(stmt, {
@@ -207,7 +214,13 @@ export function flakyDb(real: D1Database, fault: { down?: (sql: string) => boole
         if (prop === "bind") return (...args: unknown[]) => wrapStatement(value.apply(target, args), sql);
         if (["run", "all", "raw", "first"].includes(prop as string))
           return async (...args: unknown[]) => {
+            const slow = fault.slow?.matches(sql) ? { start: Date.now(), end: Number.POSITIVE_INFINITY } : undefined;
+            if (slow) {
+              fault.slow!.log.push(slow);
+              await new Promise((resolve) => setTimeout(resolve, fault.slow!.delayMs));
+            }
             const out = await value.apply(target, args);
+            if (slow) slow.end = Date.now();
             if (fault.lose?.(sql)) throw failure();
             return out;
           };
