@@ -13,7 +13,7 @@ import type { App } from "./context";
 import { adminAuth, apiKeyAuth, declaredBodyLimit } from "./auth";
 import { ApiError, ensureErrorBody, errorBody, renderError } from "./errors";
 import { LIMITS } from "./limits";
-import { dashboard } from "./dashboard/routes";
+import { dashboard } from "./dashboard";
 import { adminRoutes } from "./routes/admin.routes";
 import { authErrors, ok } from "./routes/common";
 import { registerDocument } from "./routes/docs.routes";

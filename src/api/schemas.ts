@@ -617,6 +617,9 @@ export const KeyOut = z
   })
   .openapi("ApiKey");
 export const KeysOut = z.object({ keys: z.array(KeyOut) });
+export type KeyCreate = z.infer<typeof KeyCreateIn>;
+export type KeyCreated = z.infer<typeof KeyCreatedOut>;
+export type ApiKey = z.infer<typeof KeyOut>;
 
 export const AttentionDecisionIn = z.discriminatedUnion("action", [
   z.object({ action: z.literal("fix"), text: text(LIMITS.segmentText) }),

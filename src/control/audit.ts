@@ -14,7 +14,8 @@ export interface AuditEntry {
   action: string;
   /** What it was done to: `site:12`, `key:4`, `organization:3` … */
   target: string;
-  detail?: Record<string, unknown>;
+  /** Plain data, or a SQL expression for a value known only inside the batch (a new row's id). */
+  detail?: Record<string, unknown> | SQL;
 }
 
 export interface AuditItem {

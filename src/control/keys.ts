@@ -7,8 +7,7 @@
  * (at once in the isolate that revoked it), and `last_used_at` is written at most once a
  * minute per key and isolate, after the response.
  */
-import { and, desc, eq, isNull } from "drizzle-orm";
-import { notFound } from "../errors";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { ControlDb } from "./db";
 import { apiKeys } from "./schema";
 import { getSite, type SiteSettings } from "./sites";
@@ -142,14 +141,21 @@ export async function authenticate(db: ControlDb, key: string, now = Date.now(),
   return { keyId: entry.keyId, limitKey: `key:${hash.slice(0, 32)}`, site: entry.site, touch };
 }
 
-export async function createKey(db: ControlDb, siteId: number, name: string) {
+/**
+ * A new key and the statement that stores it (its hash, never the key): the caller runs it in
+ * one batch with the audit row (src/ops/keys.ts). `keyIdOf` is a SQL expression for the new
+ * row's id, usable in later statements of the same batch.
+ */
+export async function newKey(db: ControlDb, siteId: number, name: string, now = new Date()) {
   const key = generateKey();
-  const createdAt = new Date().toISOString();
-  const [row] = await db
-    .insert(apiKeys)
-    .values({ siteId, name, prefix: key.slice(0, KEY_PREFIX.length + 6), hash: await hashKey(key), createdAt })
-    .returning({ id: apiKeys.id });
-  return { id: row.id, name, key, created_at: createdAt };
+  const hash = await hashKey(key);
+  const createdAt = now.toISOString();
+  return {
+    key,
+    createdAt,
+    insert: db.insert(apiKeys).values({ siteId, name, prefix: key.slice(0, KEY_PREFIX.length + 6), hash, createdAt }).returning({ id: apiKeys.id }),
+    keyIdOf: sql`(SELECT ${apiKeys.id} FROM ${apiKeys} WHERE ${apiKeys.hash} = ${hash})`,
+  };
 }
 
 export async function listKeys(db: ControlDb, siteId: number) {
@@ -164,12 +170,15 @@ export async function listKeys(db: ControlDb, siteId: number) {
   }));
 }
 
-export async function revokeKey(db: ControlDb, siteId: number, keyId: number) {
-  const row = await db.select({ id: apiKeys.id }).from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.siteId, siteId))).get();
-  if (!row) throw notFound(`Key ${keyId} of site ${siteId}`);
-  await db
+/** The key's id if it is one of the site's (revoked or not). */
+export async function findKey(db: ControlDb, siteId: number, keyId: number) {
+  return db.select({ id: apiKeys.id }).from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.siteId, siteId))).get();
+}
+
+/** Marks a key revoked (a key revoked before keeps its first time). */
+export function revokeStatement(db: ControlDb, keyId: number, now = new Date()) {
+  return db
     .update(apiKeys)
-    .set({ revokedAt: new Date().toISOString() })
+    .set({ revokedAt: now.toISOString() })
     .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)));
-  forgetSite(siteId);
 }

@@ -7,6 +7,7 @@ import { controlDb } from "../control/db";
 import { atLeast, membershipIn, type Role } from "../control/people";
 import { getSite, type SiteSettings } from "../control/sites";
 import { ApiError } from "../errors";
+import { type Actor, userActor } from "../ops/actor";
 import type { DashContext } from "./auth";
 
 /** Thrown when a page needs a signed-in person; the dashboard answers with the sign-in page. */
@@ -22,7 +23,7 @@ export function requireUser(c: DashContext) {
 
 export interface OrgAccess {
   userId: number;
-  actor: string;
+  actor: Actor;
   role: Role;
   organizationId: number;
   organization: string;
@@ -34,7 +35,7 @@ export async function orgAccess(c: DashContext, organizationId: number, needed: 
   const role = membership?.role;
   if (!membership || !role) throw new ApiError(404, "There is no such page, or it belongs to an organization you are not a member of.");
   if (!atLeast(role, needed)) throw new ApiError(403, `Only ${ROLE_WORDS[needed]} can do this; you are an ${role} here. Ask an owner to change your role.`);
-  return { userId: user.userId, actor: `user:${user.userId}`, role, organizationId, organization: membership.organization };
+  return { userId: user.userId, actor: userActor(user.userId), role, organizationId, organization: membership.organization };
 }
 
 export async function siteAccess(c: DashContext, siteId: number, needed: Role): Promise<OrgAccess & { site: SiteSettings }> {

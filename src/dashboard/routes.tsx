@@ -1,19 +1,6 @@
-/**
- * The dashboard: a Hono sub-app mounted at /dashboard. Each handler checks access
- * (access.ts), loads data through the same site-object methods and control-plane functions
- * as the API, and renders a page (pages/). No SQL and no business rule lives here: settings
- * go through `updateSiteSettings`, jobs through `requestJob`, decisions through
- * `decideAttention`, keys through `createKey`/`revokeKey`, erasure through `eraseSite`.
- *
- * Every response carries a Content-Security-Policy without inline scripts or styles; every
- * state-changing request must come from the dashboard's own origin (hono/csrf); pages are
- * never cached. Forms are plain HTML: everything works without JavaScript.
- */
+/** The dashboard's pages not yet in a sub-app of their own (being split per resource). */
 import { Hono } from "hono";
-import { csrf } from "hono/csrf";
-import { HTTPException } from "hono/http-exception";
-import type { JSX } from "hono/jsx/jsx-runtime";
-import { AttentionDecisionIn, JobIn, KeyCreateIn, SitePatchIn } from "../api/schemas";
+import { AttentionDecisionIn, JobIn, SitePatchIn } from "../api/schemas";
 import { validationDetail } from "../api/issues";
 import { organizationUsage } from "../billing/usage";
 import { listAudit, recordAudit } from "../control/audit";
@@ -21,7 +8,6 @@ import { controlDb } from "../control/db";
 import { eraseOrganization, eraseSite } from "../control/erasure";
 import { glossaryChanged } from "../glossary";
 import { addTerm, glossaryCsv, listGlossary, parseGlossaryCsv, removeTerm, replaceGlossary } from "../control/glossary";
-import { createKey, listKeys, revokeKey } from "../control/keys";
 import {
   acceptInvitation,
   canInvite,
@@ -42,20 +28,19 @@ import { createSession, endOtherSessions, endSession } from "../control/sessions
 import type { SiteSettings } from "../control/sites";
 import { ApiError } from "../errors";
 import { ADAPTERS, ENGINES, FORMALITIES } from "../limits";
-import { dashboardBase, siteStub } from "../routes/common";
+import { dashboardBase } from "../links";
+import { siteStub } from "../site/stub";
 import { requestJob } from "../routes/job-request";
 import { updateSiteSettings } from "../site-settings";
-import { can, orgAccess, requireUser, SignInRequired, siteAccess, type OrgAccess } from "./access";
-import { clearSessionCookie, loadUser, setSessionCookie, signInThrottle, type DashApp, type DashContext } from "./auth";
+import { can, orgAccess, requireUser, siteAccess, type OrgAccess } from "./access";
+import { clearSessionCookie, setSessionCookie, signInThrottle, type DashApp, type DashContext } from "./auth";
+import { form, id, safeNext, str, strs, type Form } from "./form";
 import { AccountPage } from "./pages/account";
 import { AttentionPage } from "./pages/attention";
 import { AuditPage } from "./pages/audit";
-import { ErrorPage } from "./pages/error";
 import { GlossaryPage } from "./pages/glossary";
 import { HomePage } from "./pages/home";
 import { InvitationGonePage, InvitationPage } from "./pages/invitation";
-import { KeysPage } from "./pages/keys";
-import type { OrgNav, SiteNav } from "./pages/layout";
 import { MembersPage } from "./pages/members";
 import { SettingsPage } from "./pages/settings";
 import { SignInPage, TooManyAttemptsPage } from "./pages/sign-in";
@@ -63,102 +48,15 @@ import { EstimatePage, SitePage } from "./pages/site";
 import { UnitPage } from "./pages/unit";
 import { UnitsPage } from "./pages/units";
 import { UsagePage } from "./pages/usage";
-
-export const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-
-/** What `?done=` says after a redirect (codes, never free text from the URL). */
-const NOTICES: Record<string, string> = {
-  "signed-out": "You are signed out.",
-  joined: "Welcome! You have joined the organization.",
-  "joined-sign-in": "You have joined the organization. Sign in to continue.",
-  "password-changed": "Your password is changed. Other sessions were signed out.",
-  "job-cancelled": "The job is cancelled. Segments already translated are kept.",
-  fixed: "Saved: the fixed translation goes to the website with the next sync.",
-  discarded: "Discarded: the segment stays untranslated until the next job.",
-  "key-revoked": "The key is revoked. It stops working within a minute.",
-  "settings-saved": "Settings saved. They apply at once, also to queued and running jobs.",
-  "term-added": "Term added.",
-  "term-removed": "Term removed.",
-  imported: "Glossary imported.",
-  "member-removed": "Member removed.",
-  "invitation-withdrawn": "Invitation withdrawn: its link no longer works.",
-  "site-deleted": "The site is deleted.",
-  "organization-deleted": "The organization is deleted.",
-};
+import { notice, orgNav, render, siteNav, viewer } from "./respond";
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 
-async function render(c: DashContext, page: JSX.Element, status: 200 | 401 | 402 | 403 | 404 | 409 | 413 | 422 | 429 | 500 = 200) {
-  return c.html("<!DOCTYPE html>" + (await page.toString()), status);
-}
-
-const notice = (c: DashContext) => NOTICES[c.req.query("done") ?? ""] ?? null;
-const viewer = (c: DashContext) => ({ email: c.get("user")!.email, userId: c.get("user")!.userId });
-const siteNav = (a: OrgAccess & { site: SiteSettings }, current: SiteNav["current"]): SiteNav => ({
-  siteId: a.site.id,
-  siteName: a.site.name,
-  organizationId: a.organizationId,
-  organization: a.organization,
-  role: a.role,
-  current,
-});
-const orgNav = (a: OrgAccess, current: OrgNav["current"]): OrgNav => ({ organizationId: a.organizationId, organization: a.organization, role: a.role, current });
-
-type Form = Record<string, string | File | (string | File)[]>;
-async function form(c: DashContext): Promise<Form> {
-  return c.req.parseBody({ all: true });
-}
-const str = (f: Form, name: string) => {
-  const v = f[name];
-  const first = Array.isArray(v) ? v[0] : v;
-  return typeof first === "string" ? first : "";
-};
-const strs = (f: Form, name: string) => {
-  const v = f[name];
-  return (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string");
-};
-const id = (value: string | undefined) => {
-  const n = Number(value);
-  return Number.isSafeInteger(n) && n > 0 ? n : -1;
-};
-/** Only a path inside the dashboard is a safe place to return to (no open redirect). */
-const safeNext = (next: string) => (/^\/dashboard(\/|\?|$)/.test(next) && !next.startsWith("//") ? next : "/dashboard");
-
-export const dashboard = new Hono<DashApp>();
-
-dashboard.use(async (c, next) => {
-  await next();
-  c.header("Content-Security-Policy", CSP);
-  c.header("X-Content-Type-Options", "nosniff");
-  c.header("Referrer-Policy", "same-origin");
-  c.header("X-Frame-Options", "DENY");
-  if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
-});
-dashboard.use(csrf());
-dashboard.use(loadUser);
-
-dashboard.onError(async (err, c) => {
-  const ctx = c as DashContext;
-  if (err instanceof SignInRequired) {
-    const next = c.req.method === "GET" ? `?next=${encodeURIComponent(c.req.path + (new URL(c.req.url).search || ""))}` : "";
-    return c.redirect(`/dashboard${next}`, 303);
-  }
-  const user = ctx.get("user") ?? null;
-  const v = user ? { email: user.email } : null;
-  // After a refused form, "Go back" returns to the page it came from (only ever a dashboard page of this origin).
-  const referer = c.req.method === "POST" ? c.req.header("referer") : undefined;
-  const back = referer?.startsWith(new URL(c.req.url).origin + "/dashboard") ? safeNext(referer.slice(new URL(c.req.url).origin.length)) : undefined;
-  if (err instanceof ApiError) return render(ctx, <ErrorPage status={err.status} detail={err.detail} viewer={v} back={back} />, err.status as 404);
-  if (err instanceof HTTPException && err.status === 403)
-    return render(ctx, <ErrorPage status={403} detail="This form was sent from another website, so it was refused. Open the dashboard directly and try again." viewer={v} />, 403);
-  if (err instanceof HTTPException && err.status === 413) return render(ctx, <ErrorPage status={413} detail="The upload is larger than 10 MB." viewer={v} />, 413);
-  console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), where: "dashboard", error: String(err).replace(/params:.*$/gms, "params: [redacted]") }));
-  return render(ctx, <ErrorPage status={500} detail={`Please try again. If it keeps happening, contact support and quote request id ${c.get("requestId")}.`} viewer={v} />, 500);
-});
+export const rest = new Hono<DashApp>();
 
 // ------------------------------------------------------------------ signing in
 
-dashboard.get("/", async (c) => {
+rest.get("/", async (c) => {
   const user = c.get("user");
   if (!user) return render(c, <SignInPage notice={notice(c)} next={c.req.query("next") ?? ""} />);
   const db = controlDb(c.env.DB);
@@ -170,7 +68,7 @@ dashboard.get("/", async (c) => {
   return render(c, <HomePage viewer={viewer(c)} memberships={memberships} sites={sites} notice={notice(c)} />);
 });
 
-dashboard.post("/sign-in", async (c) => {
+rest.post("/sign-in", async (c) => {
   const f = await form(c);
   const email = str(f, "email").slice(0, 254);
   const password = str(f, "password").slice(0, 1000);
@@ -187,19 +85,19 @@ dashboard.post("/sign-in", async (c) => {
   return c.redirect(safeNext(next), 303);
 });
 
-dashboard.post("/sign-out", async (c) => {
+rest.post("/sign-out", async (c) => {
   const token = c.get("sessionToken");
   if (token) await endSession(controlDb(c.env.DB), token);
   clearSessionCookie(c);
   return c.redirect("/dashboard?done=signed-out", 303);
 });
 
-dashboard.get("/account", async (c) => {
+rest.get("/account", async (c) => {
   requireUser(c);
   return render(c, <AccountPage viewer={viewer(c)} notice={notice(c)} />);
 });
 
-dashboard.post("/account/password", async (c) => {
+rest.post("/account/password", async (c) => {
   const user = requireUser(c);
   const f = await form(c);
   const db = controlDb(c.env.DB);
@@ -214,14 +112,14 @@ dashboard.post("/account/password", async (c) => {
   return c.redirect("/dashboard/account?done=password-changed", 303);
 });
 
-dashboard.get("/invitations/:token", async (c) => {
+rest.get("/invitations/:token", async (c) => {
   const user = c.get("user");
   const inv = await openInvitation(controlDb(c.env.DB), c.req.param("token"));
   if (!inv) return render(c, <InvitationGonePage viewer={user} />, 404);
   return render(c, <InvitationPage token={c.req.param("token")} invitation={inv} viewer={user} next={c.req.query("next") ?? ""} />);
 });
 
-dashboard.post("/invitations/:token", async (c) => {
+rest.post("/invitations/:token", async (c) => {
   const token = c.req.param("token");
   const db = controlDb(c.env.DB);
   const f = await form(c);
@@ -250,7 +148,7 @@ dashboard.post("/invitations/:token", async (c) => {
 
 const siteId = (c: DashContext) => id(c.req.param("site_id"));
 
-dashboard.get("/sites/:site_id", async (c) => {
+rest.get("/sites/:site_id", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   const stub = siteStub(c.env, a.site.id);
   const [site, connector, status, jobs] = await Promise.all([stub.site(a.site), stub.connector(a.site), stub.status(a.site, ""), stub.listJobs(a.site, false)]);
@@ -285,7 +183,7 @@ function jobRequest(f: Form, confirm: boolean) {
   return parsed.data;
 }
 
-dashboard.post("/sites/:site_id/jobs/estimate", async (c) => {
+rest.post("/sites/:site_id/jobs/estimate", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   const request = jobRequest(await form(c), false);
   const answer = await requestJob(c.env, a.site, request);
@@ -296,7 +194,7 @@ dashboard.post("/sites/:site_id/jobs/estimate", async (c) => {
   );
 });
 
-dashboard.post("/sites/:site_id/jobs", async (c) => {
+rest.post("/sites/:site_id/jobs", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   const answer = await requestJob(c.env, a.site, jobRequest(await form(c), true));
   if (answer.kind === "created")
@@ -310,7 +208,7 @@ dashboard.post("/sites/:site_id/jobs", async (c) => {
   return c.redirect(`/dashboard/sites/${a.site.id}${answer.kind === "created" ? `?started=${answer.job.id}` : ""}`, 303);
 });
 
-dashboard.post("/sites/:site_id/jobs/:job_id/cancel", async (c) => {
+rest.post("/sites/:site_id/jobs/:job_id/cancel", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   const jobId = id(c.req.param("job_id"));
   if (jobId < 0) throw new ApiError(404, "There is no such job.");
@@ -321,7 +219,7 @@ dashboard.post("/sites/:site_id/jobs/:job_id/cancel", async (c) => {
 
 // ------------------------------------------------------------------ units
 
-dashboard.get("/sites/:site_id/units", async (c) => {
+rest.get("/sites/:site_id/units", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   const filters = {
     prefix: (c.req.query("prefix") ?? "").slice(0, 500),
@@ -338,12 +236,12 @@ dashboard.get("/sites/:site_id/units", async (c) => {
   return render(c, <UnitsPage nav={siteNav(a, "units")} viewer={viewer(c)} data={data} filters={filters} languages={a.site.targetLanguages.map((t) => t.code)} />);
 });
 
-dashboard.get("/sites/:site_id/units/open", async (c) => {
+rest.get("/sites/:site_id/units/open", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   return c.redirect(`/dashboard/sites/${a.site.id}/units/${encodeURIComponent((c.req.query("key") ?? "").trim())}`, 303);
 });
 
-dashboard.get("/sites/:site_id/units/:key", async (c) => {
+rest.get("/sites/:site_id/units/:key", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   const key = c.req.param("key");
   const stub = siteStub(c.env, a.site.id);
@@ -355,7 +253,7 @@ dashboard.get("/sites/:site_id/units/:key", async (c) => {
 
 // ------------------------------------------------------------------ the review queue
 
-dashboard.get("/sites/:site_id/attention", async (c) => {
+rest.get("/sites/:site_id/attention", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   const filters = { unit: (c.req.query("unit") ?? "").slice(0, 500), language: (c.req.query("language") ?? "").slice(0, 35), cursor: (c.req.query("cursor") ?? "").slice(0, 2000) };
   const data = await siteStub(c.env, a.site.id).attention(
@@ -369,7 +267,7 @@ dashboard.get("/sites/:site_id/attention", async (c) => {
   );
 });
 
-dashboard.post("/sites/:site_id/attention/:result_id", async (c) => {
+rest.post("/sites/:site_id/attention/:result_id", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   const f = await form(c);
   const action = str(f, "action");
@@ -380,35 +278,6 @@ dashboard.post("/sites/:site_id/attention/:result_id", async (c) => {
   await recordAudit(controlDb(c.env.DB), { organizationId: a.organizationId, actor: a.actor, action: `attention.${parsed.data.action}`, target: `site:${a.site.id}`, detail: { result_id: resultId } });
   const back = safeNext(str(f, "back") || `/dashboard/sites/${a.site.id}/attention`);
   return c.redirect(`${back}${back.includes("?") ? "&" : "?"}done=${parsed.data.action === "fix" ? "fixed" : "discarded"}`, 303);
-});
-
-// ------------------------------------------------------------------ keys (admins)
-
-dashboard.get("/sites/:site_id/keys", async (c) => {
-  const a = await siteAccess(c, siteId(c), "admin");
-  const keys = await listKeys(controlDb(c.env.DB), a.site.id);
-  return render(c, <KeysPage nav={siteNav(a, "keys")} viewer={viewer(c)} keys={keys} notice={notice(c)} />);
-});
-
-dashboard.post("/sites/:site_id/keys", async (c) => {
-  const a = await siteAccess(c, siteId(c), "admin");
-  const parsed = KeyCreateIn.safeParse({ name: str(await form(c), "name").trim() });
-  if (!parsed.success) throw new ApiError(422, validationDetail(parsed.error));
-  const db = controlDb(c.env.DB);
-  const created = await createKey(db, a.site.id, parsed.data.name);
-  await recordAudit(db, { organizationId: a.organizationId, actor: a.actor, action: "key.create", target: `site:${a.site.id}`, detail: { key_id: created.id, name: created.name } });
-  // Rendered, not redirected: the key is shown this once and never stored.
-  const keys = await listKeys(db, a.site.id);
-  return render(c, <KeysPage nav={siteNav(a, "keys")} viewer={viewer(c)} keys={keys} created={{ name: created.name, key: created.key }} />);
-});
-
-dashboard.post("/sites/:site_id/keys/:key_id/revoke", async (c) => {
-  const a = await siteAccess(c, siteId(c), "admin");
-  const keyId = id(c.req.param("key_id"));
-  const db = controlDb(c.env.DB);
-  await revokeKey(db, a.site.id, keyId);
-  await recordAudit(db, { organizationId: a.organizationId, actor: a.actor, action: "key.revoke", target: `site:${a.site.id}`, detail: { key_id: keyId } });
-  return c.redirect(`/dashboard/sites/${a.site.id}/keys?done=key-revoked`, 303);
 });
 
 // ------------------------------------------------------------------ settings (admins; erasure: owners)
@@ -437,7 +306,7 @@ function settingsPage(c: DashContext, a: OrgAccess & { site: SiteSettings }, ext
   );
 }
 
-dashboard.get("/sites/:site_id/settings", async (c) => {
+rest.get("/sites/:site_id/settings", async (c) => {
   const a = await siteAccess(c, siteId(c), "admin");
   return render(c, settingsPage(c, a, { notice: notice(c) }));
 });
@@ -465,7 +334,7 @@ function settingsPatch(f: Form, site: SiteSettings) {
   return parsed.data;
 }
 
-dashboard.post("/sites/:site_id/settings", async (c) => {
+rest.post("/sites/:site_id/settings", async (c) => {
   const a = await siteAccess(c, siteId(c), "admin");
   let patch;
   try {
@@ -478,7 +347,7 @@ dashboard.post("/sites/:site_id/settings", async (c) => {
   return c.redirect(`/dashboard/sites/${a.site.id}/settings?done=settings-saved`, 303);
 });
 
-dashboard.post("/sites/:site_id/erase", async (c) => {
+rest.post("/sites/:site_id/erase", async (c) => {
   const a = await siteAccess(c, siteId(c), "owner");
   if (str(await form(c), "confirm_name").trim() !== a.site.name)
     return render(c, settingsPage(c, a, { error: `confirm_name: type the site's name exactly (${a.site.name}) to delete it.` }), 422);
@@ -493,12 +362,12 @@ async function glossaryPage(c: DashContext, a: OrgAccess & { site: SiteSettings 
   return <GlossaryPage nav={siteNav(a, "glossary")} viewer={viewer(c)} terms={terms} languages={a.site.targetLanguages.map((t) => t.code)} {...extra} />;
 }
 
-dashboard.get("/sites/:site_id/glossary", async (c) => {
+rest.get("/sites/:site_id/glossary", async (c) => {
   const a = await siteAccess(c, siteId(c), "admin");
   return render(c, await glossaryPage(c, a, { notice: notice(c) }));
 });
 
-dashboard.get("/sites/:site_id/glossary.csv", async (c) => {
+rest.get("/sites/:site_id/glossary.csv", async (c) => {
   const a = await siteAccess(c, siteId(c), "admin");
   const csv = glossaryCsv(await listGlossary(controlDb(c.env.DB), a.organizationId));
   c.header("Content-Type", "text/csv; charset=utf-8");
@@ -506,7 +375,7 @@ dashboard.get("/sites/:site_id/glossary.csv", async (c) => {
   return c.body(csv);
 });
 
-dashboard.post("/sites/:site_id/glossary", async (c) => {
+rest.post("/sites/:site_id/glossary", async (c) => {
   const a = await siteAccess(c, siteId(c), "admin");
   const f = await form(c);
   try {
@@ -519,7 +388,7 @@ dashboard.post("/sites/:site_id/glossary", async (c) => {
   return c.redirect(`/dashboard/sites/${a.site.id}/glossary?done=term-added`, 303);
 });
 
-dashboard.post("/sites/:site_id/glossary/import", async (c) => {
+rest.post("/sites/:site_id/glossary/import", async (c) => {
   const a = await siteAccess(c, siteId(c), "admin");
   const file = (await form(c))["file"];
   const upload = Array.isArray(file) ? file[0] : file;
@@ -535,7 +404,7 @@ dashboard.post("/sites/:site_id/glossary/import", async (c) => {
   return c.redirect(`/dashboard/sites/${a.site.id}/glossary?done=imported`, 303);
 });
 
-dashboard.post("/sites/:site_id/glossary/:term_id/remove", async (c) => {
+rest.post("/sites/:site_id/glossary/:term_id/remove", async (c) => {
   const a = await siteAccess(c, siteId(c), "admin");
   await removeTerm(controlDb(c.env.DB), a.organizationId, id(c.req.param("term_id")), a.actor);
   await glossaryChanged(c.env, a.organizationId);
@@ -546,7 +415,7 @@ dashboard.post("/sites/:site_id/glossary/:term_id/remove", async (c) => {
 
 const orgId = (c: DashContext) => id(c.req.param("org_id"));
 
-dashboard.get("/organizations/:org_id/usage", async (c) => {
+rest.get("/organizations/:org_id/usage", async (c) => {
   const a = await orgAccess(c, orgId(c), "editor");
   const current = new Date().toISOString().slice(0, 7);
   const month = c.req.query("month") ?? current;
@@ -562,12 +431,12 @@ async function membersPage(c: DashContext, a: OrgAccess, extra: { created?: { em
   return <MembersPage nav={orgNav(a, "members")} viewer={viewer(c)} members={members} invitations={invitations} invitable={invitable} {...extra} />;
 }
 
-dashboard.get("/organizations/:org_id/members", async (c) => {
+rest.get("/organizations/:org_id/members", async (c) => {
   const a = await orgAccess(c, orgId(c), "editor");
   return render(c, await membersPage(c, a, { notice: notice(c) }));
 });
 
-dashboard.post("/organizations/:org_id/members/invite", async (c) => {
+rest.post("/organizations/:org_id/members/invite", async (c) => {
   const a = await orgAccess(c, orgId(c), "admin");
   const f = await form(c);
   const email = str(f, "email").trim();
@@ -580,13 +449,13 @@ dashboard.post("/organizations/:org_id/members/invite", async (c) => {
   return render(c, await membersPage(c, a, { created: { email: inv.email, role: inv.role, url: `${dashboardBase(c)}/invitations/${inv.token}` } }));
 });
 
-dashboard.post("/organizations/:org_id/members/:user_id/remove", async (c) => {
+rest.post("/organizations/:org_id/members/:user_id/remove", async (c) => {
   const a = await orgAccess(c, orgId(c), "owner");
   await removeMember(controlDb(c.env.DB), a.organizationId, id(c.req.param("user_id")), a.actor);
   return c.redirect(`/dashboard/organizations/${a.organizationId}/members?done=member-removed`, 303);
 });
 
-dashboard.post("/organizations/:org_id/members/invitations/:invitation_id/revoke", async (c) => {
+rest.post("/organizations/:org_id/members/invitations/:invitation_id/revoke", async (c) => {
   const a = await orgAccess(c, orgId(c), "admin");
   const db = controlDb(c.env.DB);
   const invitationId = id(c.req.param("invitation_id"));
@@ -596,7 +465,7 @@ dashboard.post("/organizations/:org_id/members/invitations/:invitation_id/revoke
   return c.redirect(`/dashboard/organizations/${a.organizationId}/members?done=invitation-withdrawn`, 303);
 });
 
-dashboard.get("/organizations/:org_id/audit", async (c) => {
+rest.get("/organizations/:org_id/audit", async (c) => {
   const a = await orgAccess(c, orgId(c), "owner");
   const cursorText = c.req.query("cursor") ?? "";
   const cursor = cursorText ? id(cursorText) : undefined;
@@ -607,7 +476,7 @@ dashboard.get("/organizations/:org_id/audit", async (c) => {
   return render(c, <AuditPage nav={orgNav(a, "audit")} viewer={viewer(c)} data={data} actors={actors} cursor={cursorText} />);
 });
 
-dashboard.post("/organizations/:org_id/erase", async (c) => {
+rest.post("/organizations/:org_id/erase", async (c) => {
   const a = await orgAccess(c, orgId(c), "owner");
   if (str(await form(c), "confirm_name").trim() !== a.organization)
     return render(c, await membersPage(c, a, { error: `confirm_name: type the organization's name exactly (${a.organization}) to delete it.` }), 422);
@@ -616,8 +485,3 @@ dashboard.post("/organizations/:org_id/erase", async (c) => {
   return c.redirect("/dashboard?done=organization-deleted", 303);
 });
 
-dashboard.all("*", async (c) => {
-  if (c.req.path === "/dashboard/") return c.redirect("/dashboard", 301);
-  const user = c.get("user");
-  return render(c, <ErrorPage status={404} detail="There is no such page in the dashboard." viewer={user ? { email: user.email } : null} />, 404);
-});

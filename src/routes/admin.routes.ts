@@ -36,7 +36,8 @@ import { organizationUsage } from "../billing/usage";
 import { auditStatement, listAudit, recordAudit } from "../control/audit";
 import { eraseOrganization, eraseSite, idList } from "../control/erasure";
 import { replaceGlossary } from "../control/glossary";
-import { createKey, listKeys, revokeKey } from "../control/keys";
+import { OPERATOR } from "../ops/actor";
+import { createKey, listKeys, revokeKey } from "../ops/keys";
 import { createInvitation } from "../control/people";
 import { organizations, sites, subscriptions, subscriptionSites } from "../control/schema";
 import { adminSiteOut, createSite, requireSite } from "../control/sites";
@@ -44,7 +45,9 @@ import { glossaryChanged } from "../glossary";
 import { updateSiteSettings } from "../site-settings";
 import { ApiError, notFound, unauthorized } from "../errors";
 import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
-import { adminErrors, body, bodyErrors, dashboardBase, errors, notFoundResponse, ok, siteStub } from "./common";
+import { dashboardBase } from "../links";
+import { siteStub } from "../site/stub";
+import { adminErrors, body, bodyErrors, errors, notFoundResponse, ok } from "./common";
 
 export const adminRoutes = new OpenAPIHono<App>();
 const admin = [{ admin: [] as string[] }];
@@ -269,13 +272,8 @@ adminRoutes.openapi(
     responses: { 201: ok(KeyCreatedOut, "The key, shown once", EXAMPLES.keyCreated), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    const { site_id } = c.req.valid("param");
-    const db = controlDb(c.env.DB);
-    const site = await requireSite(db, site_id);
-    const key = await createKey(db, site_id, c.req.valid("json").name);
-    // The key itself is a secret: only its id and name are recorded.
-    await recordAudit(db, { organizationId: site.organizationId, actor: ADMIN_ACTOR, action: "key.create", target: `site:${site_id}`, detail: { key_id: key.id, name: key.name } });
-    return c.json(key, 201);
+    const site = await requireSite(controlDb(c.env.DB), c.req.valid("param").site_id);
+    return c.json(await createKey(c.env, OPERATOR, site, c.req.valid("json")), 201);
   },
 );
 
@@ -293,10 +291,8 @@ adminRoutes.openapi(
     responses: { 200: ok(KeysOut, "The keys"), ...adminErrors, ...notFoundResponse },
   }),
   async (c) => {
-    const { site_id } = c.req.valid("param");
-    const db = controlDb(c.env.DB);
-    await requireSite(db, site_id);
-    return c.json({ keys: await listKeys(db, site_id) }, 200);
+    const site = await requireSite(controlDb(c.env.DB), c.req.valid("param").site_id);
+    return c.json({ keys: await listKeys(c.env, site) }, 200);
   },
 );
 
@@ -314,10 +310,8 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { site_id, key_id } = c.req.valid("param");
-    const db = controlDb(c.env.DB);
-    const site = await requireSite(db, site_id);
-    await revokeKey(db, site_id, key_id);
-    await recordAudit(db, { organizationId: site.organizationId, actor: ADMIN_ACTOR, action: "key.revoke", target: `site:${site_id}`, detail: { key_id } });
+    const site = await requireSite(controlDb(c.env.DB), site_id);
+    await revokeKey(c.env, OPERATOR, site, key_id);
     return c.body(null, 204);
   },
 );

@@ -3,8 +3,7 @@ import type { Context } from "hono";
 import { BillingErrorOut, ErrorOut } from "../api/schemas";
 import { EXAMPLES } from "../api/examples";
 import type { App } from "../context";
-import { unwrapRpc } from "../errors";
-import type { SiteObject } from "../site/object";
+import { siteStub } from "../site/stub";
 
 const json = <T extends z.ZodType>(schema: T, description: string, example?: unknown) => ({
   content: { "application/json": { schema, ...(example === undefined ? {} : { example }) } },
@@ -67,31 +66,8 @@ export const body = <T extends z.ZodType>(schema: T, example?: unknown) => ({
 });
 export const bearer = [{ bearer: [] as string[] }];
 
-/**
- * The site object's RPC methods as plain async functions. Every method returns plain data, so
- * the stub's structured-clone answers have exactly these types (and the compiler is spared the
- * deep RPC mapping types).
- */
-type SiteMethods = { [K in keyof SiteObject]: SiteObject[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => Promise<R> : never };
-export type SiteApi = Omit<SiteMethods, "alarm" | "fetch" | "webSocketMessage" | "webSocketClose" | "webSocketError" | "store" | "ctx" | "env">;
-
-export function siteStub(env: Env, siteId: number): SiteApi {
-  const stub = env.SITE.getByName(String(siteId)) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-  return new Proxy({} as SiteApi, {
-    get: (_target, method: string) => async (...args: unknown[]) => unwrapRpc(await stub[method](...args)),
-  });
-}
-
 /** The calling site's Durable Object: addressed by the site id from the key, never from the request. */
 export function siteObject(c: Context<App>) {
   const site = c.get("site");
   return { stub: siteStub(c.env, site.id), site };
-}
-
-/**
- * The base of dashboard links: the DASHBOARD_URL var when set, else this Worker's own
- * `/dashboard` (so links handed to connectors open locally in development).
- */
-export function dashboardBase(c: { env: Env; req: { url: string } }): string {
-  return (c.env.DASHBOARD_URL || `${new URL(c.req.url).origin}/dashboard`).replace(/\/+$/, "");
 }

@@ -9,7 +9,7 @@ import { now } from "../clock";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
 import { ApiError } from "../errors";
-import { siteStub } from "./common";
+import { siteStub } from "../site/stub";
 
 export async function estimateJob(env: Env, site: SiteSettings, request: JobRequest) {
   const scope = await siteStub(env, site.id).estimateJob(site, request);

@@ -3,7 +3,8 @@ import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { AckIn, AckOut, AttentionOut, AttentionQuery, ResultsOut, ResultsQuery, ReviewsIn, ReviewsOut } from "../api/schemas";
 import type { App } from "../context";
 import { EXAMPLES } from "../api/examples";
-import { bearer, body, bodyErrors, dashboardBase, errors, ok, siteObject } from "./common";
+import { dashboardBase } from "../links";
+import { bearer, body, bodyErrors, errors, ok, siteObject } from "./common";
 
 export const resultRoutes = new OpenAPIHono<App>();
 

@@ -28,7 +28,8 @@ import { batchPrefix } from "../control/erasure";
 import type { SiteSettings } from "../control/sites";
 import { invalid } from "../errors";
 import { LIMITS } from "../limits";
-import { authErrors, bearer, body, bodyErrors, dashboardBase, errors, notFoundResponse, ok, siteObject } from "./common";
+import { dashboardBase } from "../links";
+import { authErrors, bearer, body, bodyErrors, errors, notFoundResponse, ok, siteObject } from "./common";
 
 export const syncRoutes = new OpenAPIHono<App>();
 

@@ -7,7 +7,7 @@ import { acceptInvitation, createInvitation } from "../../src/control/people";
 import { sessions, users } from "../../src/control/schema";
 import { createSession, sessionUser } from "../../src/control/sessions";
 import { eq } from "drizzle-orm";
-import { dashboardBase } from "../../src/routes/common";
+import { dashboardBase } from "../../src/links";
 import { admin, createSite, request } from "../helpers/api";
 import { dash, person } from "./support";
 

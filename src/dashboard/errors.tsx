@@ -1,0 +1,34 @@
+/** The dashboard's one error path: every refusal and failure becomes an error page (or the sign-in page). */
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { ApiError } from "../errors";
+import { SignInRequired } from "./access";
+import type { DashApp, DashContext } from "./auth";
+import { safeNext } from "./form";
+import { ErrorPage } from "./pages/error";
+import { render } from "./respond";
+
+export async function dashboardError(err: Error, c: Context<DashApp>) {
+  const ctx = c as DashContext;
+  if (err instanceof SignInRequired) {
+    const next = c.req.method === "GET" ? `?next=${encodeURIComponent(c.req.path + (new URL(c.req.url).search || ""))}` : "";
+    return c.redirect(`/dashboard${next}`, 303);
+  }
+  const user = ctx.get("user") ?? null;
+  const v = user ? { email: user.email } : null;
+  // After a refused form, "Go back" returns to the page it came from (only ever a dashboard page of this origin).
+  const referer = c.req.method === "POST" ? c.req.header("referer") : undefined;
+  const back = referer?.startsWith(`${new URL(c.req.url).origin}/dashboard`) ? safeNext(referer.slice(new URL(c.req.url).origin.length)) : undefined;
+  if (err instanceof ApiError) return render(ctx, <ErrorPage status={err.status} detail={err.detail} viewer={v} back={back} />, err.status as 404);
+  if (err instanceof HTTPException && err.status === 403)
+    return render(ctx, <ErrorPage status={403} detail="This form was sent from another website, so it was refused. Open the dashboard directly and try again." viewer={v} />, 403);
+  if (err instanceof HTTPException && err.status === 413) return render(ctx, <ErrorPage status={413} detail="The upload is larger than 10 MB." viewer={v} />, 413);
+  console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), where: "dashboard", error: String(err).replace(/params:.*$/gms, "params: [redacted]") }));
+  return render(ctx, <ErrorPage status={500} detail={`Please try again. If it keeps happening, contact support and quote request id ${c.get("requestId")}.`} viewer={v} />, 500);
+}
+
+export async function dashboardNotFound(c: DashContext) {
+  if (c.req.path === "/dashboard/") return c.redirect("/dashboard", 301);
+  const user = c.get("user");
+  return render(c, <ErrorPage status={404} detail="There is no such page in the dashboard." viewer={user ? { email: user.email } : null} />, 404);
+}

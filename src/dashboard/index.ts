@@ -1,0 +1,37 @@
+/**
+ * The dashboard: a Hono app mounted at /dashboard, made of one sub-app per resource. Each
+ * sub-app checks access (access.ts), calls the operations of `src/ops/` (the same ones the
+ * admin API calls) or reads through the site object, and renders a page (pages/). No SQL
+ * and no business rule lives in a handler.
+ *
+ * Every response carries a Content-Security-Policy without inline scripts or styles; every
+ * state-changing request must come from the dashboard's own origin (hono/csrf); pages are
+ * never cached. Forms are plain HTML: everything works without JavaScript.
+ */
+import { Hono } from "hono";
+import { csrf } from "hono/csrf";
+import { type DashApp, loadUser } from "./auth";
+import { dashboardError, dashboardNotFound } from "./errors";
+import { keys } from "./keys";
+import { rest } from "./routes";
+
+export const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+export const dashboard = new Hono<DashApp>();
+
+dashboard.use(async (c, next) => {
+  await next();
+  c.header("Content-Security-Policy", CSP);
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Referrer-Policy", "same-origin");
+  c.header("X-Frame-Options", "DENY");
+  if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
+});
+dashboard.use(csrf());
+dashboard.use(loadUser);
+dashboard.onError(dashboardError);
+
+dashboard.route("/", keys);
+dashboard.route("/", rest);
+
+dashboard.all("*", dashboardNotFound);

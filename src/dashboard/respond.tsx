@@ -1,0 +1,49 @@
+/** What every dashboard handler answers with: a rendered page, the notice after a redirect, the navigation. */
+import type { JSX } from "hono/jsx/jsx-runtime";
+import type { SiteSettings } from "../control/sites";
+import type { OrgAccess } from "./access";
+import type { DashContext } from "./auth";
+import type { OrgNav, SiteNav } from "./pages/layout";
+
+/** What `?done=` says after a redirect (codes, never free text from the URL). */
+const NOTICES: Record<string, string> = {
+  "signed-out": "You are signed out.",
+  joined: "Welcome! You have joined the organization.",
+  "joined-sign-in": "You have joined the organization. Sign in to continue.",
+  "password-changed": "Your password is changed. Other sessions were signed out.",
+  "job-cancelled": "The job is cancelled. Segments already translated are kept.",
+  fixed: "Saved: the fixed translation goes to the website with the next sync.",
+  discarded: "Discarded: the segment stays untranslated until the next job.",
+  "key-revoked": "The key is revoked. It stops working within a minute.",
+  "settings-saved": "Settings saved. They apply at once, also to queued and running jobs.",
+  "term-added": "Term added.",
+  "term-removed": "Term removed.",
+  imported: "Glossary imported.",
+  "member-removed": "Member removed.",
+  "invitation-withdrawn": "Invitation withdrawn: its link no longer works.",
+  "site-deleted": "The site is deleted.",
+  "organization-deleted": "The organization is deleted.",
+};
+
+export type PageStatus = 200 | 401 | 402 | 403 | 404 | 409 | 413 | 422 | 429 | 500;
+
+export async function render(c: DashContext, page: JSX.Element, status: PageStatus = 200) {
+  return c.html(`<!DOCTYPE html>${await page.toString()}`, status);
+}
+
+export const notice = (c: DashContext) => NOTICES[c.req.query("done") ?? ""] ?? null;
+
+export const viewer = (c: DashContext) => ({ email: c.get("user")!.email, userId: c.get("user")!.userId });
+
+export type SiteAccess = OrgAccess & { site: SiteSettings };
+
+export const siteNav = (a: SiteAccess, current: SiteNav["current"]): SiteNav => ({
+  siteId: a.site.id,
+  siteName: a.site.name,
+  organizationId: a.organizationId,
+  organization: a.organization,
+  role: a.role,
+  current,
+});
+
+export const orgNav = (a: OrgAccess, current: OrgNav["current"]): OrgNav => ({ organizationId: a.organizationId, organization: a.organization, role: a.role, current });

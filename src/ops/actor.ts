@@ -1,0 +1,14 @@
+/** Who performs an operation, as the audit log names them. */
+export type Actor = "admin" | `user:${number}`;
+
+/** The operator, through the admin API's token. */
+export const OPERATOR: Actor = "admin";
+
+/** A signed-in person of the dashboard. */
+export const userActor = (userId: number): Actor => `user:${userId}`;
+
+/** The site an operation works on, as both doors have it at hand (the admin API loads it, the dashboard's access check too). */
+export interface SiteRef {
+  id: number;
+  organizationId: number;
+}
