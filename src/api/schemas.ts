@@ -517,6 +517,10 @@ export const SubscriptionOut = z
     included_characters: z.number().int().nullable(),
   })
   .openapi("Subscription");
+export type OrganizationCreate = z.infer<typeof OrganizationIn>;
+export type Organization = z.infer<typeof OrganizationOut>;
+export type SubscriptionSet = z.infer<typeof SubscriptionIn>;
+export type Subscription = z.infer<typeof SubscriptionOut>;
 
 export const GlossaryIn = z.object({
   terms: z
@@ -530,6 +534,7 @@ export const GlossaryIn = z.object({
     )
     .max(10_000),
 });
+export type GlossaryTerm = z.infer<typeof GlossaryIn>["terms"][number];
 
 export const TargetLanguageIn = z.object({
   code: LanguageCode,
@@ -645,3 +650,5 @@ export const InvitationOut = z
     expires_at: Timestamp,
   })
   .openapi("Invitation");
+export type InvitationCreate = z.infer<typeof InvitationIn>;
+export type Invitation = z.infer<typeof InvitationOut>;

@@ -7,13 +7,14 @@ import type { ControlDb } from "./db";
 import { auditLog } from "./schema";
 
 export interface AuditEntry {
-  organizationId: number | null;
+  /** A number, or a SQL expression for an id made earlier in the same batch (`last_insert_rowid()`). */
+  organizationId: number | null | SQL;
   /** `admin` (the operator's token) or `user:<id>` (a dashboard user). */
   actor: string;
   /** A dotted verb: `site.update`, `key.create`, `member.remove` … */
   action: string;
-  /** What it was done to: `site:12`, `key:4`, `organization:3` … */
-  target: string;
+  /** What it was done to: `site:12`, `key:4`, `organization:3` … (or a SQL expression, as for the id) */
+  target: string | SQL;
   /** Plain data, or a SQL expression for a value known only inside the batch (a new row's id). */
   detail?: Record<string, unknown> | SQL;
 }
@@ -38,10 +39,6 @@ export function auditStatement(db: ControlDb, entry: AuditEntry, at = new Date()
     target: entry.target,
     detail: entry.detail ?? null,
   });
-}
-
-export async function recordAudit(db: ControlDb, entry: AuditEntry, at = new Date()) {
-  await auditStatement(db, entry, at).run();
 }
 
 /** Newest first; `cursor` is the id of the last item of the previous page. */

@@ -1,17 +1,15 @@
 /**
- * Erasure (DESIGN.md "Abuse limits and data lifecycle"): a site's or an organization's data
- * leaves every store. Access ends first (keys deleted, cached look-ups dropped), then the
- * site objects' storage, the R2 leftovers and finally the control-plane rows, so a failure
- * half-way can simply be retried (each step is idempotent; the site row goes last).
+ * Erasure's D1 part (the whole, in order, is `src/ops/erasure.ts`): ending access (keys
+ * deleted, cached look-ups dropped) and, last, the control-plane rows with the audit entry in
+ * one batch.
  *
  * What stays: usage-ledger rows (billing records) with only ids, month, day and counts; the
  * audit log's who/what/when/target (an organization's entries lose their `detail`); and the
  * ids themselves, which AUTOINCREMENT never hands out again.
  */
 import { and, eq, inArray, notExists, sql } from "drizzle-orm";
-import { notFound } from "../errors";
 import { auditStatement } from "./audit";
-import { controlDb, type ControlDb } from "./db";
+import { type ControlDb, idList } from "./db";
 import { forgetSite } from "./keys";
 import {
   apiKeys,
@@ -32,26 +30,6 @@ import {
 /** R2 prefix of a site's batch bodies; the site object refuses any other. */
 export const batchPrefix = (siteId: number) => `batches/${siteId}/`;
 
-/** Site objects erased at once when an organization goes. */
-const OBJECT_CONCURRENCY = 8;
-
-/** `IN (…)` over any number of ids with one bound parameter (D1 allows 100 per statement). */
-export const idList = (ids: readonly number[]) => sql`(SELECT value FROM json_each(${JSON.stringify(ids)}))`;
-
-async function deletePrefix(bucket: R2Bucket, prefix: string) {
-  let cursor: string | undefined;
-  do {
-    const page = await bucket.list({ prefix, cursor, limit: 1000 });
-    if (page.objects.length) await bucket.delete(page.objects.map((o) => o.key));
-    cursor = page.truncated ? page.cursor : undefined;
-  } while (cursor);
-}
-
-/** The site object's storage and alarm, and its R2 objects. */
-async function eraseDataPlane(env: Env, siteId: number) {
-  await env.SITE.getByName(String(siteId)).erase();
-  await deletePrefix(env.BLOBS, batchPrefix(siteId));
-}
 
 /** Ledger rows keep ids, month, the day (per-day invoice figures) and counts; the time of day goes. */
 function scrubLedger(db: ControlDb, where: ReturnType<typeof eq>) {
@@ -61,35 +39,42 @@ function scrubLedger(db: ControlDb, where: ReturnType<typeof eq>) {
     .where(where);
 }
 
-export async function eraseSite(env: Env, siteId: number, actor = "admin"): Promise<void> {
-  const db = controlDb(env.DB);
-  const site = await db.select({ id: sites.id, organizationId: sites.organizationId }).from(sites).where(eq(sites.id, siteId)).get();
-  if (!site) throw notFound(`Site ${siteId}`);
+/** The site and its organization, or undefined. */
+export async function siteToErase(db: ControlDb, siteId: number) {
+  return db.select({ id: sites.id, organizationId: sites.organizationId }).from(sites).where(eq(sites.id, siteId)).get();
+}
+
+/** The organization's sites' ids, or undefined when there is no such organization. */
+export async function organizationToErase(db: ControlDb, orgId: number) {
+  const org = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, orgId)).get();
+  if (!org) return undefined;
+  return { siteIds: (await db.select({ id: sites.id }).from(sites).where(eq(sites.organizationId, orgId))).map((s) => s.id) };
+}
+
+/** Access ends first: the site's keys go and this isolate forgets them. */
+export async function dropSiteKeys(db: ControlDb, siteId: number) {
   await db.delete(apiKeys).where(eq(apiKeys.siteId, siteId));
   forgetSite(siteId);
-  await eraseDataPlane(env, siteId);
+}
+
+export async function dropOrganizationKeys(db: ControlDb, orgId: number, siteIds: number[]) {
+  await db.delete(apiKeys).where(inArray(apiKeys.siteId, db.select({ id: sites.id }).from(sites).where(eq(sites.organizationId, orgId))));
+  for (const id of siteIds) forgetSite(id);
+}
+
+/** The site's control-plane rows, last (the site row goes in the same batch as the audit entry). */
+export async function eraseSiteRows(db: ControlDb, site: { id: number; organizationId: number }, actor: string) {
   await db.batch([
-    scrubLedger(db, eq(usageLedger.siteId, siteId)),
-    db.delete(reservations).where(eq(reservations.siteId, siteId)),
-    db.delete(subscriptionSites).where(eq(subscriptionSites.siteId, siteId)),
-    db.delete(sites).where(eq(sites.id, siteId)),
-    auditStatement(db, { organizationId: site.organizationId, actor, action: "site.erase", target: `site:${siteId}` }),
+    scrubLedger(db, eq(usageLedger.siteId, site.id)),
+    db.delete(reservations).where(eq(reservations.siteId, site.id)),
+    db.delete(subscriptionSites).where(eq(subscriptionSites.siteId, site.id)),
+    db.delete(sites).where(eq(sites.id, site.id)),
+    auditStatement(db, { organizationId: site.organizationId, actor, action: "site.erase", target: `site:${site.id}` }),
   ]);
 }
 
-export async function eraseOrganization(env: Env, orgId: number, actor = "admin"): Promise<void> {
-  const db = controlDb(env.DB);
-  const org = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, orgId)).get();
-  if (!org) throw notFound(`Organization ${orgId}`);
-  const siteIds = (await db.select({ id: sites.id }).from(sites).where(eq(sites.organizationId, orgId))).map((s) => s.id);
-  const orgSites = db.select({ id: sites.id }).from(sites).where(eq(sites.organizationId, orgId));
-
-  await db.delete(apiKeys).where(inArray(apiKeys.siteId, orgSites));
-  for (const id of siteIds) forgetSite(id);
-  for (let i = 0; i < siteIds.length; i += OBJECT_CONCURRENCY)
-    await Promise.all(siteIds.slice(i, i + OBJECT_CONCURRENCY).map((id) => eraseDataPlane(env, id)));
-
-  // People who belong to no other organization leave with it (their sessions first).
+/** The organization's rows; people who belong to no other organization leave with it (their sessions first). */
+export async function eraseOrganizationRows(db: ControlDb, orgId: number, siteIds: number[], actor: string) {
   const lonely = (
     await db.all<{ user_id: number }>(
       sql`SELECT m.user_id FROM memberships m WHERE m.organization_id = ${orgId} AND NOT EXISTS (SELECT 1 FROM memberships o WHERE o.user_id = m.user_id AND o.organization_id <> ${orgId})`,

@@ -1,22 +1,15 @@
 /**
- * An organization's glossary (shared by its sites): read, replace (the admin PUT and the
- * dashboard's CSV import), add and remove one term, and CSV in and out. Every way in is
- * validated by the admin API's schema (GlossaryIn), so the rules are the same everywhere.
+ * An organization's glossary terms in D1 (shared by its sites): rows, the statements that
+ * replace, add and remove them (src/ops/glossary.ts batches them with the audit row), and CSV
+ * in and out. Every way in is validated by the admin API's schema (GlossaryIn), so the rules
+ * are the same everywhere.
  */
 import { and, asc, count, eq } from "drizzle-orm";
-import { GlossaryIn } from "../api/schemas";
+import { GlossaryIn, type GlossaryTerm } from "../api/schemas";
 import { validationDetail } from "../api/issues";
-import { ApiError, notFound } from "../errors";
-import { auditStatement, type AuditEntry } from "./audit";
+import { ApiError } from "../errors";
 import type { ControlDb } from "./db";
 import { glossaryTerms } from "./schema";
-
-export interface GlossaryTerm {
-  source: string;
-  language: string;
-  target: string;
-  case_sensitive?: boolean;
-}
 
 export async function listGlossary(db: ControlDb, organizationId: number) {
   return db
@@ -33,38 +26,30 @@ export function validateTerms(terms: unknown): GlossaryTerm[] {
   return parsed.data.terms;
 }
 
-/** Replaces the whole glossary in one batch (optionally with an audit row in the same batch). */
-export async function replaceGlossary(db: ControlDb, organizationId: number, terms: GlossaryTerm[], audit?: Omit<AuditEntry, "organizationId">) {
+/** The statements that replace the whole glossary (for one batch). */
+export function replaceStatements(db: ControlDb, organizationId: number, terms: GlossaryTerm[]) {
   const rows = terms.map((t) => ({ organizationId, source: t.source, language: t.language, target: t.target, caseSensitive: t.case_sensitive ?? false }));
   // D1 allows 100 bound parameters per statement: 6 columns → 16 rows per insert.
   const inserts = [];
   for (let i = 0; i < rows.length; i += 16) inserts.push(db.insert(glossaryTerms).values(rows.slice(i, i + 16)));
-  await db.batch([
-    db.delete(glossaryTerms).where(eq(glossaryTerms.organizationId, organizationId)),
-    ...inserts,
-    ...(audit ? [auditStatement(db, { organizationId, ...audit })] : []),
-  ]);
-  return rows.length;
+  return [db.delete(glossaryTerms).where(eq(glossaryTerms.organizationId, organizationId)), ...inserts] as const;
 }
 
-/** Adds one term, under the same limits as a whole glossary (at most 10,000 terms). */
-export async function addTerm(db: ControlDb, organizationId: number, term: GlossaryTerm, actor: string) {
-  const [valid] = validateTerms([term]);
+export async function countTerms(db: ControlDb, organizationId: number) {
   const [{ n }] = await db.select({ n: count() }).from(glossaryTerms).where(eq(glossaryTerms.organizationId, organizationId));
-  if (n >= 10_000) throw new ApiError(422, "terms: the glossary holds 10,000 terms, the most allowed; remove some first.");
-  await db.batch([
-    db.insert(glossaryTerms).values({ organizationId, source: valid.source, language: valid.language, target: valid.target, caseSensitive: valid.case_sensitive ?? false }),
-    auditStatement(db, { organizationId, actor, action: "glossary.add", target: `organization:${organizationId}`, detail: { source: valid.source, language: valid.language } }),
-  ]);
+  return n;
 }
 
-export async function removeTerm(db: ControlDb, organizationId: number, termId: number, actor: string) {
-  const row = await db.select().from(glossaryTerms).where(and(eq(glossaryTerms.id, termId), eq(glossaryTerms.organizationId, organizationId))).get();
-  if (!row) throw notFound(`Glossary term ${termId}`);
-  await db.batch([
-    db.delete(glossaryTerms).where(eq(glossaryTerms.id, termId)),
-    auditStatement(db, { organizationId, actor, action: "glossary.remove", target: `organization:${organizationId}`, detail: { source: row.source, language: row.language } }),
-  ]);
+export function insertTermStatement(db: ControlDb, organizationId: number, term: GlossaryTerm) {
+  return db.insert(glossaryTerms).values({ organizationId, source: term.source, language: term.language, target: term.target, caseSensitive: term.case_sensitive ?? false });
+}
+
+export async function findTerm(db: ControlDb, organizationId: number, termId: number) {
+  return db.select().from(glossaryTerms).where(and(eq(glossaryTerms.id, termId), eq(glossaryTerms.organizationId, organizationId))).get();
+}
+
+export function deleteTermStatement(db: ControlDb, termId: number) {
+  return db.delete(glossaryTerms).where(eq(glossaryTerms.id, termId));
 }
 
 // ------------------------------------------------------------------ CSV (RFC 4180)

@@ -47,12 +47,14 @@ export async function checkCredentials(db: ControlDb, email: string, password: s
 }
 const DUMMY_HASH = "pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
 
-export async function changePassword(db: ControlDb, userId: number, current: string, next: string) {
+/** The update that sets a new password, after checking the current one and the rule (422 naming the field). */
+export async function passwordChangeStatement(db: ControlDb, userId: number, current: string, next: string) {
   const user = await db.select().from(users).where(eq(users.id, userId)).get();
   if (!user || !(await verifyPassword(current, user.passwordHash))) throw new ApiError(422, "current_password: that is not your current password.");
   const problem = passwordProblem(next, "new_password");
   if (problem) throw new ApiError(422, problem);
-  await db.update(users).set({ passwordHash: await hashPassword(next) }).where(eq(users.id, userId));
+  // Wrapped: a drizzle query is a thenable, and an async function would run it.
+  return { update: db.update(users).set({ passwordHash: await hashPassword(next) }).where(eq(users.id, userId)) };
 }
 
 // ------------------------------------------------------------------ memberships

@@ -52,10 +52,10 @@ export async function endSession(db: ControlDb, token: string) {
   await db.delete(sessions).where(eq(sessions.tokenHash, await sha256Hex(token)));
 }
 
-/** Ends every session of the person but the one given (after a password change); also sweeps expired ones. */
-export async function endOtherSessions(db: ControlDb, userId: number, keepTokenHash: string, now = new Date()) {
-  await db.batch([
+/** Ending every session of the person but the one given (after a password change), and sweeping expired ones: statements for one batch. */
+export function endOtherSessionsStatements(db: ControlDb, userId: number, keepTokenHash: string, now = new Date()) {
+  return [
     db.delete(sessions).where(and(eq(sessions.userId, userId), ne(sessions.tokenHash, keepTokenHash))),
     db.delete(sessions).where(lte(sessions.expiresAt, now.toISOString())),
-  ]);
+  ] as const;
 }

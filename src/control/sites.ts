@@ -63,14 +63,13 @@ function defaultEngines(targets: TargetLanguageSetting[]): EngineName[] {
   return [...new Set(targets.map((t) => t.engine as EngineName))];
 }
 
-export async function createSite(db: ControlDb, input: SiteCreate): Promise<SiteSettings> {
-  const org = await db.select().from(organizations).where(eq(organizations.id, input.organization_id)).get();
-  if (!org) throw notFound(`Organization ${input.organization_id}`);
+/** The insert of a new site with the defaults DESIGN.md gives (answers the row). */
+export function insertSiteStatement(db: ControlDb, organizationId: number, input: SiteCreate) {
   const targets = input.target_languages as TargetLanguageSetting[];
-  const [row] = await db
+  return db
     .insert(sites)
     .values({
-      organizationId: org.id,
+      organizationId,
       name: input.name,
       sourceLanguage: input.source_language,
       targetLanguages: targets,
@@ -80,7 +79,6 @@ export async function createSite(db: ControlDb, input: SiteCreate): Promise<Site
       reviewMode: input.review_mode ?? "draft",
     })
     .returning();
-  return toSettings(row, org.name);
 }
 
 /** The patch's fields whose values differ from the current settings (snake_case, as in the API). */
@@ -116,28 +114,4 @@ export function patchStatement(db: ControlDb, siteId: number, patch: SitePatch) 
     .returning();
 }
 
-/** Patches the D1 row only. Use `updateSiteSettings` (src/site-settings.ts), which also audits and informs the site object. */
-export async function patchSite(db: ControlDb, siteId: number, patch: SitePatch): Promise<SiteSettings> {
-  const current = await requireSite(db, siteId);
-  const [row] = await patchStatement(db, siteId, patch);
-  if (!row) throw notFound(`Site ${siteId}`);
-  return toSettings(row, current.organization);
-}
-
 export { toSettings as siteSettingsOf };
-
-/** The admin API's site body: Site plus organization id, qa_mode and review_mode. */
-export function adminSiteOut(site: SiteSettings) {
-  return {
-    id: site.id,
-    name: site.name,
-    organization: site.organization,
-    organization_id: site.organizationId,
-    source_language: site.sourceLanguage,
-    target_languages: site.targetLanguages,
-    enabled_adapters: site.enabledAdapters,
-    enabled_engines: site.enabledEngines,
-    qa_mode: site.qaMode,
-    review_mode: site.reviewMode,
-  };
-}

@@ -12,8 +12,18 @@ import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { type DashApp, loadUser } from "./auth";
 import { dashboardError, dashboardNotFound } from "./errors";
+import { account } from "./account";
+import { attention } from "./attention";
+import { audit } from "./audit";
+import { glossary } from "./glossary";
+import { invitations } from "./invitations";
 import { keys } from "./keys";
-import { rest } from "./routes";
+import { members } from "./members";
+import { session } from "./session";
+import { settings } from "./settings";
+import { sites } from "./sites";
+import { units } from "./units";
+import { usage } from "./usage";
 
 export const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
@@ -31,7 +41,20 @@ dashboard.use(csrf());
 dashboard.use(loadUser);
 dashboard.onError(dashboardError);
 
+// Signing in, one's own account, invitation links.
+dashboard.route("/", session);
+dashboard.route("/", account);
+dashboard.route("/", invitations);
+// A site's pages.
+dashboard.route("/", sites);
+dashboard.route("/", units);
+dashboard.route("/", attention);
 dashboard.route("/", keys);
-dashboard.route("/", rest);
+dashboard.route("/", settings);
+dashboard.route("/", glossary);
+// An organization's pages.
+dashboard.route("/", usage);
+dashboard.route("/", members);
+dashboard.route("/", audit);
 
 dashboard.all("*", dashboardNotFound);

@@ -1,10 +1,10 @@
 /**
- * The admin API (DESIGN.md): what site owners' tooling and the dashboard use to provision
- * organizations, subscriptions, sites, keys and glossaries. Every call needs ADMIN_TOKEN
- * (checked in src/auth.ts, before any body is read); every change is recorded in the audit log.
+ * The admin API (DESIGN.md): the operator's door to provision organizations, subscriptions,
+ * sites, keys and glossaries. Every call needs ADMIN_TOKEN (checked in src/auth.ts, before any
+ * body is read). Each handler parses, calls one operation of src/ops/ (the same the dashboard
+ * calls, with the actor `admin`) and answers; every change is recorded in the audit log there.
  */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
-import { eq, inArray } from "drizzle-orm";
 import {
   AdminSiteDetailOut,
   AdminSiteOut,
@@ -29,40 +29,25 @@ import {
 } from "../api/schemas";
 import { z } from "@hono/zod-openapi";
 import { EXAMPLES } from "../api/examples";
-import type { App } from "../context";
-import { controlDb } from "../control/db";
 import { AuditOut, AuditQuery, OrganizationUsageOut, UsageMonthQuery } from "../api/operator.schemas";
-import { organizationUsage } from "../billing/usage";
-import { auditStatement, listAudit, recordAudit } from "../control/audit";
-import { eraseOrganization, eraseSite, idList } from "../control/erasure";
-import { replaceGlossary } from "../control/glossary";
-import { OPERATOR } from "../ops/actor";
-import { createKey, listKeys, revokeKey } from "../ops/keys";
-import { createInvitation } from "../control/people";
-import { organizations, sites, subscriptions, subscriptionSites } from "../control/schema";
-import { adminSiteOut, createSite, requireSite } from "../control/sites";
-import { glossaryChanged } from "../glossary";
-import { updateSiteSettings } from "../site-settings";
-import { ApiError, notFound, unauthorized } from "../errors";
-import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
+import type { App } from "../context";
 import { dashboardBase } from "../links";
-import { siteStub } from "../site/stub";
-import { adminErrors, body, bodyErrors, errors, notFoundResponse, ok } from "./common";
+import { OPERATOR } from "../ops/actor";
+import { decideAttention, listAttention } from "../ops/attention";
+import { eraseOrganization, eraseSite } from "../ops/erasure";
+import { replaceGlossary } from "../ops/glossary";
+import { createKey, listKeys, revokeKey } from "../ops/keys";
+import { auditOf, createOrganization, requireOrganization, usageOf } from "../ops/organizations";
+import { invite } from "../ops/people";
+import { createSite, loadSite, siteDetail, siteOut, updateSiteSettings } from "../ops/sites";
+import { deleteSubscription, setSubscription } from "../ops/subscriptions";
+import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
+import { adminErrors, body, bodyErrors, notFoundResponse, ok } from "./common";
 
 export const adminRoutes = new OpenAPIHono<App>();
 const admin = [{ admin: [] as string[] }];
-/** Who the audit log names for changes made with the admin token. */
-const ADMIN_ACTOR = "admin";
-const chunks = <T>(list: T[], size: number) => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
 const errorOut = (description: string) => ({ content: { "application/json": { schema: ErrorOut } }, description });
 const adminNotFound = { 404: errorOut("Unknown organization or site") };
-
-
-async function requireOrganization(c: { env: Env }, orgId: number) {
-  const org = await controlDb(c.env.DB).select().from(organizations).where(eq(organizations.id, orgId)).get();
-  if (!org) throw notFound(`Organization ${orgId}`);
-  return org;
-}
 
 adminRoutes.openapi(
   createRoute({
@@ -78,10 +63,7 @@ adminRoutes.openapi(
     responses: { 201: ok(OrganizationOut, "The organization", EXAMPLES.organization), ...adminErrors, ...bodyErrors },
   }),
   async (c) => {
-    const db = controlDb(c.env.DB);
-    const [row] = await db.insert(organizations).values({ name: c.req.valid("json").name }).returning();
-    await recordAudit(db, { organizationId: row.id, actor: ADMIN_ACTOR, action: "organization.create", target: `organization:${row.id}`, detail: { name: row.name } });
-    return c.json({ id: row.id, name: row.name }, 201);
+    return c.json(await createOrganization(c.env, OPERATOR, c.req.valid("json")), 201);
   },
 );
 
@@ -100,39 +82,7 @@ adminRoutes.openapi(
     responses: { 200: ok(SubscriptionOut, "The subscription", EXAMPLES.subscription), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    const { org_id } = c.req.valid("param");
-    const input = c.req.valid("json");
-    await requireOrganization(c, org_id);
-    const db = controlDb(c.env.DB);
-    const siteIds = [...new Set(input.site_ids)];
-    if (siteIds.length) {
-      const found = await db.select({ id: sites.id, org: sites.organizationId }).from(sites).where(inArray(sites.id, idList(siteIds)));
-      const foreign = found.filter((s) => s.org !== org_id).map((s) => s.id);
-      const unknown = siteIds.filter((id) => !found.some((s) => s.id === id));
-      if (unknown.length) throw new ApiError(422, `site_ids: unknown site ${unknown.join(", ")}`);
-      if (foreign.length) throw new ApiError(422, `site_ids: site ${foreign.join(", ")} belongs to another organization`);
-    }
-    const now = new Date().toISOString();
-    await db.batch([
-      db
-        .insert(subscriptions)
-        .values({ organizationId: org_id, plan: input.plan, status: input.status, includedCharacters: input.included_characters ?? null, updatedAt: now })
-        .onConflictDoUpdate({
-          target: subscriptions.organizationId,
-          set: { plan: input.plan, status: input.status, includedCharacters: input.included_characters ?? null, updatedAt: now },
-        }),
-      db.delete(subscriptionSites).where(eq(subscriptionSites.organizationId, org_id)),
-      // D1 allows 100 bound parameters per statement: 2 columns → 50 rows per insert.
-      ...chunks(siteIds, 50).map((ids) => db.insert(subscriptionSites).values(ids.map((siteId) => ({ organizationId: org_id, siteId })))),
-      auditStatement(db, {
-        organizationId: org_id,
-        actor: ADMIN_ACTOR,
-        action: "subscription.update",
-        target: `organization:${org_id}`,
-        detail: { plan: input.plan, status: input.status, sites: siteIds.length, included_characters: input.included_characters ?? null },
-      }),
-    ]);
-    return c.json({ organization_id: org_id, plan: input.plan, status: input.status, site_ids: siteIds, included_characters: input.included_characters ?? null }, 200);
+    return c.json(await setSubscription(c.env, OPERATOR, c.req.valid("param").org_id, c.req.valid("json")), 200);
   },
 );
 
@@ -150,14 +100,7 @@ adminRoutes.openapi(
     responses: { 204: { description: "Deleted" }, ...adminErrors, ...notFoundResponse },
   }),
   async (c) => {
-    const { org_id } = c.req.valid("param");
-    await requireOrganization(c, org_id);
-    const db = controlDb(c.env.DB);
-    await db.batch([
-      db.delete(subscriptionSites).where(eq(subscriptionSites.organizationId, org_id)),
-      db.delete(subscriptions).where(eq(subscriptions.organizationId, org_id)),
-      auditStatement(db, { organizationId: org_id, actor: ADMIN_ACTOR, action: "subscription.delete", target: `organization:${org_id}` }),
-    ]);
+    await deleteSubscription(c.env, OPERATOR, c.req.valid("param").org_id);
     return c.body(null, 204);
   },
 );
@@ -176,16 +119,7 @@ adminRoutes.openapi(
     responses: { 200: ok(z.object({ terms: z.number().int() }), "How many terms the glossary now holds", { terms: 1 }), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    const { org_id } = c.req.valid("param");
-    await requireOrganization(c, org_id);
-    const { terms } = c.req.valid("json");
-    const n = await replaceGlossary(controlDb(c.env.DB), org_id, terms, {
-      actor: ADMIN_ACTOR,
-      action: "glossary.replace",
-      target: `organization:${org_id}`,
-      detail: { terms: terms.length },
-    });
-    await glossaryChanged(c.env, org_id);
+    const n = await replaceGlossary(c.env, OPERATOR, c.req.valid("param").org_id, c.req.valid("json").terms);
     return c.json({ terms: n }, 200);
   },
 );
@@ -205,16 +139,7 @@ adminRoutes.openapi(
     responses: { 201: ok(AdminSiteOut, "The site with its settings", EXAMPLES.adminSite), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    const db = controlDb(c.env.DB);
-    const site = await createSite(db, c.req.valid("json"));
-    await recordAudit(db, {
-      organizationId: site.organizationId,
-      actor: ADMIN_ACTOR,
-      action: "site.create",
-      target: `site:${site.id}`,
-      detail: { name: site.name, source_language: site.sourceLanguage, target_languages: site.targetLanguages.map((t) => t.code) },
-    });
-    return c.json(adminSiteOut(site), 201);
+    return c.json(siteOut(await createSite(c.env, OPERATOR, c.req.valid("json"))), 201);
   },
 );
 
@@ -232,9 +157,7 @@ adminRoutes.openapi(
     responses: { 200: ok(AdminSiteOut, "The site with its settings", EXAMPLES.adminSite), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    const { site_id } = c.req.valid("param");
-    const site = await updateSiteSettings(c.env, site_id, c.req.valid("json"), "admin");
-    return c.json(adminSiteOut(site), 200);
+    return c.json(siteOut(await updateSiteSettings(c.env, OPERATOR, c.req.valid("param").site_id, c.req.valid("json"))), 200);
   },
 );
 
@@ -251,10 +174,7 @@ adminRoutes.openapi(
     responses: { 200: ok(AdminSiteDetailOut, "The site with its settings and its connector"), ...adminErrors, ...notFoundResponse },
   }),
   async (c) => {
-    const { site_id } = c.req.valid("param");
-    const site = await requireSite(controlDb(c.env.DB), site_id);
-    const connector = await siteStub(c.env, site.id).connector(site);
-    return c.json({ ...adminSiteOut(site), connector }, 200);
+    return c.json(await siteDetail(c.env, c.req.valid("param").site_id), 200);
   },
 );
 
@@ -272,7 +192,7 @@ adminRoutes.openapi(
     responses: { 201: ok(KeyCreatedOut, "The key, shown once", EXAMPLES.keyCreated), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    const site = await requireSite(controlDb(c.env.DB), c.req.valid("param").site_id);
+    const site = await loadSite(c.env, c.req.valid("param").site_id);
     return c.json(await createKey(c.env, OPERATOR, site, c.req.valid("json")), 201);
   },
 );
@@ -291,7 +211,7 @@ adminRoutes.openapi(
     responses: { 200: ok(KeysOut, "The keys"), ...adminErrors, ...notFoundResponse },
   }),
   async (c) => {
-    const site = await requireSite(controlDb(c.env.DB), c.req.valid("param").site_id);
+    const site = await loadSite(c.env, c.req.valid("param").site_id);
     return c.json({ keys: await listKeys(c.env, site) }, 200);
   },
 );
@@ -310,8 +230,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { site_id, key_id } = c.req.valid("param");
-    const site = await requireSite(controlDb(c.env.DB), site_id);
-    await revokeKey(c.env, OPERATOR, site, key_id);
+    await revokeKey(c.env, OPERATOR, await loadSite(c.env, site_id), key_id);
     return c.body(null, 204);
   },
 );
@@ -329,9 +248,8 @@ adminRoutes.openapi(
     responses: { 200: ok(AttentionOut, "A page of the review queue", EXAMPLES.attention), ...adminErrors, ...notFoundResponse },
   }),
   async (c) => {
-    const { site_id } = c.req.valid("param");
-    const site = await requireSite(controlDb(c.env.DB), site_id);
-    return c.json(await siteStub(c.env, site.id).attention(site, c.req.valid("query"), dashboardBase(c)), 200);
+    const site = await loadSite(c.env, c.req.valid("param").site_id);
+    return c.json(await listAttention(c.env, site, c.req.valid("query"), dashboardBase(c)), 200);
   },
 );
 
@@ -351,13 +269,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { site_id, result_id } = c.req.valid("param");
-    const db = controlDb(c.env.DB);
-    const site = await requireSite(db, site_id);
-    const decision = c.req.valid("json");
-    const out = await siteStub(c.env, site.id).decideAttention(site, result_id, decision);
-    // The fixed text is content, not an audit detail.
-    await recordAudit(db, { organizationId: site.organizationId, actor: ADMIN_ACTOR, action: `attention.${decision.action}`, target: `site:${site_id}`, detail: { result_id } });
-    return c.json(out, 200);
+    return c.json(await decideAttention(c.env, OPERATOR, await loadSite(c.env, site_id), result_id, c.req.valid("json")), 200);
   },
 );
 
@@ -377,7 +289,7 @@ adminRoutes.openapi(
     responses: { 204: { description: "Erased" }, ...adminErrors, ...adminNotFound },
   }),
   async (c) => {
-    await eraseSite(c.env, c.req.valid("param").site_id);
+    await eraseSite(c.env, OPERATOR, c.req.valid("param").site_id);
     return c.body(null, 204);
   },
 );
@@ -396,7 +308,7 @@ adminRoutes.openapi(
     responses: { 204: { description: "Erased" }, ...adminErrors, ...adminNotFound },
   }),
   async (c) => {
-    await eraseOrganization(c.env, c.req.valid("param").org_id);
+    await eraseOrganization(c.env, OPERATOR, c.req.valid("param").org_id);
     return c.body(null, 204);
   },
 );
@@ -418,8 +330,8 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { org_id } = c.req.valid("param");
-    await requireOrganization(c, org_id);
-    return c.json(await organizationUsage(controlDb(c.env.DB), org_id, c.req.valid("query").month), 200);
+    await requireOrganization(c.env, org_id);
+    return c.json(await usageOf(c.env, org_id, c.req.valid("query").month), 200);
   },
 );
 
@@ -440,11 +352,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const page = await listAudit(controlDb(c.env.DB), {
-      organizationId: query.organization_id,
-      cursor: decodeCursor(query.cursor, isAuditCursor),
-      limit: query.limit,
-    });
+    const page = await auditOf(c.env, { organizationId: query.organization_id, cursor: decodeCursor(query.cursor, isAuditCursor), limit: query.limit });
     return c.json(
       {
         items: page.items.map((i) => ({ at: i.at, actor: i.actor, action: i.action, target: i.target, detail: i.detail })),
@@ -471,9 +379,7 @@ adminRoutes.openapi(
     responses: { 201: ok(InvitationOut, "The invitation and its one-time link"), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    const { org_id } = c.req.valid("param");
-    const { email, role } = c.req.valid("json");
-    const inv = await createInvitation(controlDb(c.env.DB), { organizationId: org_id, email, role, invitedBy: null, actor: "admin" });
-    return c.json({ id: inv.id, email: inv.email, role: inv.role, url: `${dashboardBase(c)}/invitations/${inv.token}`, expires_at: inv.expires_at }, 201);
+    const inviter = { actor: OPERATOR, userId: null, role: null };
+    return c.json(await invite(c.env, inviter, c.req.valid("param").org_id, c.req.valid("json"), dashboardBase(c)), 201);
   },
 );

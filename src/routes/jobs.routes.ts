@@ -7,7 +7,7 @@ import { now } from "../clock";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
 import { authErrors, bearer, billingErrors, body, bodyErrors, errors, notFoundResponse, ok, siteObject } from "./common";
-import { requestJob } from "./job-request";
+import { cancelJob, requestJob } from "../ops/jobs";
 
 export const jobRoutes = new OpenAPIHono<App>();
 
@@ -38,7 +38,7 @@ jobRoutes.openapi(
     },
   }),
   async (c) => {
-    const answer = await requestJob(c.env, c.get("site"), c.req.valid("json"));
+    const answer = await requestJob(c.env, null, c.get("site"), c.req.valid("json"));
     return answer.kind === "estimate" ? c.json(answer.body, 200) : c.json(answer.job, 202);
   },
 );
@@ -95,8 +95,7 @@ jobRoutes.openapi(
     responses: { 200: ok(JobOut, "The job after cancelling", { ...EXAMPLES.job, status: "cancelled", finished_at: "2026-11-22T10:03:00.000Z" }), ...errors, ...notFoundResponse },
   }),
   async (c) => {
-    const { stub, site } = siteObject(c);
-    return c.json(await stub.cancelJob(site, c.req.valid("param").job_id), 200);
+    return c.json(await cancelJob(c.env, null, c.get("site"), c.req.valid("param").job_id), 200);
   },
 );
 

@@ -1,14 +1,9 @@
+import type { SiteSettings } from "../../control/sites";
+import type { Adapter, EngineName } from "../../limits";
 import { Layout, type SiteNav, type Viewer } from "./layout";
 
-export interface SettingsView {
-  name: string;
-  sourceLanguage: string;
-  targets: { code: string; engine: string; formality: string; writable: boolean }[];
-  qaMode: string;
-  reviewMode: string;
-  enabledAdapters: string[];
-  enabledEngines: string[];
-}
+/** What the page shows of the site: its settings as the control plane holds them. */
+export type SettingsView = Pick<SiteSettings, "name" | "sourceLanguage" | "targetLanguages" | "qaMode" | "reviewMode" | "enabledAdapters" | "enabledEngines">;
 
 const ENGINE_LABEL: Record<string, string> = {
   pseudo: "Pseudo (testing, offline)",
@@ -19,7 +14,7 @@ const ENGINE_LABEL: Record<string, string> = {
   openai: "OpenAI-compatible LLM",
 };
 
-function LanguageRow(props: { i: number; t?: SettingsView["targets"][number]; engines: readonly string[]; formalities: readonly string[] }) {
+function LanguageRow(props: { i: number; t?: SettingsView["targetLanguages"][number]; engines: readonly string[]; formalities: readonly string[] }) {
   const { i, t } = props;
   const id = (f: string) => `l${i}_${f}`;
   return (
@@ -85,9 +80,9 @@ export function SettingsPage(p: {
   nav: SiteNav;
   viewer: Viewer;
   settings: SettingsView;
-  engines: readonly string[];
+  engines: readonly EngineName[];
   formalities: readonly string[];
-  adapters: readonly string[];
+  adapters: readonly Adapter[];
   notice?: string | null;
   error?: string | null;
   danger?: boolean;
@@ -124,13 +119,13 @@ export function SettingsPage(p: {
               </tr>
             </thead>
             <tbody>
-              {s.targets.map((t, i) => (
+              {s.targetLanguages.map((t, i) => (
                 <LanguageRow i={i} t={t} engines={p.engines} formalities={p.formalities} />
               ))}
-              <LanguageRow i={s.targets.length} engines={p.engines} formalities={p.formalities} />
+              <LanguageRow i={s.targetLanguages.length} engines={p.engines} formalities={p.formalities} />
             </tbody>
           </table>
-          <input type="hidden" name="languages" value={String(s.targets.length + 1)} />
+          <input type="hidden" name="languages" value={String(s.targetLanguages.length + 1)} />
         </section>
 
         <section class="card" aria-labelledby="quality">

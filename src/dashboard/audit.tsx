@@ -1,0 +1,22 @@
+/** The organization's audit log (owners), newest first, actors shown by their email. */
+import { Hono } from "hono";
+import { ApiError } from "../errors";
+import { auditOf } from "../ops/organizations";
+import { membersOf } from "../ops/people";
+import { orgAccess } from "./access";
+import type { DashApp } from "./auth";
+import { id } from "./form";
+import { AuditPage } from "./pages/audit";
+import { orgNav, render, viewer } from "./respond";
+
+export const audit = new Hono<DashApp>();
+
+audit.get("/organizations/:org_id/audit", async (c) => {
+  const a = await orgAccess(c, id(c.req.param("org_id")), "owner");
+  const cursorText = c.req.query("cursor") ?? "";
+  const cursor = cursorText ? id(cursorText) : undefined;
+  if (cursor === -1) throw new ApiError(422, "cursor: not a page of this list.");
+  const [data, people] = await Promise.all([auditOf(c.env, { organizationId: a.organizationId, cursor, limit: 50 }), membersOf(c.env, a.organizationId, { actor: a.actor, userId: a.userId, role: a.role })]);
+  const actors = Object.fromEntries(people.members.map((m) => [`user:${m.userId}`, m.email]));
+  return render(c, <AuditPage nav={orgNav(a, "audit")} viewer={viewer(c)} data={data} actors={actors} cursor={cursorText} />);
+});

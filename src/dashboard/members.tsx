@@ -1,0 +1,64 @@
+/**
+ * The organization's members and invitations: invite (the link is shown this once), withdraw,
+ * remove; and deleting the organization (owners, after typing its name). Who may invite whom
+ * is decided in ops/people.ts, for both doors.
+ */
+import { Hono } from "hono";
+import { InvitationIn } from "../api/schemas";
+import { dashboardBase } from "../links";
+import { eraseOrganization } from "../ops/erasure";
+import { type Inviter, invite, membersOf, removeMember, withdrawInvitation } from "../ops/people";
+import { type OrgAccess, orgAccess } from "./access";
+import type { DashApp, DashContext } from "./auth";
+import { form, id, str } from "./form";
+import { MembersPage } from "./pages/members";
+import { parsed } from "./parse";
+import { notice, orgNav, render, viewer } from "./respond";
+
+export const members = new Hono<DashApp>();
+
+const inviter = (a: OrgAccess): Inviter => ({ actor: a.actor, userId: a.userId, role: a.role });
+
+async function membersPage(c: DashContext, a: OrgAccess, extra: { created?: { email: string; role: string; url: string }; notice?: string | null; error?: string | null } = {}) {
+  const data = await membersOf(c.env, a.organizationId, inviter(a));
+  return <MembersPage nav={orgNav(a, "members")} viewer={viewer(c)} {...data} {...extra} />;
+}
+
+members.get("/organizations/:org_id/members", async (c) => {
+  const a = await orgAccess(c, id(c.req.param("org_id")), "editor");
+  return render(c, await membersPage(c, a, { notice: notice(c) }));
+});
+
+members.post("/organizations/:org_id/members/invite", async (c) => {
+  const a = await orgAccess(c, id(c.req.param("org_id")), "admin");
+  const f = await form(c);
+  const input = InvitationIn.safeParse({ email: str(f, "email"), role: str(f, "role") });
+  if (!input.success) {
+    const field = input.error.issues[0]?.path[0] === "role" ? "role: choose editor, admin or owner." : "email: enter an email address, like name@example.com.";
+    return render(c, await membersPage(c, a, { error: field }), 422);
+  }
+  const created = await invite(c.env, inviter(a), a.organizationId, input.data, dashboardBase(c));
+  // Rendered, not redirected: the link is shown this once.
+  return render(c, await membersPage(c, a, { created }));
+});
+
+members.post("/organizations/:org_id/members/:user_id/remove", async (c) => {
+  const a = await orgAccess(c, id(c.req.param("org_id")), "owner");
+  await removeMember(c.env, a.actor, a.organizationId, id(c.req.param("user_id")));
+  return c.redirect(`/dashboard/organizations/${a.organizationId}/members?done=member-removed`, 303);
+});
+
+members.post("/organizations/:org_id/members/invitations/:invitation_id/revoke", async (c) => {
+  const a = await orgAccess(c, id(c.req.param("org_id")), "admin");
+  await withdrawInvitation(c.env, inviter(a), a.organizationId, id(c.req.param("invitation_id")));
+  return c.redirect(`/dashboard/organizations/${a.organizationId}/members?done=invitation-withdrawn`, 303);
+});
+
+members.post("/organizations/:org_id/erase", async (c) => {
+  const a = await orgAccess(c, id(c.req.param("org_id")), "owner");
+  if (str(await form(c), "confirm_name").trim() !== a.organization)
+    return render(c, await membersPage(c, a, { error: `confirm_name: type the organization's name exactly (${a.organization}) to delete it.` }), 422);
+  await eraseOrganization(c.env, a.actor, a.organizationId);
+  // Members who belonged to no other organization are gone with it, their sessions too.
+  return c.redirect("/dashboard?done=organization-deleted", 303);
+});

@@ -1,0 +1,47 @@
+/**
+ * Erasure (DESIGN.md "Abuse limits and data lifecycle"): a site's or an organization's data
+ * leaves every store. Access ends first (keys deleted, cached look-ups dropped), then the
+ * site objects' storage, the R2 leftovers and finally the control-plane rows, so a failure
+ * half-way can simply be retried (each step is idempotent; the site row goes last).
+ */
+import { controlDb } from "../control/db";
+import { batchPrefix, dropOrganizationKeys, dropSiteKeys, eraseOrganizationRows, eraseSiteRows, organizationToErase, siteToErase } from "../control/erasure";
+import { notFound } from "../errors";
+import type { Actor } from "./actor";
+
+/** Site objects erased at once when an organization goes. */
+const OBJECT_CONCURRENCY = 8;
+
+async function deletePrefix(bucket: R2Bucket, prefix: string) {
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, cursor, limit: 1000 });
+    if (page.objects.length) await bucket.delete(page.objects.map((o) => o.key));
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+}
+
+/** The site object's storage and alarm, and its R2 objects. */
+async function eraseDataPlane(env: Env, siteId: number) {
+  await env.SITE.getByName(String(siteId)).erase();
+  await deletePrefix(env.BLOBS, batchPrefix(siteId));
+}
+
+export async function eraseSite(env: Env, actor: Actor, siteId: number): Promise<void> {
+  const db = controlDb(env.DB);
+  const site = await siteToErase(db, siteId);
+  if (!site) throw notFound(`Site ${siteId}`);
+  await dropSiteKeys(db, siteId);
+  await eraseDataPlane(env, siteId);
+  await eraseSiteRows(db, site, actor);
+}
+
+export async function eraseOrganization(env: Env, actor: Actor, orgId: number): Promise<void> {
+  const db = controlDb(env.DB);
+  const org = await organizationToErase(db, orgId);
+  if (!org) throw notFound(`Organization ${orgId}`);
+  await dropOrganizationKeys(db, orgId, org.siteIds);
+  for (let i = 0; i < org.siteIds.length; i += OBJECT_CONCURRENCY)
+    await Promise.all(org.siteIds.slice(i, i + OBJECT_CONCURRENCY).map((id) => eraseDataPlane(env, id)));
+  await eraseOrganizationRows(db, orgId, org.siteIds, actor);
+}

@@ -1,0 +1,65 @@
+/**
+ * Jobs, as `POST /v1/jobs` (the connector) and the dashboard's overview both start them: the
+ * scope's estimate from the site object, the billing gate (402 without an entitled
+ * subscription, 409 when the job needs confirmation and has none), then creation. One copy
+ * of the rules for every door. A person's start and cancel are audited; the connector's are
+ * not (the audit log holds the operator's and people's changes).
+ */
+import type { Job, JobRequest } from "../api/schemas";
+import { estimateCost } from "../billing/billing";
+import { now } from "../clock";
+import { auditStatement } from "../control/audit";
+import { controlDb } from "../control/db";
+import type { SiteSettings } from "../control/sites";
+import { ApiError } from "../errors";
+import { siteStub } from "../site/stub";
+import type { Actor } from "./actor";
+
+export async function estimateJob(env: Env, site: SiteSettings, request: JobRequest) {
+  const scope = await siteStub(env, site.id).estimateJob(site, request);
+  const { ent, estimate } = await estimateCost(controlDb(env.DB), site, scope.estimated_characters, now());
+  if (!ent.entitled) throw new ApiError(402, `Hosted translation is not available for this site: ${ent.reason}`, { code: ent.code, estimate: null });
+  return { scope, estimate };
+}
+
+type Estimated = Awaited<ReturnType<typeof estimateJob>>;
+export type JobAnswer = { kind: "estimate"; body: Estimated["scope"] & { cost: Estimated["estimate"] } } | { kind: "created"; job: Job };
+
+/** An estimate (`estimate_only`) or a created job; `actor` null is the site's connector. */
+export async function requestJob(env: Env, actor: Actor | null, site: SiteSettings, request: JobRequest): Promise<JobAnswer> {
+  const { scope, estimate } = await estimateJob(env, site, request);
+  if (request.estimate_only) return { kind: "estimate", body: { ...scope, cost: estimate } };
+  if (estimate.requires_confirmation && !request.confirm)
+    throw new ApiError(
+      409,
+      `This job needs confirmation: ${estimate.characters} billable characters` +
+        (estimate.overage_characters ? `, ${estimate.overage_characters} of them beyond the included volume (about ${estimate.overage_cents} cents)` : "") +
+        ". Repeat the request with confirm: true.",
+      { code: "confirmation_required", estimate },
+    );
+  const job = await siteStub(env, site.id).createJob(site, request, {
+    estimate: scope,
+    confirmedCharacters: request.confirm ? estimate.characters : null,
+  });
+  if (actor) {
+    const db = controlDb(env.DB);
+    await auditStatement(db, {
+      organizationId: site.organizationId,
+      actor,
+      action: "job.create",
+      target: `site:${site.id}`,
+      detail: { job_id: job.id, languages: job.languages, estimated_characters: job.estimated_characters },
+    }).run();
+  }
+  return { kind: "created", job };
+}
+
+/** Cancels a queued or running job (a finished one is answered unchanged); `actor` null is the site's connector. */
+export async function cancelJob(env: Env, actor: Actor | null, site: SiteSettings, jobId: number): Promise<Job> {
+  const job = await siteStub(env, site.id).cancelJob(site, jobId);
+  if (actor) {
+    const db = controlDb(env.DB);
+    await auditStatement(db, { organizationId: site.organizationId, actor, action: "job.cancel", target: `site:${site.id}`, detail: { job_id: jobId } }).run();
+  }
+  return job;
+}
