@@ -264,6 +264,7 @@ export type SegmentStateName = z.infer<typeof SegmentState>;
 export const QAIssueOut = z
   .object({ code: z.string(), severity: z.enum(["error", "warning"]), message: z.string() })
   .openapi("QAIssueOut");
+export type QAIssue = z.infer<typeof QAIssueOut>;
 
 export const SegmentStatusOut = z
   .object({
@@ -463,6 +464,7 @@ export const AttentionItemOut = z
 export const AttentionOut = z
   .object({ items: z.array(AttentionItemOut), next_cursor: z.string().nullable() })
   .openapi("AttentionOut");
+export type Attention = z.infer<typeof AttentionOut>;
 
 // ---------------------------------------------------------------- query parameters
 

@@ -41,20 +41,7 @@ dashboard.use(csrf());
 dashboard.use(loadUser);
 dashboard.onError(dashboardError);
 
-// Signing in, one's own account, invitation links.
-dashboard.route("/", session);
-dashboard.route("/", account);
-dashboard.route("/", invitations);
-// A site's pages.
-dashboard.route("/", sites);
-dashboard.route("/", units);
-dashboard.route("/", attention);
-dashboard.route("/", keys);
-dashboard.route("/", settings);
-dashboard.route("/", glossary);
-// An organization's pages.
-dashboard.route("/", usage);
-dashboard.route("/", members);
-dashboard.route("/", audit);
+// Signing in, one's own account and invitation links; a site's pages; an organization's pages.
+for (const sub of [session, account, invitations, sites, units, attention, keys, settings, glossary, usage, members, audit]) dashboard.route("/", sub);
 
 dashboard.all("*", dashboardNotFound);

@@ -1,6 +1,10 @@
 /** What the dashboard reads of a site's units (the connector reads the same through the public API's routes). */
 import type { SiteSettings } from "../control/sites";
 import { siteStub } from "../site/stub";
+import type { UnitListItem } from "../site/unit-list";
+
+/** What both lists give of a unit: its key, label and work per language. */
+export type UnitRow = Omit<UnitListItem, "languages"> & { languages: Omit<UnitListItem["languages"][number], "ok">[] };
 
 /** Units with work (narrowed by language), or every unit when `all` and no language is given. */
 export async function unitsOf(
@@ -8,7 +12,7 @@ export async function unitsOf(
   site: SiteSettings,
   filters: { prefix: string; language?: string; cursor?: string; limit: number; all: boolean },
   dashboardBase: string,
-) {
+): Promise<{ units: UnitRow[]; next_cursor: string | null }> {
   const stub = siteStub(env, site.id);
   return filters.all && !filters.language
     ? stub.listUnits(site, { prefix: filters.prefix, cursor: filters.cursor, limit: filters.limit })

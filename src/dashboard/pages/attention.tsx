@@ -1,20 +1,10 @@
+import type { Attention } from "../../api/schemas";
 import { Empty, Layout, Pager, Time, type SiteNav, type Viewer } from "./layout";
-import { Findings } from "./unit";
+import { Filters, LanguageSelect } from "../components/Filters";
+import { Findings } from "../components/Findings";
 
-export interface AttentionView {
-  items: {
-    id: string;
-    unit: string;
-    key: string;
-    language: string;
-    text: string;
-    source_text: string;
-    qa: { code: string; severity: "error" | "warning"; message: string }[];
-    job_id: number | null;
-    created_at: string;
-  }[];
-  next_cursor: string | null;
-}
+/** A page of the review queue, as the API answers it. */
+export type AttentionView = Attention;
 
 export function AttentionPage(p: {
   nav: SiteNav;
@@ -40,27 +30,13 @@ export function AttentionPage(p: {
     <Layout title={`Review queue · ${p.nav.siteName}`} viewer={p.viewer} site={p.nav} notice={p.notice} error={p.error}>
       <h1>Review queue</h1>
       <p class="muted">Machine translations that QA held back. Fix the text and the connector picks it up with the next results it pulls, like any translation (it also goes into the translation memory); or discard it to leave the segment untranslated.</p>
-      <form method="get" action={base} class="filters" role="search">
+      <Filters action={base} filtered={filtered}>
         <div>
           <label for="unit">Unit key</label>
           <input id="unit" name="unit" value={p.filters.unit} placeholder="post:42" />
         </div>
-        <div>
-          <label for="language">Language</label>
-          <select id="language" name="language">
-            <option value="">All languages</option>
-            {p.languages.map((l) => (
-              <option value={l} selected={l.toLowerCase() === p.filters.language.toLowerCase()}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="filter-actions">
-          <button type="submit">Filter</button>
-          {filtered ? <a href={base}>Clear</a> : null}
-        </div>
-      </form>
+        <LanguageSelect label="Language" languages={p.languages} selected={p.filters.language} />
+      </Filters>
       {p.data.items.length ? (
         p.data.items.map((item) => (
           <article class="card review" aria-labelledby={`item-${item.id}`}>

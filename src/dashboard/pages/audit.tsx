@@ -1,9 +1,9 @@
+import type { auditOf } from "../../ops/organizations";
+import { DataTable } from "../components/DataTable";
 import { Empty, Layout, Pager, Time, type OrgNav, type Viewer } from "./layout";
 
-export interface AuditView {
-  items: { id: number; at: string; actor: string; action: string; target: string; detail: Record<string, unknown> | null }[];
-  next_cursor: number | null;
-}
+/** A page of the audit log as the control plane answers it. */
+export type AuditView = Awaited<ReturnType<typeof auditOf>>;
 
 export function AuditPage(p: { nav: OrgNav; viewer: Viewer; data: AuditView; actors: Record<string, string>; cursor: string }) {
   const base = `/dashboard/organizations/${p.nav.organizationId}/audit`;
@@ -11,44 +11,32 @@ export function AuditPage(p: { nav: OrgNav; viewer: Viewer; data: AuditView; act
     <Layout title={`Audit log · ${p.nav.organization}`} viewer={p.viewer} org={p.nav}>
       <h1>Audit log</h1>
       <p class="muted">Every change made in the dashboard or by the operator, newest first.</p>
-      {p.data.items.length ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Who</th>
-              <th scope="col">What</th>
-              <th scope="col">On</th>
-              <th scope="col">Details</th>
-            </tr>
-          </thead>
-          <tbody>
-            {p.data.items.map((e) => (
-              <tr>
-                <td>
-                  <Time at={e.at} />
-                </td>
-                <td>{p.actors[e.actor] ?? (e.actor === "admin" ? "operator (admin API)" : e.actor)}</td>
-                <td>
-                  <code>{e.action}</code>
-                </td>
-                <td>
-                  <code>{e.target}</code>
-                </td>
-                <td class="small">
-                  {e.detail
-                    ? Object.entries(e.detail)
-                        .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
-                        .join("; ")
-                    : ""}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : (
-        <Empty title="Nothing recorded yet." />
-      )}
+      <DataTable
+        columns={["When", "Who", "What", "On", "Details"]}
+        rows={p.data.items}
+        row={(e) => (
+          <tr>
+            <td>
+              <Time at={e.at} />
+            </td>
+            <td>{p.actors[e.actor] ?? (e.actor === "admin" ? "operator (admin API)" : e.actor)}</td>
+            <td>
+              <code>{e.action}</code>
+            </td>
+            <td>
+              <code>{e.target}</code>
+            </td>
+            <td class="small">
+              {e.detail
+                ? Object.entries(e.detail)
+                    .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+                    .join("; ")
+                : ""}
+            </td>
+          </tr>
+        )}
+        empty={<Empty title="Nothing recorded yet." />}
+      />
       <Pager next={p.data.next_cursor === null ? null : String(p.data.next_cursor)} href={(c) => `${base}?cursor=${c}`} first={p.cursor ? base : null} />
     </Layout>
   );

@@ -1,12 +1,11 @@
+import type { listTerms } from "../../ops/glossary";
+import { Card } from "../components/Card";
+import { DataTable } from "../components/DataTable";
+import { PostButton } from "../components/PostButton";
 import { Empty, Layout, type SiteNav, type Viewer } from "./layout";
 
-export interface TermView {
-  id: number;
-  source: string;
-  language: string;
-  target: string;
-  caseSensitive: boolean;
-}
+/** A term as the control plane lists it. */
+export type TermView = Awaited<ReturnType<typeof listTerms>>[number];
 
 export function GlossaryPage(p: { nav: SiteNav; viewer: Viewer; terms: TermView[]; languages: string[]; notice?: string | null; error?: string | null }) {
   const base = `/dashboard/sites/${p.nav.siteId}/glossary`;
@@ -16,8 +15,7 @@ export function GlossaryPage(p: { nav: SiteNav; viewer: Viewer; terms: TermView[
       <p class="muted">
         Required translations of terms, shared by every site of {p.nav.organization}. Engines that support glossaries use them; QA warns when a term's translation is missing.
       </p>
-      <section class="card" aria-labelledby="add">
-        <h2 id="add">Add a term</h2>
+      <Card id="add" title="Add a term">
         <form method="post" action={base} class="filters">
           <div>
             <label for="source">Term ({"source"})</label>
@@ -45,53 +43,41 @@ export function GlossaryPage(p: { nav: SiteNav; viewer: Viewer; terms: TermView[
             <button type="submit">Add term</button>
           </div>
         </form>
-      </section>
-      <section class="card" aria-labelledby="terms">
-        <div class="card-head">
-          <h2 id="terms">Terms ({p.terms.length})</h2>
+      </Card>
+      <Card
+        id="terms"
+        title={`Terms (${p.terms.length})`}
+        head={
           <a href={`${base}.csv`} download="glossary.csv">
             Export CSV
           </a>
-        </div>
-        {p.terms.length ? (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Term</th>
-                <th scope="col">Language</th>
-                <th scope="col">Translation</th>
-                <th scope="col">Case</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.terms.map((t) => (
-                <tr>
-                  <td>{t.source}</td>
-                  <td>{t.language}</td>
-                  <td>{t.target}</td>
-                  <td>{t.caseSensitive ? "exact case" : "any case"}</td>
-                  <td>
-                    <form method="post" action={`${base}/${t.id}/remove`}>
-                      <button type="submit" class="secondary" aria-label={`Remove ${t.source} (${t.language})`}>
-                        Remove
-                      </button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : (
-          <Empty title="The glossary is empty.">
-            <p>Add terms one by one above, or import a CSV file below.</p>
-          </Empty>
-        )}
-      </section>
-      <section class="card" aria-labelledby="import">
-        <h2 id="import">Import a CSV file</h2>
+        }
+      >
+        <DataTable
+          columns={["Term", "Language", "Translation", "Case"]}
+          actions
+          rows={p.terms}
+          row={(t) => (
+            <tr>
+              <td>{t.source}</td>
+              <td>{t.language}</td>
+              <td>{t.target}</td>
+              <td>{t.caseSensitive ? "exact case" : "any case"}</td>
+              <td>
+                <PostButton action={`${base}/${t.id}/remove`} kind="secondary" label={`Remove ${t.source} (${t.language})`}>
+                  Remove
+                </PostButton>
+              </td>
+            </tr>
+          )}
+          empty={
+            <Empty title="The glossary is empty.">
+              <p>Add terms one by one above, or import a CSV file below.</p>
+            </Empty>
+          }
+        />
+      </Card>
+      <Card id="import" title="Import a CSV file">
         <p class="muted small">
           Columns <code>source,language,target,case_sensitive</code> with that header line (as exported). Importing <strong>replaces</strong> the whole glossary; nothing changes if
           any line is invalid.
@@ -101,7 +87,7 @@ export function GlossaryPage(p: { nav: SiteNav; viewer: Viewer; terms: TermView[
           <input id="file" name="file" type="file" accept=".csv,text/csv" required />
           <button type="submit">Import and replace</button>
         </form>
-      </section>
+      </Card>
     </Layout>
   );
 }

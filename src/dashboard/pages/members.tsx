@@ -1,4 +1,8 @@
 import type { Role } from "../../control/people";
+import { Card } from "../components/Card";
+import { ConfirmDelete } from "../components/ConfirmDelete";
+import { DataTable } from "../components/DataTable";
+import { PostButton } from "../components/PostButton";
 import { Empty, Layout, Time, type OrgNav, type Viewer } from "./layout";
 
 export function MembersPage(p: {
@@ -23,18 +27,16 @@ export function MembersPage(p: {
         <strong>Owners</strong> also invite owners, remove members, read the audit log and delete sites.
       </p>
       {p.created ? (
-        <section class="card created" aria-labelledby="new-invite">
-          <h2 id="new-invite">Invitation for {p.created.email}</h2>
+        <Card id="new-invite" class="created" title={`Invitation for ${p.created.email}`}>
           <p>
             <strong>Copy this link and send it to them yourself: it is shown only once</strong> and works once, for 7 days.
           </p>
           <label for="invite-url">Invitation link</label>
           <input id="invite-url" class="mono" readonly value={p.created.url} />
-        </section>
+        </Card>
       ) : null}
       {p.invitable.length ? (
-        <section class="card" aria-labelledby="invite">
-          <h2 id="invite">Invite someone</h2>
+        <Card id="invite" title="Invite someone">
           <form method="post" action={`${base}/invite`} class="filters">
             <div>
               <label for="email">Email</label>
@@ -54,106 +56,66 @@ export function MembersPage(p: {
               <button type="submit">Create invitation link</button>
             </div>
           </form>
-        </section>
+        </Card>
       ) : null}
-      <section class="card" aria-labelledby="people">
-        <h2 id="people">People ({p.members.length})</h2>
-        <table>
-          <thead>
+      <Card id="people" title={`People (${p.members.length})`}>
+        <DataTable
+          columns={["Email", "Role", "Member since"]}
+          actions={owner}
+          rows={p.members}
+          row={(m) => (
             <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Member since</th>
+              <td>
+                {m.email}
+                {m.userId === p.viewer.userId ? <span class="muted"> (you)</span> : null}
+              </td>
+              <td>{m.role}</td>
+              <td>
+                <Time at={m.since} />
+              </td>
               {owner ? (
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
+                <td>
+                  {m.role === "owner" && owners === 1 ? (
+                    <span class="muted small">the only owner</span>
+                  ) : (
+                    <PostButton action={`${base}/${m.userId}/remove`} kind="danger" label={`Remove ${m.email}`}>
+                      Remove
+                    </PostButton>
+                  )}
+                </td>
               ) : null}
             </tr>
-          </thead>
-          <tbody>
-            {p.members.map((m) => (
-              <tr>
-                <td>
-                  {m.email}
-                  {m.userId === p.viewer.userId ? <span class="muted"> (you)</span> : null}
-                </td>
-                <td>{m.role}</td>
-                <td>
-                  <Time at={m.since} />
-                </td>
-                {owner ? (
-                  <td>
-                    {m.role === "owner" && owners === 1 ? (
-                      <span class="muted small">the only owner</span>
-                    ) : (
-                    <form method="post" action={`${base}/${m.userId}/remove`}>
-                      <button type="submit" class="danger" aria-label={`Remove ${m.email}`}>
-                        Remove
-                      </button>
-                    </form>
-                    )}
-                  </td>
+          )}
+        />
+      </Card>
+      <Card id="pending" title="Open invitations">
+        <DataTable
+          columns={["Email", "Role", "Expires"]}
+          actions
+          rows={p.invitations}
+          row={(i) => (
+            <tr>
+              <td>{i.email}</td>
+              <td>{i.role}</td>
+              <td>
+                <Time at={i.expiresAt} />
+              </td>
+              <td>
+                {p.invitable.includes(i.role as Role) ? (
+                  <PostButton action={`${base}/invitations/${i.id}/revoke`} kind="secondary" label={`Withdraw the invitation for ${i.email}`}>
+                    Withdraw
+                  </PostButton>
                 ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
-      <section class="card" aria-labelledby="pending">
-        <h2 id="pending">Open invitations</h2>
-        {p.invitations.length ? (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.invitations.map((i) => (
-                <tr>
-                  <td>{i.email}</td>
-                  <td>{i.role}</td>
-                  <td>
-                    <Time at={i.expiresAt} />
-                  </td>
-                  <td>
-                    {p.invitable.includes(i.role as Role) ? (
-                      <form method="post" action={`${base}/invitations/${i.id}/revoke`}>
-                        <button type="submit" class="secondary" aria-label={`Withdraw the invitation for ${i.email}`}>
-                          Withdraw
-                        </button>
-                      </form>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : (
-          <Empty title="No open invitations." />
-        )}
-      </section>
+              </td>
+            </tr>
+          )}
+          empty={<Empty title="No open invitations." />}
+        />
+      </Card>
       {owner ? (
-        <section class="card danger-zone" aria-labelledby="danger">
-          <h2 id="danger">Delete this organization</h2>
-          <p>
-            Erases every site of {p.nav.organization} with its content, translations, keys and glossary, and removes its members and invitations. Usage records stay for billing.
-            Type the organization's name, <strong>{p.nav.organization}</strong>, to confirm.
-          </p>
-          <form method="post" action={`/dashboard/organizations/${p.nav.organizationId}/erase`} class="inline">
-            <label for="confirm_name">Organization name</label>
-            <input id="confirm_name" name="confirm_name" required autocomplete="off" />
-            <button type="submit" class="danger">
-              Delete organization
-            </button>
-          </form>
-        </section>
+        <ConfirmDelete what="organization" name={p.nav.organization} action={`/dashboard/organizations/${p.nav.organizationId}/erase`}>
+          Erases every site of {p.nav.organization} with its content, translations, keys and glossary, and removes its members and invitations. Usage records stay for billing.
+        </ConfirmDelete>
       ) : null}
     </Layout>
   );

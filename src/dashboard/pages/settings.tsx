@@ -1,5 +1,8 @@
 import type { SiteSettings } from "../../control/sites";
 import type { Adapter, EngineName } from "../../limits";
+import { Card } from "../components/Card";
+import { ConfirmDelete } from "../components/ConfirmDelete";
+import { DataTable } from "../components/DataTable";
 import { Layout, type SiteNav, type Viewer } from "./layout";
 
 /** What the page shows of the site: its settings as the control plane holds them. */
@@ -13,6 +16,24 @@ const ENGINE_LABEL: Record<string, string> = {
   workers_ai: "Workers AI (m2m100)",
   openai: "OpenAI-compatible LLM",
 };
+
+/** A table cell with a labelled select (the label for screen readers only). */
+function CellSelect(p: { name: string; label: string; options: [value: string, text: string][]; selected: string }) {
+  return (
+    <td>
+      <label for={p.name} class="sr-only">
+        {p.label}
+      </label>
+      <select id={p.name} name={p.name}>
+        {p.options.map(([value, text]) => (
+          <option value={value} selected={p.selected === value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </td>
+  );
+}
 
 function LanguageRow(props: { i: number; t?: SettingsView["targetLanguages"][number]; engines: readonly string[]; formalities: readonly string[] }) {
   const { i, t } = props;
@@ -34,30 +55,13 @@ function LanguageRow(props: { i: number; t?: SettingsView["targetLanguages"][num
           </>
         )}
       </td>
-      <td>
-        <label for={id("engine")} class="sr-only">
-          Engine for {t?.code ?? "the new language"}
-        </label>
-        <select id={id("engine")} name={id("engine")}>
-          {props.engines.map((e) => (
-            <option value={e} selected={(t?.engine ?? "pseudo") === e}>
-              {ENGINE_LABEL[e] ?? e}
-            </option>
-          ))}
-        </select>
-      </td>
-      <td>
-        <label for={id("formality")} class="sr-only">
-          Formality for {t?.code ?? "the new language"}
-        </label>
-        <select id={id("formality")} name={id("formality")}>
-          {props.formalities.map((f) => (
-            <option value={f} selected={(t?.formality ?? "default") === f}>
-              {f}
-            </option>
-          ))}
-        </select>
-      </td>
+      <CellSelect
+        name={id("engine")}
+        label={`Engine for ${t?.code ?? "the new language"}`}
+        options={props.engines.map((e) => [e, ENGINE_LABEL[e] ?? e])}
+        selected={t?.engine ?? "pseudo"}
+      />
+      <CellSelect name={id("formality")} label={`Formality for ${t?.code ?? "the new language"}`} options={props.formalities.map((f) => [f, f])} selected={t?.formality ?? "default"} />
       <td>
         <label class="choice">
           <input type="checkbox" name={id("writable")} value="1" checked={t ? t.writable : true} /> <span class="sr-only">{t?.code ?? "new language"} is </span>writable
@@ -93,43 +97,28 @@ export function SettingsPage(p: {
     <Layout title={`Settings · ${p.nav.siteName}`} viewer={p.viewer} site={p.nav} notice={p.notice} error={p.error}>
       <h1>Settings</h1>
       <form method="post" action={base} class="stack">
-        <section class="card" aria-labelledby="general">
-          <h2 id="general">General</h2>
+        <Card id="general" title="General">
           <label for="name">Site name</label>
           <input id="name" name="name" value={s.name} required maxlength={200} />
           <p class="muted small">
             Source language: <strong>{s.sourceLanguage}</strong> (set by the operator).
           </p>
-        </section>
+        </Card>
 
-        <section class="card" aria-labelledby="targets">
-          <h2 id="targets">Target languages</h2>
+        <Card id="targets" title="Target languages">
           <p class="muted small">
             A language is translated and written to the website only when it is <em>writable</em> here and the website has it. Clear “writable” to pause a language without losing its
             translations.
           </p>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Language</th>
-                <th scope="col">Engine</th>
-                <th scope="col">Formality</th>
-                <th scope="col">Writable</th>
-                <th scope="col">Remove</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.targetLanguages.map((t, i) => (
-                <LanguageRow i={i} t={t} engines={p.engines} formalities={p.formalities} />
-              ))}
-              <LanguageRow i={s.targetLanguages.length} engines={p.engines} formalities={p.formalities} />
-            </tbody>
-          </table>
+          <DataTable
+            columns={["Language", "Engine", "Formality", "Writable", "Remove"]}
+            rows={[...s.targetLanguages, undefined]}
+            row={(t, i) => <LanguageRow i={i} t={t} engines={p.engines} formalities={p.formalities} />}
+          />
           <input type="hidden" name="languages" value={String(s.targetLanguages.length + 1)} />
-        </section>
+        </Card>
 
-        <section class="card" aria-labelledby="quality">
-          <h2 id="quality">Quality and delivery</h2>
+        <Card id="quality" title="Quality and delivery">
           <fieldset>
             <legend>Translations that fail a QA check</legend>
             <label class="choice">
@@ -169,25 +158,15 @@ export function SettingsPage(p: {
               ))}
             </div>
           </fieldset>
-        </section>
+        </Card>
         <div>
           <button type="submit">Save settings</button>
         </div>
       </form>
       {p.danger ? (
-        <section class="card danger-zone" aria-labelledby="danger">
-          <h2 id="danger">Delete this site</h2>
-          <p>
-            Erases the site's content, translations, jobs, keys and files for good. Usage records stay for billing. Type the site's name, <strong>{s.name}</strong>, to confirm.
-          </p>
-          <form method="post" action={`/dashboard/sites/${p.nav.siteId}/erase`} class="inline">
-            <label for="confirm_name">Site name</label>
-            <input id="confirm_name" name="confirm_name" required autocomplete="off" />
-            <button type="submit" class="danger">
-              Delete site
-            </button>
-          </form>
-        </section>
+        <ConfirmDelete what="site" name={s.name} action={`/dashboard/sites/${p.nav.siteId}/erase`}>
+          Erases the site's content, translations, jobs, keys and files for good. Usage records stay for billing.
+        </ConfirmDelete>
       ) : null}
     </Layout>
   );

@@ -1,41 +1,15 @@
+import type { z } from "zod";
+import type { ConnectorOut, Job, LanguageCounts } from "../../api/schemas";
+import type { JobAnswer } from "../../ops/jobs";
+import { Card } from "../components/Card";
+import { DataTable } from "../components/DataTable";
+import { PostButton } from "../components/PostButton";
 import { Badge, Empty, Layout, n, Time, type SiteNav, type Viewer } from "./layout";
 
-export interface ConnectorView {
-  at: string;
-  connector_version: string;
-  languages: string[] | null;
-  adapters: string[];
-  capabilities: string[];
-  warnings: string[];
-}
-
-export interface LanguageCountsView {
-  code: string;
-  ok: number;
-  stale: number;
-  review: number;
-  missing: number;
-  attention: number;
-}
-
-export interface JobView {
-  id: number;
-  type: string;
-  status: string;
-  languages: string[];
-  prefix: string;
-  force: boolean;
-  estimated_segments: number;
-  estimated_characters: number;
-  done_segments: number;
-  failed_segments: number;
-  characters: number;
-  qa_failed_segments: number;
-  errors: { language: string; message: string; segments: number }[];
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
+/** The site's latest handshake, as the admin API answers it. */
+export type ConnectorView = z.infer<typeof ConnectorOut>;
+export type LanguageCountsView = LanguageCounts;
+export type JobView = Job;
 
 export interface SiteOverview {
   nav: SiteNav;
@@ -57,8 +31,7 @@ export function SitePage(p: SiteOverview) {
     <Layout title={p.nav.siteName} viewer={p.viewer} site={p.nav} notice={p.notice} error={p.error}>
       <h1>{p.nav.siteName}</h1>
       <div class="grid">
-        <section class="card" aria-labelledby="connector">
-          <h2 id="connector">Connector</h2>
+        <Card id="connector" title="Connector">
           {p.connector ? (
             <>
               <dl class="facts">
@@ -95,53 +68,36 @@ export function SitePage(p: SiteOverview) {
               </p>
             </Empty>
           )}
-        </section>
+        </Card>
 
-        <section class="card" aria-labelledby="languages">
-          <h2 id="languages">Languages</h2>
+        <Card id="languages" title="Languages">
           <p class="muted">
             {n(p.status.units_total)} units, {n(p.status.segments_total)} segments in {p.sourceLanguage}.
           </p>
-          {p.status.languages.length ? (
-            <table>
-              <thead>
+          <DataTable
+            columns={["Language", ...["Up to date", "Outdated", "Missing", "In review", "Needs attention"].map((label) => ({ label, class: "num" }))]}
+            rows={p.status.languages}
+            row={(l) => {
+              const t = p.targets.find((x) => x.code === l.code);
+              return (
                 <tr>
-                  <th scope="col">Language</th>
-                  <th scope="col" class="num">Up to date</th>
-                  <th scope="col" class="num">Outdated</th>
-                  <th scope="col" class="num">Missing</th>
-                  <th scope="col" class="num">In review</th>
-                  <th scope="col" class="num">Needs attention</th>
+                  <th scope="row">
+                    {l.code} {t && !t.writable ? <Badge state="stale" label="not writable" /> : null}
+                  </th>
+                  <td class="num">{n(l.ok)}</td>
+                  <td class="num">{n(l.stale)}</td>
+                  <td class="num">{n(l.missing)}</td>
+                  <td class="num">{n(l.review)}</td>
+                  <td class="num">{l.attention ? <a href={`${base}/attention?language=${encodeURIComponent(l.code)}`}>{n(l.attention)}</a> : "0"}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {p.status.languages.map((l) => {
-                  const t = p.targets.find((x) => x.code === l.code);
-                  return (
-                    <tr>
-                      <th scope="row">
-                        {l.code} {t && !t.writable ? <Badge state="stale" label="not writable" /> : null}
-                      </th>
-                      <td class="num">{n(l.ok)}</td>
-                      <td class="num">{n(l.stale)}</td>
-                      <td class="num">{n(l.missing)}</td>
-                      <td class="num">{n(l.review)}</td>
-                      <td class="num">
-                        {l.attention ? <a href={`${base}/attention?language=${encodeURIComponent(l.code)}`}>{n(l.attention)}</a> : "0"}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          ) : (
-            <Empty title="No target languages.">{p.nav.role !== "editor" ? <p>Add them in <a href={`${base}/settings`}>Settings</a>.</p> : null}</Empty>
-          )}
-        </section>
+              );
+            }}
+            empty={<Empty title="No target languages.">{p.nav.role !== "editor" ? <p>Add them in <a href={`${base}/settings`}>Settings</a>.</p> : null}</Empty>}
+          />
+        </Card>
       </div>
 
-      <section class="card" aria-labelledby="start">
-        <h2 id="start">Translate</h2>
+      <Card id="start" title="Translate">
         {writable.length ? (
           <form method="post" action={`${base}/jobs/estimate`} class="stack">
             <fieldset>
@@ -173,102 +129,68 @@ export function SitePage(p: SiteOverview) {
             </p>
           </Empty>
         )}
-      </section>
+      </Card>
 
-      <section class="card" aria-labelledby="jobs">
-        <div class="card-head">
-          <h2 id="jobs">Jobs</h2>
-          {active.length ? <a href={base}>Refresh</a> : null}
-        </div>
-        {p.jobs.length ? (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Job</th>
-                <th scope="col">State</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Languages</th>
-                <th scope="col" class="num">Characters</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.jobs.map((j) => (
-                <tr>
-                  <td>
-                    #{j.id} {j.type === "translate" ? "translate" : "delta"}
-                    {j.prefix ? <div class="muted small">{j.prefix}</div> : null}
-                  </td>
-                  <td>
-                    <Badge state={j.status} />
-                  </td>
-                  <td>
-                    <progress max={Math.max(j.estimated_segments, 1)} value={Math.min(j.done_segments, Math.max(j.estimated_segments, 1))} aria-label={`Job ${j.id} progress`}>
-                      {j.done_segments} of {j.estimated_segments}
-                    </progress>
-                    <div class="small">
-                      {n(j.done_segments)} of {n(j.estimated_segments)} segments
-                      {j.failed_segments ? <span class="bad"> · {n(j.failed_segments)} failed</span> : null}
-                      {j.qa_failed_segments ? <span> · {n(j.qa_failed_segments)} held for review</span> : null}
-                    </div>
-                    {j.errors.length ? (
-                      <ul class="errors small">
-                        {j.errors.map((e) => (
-                          <li>
-                            {e.language}: {e.message} ({n(e.segments)} segments)
-                          </li>
-                        ))}
-                      </ul>
-                    ) : null}
-                  </td>
-                  <td>{j.languages.join(", ")}</td>
-                  <td class="num">{n(j.characters)}</td>
-                  <td>
-                    <Time at={j.created_at} />
-                  </td>
-                  <td>
-                    {j.status === "queued" || j.status === "running" ? (
-                      <form method="post" action={`${base}/jobs/${j.id}/cancel`}>
-                        <button type="submit" class="secondary">
-                          Cancel
-                        </button>
-                      </form>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : (
-          <Empty title="No jobs yet.">
-            <p>Estimate a job above to translate what is missing or outdated.</p>
-          </Empty>
-        )}
-      </section>
+      <Card id="jobs" title="Jobs" head={active.length ? <a href={base}>Refresh</a> : null}>
+        <DataTable
+          columns={["Job", "State", "Progress", "Languages", { label: "Characters", class: "num" }, "Created"]}
+          actions
+          rows={p.jobs}
+          row={(j) => (
+            <tr>
+              <td>
+                #{j.id} {j.type === "translate" ? "translate" : "delta"}
+                {j.prefix ? <div class="muted small">{j.prefix}</div> : null}
+              </td>
+              <td>
+                <Badge state={j.status} />
+              </td>
+              <td>
+                <progress max={Math.max(j.estimated_segments, 1)} value={Math.min(j.done_segments, Math.max(j.estimated_segments, 1))} aria-label={`Job ${j.id} progress`}>
+                  {j.done_segments} of {j.estimated_segments}
+                </progress>
+                <div class="small">
+                  {n(j.done_segments)} of {n(j.estimated_segments)} segments
+                  {j.failed_segments ? <span class="bad"> · {n(j.failed_segments)} failed</span> : null}
+                  {j.qa_failed_segments ? <span> · {n(j.qa_failed_segments)} held for review</span> : null}
+                </div>
+                {j.errors.length ? (
+                  <ul class="errors small">
+                    {j.errors.map((e) => (
+                      <li>
+                        {e.language}: {e.message} ({n(e.segments)} segments)
+                      </li>
+                    ))}
+                  </ul>
+                ) : null}
+              </td>
+              <td>{j.languages.join(", ")}</td>
+              <td class="num">{n(j.characters)}</td>
+              <td>
+                <Time at={j.created_at} />
+              </td>
+              <td>
+                {j.status === "queued" || j.status === "running" ? (
+                  <PostButton action={`${base}/jobs/${j.id}/cancel`} kind="secondary">
+                    Cancel
+                  </PostButton>
+                ) : null}
+              </td>
+            </tr>
+          )}
+          empty={
+            <Empty title="No jobs yet.">
+              <p>Estimate a job above to translate what is missing or outdated.</p>
+            </Empty>
+          }
+        />
+      </Card>
     </Layout>
   );
 }
 
-export interface EstimateView {
-  estimated_segments: number;
-  estimated_characters: number;
-  estimated_tm_segments: number;
-  languages: string[];
-  cost: {
-    characters: number;
-    included_characters: number | null;
-    used_characters: number;
-    reserved_characters: number;
-    remaining_characters: number | null;
-    overage_characters: number;
-    overage_cents: number;
-    currency: string;
-    requires_confirmation: boolean;
-  };
-}
+/** The estimate-only answer of a job request: the scope, and its cost as the billing gate computed it. */
+export type EstimateView = Extract<JobAnswer, { kind: "estimate" }>["body"];
 
 export function EstimatePage(p: { nav: SiteNav; viewer: Viewer; estimate: EstimateView; form: { languages: string[]; prefix: string; force: boolean } }) {
   const base = `/dashboard/sites/${p.nav.siteId}`;

@@ -1,35 +1,12 @@
+import type { UnitStatus } from "../../api/schemas";
+import type { unitOf } from "../../ops/units";
+import { Findings } from "../components/Findings";
 import { Badge, Layout, Time, type SiteNav, type Viewer } from "./layout";
 
-type Issue = { code: string; severity: "error" | "warning"; message: string };
-
-export interface UnitView {
-  external_key: string;
-  label: string;
-  path: string;
-  adapter: string;
-  last_synced_at: string | null;
-  segments_total: number;
-  segments_needing_work: number;
-  languages: { code: string; attention: number }[];
-  segments: { key: string; field: string; states: Record<string, string>; qa?: Record<string, Issue[]> }[];
-}
-
-export interface UnitTextsView {
-  segments: { key: string; format: string; source: string; translations: Record<string, { text: string; origin: string | null; held: boolean }> }[];
-}
-
-export function Findings(props: { issues: Issue[] | undefined }) {
-  if (!props.issues?.length) return null;
-  return (
-    <ul class="findings">
-      {props.issues.map((i) => (
-        <li class={i.severity}>
-          <Badge state={i.severity} label={i.severity === "error" ? "QA error" : "QA warning"} /> <span>{i.message}</span>
-        </li>
-      ))}
-    </ul>
-  );
-}
+/** A unit's segment × language matrix, as `GET /v1/units/{key}/status` answers it. */
+export type UnitView = UnitStatus;
+/** The unit's source texts and translations. */
+export type UnitTextsView = Awaited<ReturnType<typeof unitOf>>["texts"];
 
 export function UnitPage(p: { nav: SiteNav; viewer: Viewer; unit: UnitView; texts: UnitTextsView; languages: string[]; notWritable?: string[] }) {
   const u = p.unit;

@@ -1,16 +1,10 @@
+import type { unitsOf } from "../../ops/units";
+import { DataTable } from "../components/DataTable";
+import { Filters, LanguageSelect } from "../components/Filters";
 import { Badge, Empty, Layout, Pager, Time, type SiteNav, type Viewer } from "./layout";
 
-export interface UnitsView {
-  units: {
-    external_key: string;
-    label: string;
-    path: string;
-    adapter: string;
-    last_synced_at: string | null;
-    languages: { code: string; stale: number; review: number; missing: number; attention: number }[];
-  }[];
-  next_cursor: string | null;
-}
+/** A page of units, as the site object lists them (with work, or all). */
+export type UnitsView = Awaited<ReturnType<typeof unitsOf>>;
 
 export function UnitsPage(p: { nav: SiteNav; viewer: Viewer; data: UnitsView; filters: { prefix: string; language: string; cursor: string; show: "work" | "all" }; languages: string[] }) {
   const base = `/dashboard/sites/${p.nav.siteId}/units`;
@@ -34,7 +28,7 @@ export function UnitsPage(p: { nav: SiteNav; viewer: Viewer; data: UnitsView; fi
           : "Pages, posts and other content whose translations are missing, outdated, in review or held back."}{" "}
         Open a unit for its segment × language matrix.
       </p>
-      <form method="get" action={base} class="filters" role="search">
+      <Filters action={base} filtered={filtered}>
         <div>
           <label for="prefix">Key starts with</label>
           <input id="prefix" name="prefix" value={p.filters.prefix} placeholder="post:" />
@@ -50,22 +44,8 @@ export function UnitsPage(p: { nav: SiteNav; viewer: Viewer; data: UnitsView; fi
             </option>
           </select>
         </div>
-        <div>
-          <label for="language">Work in language</label>
-          <select id="language" name="language">
-            <option value="">All languages</option>
-            {p.languages.map((l) => (
-              <option value={l} selected={l === p.filters.language}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="filter-actions">
-          <button type="submit">Filter</button>
-          {filtered ? <a href={base}>Clear</a> : null}
-        </div>
-      </form>
+        <LanguageSelect label="Work in language" languages={p.languages} selected={p.filters.language} />
+      </Filters>
       <form method="get" action={`${base}/open`} class="filters">
         <div>
           <label for="key">Open a unit by its key</label>
@@ -77,61 +57,52 @@ export function UnitsPage(p: { nav: SiteNav; viewer: Viewer; data: UnitsView; fi
           </button>
         </div>
       </form>
-      {p.data.units.length ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Unit</th>
-              <th scope="col">Adapter</th>
-              <th scope="col">Work by language</th>
-              <th scope="col">Last synced</th>
-            </tr>
-          </thead>
-          <tbody>
-            {p.data.units.map((u) => (
-              <tr>
-                <td>
-                  <a href={`${base}/${encodeURIComponent(u.external_key)}`}>{u.label || u.external_key}</a>
-                  <div class="muted small">
-                    <code>{u.external_key}</code>
-                    {u.path ? <> · {u.path}</> : null}
-                  </div>
-                </td>
-                <td>{u.adapter}</td>
-                <td>
-                  {u.languages.map((l) => (
-                    <div class="small">
-                      <strong>{l.code}</strong>:{" "}
-                      {[l.missing ? `${l.missing} missing` : "", l.stale ? `${l.stale} outdated` : "", l.review ? `${l.review} in review` : ""].filter(Boolean).join(", ") ||
-                        (l.attention ? "" : "up to date")}
-                      {l.attention ? (
-                        <>
-                          {" "}
-                          <a href={`/dashboard/sites/${p.nav.siteId}/attention?unit=${encodeURIComponent(u.external_key)}&language=${encodeURIComponent(l.code)}`}>
-                            <Badge state="attention" label={`${l.attention} need attention`} />
-                          </a>
-                        </>
-                      ) : null}
-                    </div>
-                  ))}
-                </td>
-                <td>
-                  <Time at={u.last_synced_at} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : (
-        <Empty title={filtered ? "No unit matches these filters." : "Every unit is up to date."}>
-          <p>
-            {filtered
-              ? "Clear the filters to see every unit that needs work."
-              : "When the connector pushes new or changed content, it shows up here until it is translated."}{" "}
-            {all ? null : <a href={`${base}?show=all`}>Show all units</a>}
-          </p>
-        </Empty>
-      )}
+      <DataTable
+        columns={["Unit", "Adapter", "Work by language", "Last synced"]}
+        rows={p.data.units}
+        row={(u) => (
+          <tr>
+            <td>
+              <a href={`${base}/${encodeURIComponent(u.external_key)}`}>{u.label || u.external_key}</a>
+              <div class="muted small">
+                <code>{u.external_key}</code>
+                {u.path ? <> · {u.path}</> : null}
+              </div>
+            </td>
+            <td>{u.adapter}</td>
+            <td>
+              {u.languages.map((l) => (
+                <div class="small">
+                  <strong>{l.code}</strong>:{" "}
+                  {[l.missing ? `${l.missing} missing` : "", l.stale ? `${l.stale} outdated` : "", l.review ? `${l.review} in review` : ""].filter(Boolean).join(", ") ||
+                    (l.attention ? "" : "up to date")}
+                  {l.attention ? (
+                    <>
+                      {" "}
+                      <a href={`/dashboard/sites/${p.nav.siteId}/attention?unit=${encodeURIComponent(u.external_key)}&language=${encodeURIComponent(l.code)}`}>
+                        <Badge state="attention" label={`${l.attention} need attention`} />
+                      </a>
+                    </>
+                  ) : null}
+                </div>
+              ))}
+            </td>
+            <td>
+              <Time at={u.last_synced_at} />
+            </td>
+          </tr>
+        )}
+        empty={
+          <Empty title={filtered ? "No unit matches these filters." : "Every unit is up to date."}>
+            <p>
+              {filtered
+                ? "Clear the filters to see every unit that needs work."
+                : "When the connector pushes new or changed content, it shows up here until it is translated."}{" "}
+              {all ? null : <a href={`${base}?show=all`}>Show all units</a>}
+            </p>
+          </Empty>
+        }
+      />
       <Pager next={p.data.next_cursor} href={(c) => qs({ cursor: c })} first={p.filters.cursor ? qs({}) : null} />
     </Layout>
   );

@@ -1,16 +1,10 @@
+import type { OrganizationUsage } from "../../billing/usage";
+import { Card } from "../components/Card";
+import { DataTable } from "../components/DataTable";
 import { Empty, Layout, n, type OrgNav, type Viewer } from "./layout";
 
-export interface UsageView {
-  month: string;
-  plan: string | null;
-  included_characters: number | null;
-  used_characters: number;
-  overage_characters: number;
-  overage_cents: number;
-  currency: string;
-  sites: { site_id: number; name: string | null; used_characters: number }[];
-  days: { date: string; used_characters: number }[];
-}
+/** The organization's month, as the admin API's usage endpoint answers it. */
+export type UsageView = OrganizationUsage;
 
 const compact = (v: number) => (v >= 1e6 ? `${+(v / 1e6).toFixed(1)}M` : v >= 1e3 ? `${+(v / 1e3).toFixed(1)}k` : String(v));
 
@@ -109,33 +103,22 @@ export function UsagePage(p: { nav: OrgNav; viewer: Viewer; usage: UsageView; cu
           </meter>
         </p>
       ) : null}
-      <section class="card" aria-labelledby="per-day">
-        <h2 id="per-day">Per day</h2>
+      <Card id="per-day" title="Per day">
         <DayChart days={u.days} month={u.month} />
-      </section>
-      <section class="card" aria-labelledby="per-site">
-        <h2 id="per-site">Per site</h2>
-        {u.sites.length ? (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Site</th>
-                <th scope="col" class="num">Characters</th>
-              </tr>
-            </thead>
-            <tbody>
-              {u.sites.map((s) => (
-                <tr>
-                  <td>{s.name ?? `Site ${s.site_id} (deleted)`}</td>
-                  <td class="num">{n(s.used_characters)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : (
-          <Empty title="No site used characters this month." />
-        )}
-      </section>
+      </Card>
+      <Card id="per-site" title="Per site">
+        <DataTable
+          columns={["Site", { label: "Characters", class: "num" }]}
+          rows={u.sites}
+          row={(s) => (
+            <tr>
+              <td>{s.name ?? `Site ${s.site_id} (deleted)`}</td>
+              <td class="num">{n(s.used_characters)}</td>
+            </tr>
+          )}
+          empty={<Empty title="No site used characters this month." />}
+        />
+      </Card>
     </Layout>
   );
 }
