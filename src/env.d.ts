@@ -13,9 +13,6 @@ declare namespace Cloudflare {
     DASHBOARD_URL?: string;
     /** Delay before a site's job alarm fires (0 in production; tests drive alarms themselves). */
     JOB_ALARM_DELAY_MS?: string;
-    TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
-    /** Test pool only (vitest.config.ts): KEY_LIMITER as wrangler.toml configures it. */
-    TEST_KEY_LIMITER?: RateLimit;
   }
 }
 interface Env extends Cloudflare.Env {}

@@ -1,7 +1,9 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { App } from "./context";
+
+/** What the error path needs of a request: its id (the rest of the app's context is not its business). */
+type WithRequestId = { Variables: { requestId: string } };
 
 /**
  * A failure with an HTTP status and a plain-language `detail` meant for users. Anything else
@@ -60,14 +62,14 @@ const STATUS_TEXT: Record<number, string> = {
   415: "The request body must be JSON (Content-Type: application/json).",
 };
 
-export function errorBody(c: Context<App>, status: ContentfulStatusCode, detail: string, extra?: Record<string, unknown>, headers?: Record<string, string>) {
+export function errorBody<E extends WithRequestId>(c: Context<E>, status: ContentfulStatusCode, detail: string, extra?: Record<string, unknown>, headers?: Record<string, string>) {
   if (status === 401) c.header("WWW-Authenticate", 'Bearer realm="transync"');
   for (const [name, value] of Object.entries(headers ?? {})) c.header(name, value);
   return c.json({ detail, ...extra }, status);
 }
 
 /** The one error path: every error becomes an `ErrorOut` (or `BillingErrorOut`). */
-export function renderError(err: unknown, c: Context<App>) {
+export function renderError<E extends WithRequestId>(err: unknown, c: Context<E>) {
   if (err instanceof ApiError) return errorBody(c, err.status, err.detail, err.extra, err.headers);
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;
@@ -85,7 +87,7 @@ export function renderError(err: unknown, c: Context<App>) {
 }
 
 /** Rewrites error responses produced outside `onError` (framework 4xx such as 415) into `ErrorOut`. */
-export async function ensureErrorBody(c: Context<App>, next: () => Promise<void>) {
+export async function ensureErrorBody<E extends WithRequestId>(c: Context<E>, next: () => Promise<void>) {
   await next();
   const res = c.res;
   const type = res.headers.get("content-type") ?? "";

@@ -1,5 +1,5 @@
 import { applyD1Migrations } from "cloudflare:test";
-import { env } from "cloudflare:workers";
+import { testEnv } from "./helpers/env";
 
 // Setup files may run several times; applyD1Migrations skips applied ones.
-await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+await applyD1Migrations(testEnv.DB, testEnv.TEST_MIGRATIONS);

@@ -14,7 +14,6 @@ export const TAGS = [
   { name: "usage", description: "Billable characters and the plan's included volume." },
   { name: "admin", description: "The operator's provisioning API (organizations, subscriptions, sites, keys, glossaries, the review queue). Needs the ADMIN_TOKEN." },
 ] as const;
-export type Tag = (typeof TAGS)[number]["name"];
 
 const DESCRIPTION = `Keeps the translations of a website in step with its source content. A **connector** next to
 the website authenticates with a site API key, introduces itself (\`sendHandshake\`), pushes the

@@ -259,7 +259,6 @@ export const UnitsWorkOut = z
 export type UnitsWork = z.infer<typeof UnitsWorkOut>;
 
 export const SegmentState = z.enum(["ok", "stale", "review", "missing", "attention"]);
-export type SegmentStateName = z.infer<typeof SegmentState>;
 
 export const QAIssueOut = z
   .object({ code: z.string(), severity: z.enum(["error", "warning"]), message: z.string() })

@@ -8,6 +8,7 @@
  * minute per key and isolate, after the response.
  */
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { sha256Hex } from "../digest";
 import type { ControlDb } from "./db";
 import { apiKeys } from "./schema";
 import { getSite, type SiteSettings } from "./sites";
@@ -62,10 +63,8 @@ export function generateKey(): string {
   return body + keyChecksum(body);
 }
 
-export async function hashKey(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+/** Only a key's hash is stored and looked up. */
+export const hashKey = sha256Hex;
 
 /** The key's shape and checksum: decided without I/O. */
 export function isWellFormedKey(key: string): boolean {

@@ -8,7 +8,8 @@ import { and, asc, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import { ApiError, notFound } from "../errors";
 import { auditStatement } from "./audit";
 import type { ControlDb } from "./db";
-import { hashPassword, randomToken, sha256Hex, verifyPassword } from "./passwords";
+import { sha256Hex } from "../digest";
+import { hashPassword, randomToken, verifyPassword } from "./passwords";
 import { invitations, memberships, organizations, sites, users } from "./schema";
 
 export const ROLES = ["editor", "admin", "owner"] as const;

@@ -5,7 +5,8 @@
  */
 import { and, eq, gt, lte, ne } from "drizzle-orm";
 import type { ControlDb } from "./db";
-import { randomToken, sha256Hex } from "./passwords";
+import { sha256Hex } from "../digest";
+import { randomToken } from "./passwords";
 import { sessions, users } from "./schema";
 
 export const SESSION_DAYS = 14;

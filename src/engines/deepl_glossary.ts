@@ -2,7 +2,7 @@
 // DeepL glossary, created once and found again by a name derived from its content.
 import { EngineError, type GlossaryTerm, type RequestMeter } from "./types";
 import { callJson, callUpstream, DEFAULT_RETRY_POLICY, sleep } from "./http";
-import { sha256Hex } from "./hash";
+import { sha256Hex } from "../digest";
 import { utf8Length } from "./batch";
 
 /** DeepL limits each glossary source or target phrase to 1024 UTF-8 bytes. */

@@ -38,8 +38,3 @@ export function lookupLanguage(table: LanguageTable, code: string): string | und
     key = key.slice(0, cut);
   }
 }
-
-/** The primary language subtag: `pt-br` → `pt`. */
-export function primaryLanguage(code: string): string {
-  return normalizeLanguage(code).split("-")[0];
-}

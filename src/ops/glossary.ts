@@ -12,6 +12,7 @@ import { controlDb } from "../control/db";
 import { countTerms, deleteTermStatement, findTerm, glossaryCsv, insertTermStatement, listGlossary, parseGlossaryCsv, replaceStatements, validateTerms } from "../control/glossary";
 import { sites } from "../control/schema";
 import { ApiError, notFound } from "../errors";
+import { readGlossary } from "../site/glossary";
 import { siteStub } from "../site/stub";
 import type { Actor } from "./actor";
 import { requireOrganization } from "./organizations";
@@ -24,7 +25,7 @@ const MAX_TERMS = 10_000;
 /** Hands the organization's whole current glossary to each of its sites. */
 async function pushGlossary(env: Env, organizationId: number) {
   const db = controlDb(env.DB);
-  const terms = (await listGlossary(db, organizationId)).map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive }));
+  const terms = await readGlossary(db, organizationId);
   const ids = (await db.select({ id: sites.id }).from(sites).where(eq(sites.organizationId, organizationId))).map((s) => s.id);
   for (let i = 0; i < ids.length; i += FAN_OUT) {
     await Promise.all(

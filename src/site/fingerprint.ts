@@ -1,4 +1,4 @@
-import { sha256Hex } from "./sha256";
+import { fingerprintDigest } from "./sha256";
 
 /** Text that NFC leaves as it is without looking: ASCII, and Latin-1 letters that are already composed. */
 const NFC_STABLE = /^[\u0000-\u02ff]*$/;
@@ -9,7 +9,7 @@ const NFC_STABLE = /^[\u0000-\u02ff]*$/;
  */
 export function fingerprint(text: string): string {
   const lf = text.includes("\r") ? text.replace(/\r\n/g, "\n") : text;
-  return sha256Hex(NFC_STABLE.test(lf) ? lf : lf.normalize("NFC"));
+  return fingerprintDigest(NFC_STABLE.test(lf) ? lf : lf.normalize("NFC"));
 }
 
 /** Characters as billed and limited: Unicode code points (one definition, in src/characters.ts). */

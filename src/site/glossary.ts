@@ -5,6 +5,9 @@
  * than GLOSSARY_MAX_AGE_MS (a push that did not arrive heals within that time). So
  * `GET /v1/status` and reviews never touch D1 per call.
  */
+import { asc, eq } from "drizzle-orm";
+import type { ControlDb } from "../control/db";
+import { glossaryTerms } from "../control/schema";
 import type { GlossaryTerm } from "../engines/types";
 import type { Store } from "./store";
 
@@ -13,6 +16,16 @@ export const GLOSSARY_MAX_AGE_MS = 5 * 60_000;
 interface GlossaryMeta {
   count: number;
   loadedAt: number;
+}
+
+/** The organization's terms from D1 (the source of truth), as engines and QA take them. */
+export async function readGlossary(db: ControlDb, organizationId: number): Promise<GlossaryTerm[]> {
+  const rows = await db
+    .select()
+    .from(glossaryTerms)
+    .where(eq(glossaryTerms.organizationId, organizationId))
+    .orderBy(asc(glossaryTerms.language), asc(glossaryTerms.source), asc(glossaryTerms.id));
+  return rows.map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive }));
 }
 
 /** True when the copy is missing or too old and should be loaded from D1. */

@@ -10,11 +10,9 @@ import migrations from "../../migrations/site/migrations.js";
 import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot } from "../api/schemas";
 import { release, reserve } from "../billing/billing";
 import { now } from "../clock";
-import { eq } from "drizzle-orm";
 import { controlDb } from "../control/db";
-import { glossaryTerms } from "../control/schema";
 import type { GlossaryTerm } from "../engines/types";
-import { glossaryCount, glossaryDue, replaceGlossary } from "./glossary";
+import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { batchPrefix } from "../control/erasure";
 import type { SiteSettings } from "../control/sites";
 import { toRpcFailure, unauthorized, type RpcFailure } from "../errors";
@@ -221,20 +219,16 @@ export class SiteObject extends DurableObject<Env> {
   /** Loads the organization's glossary from D1 when the object's copy is missing or old (not per request). */
   private async ensureGlossary(settings: SiteSettings) {
     if (!glossaryDue(this.store, Date.now())) return;
-    let rows;
+    let terms: GlossaryTerm[];
     try {
-      rows = await controlDb(this.env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.organizationId, settings.organizationId));
+      terms = await readGlossary(controlDb(this.env.DB), settings.organizationId);
     } catch (err) {
       // D1 unavailable: an old copy serves until the next try; without one the request fails.
       if (this.store.getMeta("glossary") === undefined) throw err;
       console.error(JSON.stringify({ level: "warn", message: "glossary reload failed; the old copy serves", error: String(err) }));
       return;
     }
-    replaceGlossary(
-      this.store,
-      rows.map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive })),
-      Date.now(),
-    );
+    replaceGlossary(this.store, terms, Date.now());
   }
 
   async unitsWithWork(settings: SiteSettings, query: Parameters<typeof unitsWithWork>[3], dashboardUrl?: string) {

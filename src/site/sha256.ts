@@ -61,7 +61,7 @@ function compress(blocks: number) {
   H[0] = h0; H[1] = h1; H[2] = h2; H[3] = h3; H[4] = h4; H[5] = h5; H[6] = h6; H[7] = h7;
 }
 
-export function sha256Hex(text: string): string {
+export function fingerprintDigest(text: string): string {
   if (text.length > MAX_JS_BYTES) return createHash("sha256").update(text, "utf8").digest("hex");
   // Lone surrogates become U+FFFD, as node:crypto's "utf8" encoding does.
   const n = encoder.encodeInto(text, buffer).written;

@@ -15,4 +15,3 @@ export function stateSql(t = "t", s = "s"): string {
     ELSE 'ok' END)`;
 }
 
-export type TranslationStatus = "review" | "attention" | "ok" | "missing";

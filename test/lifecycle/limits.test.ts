@@ -3,6 +3,7 @@
 // declared body of 10 MB or more is refused at once; nobody's body is read before they are
 // known. The limiters are the real bindings of wrangler.toml (Miniflare's in-memory ones), so
 // each test uses its own keys and addresses.
+import { testEnv } from "../helpers/env";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -53,7 +54,7 @@ describe("per API key: 600 requests a minute", () => {
   it("the 601st request of a key is 429 with Retry-After; the site's other key and other sites are unaffected", { timeout: 120_000 }, async () => {
     // The pool raises KEY_LIMITER for the other suites; this app gets the binding as production has it.
     const app = createApp();
-    const strict = { ...env, KEY_LIMITER: env.TEST_KEY_LIMITER! } as Env;
+    const strict = { ...env, KEY_LIMITER: testEnv.TEST_KEY_LIMITER } as Env;
     const call = async (key: string, ip = "203.0.113.10") => {
       const ctx = createExecutionContext();
       const res = await app.fetch(new Request("https://api.test/v1/usage", { headers: { authorization: `Bearer ${key}`, "cf-connecting-ip": ip } }), strict, ctx);
