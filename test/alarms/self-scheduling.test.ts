@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
 import { allResults } from "../helpers/jobs";
-import { flakyDb } from "../faults/support";
+import { flakyDb } from "../helpers/faults";
 
 const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
 

@@ -9,7 +9,7 @@ import { createSession, sessionUser } from "../../src/control/sessions";
 import { eq } from "drizzle-orm";
 import { dashboardBase } from "../../src/links";
 import { admin, createSite, request } from "../helpers/api";
-import { dash, person } from "./support";
+import { dash, person } from "../helpers/dashboard";
 
 describe("passwords", () => {
   it("are PBKDF2-SHA256 with 100,000 iterations and a 16-byte salt, verified only by the right password", async () => {

@@ -3,7 +3,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, client, createSite, unit, type TestSite } from "../helpers/api";
-import { dash, person } from "./support";
+import { dash, person } from "../helpers/dashboard";
 
 let site: TestSite;
 let other: TestSite;

@@ -2,7 +2,7 @@ import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { azureLanguage, createAzureEngine } from "../../src/engines/azure";
 import { mockFetch, type RecordedRequest } from "../helpers/http";
-import { engineError, engineRequest, numbered, recordSleeps, segments } from "./support";
+import { engineError, engineRequest, numbered, recordSleeps, segments } from "../helpers/engines";
 
 const KEY = "a1b2c3d4e5f60718293a4b5c6d7e8f90";
 const URL_ = "https://api.cognitive.microsofttranslator.com/translate";

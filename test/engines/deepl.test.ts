@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { clearDeepLGlossaryCache, glossaryEntries } from "../../src/engines/deepl_glossary";
 import { createDeepLEngine, deeplSource, deeplTarget, DEEPL_LIMITS } from "../../src/engines/deepl";
 import { mockFetch, type RecordedRequest } from "../helpers/http";
-import { engineError, engineRequest, numbered, recordSleeps, segments } from "./support";
+import { engineError, engineRequest, numbered, recordSleeps, segments } from "../helpers/engines";
 
 const KEY = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
 const FREE_KEY = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0:fx";

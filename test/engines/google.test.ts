@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createGoogleEngine, googleLanguage, readGoogleConfig } from "../../src/engines/google";
 import { clearGoogleTokenCache, GOOGLE_TOKEN_URL } from "../../src/engines/google_auth";
 import { mockFetch, type RecordedRequest } from "../helpers/http";
-import { engineError, engineRequest, numbered, recordSleeps, segments } from "./support";
+import { engineError, engineRequest, numbered, recordSleeps, segments } from "../helpers/engines";
 
 const PROJECT = "demo-project";
 const TOKEN = "ya29.test-access-token";

@@ -11,7 +11,7 @@ import {
 import { codePointLength, mapWithConcurrency, splitBatches } from "../../src/engines/batch";
 import { languageTable, lookupLanguage } from "../../src/engines/languages";
 import { mockFetch } from "../helpers/http";
-import { engineError, recordSleeps } from "./support";
+import { engineError, recordSleeps } from "../helpers/engines";
 
 const URL_ = "https://upstream.test/api";
 const call = (overrides: Partial<Parameters<typeof callJson>[0]> = {}) =>

@@ -9,7 +9,7 @@ import { createOpenAiEngine } from "../../src/engines/openai";
 import { createWorkersAiEngine } from "../../src/engines/workers_ai";
 import type { EngineSegment } from "../../src/engines/types";
 import { mockFetch } from "../helpers/http";
-import { engineError, engineRequest } from "./support";
+import { engineError, engineRequest } from "../helpers/engines";
 
 const SAMPLES: EngineSegment[] = [
   { text: "Hello {name}, you have %d new messages.", format: "plain" },

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { checkAnswer, createOpenAiEngine, OPENAI_LIMITS } from "../../src/engines/openai";
 import { prepareSegment } from "../../src/engines/pipeline";
 import { mockFetch, type RecordedRequest } from "../helpers/http";
-import { engineError, engineRequest, numbered, recordSleeps, segments } from "./support";
+import { engineError, engineRequest, numbered, recordSleeps, segments } from "../helpers/engines";
 
 const KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345";
 const BASE = "https://llm.example.test/v1";

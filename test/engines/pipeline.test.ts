@@ -40,7 +40,7 @@ const { createDeepLEngine } = await import("../../src/engines/deepl");
 const { createWorkersAiEngine } = await import("../../src/engines/workers_ai");
 const { createOpenAiEngine } = await import("../../src/engines/openai");
 const { mockFetch } = await import("../helpers/http");
-const { engineError, engineRequest, recordSleeps, segments } = await import("./support");
+const { engineError, engineRequest, recordSleeps, segments } = await import("../helpers/engines");
 
 describe("runPipeline", () => {
   it("protects, batches, restores and keeps order; blank segments are not sent", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ENGINES } from "../../src/limits";
 import { createEngine, engineConfiguration } from "../../src/engines/registry";
 import { mockFetch } from "../helpers/http";
-import { engineError, engineRequest } from "./support";
+import { engineError, engineRequest } from "../helpers/engines";
 
 describe("createEngine", () => {
   it("builds every engine under its name, with origin llm only for openai", () => {

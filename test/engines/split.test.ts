@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { runPipeline } from "../../src/engines/pipeline";
 import { joinPieces, splitLongText } from "../../src/engines/split";
 import { createWorkersAiEngine, WORKERS_AI_LIMITS } from "../../src/engines/workers_ai";
-import { engineError, engineRequest, segments } from "./support";
+import { engineError, engineRequest, segments } from "../helpers/engines";
 
 const within = (n: number) => (piece: string) => [...piece].length <= n;
 

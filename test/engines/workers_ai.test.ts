@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createWorkersAiEngine, m2m100Language, WORKERS_AI_CONCURRENCY, WORKERS_AI_MODEL } from "../../src/engines/workers_ai";
-import { engineError, engineRequest, numbered, recordSleeps } from "./support";
+import { engineError, engineRequest, numbered, recordSleeps } from "../helpers/engines";
 
 interface Call {
   model: string;

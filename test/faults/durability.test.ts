@@ -24,7 +24,7 @@ import {
   sumCharacters,
   texts,
   translatedOnce,
-} from "./support";
+} from "../helpers/faults";
 
 const DISTINCT = texts(500, "Durable entry");
 const SEGMENTS = [...DISTINCT, ...DISTINCT.slice(0, 40)].map((text, i) => ({ key: `s${String(i).padStart(3, "0")}`, text }));

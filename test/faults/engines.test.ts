@@ -14,7 +14,7 @@ import {
   sumCharacters,
   texts,
   translatedOnce,
-} from "./support";
+} from "../helpers/faults";
 import { HttpResponse } from "msw";
 import { allResults } from "../helpers/jobs";
 

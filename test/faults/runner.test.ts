@@ -10,7 +10,7 @@ import type { SiteObject } from "../../src/site/object";
 import { MAX_INTERNAL_FAILURES, runAlarm, runJobs, type RunnerDeps } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
 import { allResults } from "../helpers/jobs";
-import { flakyDb, ledger, stubOf, sumCharacters, texts } from "./support";
+import { flakyDb, ledger, stubOf, sumCharacters, texts } from "../helpers/faults";
 
 /** An engine that tags texts, waits `delayMs` per call, and records how many calls overlap. */
 function recordingEngine(delayMs = 0) {

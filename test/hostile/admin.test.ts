@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, admin, client, createSite, request, unit, type TestSite } from "../helpers/api";
 import { job } from "../helpers/jobs";
-import { deepArrays, deepObjects, expectErrorOut, raw, seededSite, StateGuard } from "./support";
+import { deepArrays, deepObjects, expectErrorOut, raw, seededSite, StateGuard } from "../helpers/hostile";
 import {
   glossaryValidity,
   keyCreateValidity,
@@ -16,7 +16,7 @@ import {
   sitePatchValidity,
   subscriptionValidity,
   type Validity,
-} from "./validity";
+} from "../helpers/validity";
 
 type Site = Awaited<ReturnType<typeof seededSite>>;
 

@@ -14,8 +14,8 @@ import {
   raw,
   seededSite,
   StateGuard,
-} from "./support";
-import { ackValidity, handshakeValidity, jobValidity, reviewsValidity, segmentValidity, unitValidity, type Validity } from "./validity";
+} from "../helpers/hostile";
+import { ackValidity, handshakeValidity, jobValidity, reviewsValidity, segmentValidity, unitValidity, type Validity } from "../helpers/validity";
 
 type Site = Awaited<ReturnType<typeof seededSite>>;
 

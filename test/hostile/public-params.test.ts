@@ -6,8 +6,8 @@
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, admin, request } from "../helpers/api";
-import { expectErrorOut, ODD_STRINGS, raw, seededSite, StateGuard } from "./support";
-import type { Validity } from "./validity";
+import { expectErrorOut, ODD_STRINGS, raw, seededSite, StateGuard } from "../helpers/hostile";
+import type { Validity } from "../helpers/validity";
 
 type Site = Awaited<ReturnType<typeof seededSite>>;
 

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { admin, client, createSite, unit } from "../helpers/api";
 import { allResults, job } from "../helpers/jobs";
-import { deepArrays, expectErrorOut, expectHandled, ODD_STRINGS, raw, StateGuard } from "./support";
+import { deepArrays, expectErrorOut, expectHandled, ODD_STRINGS, raw, StateGuard } from "../helpers/hostile";
 
 const hasLoneSurrogate = (s: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 const hasNul = (s: string) => s.includes("\u0000");

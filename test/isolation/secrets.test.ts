@@ -7,7 +7,7 @@ import { HttpResponse } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { generateKey } from "../../src/control/keys";
 import { ADMIN, admin, createSite, request, unit, type Call } from "../helpers/api";
-import { alarm, DEEPL_KEY, deeplError, mockEngines, OPENAI_KEY, openaiError, type Script } from "../faults/support";
+import { alarm, DEEPL_KEY, deeplError, mockEngines, OPENAI_KEY, openaiError, type Script } from "../helpers/faults";
 
 afterEach(() => void vi.restoreAllMocks());
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { GlossaryTerm } from "../../src/engines/types";
 import type { Format } from "../../src/limits";
 import { checkGlossary } from "../../src/qa/glossary";
-import { qaInput } from "./input";
+import { qaInput } from "../helpers/qa";
 
 const term = (source: string, target: string, caseSensitive = false): GlossaryTerm => ({
   source,

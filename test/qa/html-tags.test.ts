@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
 import { checkHtmlTags } from "../../src/qa/html-tags";
-import { qaInput } from "./input";
+import { qaInput } from "../helpers/qa";
 
 describe("html_tags", () => {
   it.each<[string, string, Format]>([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
 import { checkEmpty, checkMaxLength } from "../../src/qa/length";
-import { qaInput } from "./input";
+import { qaInput } from "../helpers/qa";
 
 describe("empty", () => {
   it.each<[string, string, Format]>([

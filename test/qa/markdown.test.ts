@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
 import { checkMarkdownSyntax } from "../../src/qa/markdown";
-import { qaInput } from "./input";
+import { qaInput } from "../helpers/qa";
 
 describe("markdown_syntax", () => {
   it.each<[string, string, Format]>([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
 import { checkNumbers } from "../../src/qa/numbers";
-import { qaInput } from "./input";
+import { qaInput } from "../helpers/qa";
 
 describe("numbers", () => {
   it.each<[string, string, Format]>([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkPlaceholders } from "../../src/qa/placeholders";
-import { qaInput } from "./input";
+import { qaInput } from "../helpers/qa";
 
 describe("placeholders", () => {
   it.each([

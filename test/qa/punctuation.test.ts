@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
 import { checkPunctuation } from "../../src/qa/punctuation";
-import { qaInput } from "./input";
+import { qaInput } from "../helpers/qa";
 
 describe("punctuation", () => {
   it.each<[string, string, string, Format]>([

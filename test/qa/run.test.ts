@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runQA } from "../../src/qa";
-import { qaInput } from "./input";
+import { qaInput } from "../helpers/qa";
 
 describe("runQA", () => {
   it("passes a good translation", () => {

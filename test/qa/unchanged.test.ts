@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
 import { checkUnchanged } from "../../src/qa/unchanged";
-import { qaInput } from "./input";
+import { qaInput } from "../helpers/qa";
 
 describe("unchanged", () => {
   it.each<[string, string, Format, string]>([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
 import { checkUrls } from "../../src/qa/urls";
-import { qaInput } from "./input";
+import { qaInput } from "../helpers/qa";
 
 describe("urls", () => {
   it.each<[string, string, Format]>([

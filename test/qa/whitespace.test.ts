@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkDoubleSpace, checkWhitespace } from "../../src/qa/whitespace";
-import { qaInput } from "./input";
+import { qaInput } from "../helpers/qa";
 
 describe("whitespace", () => {
   it.each([

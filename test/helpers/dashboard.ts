@@ -1,6 +1,6 @@
 /** Dashboard requests through the Worker's fetch: forms, cookies and the Origin header a browser sends. */
 import { exports } from "cloudflare:workers";
-import { admin } from "../helpers/api";
+import { admin } from "./api";
 
 export const ORIGIN = "https://api.test";
 

@@ -3,8 +3,8 @@
  * a site stores (read through the API), and the assertion every refused request must pass.
  */
 import { expect } from "vitest";
-import { ADMIN, client, createSite, request, unit, type Call, type TestSite } from "../helpers/api";
-import { allResults, job } from "../helpers/jobs";
+import { ADMIN, client, createSite, request, unit, type Call, type TestSite } from "./api";
+import { allResults, job } from "./jobs";
 
 export type Client = ReturnType<typeof client>;
 

@@ -9,9 +9,9 @@ import { setSleep } from "../../src/engines/http";
 import { characters } from "../../src/site/fingerprint";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
-import type { client } from "../helpers/api";
-import { mockFetch, type FetchMock } from "../helpers/http";
-import { allResults } from "../helpers/jobs";
+import type { client } from "./api";
+import { mockFetch, type FetchMock } from "./http";
+import { allResults } from "./jobs";
 
 type Client = ReturnType<typeof client>;
 
