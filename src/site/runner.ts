@@ -61,6 +61,11 @@ export interface RunOptions {
   batchWindowMs?: number;
   /** Segments per chunk when a started job's items are fixed. */
   scopeChunk?: number;
+  /**
+   * Items per slice, instead of what the engine's limits give (slice.ts, sliceItems): tests use
+   * tiny slices so a small job spans several slices and overlapping commits.
+   */
+  sliceItems?: number;
 }
 
 /** What one invocation shares between its slices: budgets, engine gates, the glossary. */
@@ -85,7 +90,7 @@ export class Invocation {
 
   constructor(
     readonly deps: RunnerDeps,
-    readonly options: Required<RunOptions>,
+    readonly options: Required<Omit<RunOptions, "sliceItems">> & Pick<RunOptions, "sliceItems">,
   ) {}
 
   /** Requests in flight per engine, shared by the job's languages. */
@@ -325,6 +330,7 @@ export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {
     maxSlices: opts.maxSlices ?? Number.POSITIVE_INFINITY,
     batchWindowMs: opts.batchWindowMs ?? BATCH_WINDOW_MS,
     scopeChunk: opts.scopeChunk ?? SCOPE_CHUNK,
+    sliceItems: opts.sliceItems,
   });
   for (;;) {
     // Jobs cancelled while running: their commits have landed by now (none is in flight between two steps of the loop).

@@ -96,7 +96,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
     job.id,
     language,
     settings.sourceLanguage,
-    sliceItems(engine?.limits),
+    inv.options.sliceItems ?? sliceItems(engine?.limits),
     job.started_at ?? "",
     scope.force ? 1 : 0,
     after,
