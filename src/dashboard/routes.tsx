@@ -46,6 +46,7 @@ import { dashboardBase, siteStub } from "../routes/common";
 import { requestJob } from "../routes/job-request";
 import { updateSiteSettings } from "../site-settings";
 import { can, orgAccess, requireUser, SignInRequired, siteAccess, type OrgAccess } from "./access";
+import { dashboardPath, dashboardTarget, withDone } from "./redirect";
 import { clearSessionCookie, loadUser, setSessionCookie, signInThrottle, type DashApp, type DashContext } from "./auth";
 import { AccountPage } from "./pages/account";
 import { AttentionPage } from "./pages/attention";
@@ -70,7 +71,6 @@ export const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; 
 const NOTICES: Record<string, string> = {
   "signed-out": "You are signed out.",
   joined: "Welcome! You have joined the organization.",
-  "joined-sign-in": "You have joined the organization. Sign in to continue.",
   "password-changed": "Your password is changed. Other sessions were signed out.",
   "job-cancelled": "The job is cancelled. Segments already translated are kept.",
   fixed: "Saved: the fixed translation goes to the website with the next sync.",
@@ -121,8 +121,6 @@ const id = (value: string | undefined) => {
   const n = Number(value);
   return Number.isSafeInteger(n) && n > 0 ? n : -1;
 };
-/** Only a path inside the dashboard is a safe place to return to (no open redirect). */
-const safeNext = (next: string) => (/^\/dashboard(\/|\?|$)/.test(next) && !next.startsWith("//") ? next : "/dashboard");
 
 export const dashboard = new Hono<DashApp>();
 
@@ -140,14 +138,16 @@ dashboard.use(loadUser);
 dashboard.onError(async (err, c) => {
   const ctx = c as DashContext;
   if (err instanceof SignInRequired) {
-    const next = c.req.method === "GET" ? `?next=${encodeURIComponent(c.req.path + (new URL(c.req.url).search || ""))}` : "";
+    // The address as the browser sent it (percent-encoded), not Hono's decoded path.
+    const url = new URL(c.req.url);
+    const next = c.req.method === "GET" ? `?next=${encodeURIComponent(url.pathname + url.search)}` : "";
     return c.redirect(`/dashboard${next}`, 303);
   }
   const user = ctx.get("user") ?? null;
   const v = user ? { email: user.email } : null;
   // After a refused form, "Go back" returns to the page it came from (only ever a dashboard page of this origin).
   const referer = c.req.method === "POST" ? c.req.header("referer") : undefined;
-  const back = referer?.startsWith(new URL(c.req.url).origin + "/dashboard") ? safeNext(referer.slice(new URL(c.req.url).origin.length)) : undefined;
+  const back = referer?.startsWith(new URL(c.req.url).origin + "/dashboard") ? (dashboardPath(referer.slice(new URL(c.req.url).origin.length)) ?? undefined) : undefined;
   if (err instanceof ApiError) return render(ctx, <ErrorPage status={err.status} detail={err.detail} viewer={v} back={back} />, err.status as 404);
   if (err instanceof HTTPException && err.status === 403)
     return render(ctx, <ErrorPage status={403} detail="This form was sent from another website, so it was refused. Open the dashboard directly and try again." viewer={v} />, 403);
@@ -160,7 +160,7 @@ dashboard.onError(async (err, c) => {
 
 dashboard.get("/", async (c) => {
   const user = c.get("user");
-  if (!user) return render(c, <SignInPage notice={notice(c)} next={c.req.query("next") ?? ""} />);
+  if (!user) return render(c, <SignInPage notice={notice(c)} next={dashboardPath(c.req.query("next") ?? "") ?? ""} />);
   const db = controlDb(c.env.DB);
   const memberships = await membershipsOf(db, user.userId);
   const sites = await sitesOf(
@@ -174,7 +174,7 @@ dashboard.post("/sign-in", async (c) => {
   const f = await form(c);
   const email = str(f, "email").slice(0, 254);
   const password = str(f, "password").slice(0, 1000);
-  const next = str(f, "next");
+  const next = dashboardTarget(str(f, "next"), "next");
   const retry = await signInThrottle(c, email);
   if (retry !== null) {
     c.header("Retry-After", String(retry));
@@ -182,16 +182,18 @@ dashboard.post("/sign-in", async (c) => {
   }
   const db = controlDb(c.env.DB);
   const user = email && password ? await checkCredentials(db, email, password) : null;
-  if (!user) return render(c, <SignInPage email={email} next={next} error="That email and password do not match an account. Check both and try again." />, 401);
+  if (!user) return render(c, <SignInPage email={email} next={next ?? ""} error="That email and password do not match an account. Check both and try again." />, 401);
   setSessionCookie(c, await createSession(db, user.id));
-  return c.redirect(safeNext(next), 303);
+  return c.redirect(next ?? "/dashboard", 303);
 });
 
 dashboard.post("/sign-out", async (c) => {
+  // `next`: an invitation for another email signs out to come back to its link.
+  const next = dashboardTarget(str(await form(c), "next"), "next");
   const token = c.get("sessionToken");
   if (token) await endSession(controlDb(c.env.DB), token);
   clearSessionCookie(c);
-  return c.redirect("/dashboard?done=signed-out", 303);
+  return c.redirect(withDone(next ?? "/dashboard", "signed-out"), 303);
 });
 
 dashboard.get("/account", async (c) => {
@@ -218,32 +220,29 @@ dashboard.get("/invitations/:token", async (c) => {
   const user = c.get("user");
   const inv = await openInvitation(controlDb(c.env.DB), c.req.param("token"));
   if (!inv) return render(c, <InvitationGonePage viewer={user} />, 404);
-  return render(c, <InvitationPage token={c.req.param("token")} invitation={inv} viewer={user} next={c.req.query("next") ?? ""} />);
+  const next = dashboardPath(c.req.query("next") ?? "") ?? "";
+  return render(c, <InvitationPage token={c.req.param("token")} invitation={inv} viewer={user} next={next} notice={notice(c)} />);
 });
 
+/** Accepting: `acceptInvitation` holds the rule (an existing account only signed in as itself); refusals show the page again, saying why. */
 dashboard.post("/invitations/:token", async (c) => {
   const token = c.req.param("token");
   const db = controlDb(c.env.DB);
   const f = await form(c);
+  // `next` (a dashboard path, e.g. the demo site's page printed by `npm run dev`) is where the person lands; checked before anything is done.
+  const next = dashboardTarget(str(f, "next"), "next");
+  const user = c.get("user");
   let accepted;
   try {
-    accepted = await acceptInvitation(db, token, str(f, "password"));
+    accepted = await acceptInvitation(db, token, { signedIn: user, password: str(f, "password") });
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    const inv = err.status === 422 ? await openInvitation(db, token) : undefined;
-    if (!inv) return render(c, <InvitationGonePage viewer={c.get("user")} />, 404);
-    return render(c, <InvitationPage token={token} invitation={inv} viewer={c.get("user")} error={err.detail} next={str(f, "next")} />, 422);
+    const inv = err.status === 404 ? undefined : await openInvitation(db, token);
+    if (!inv) return render(c, <InvitationGonePage viewer={user} />, 404);
+    return render(c, <InvitationPage token={token} invitation={inv} viewer={user} error={err.detail} next={next ?? ""} />, err.status as 401 | 403 | 422);
   }
-  const current = c.get("user");
-  // `next` (a dashboard path, e.g. the demo site's page printed by `npm run dev`) is where the person lands.
-  const next = safeNext(str(f, "next"));
-  const landing = (done: string) => `${next}${next.includes("?") ? "&" : "?"}done=${done}`;
-  if (accepted.newAccount) {
-    setSessionCookie(c, await createSession(db, accepted.userId));
-    return c.redirect(landing("joined"), 303);
-  }
-  if (current?.userId === accepted.userId) return c.redirect(landing("joined"), 303);
-  return c.redirect(`/dashboard?done=joined-sign-in&next=${encodeURIComponent(next)}`, 303);
+  if (accepted.newAccount) setSessionCookie(c, await createSession(db, accepted.userId));
+  return c.redirect(withDone(next ?? "/dashboard", "joined"), 303);
 });
 
 // ------------------------------------------------------------------ a site
@@ -372,14 +371,15 @@ dashboard.get("/sites/:site_id/attention", async (c) => {
 dashboard.post("/sites/:site_id/attention/:result_id", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   const f = await form(c);
+  // Where to return is settled before the decision is applied.
+  const back = dashboardTarget(str(f, "back"), "back") ?? `/dashboard/sites/${a.site.id}/attention`;
   const action = str(f, "action");
   const parsed = AttentionDecisionIn.safeParse(action === "fix" ? { action, text: str(f, "text").replace(/\r\n/g, "\n") } : { action });
   if (!parsed.success) throw new ApiError(422, validationDetail(parsed.error));
   const resultId = c.req.param("result_id").slice(0, 64);
   await siteStub(c.env, a.site.id).decideAttention(a.site, resultId, parsed.data);
   await recordAudit(controlDb(c.env.DB), { organizationId: a.organizationId, actor: a.actor, action: `attention.${parsed.data.action}`, target: `site:${a.site.id}`, detail: { result_id: resultId } });
-  const back = safeNext(str(f, "back") || `/dashboard/sites/${a.site.id}/attention`);
-  return c.redirect(`${back}${back.includes("?") ? "&" : "?"}done=${parsed.data.action === "fix" ? "fixed" : "discarded"}`, 303);
+  return c.redirect(withDone(back, parsed.data.action === "fix" ? "fixed" : "discarded"), 303);
 });
 
 // ------------------------------------------------------------------ keys (admins)
