@@ -29,7 +29,8 @@ missing, malformed, unknown or revoked key is a 401 with \`WWW-Authenticate: Bea
 
 **Errors.** Every error body is \`ErrorOut\` (\`{"detail": "..."}\`, plain language for users); a 422
 names the field and the rule; 402 and 409 on job creation are \`BillingErrorOut\` (\`code\`,
-\`estimate\`). Every response carries an \`X-Request-Id\`; a 500 quotes it.
+\`estimate\`); the admin API's 409 for a review-queue fix with QA errors is \`AttentionConfirmOut\`
+(\`qa\`, \`source_text\`). Every response carries an \`X-Request-Id\`; a 500 quotes it.
 
 **Rate limits.** Per API key 600 requests in 60 seconds; failed authentications per client
 address 60 in 60 seconds. Over a limit: 429 \`ErrorOut\` with \`Retry-After\` (seconds).

@@ -619,10 +619,25 @@ export const KeyOut = z
 export const KeysOut = z.object({ keys: z.array(KeyOut) });
 
 export const AttentionDecisionIn = z.discriminatedUnion("action", [
-  z.object({ action: z.literal("fix"), text: text(LIMITS.segmentText) }),
+  z.object({
+    action: z.literal("fix"),
+    text: text(LIMITS.segmentText),
+    confirm: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Save the fix even though it has QA errors. Without it, a fix with QA errors is not saved: the answer is 409 with its findings." }),
+  }),
   z.object({ action: z.literal("discard") }),
 ]);
 export type AttentionDecision = z.infer<typeof AttentionDecisionIn>;
+/** 409 of a fix with QA errors sent without `confirm: true`: nothing was saved. */
+export const AttentionConfirmOut = z
+  .object({
+    detail: z.string(),
+    qa: z.array(QAIssueOut).openapi({ description: "The fix's findings (errors first), as the segment would show them once saved." }),
+    source_text: z.string().openapi({ description: "The source the fix was checked against." }),
+  })
+  .openapi("AttentionConfirmOut");
 
 export const SiteIdParam = z.object({ site_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
 export const OrgIdParam = z.object({ org_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });

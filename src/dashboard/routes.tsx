@@ -42,6 +42,7 @@ import { createSession, endOtherSessions, endSession } from "../control/sessions
 import type { SiteSettings } from "../control/sites";
 import { ApiError } from "../errors";
 import { ADAPTERS, ENGINES, FORMALITIES } from "../limits";
+import type { QAIssue } from "../qa";
 import { dashboardBase, siteStub } from "../routes/common";
 import { requestJob } from "../routes/job-request";
 import { updateSiteSettings } from "../site-settings";
@@ -49,7 +50,7 @@ import { can, orgAccess, requireUser, SignInRequired, siteAccess, type OrgAccess
 import { dashboardPath, dashboardTarget, withDone } from "./redirect";
 import { clearSessionCookie, loadUser, setSessionCookie, signInThrottle, type DashApp, type DashContext } from "./auth";
 import { AccountPage } from "./pages/account";
-import { AttentionPage } from "./pages/attention";
+import { AttentionConfirmPage, AttentionPage } from "./pages/attention";
 import { AuditPage } from "./pages/audit";
 import { ErrorPage } from "./pages/error";
 import { GlossaryPage } from "./pages/glossary";
@@ -368,16 +369,32 @@ dashboard.get("/sites/:site_id/attention", async (c) => {
   );
 });
 
+/**
+ * Fix or discard. A fix runs QA like engine output; with QA errors `decideAttention` saves
+ * nothing and answers 409 with the findings, shown here with the editor's text until they
+ * confirm (`confirm=1`, the "Save anyway" button) or change it.
+ */
 dashboard.post("/sites/:site_id/attention/:result_id", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   const f = await form(c);
+  const queue = `/dashboard/sites/${a.site.id}/attention`;
   // Where to return is settled before the decision is applied.
-  const back = dashboardTarget(str(f, "back"), "back") ?? `/dashboard/sites/${a.site.id}/attention`;
+  const back = dashboardTarget(str(f, "back"), "back") ?? queue;
   const action = str(f, "action");
-  const parsed = AttentionDecisionIn.safeParse(action === "fix" ? { action, text: str(f, "text").replace(/\r\n/g, "\n") } : { action });
+  const parsed = AttentionDecisionIn.safeParse(action === "fix" ? { action, text: str(f, "text").replace(/\r\n/g, "\n"), confirm: str(f, "confirm") === "1" } : { action });
   if (!parsed.success) throw new ApiError(422, validationDetail(parsed.error));
   const resultId = c.req.param("result_id").slice(0, 64);
-  await siteStub(c.env, a.site.id).decideAttention(a.site, resultId, parsed.data);
+  try {
+    await siteStub(c.env, a.site.id).decideAttention(a.site, resultId, parsed.data);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 409 && parsed.data.action === "fix")) throw err;
+    const held = err.extra as { qa: QAIssue[]; source_text: string };
+    return render(
+      c,
+      <AttentionConfirmPage nav={siteNav(a, "attention")} viewer={viewer(c)} resultId={resultId} text={parsed.data.text} sourceText={held.source_text} qa={held.qa} back={back} queue={queue} />,
+      409,
+    );
+  }
   await recordAudit(controlDb(c.env.DB), { organizationId: a.organizationId, actor: a.actor, action: `attention.${parsed.data.action}`, target: `site:${a.site.id}`, detail: { result_id: resultId } });
   return c.redirect(withDone(back, parsed.data.action === "fix" ? "fixed" : "discarded"), 303);
 });

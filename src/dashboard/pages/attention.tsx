@@ -112,3 +112,66 @@ export function AttentionPage(p: {
     </Layout>
   );
 }
+
+/**
+ * A fix with QA errors, not saved yet: its findings beside the source and the editor's text.
+ * "Save anyway" sends the same fix with `confirm=1`; "Check again" re-checks an edited text.
+ */
+export function AttentionConfirmPage(p: {
+  nav: SiteNav;
+  viewer: Viewer;
+  resultId: string;
+  text: string;
+  sourceText: string;
+  qa: { code: string; severity: "error" | "warning"; message: string }[];
+  /** Where the decision returns to once saved (a checked dashboard path). */
+  back: string;
+  queue: string;
+}) {
+  const errors = p.qa.filter((i) => i.severity === "error").length;
+  return (
+    <Layout
+      title={`Save this fix? · ${p.nav.siteName}`}
+      viewer={p.viewer}
+      site={p.nav}
+      error={`Not saved yet: your fix has ${errors === 1 ? "a QA error" : `${errors} QA errors`}. Change the text and check again, or save it anyway if it is what the website should show.`}
+    >
+      <h1>Save this fix despite QA errors?</h1>
+      <article class="card review" aria-labelledby="confirm-item">
+        <h2 id="confirm-item" class="h3">
+          Your fix
+        </h2>
+        <Findings issues={p.qa} />
+        <form method="post" action={`${p.queue}/${encodeURIComponent(p.resultId)}`} class="side-by-side">
+          <input type="hidden" name="back" value={p.back} />
+          <input type="hidden" name="action" value="fix" />
+          <div>
+            <p class="label" id="confirm-src">
+              Source
+            </p>
+            <div class="text source" aria-labelledby="confirm-src">
+              {p.sourceText}
+            </div>
+          </div>
+          <div>
+            <label for="confirm-text" class="label">
+              Your translation
+            </label>
+            <textarea id="confirm-text" name="text" rows={Math.min(12, Math.max(3, Math.ceil(p.text.length / 60)))}>
+              {p.text}
+            </textarea>
+          </div>
+          <div class="actions">
+            <button type="submit" name="confirm" value="1">
+              Save anyway
+            </button>
+            <button type="submit" class="secondary">
+              Check again
+            </button>
+            <a href={p.back}>Back to the review queue (nothing saved)</a>
+          </div>
+        </form>
+      </article>
+    </Layout>
+  );
+}
