@@ -15,6 +15,7 @@ import { ApiError, ensureErrorBody, errorBody, renderError } from "./errors";
 import { LIMITS } from "./limits";
 import { dashboard } from "./dashboard/routes";
 import { adminRoutes } from "./routes/admin.routes";
+import { boundedJsonBody } from "./routes/body-bounds";
 import { authErrors, ok } from "./routes/common";
 import { registerDocument } from "./routes/docs.routes";
 import { jobRoutes } from "./routes/jobs.routes";
@@ -47,6 +48,8 @@ export function createApp() {
       onError: (c) => errorBody(c, 413, `The request body is too large: the limit is ${LIMITS.bodyBytes} bytes (10 MB).`),
     }),
   );
+  app.use("/v1/*", boundedJsonBody);
+  app.use("/admin/*", boundedJsonBody);
 
   app.openapi(
     createRoute({
