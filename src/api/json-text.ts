@@ -76,19 +76,22 @@ function pathOf(frames: Frame[], count: number): string {
 
 /** The string starting at `i` (a quote): the index of its closing quote, or the text's length. */
 function stringEnd(text: string, i: number): number {
-  let j = i + 1;
-  const n = text.length;
-  while (j < n) {
-    const c = text.charCodeAt(j);
-    if (c === QUOTE) return j;
-    j += c === BACKSLASH ? 2 : 1;
+  let j = i;
+  for (;;) {
+    j = text.indexOf('"', j + 1);
+    if (j < 0) return text.length;
+    // Escaped when an odd run of backslashes precedes it (each backslash is in one run: linear).
+    let b = j - 1;
+    while (text.charCodeAt(b) === BACKSLASH) b--;
+    if ((j - 1 - b) % 2 === 0) return j;
   }
-  return n;
 }
 
 /** The raw string at [i, end] as a key or value (escapes decoded when short enough to be cheap). */
 function readString(text: string, i: number, end: number, max: number): string {
   if (end - i - 1 > max * 6) return text.slice(i + 1, i + 1 + max);
+  const raw = text.slice(i + 1, end);
+  if (!raw.includes("\\")) return raw.slice(0, max);
   try {
     return String(JSON.parse(text.slice(i, end + 1))).slice(0, max);
   } catch {
@@ -148,7 +151,8 @@ export function scanJsonText(text: string, options: { batch?: boolean } = {}): T
         unitKey = "";
       }
       if (depth > maxDepth) {
-        const problem = { path: pathOf(frames, Math.min(frames.length, unitDepth)), rule: depthRule() };
+        // Named by the field that nests too deeply: a unit's field, or a field of the body.
+        const problem = { path: pathOf(frames, Math.min(frames.length, inUnits() ? unitDepth : 1)), rule: depthRule() };
         if (!refuseUnit(problem)) return { problem, refused, visited: i + 1 };
         continue;
       }
