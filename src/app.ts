@@ -24,7 +24,8 @@ import { syncRoutes } from "./routes/sync.routes";
 
 export const API_VERSION = "1";
 
-export function createApp() {
+/** `now`: the clock of the key cache and of address blocks (tests pass their own; production never does). */
+export function createApp(deps: { now?: () => number } = {}) {
   const app = new OpenAPIHono<App>({
     defaultHook: (result) => {
       if (!result.success) throw new ApiError(422, validationDetail(result.error, undefined, (result as { data?: unknown }).data));
@@ -39,7 +40,7 @@ export function createApp() {
   } }));
   // Order of work (src/auth.ts): a declared oversized body, then who is calling, then the body.
   app.use(declaredBodyLimit);
-  app.use("/v1/*", apiKeyAuth);
+  app.use("/v1/*", apiKeyAuth(deps.now));
   app.use("/admin/*", adminAuth);
   app.use(
     bodyLimit({
