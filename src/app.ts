@@ -5,7 +5,6 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
-import { requestId } from "hono/request-id";
 import { EXAMPLES } from "./api/examples";
 import { validationDetail } from "./api/issues";
 import { HealthOut } from "./api/schemas";
@@ -32,7 +31,14 @@ export function createApp(deps: { now?: () => number } = {}) {
     },
   });
 
-  app.use(requestId());
+  // The request id is always the service's own: a client's X-Request-Id is neither echoed nor
+  // quoted (hono's requestId() would adopt it), so logs and "quote this id" texts stay ours.
+  app.use(async (c, next) => {
+    const id = crypto.randomUUID();
+    c.set("requestId", id);
+    c.header("X-Request-Id", id);
+    await next();
+  });
   app.use(ensureErrorBody);
   app.use(methodNotAllowed({ app, onMethodNotAllowed: (c, methods) => {
     c.header("Allow", methods.join(", "));

@@ -50,6 +50,7 @@ import { can, orgAccess, requireUser, SignInRequired, siteAccess, type OrgAccess
 import { dashboardPath, dashboardTarget, withDone } from "./redirect";
 import { clearSessionCookie, loadUser, setSessionCookie, signInThrottle, type DashApp, type DashContext } from "./auth";
 import { AccountPage } from "./pages/account";
+import { DASHBOARD_CSP, setPageHeaders } from "../page-headers";
 import { AttentionConfirmPage, AttentionPage } from "./pages/attention";
 import { AuditPage } from "./pages/audit";
 import { ErrorPage } from "./pages/error";
@@ -66,7 +67,7 @@ import { UnitPage } from "./pages/unit";
 import { UnitsPage } from "./pages/units";
 import { UsagePage } from "./pages/usage";
 
-export const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+export const CSP = DASHBOARD_CSP;
 
 /** What `?done=` says after a redirect (codes, never free text from the URL). */
 const NOTICES: Record<string, string> = {
@@ -127,10 +128,7 @@ export const dashboard = new Hono<DashApp>();
 
 dashboard.use(async (c, next) => {
   await next();
-  c.header("Content-Security-Policy", CSP);
-  c.header("X-Content-Type-Options", "nosniff");
-  c.header("Referrer-Policy", "same-origin");
-  c.header("X-Frame-Options", "DENY");
+  setPageHeaders(c, CSP);
   if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
 });
 dashboard.use(csrf());
