@@ -713,6 +713,7 @@ export type components = {
             /** @example de */
             source_language?: string | null;
             writable_languages?: string[] | null;
+            /** @description Free-form. At most 65536 characters as JSON, nested at most 32 levels (its own braces counted), no array or object of more than 10000 items or keys. */
             metadata?: {
                 [key: string]: unknown;
             };

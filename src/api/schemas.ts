@@ -183,6 +183,9 @@ export const UnitSnapshotIn = z
         const problem = jsonBoundsProblem(m, LIMITS.metadataChars);
         if (problem) ctx.addIssue({ code: "custom", message: problem });
       })
+      .openapi({
+        description: `Free-form. At most ${LIMITS.metadataChars} characters as JSON, nested at most ${LIMITS.jsonDepth} levels (its own braces counted), no array or object of more than ${LIMITS.jsonWidth} items or keys.`,
+      })
       .optional(),
     segments: z
       .array(SegmentIn)
