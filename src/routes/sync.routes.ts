@@ -134,6 +134,8 @@ syncRoutes.put(BATCH_PATH, async (c) => {
   const out: (BatchItem | undefined)[] = [];
   const refused = new Set<number>();
   for (const r of scan.refused) {
+    // Left out as null; another `units` later in the body (the one JSON.parse keeps) is not this one.
+    if (raws[r.index] !== null) continue;
     refused.add(r.index);
     out[r.index] = { external_key: r.externalKey, ok: false, result: null, error: `${r.path} ${r.rule}` };
   }

@@ -141,6 +141,13 @@ describe("PUT /v1/units/batch", () => {
     expect(stringify.mock.calls.filter(([v]) => (v as { external_key?: string } | null)?.external_key === "size:1")).toHaveLength(1);
   });
 
+  it("a second `units` array (the one JSON.parse keeps) is answered as itself", async () => {
+    const body = `{"units":[${unitText("dup:1", "{}")},${unitText("dup:2", `{"a":${deep(100)}}`)}],"units":[${unitText("dup:3", "{}")}]}`;
+    const res = await raw("PUT", "/v1/units/batch", site.key, body);
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { external_key: string; ok: boolean }) => [r.external_key, r.ok])).toEqual([["dup:3", true]]);
+  });
+
   it("refuses a body whose units array itself is too wide, or whose envelope is too deep, as a whole", async () => {
     const tooMany = await raw("PUT", "/v1/units/batch", site.key, `{"units":${wide(LIMITS.jsonWidth + 1)}}`);
     expect(tooMany.status).toBe(422);
