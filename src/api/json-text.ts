@@ -59,6 +59,14 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const KEY_CHARS = 80;
 
+/**
+ * The longest string literal any valid field can be, as raw JSON text: a segment's text of
+ * `LIMITS.segmentText` code points, each written as an escaped surrogate pair (12 characters).
+ * A longer literal is refused here, before the parse, the digest or any stringify copies it.
+ */
+const MAX_RAW_STRING = LIMITS.segmentText * 12;
+const STRING_RULE = `must be at most ${LIMITS.segmentText} characters`;
+
 export const depthRule = (max = LIMITS.jsonDepth) => `must be nested at most ${max} levels deep`;
 const widthRule = (array: boolean) =>
   array ? `must have at most ${LIMITS.jsonWidth} items` : `must have at most ${LIMITS.jsonWidth} keys`;
@@ -132,6 +140,12 @@ export function scanJsonText(text: string, options: { batch?: boolean } = {}): T
       const end = stringEnd(text, i);
       // Inside a refused unit's deeper text only brackets count.
       if (!(refusal && depth > unitDepth)) {
+        if (end - i - 1 > MAX_RAW_STRING) {
+          const problem = { path: pathOf(frames, depth), rule: STRING_RULE };
+          if (!refuseUnit(problem)) return { problem, refused, visited: i + 1 };
+          i = end;
+          continue;
+        }
         const top = frames[depth - 1];
         if (top && !top.array && top.expectKey) {
           top.key = readString(text, i, end, KEY_CHARS);

@@ -16,6 +16,8 @@ import { raw } from "./support";
 const DEEP = 4_000_000; // 8 MB of brackets: under the 10 MB limit
 const deep = (n = DEEP) => "[".repeat(n) + "]".repeat(n);
 const wide = (n = 500_000) => `[${"0,".repeat(n - 1)}0]`;
+/** 4,500,000 escaped quotes (9 MB): one string literal longer than any valid field can be. */
+const escapedQuotes = () => `{"a":"${'\\"'.repeat(4_500_000)}"}`;
 const manyKeys = (n = 100_000) => `{${Array.from({ length: n }, (_, i) => `"k${i}":0`).join(",")}}`;
 const unitText = (key: string, metadata: string) =>
   JSON.stringify(unit(key, [{ key: "a", text: "Hello" }], { metadata: { placeholder: true } })).replace('{"placeholder":true}', metadata);
@@ -81,6 +83,7 @@ describe("PUT /v1/units", () => {
     ["4,000,000 nested arrays (8 MB)", `{"a":${deep()}}`, `metadata must be nested at most ${LIMITS.jsonDepth} levels deep`],
     ["an array of 500,000 zeros", `{"a":${wide()}}`, `metadata.a must have at most ${LIMITS.jsonWidth} items`],
     ["an object of 100,000 keys", manyKeys(), `metadata must have at most ${LIMITS.jsonWidth} keys`],
+    ["a 9 MB string of escaped quotes", escapedQuotes(), `metadata.a must be at most ${LIMITS.segmentText} characters`],
   ];
   for (const [name, metadata, detail] of cases)
     it(`refuses ${name} in metadata with a 422 naming the field, without parsing the body`, async () => {
@@ -109,6 +112,7 @@ describe("PUT /v1/units/batch", () => {
     ["4,000,000 nested arrays (8 MB)", `{"a":${deep()}}`, `units[1].metadata must be nested at most ${LIMITS.jsonDepth} levels deep`],
     ["an array of 500,000 zeros", `{"a":${wide()}}`, `units[1].metadata.a must have at most ${LIMITS.jsonWidth} items`],
     ["an object of 100,000 keys", manyKeys(), `units[1].metadata must have at most ${LIMITS.jsonWidth} keys`],
+    ["a 9 MB string of escaped quotes", escapedQuotes(), `units[1].metadata.a must be at most ${LIMITS.segmentText} characters`],
   ];
   cases.forEach(([name, metadata, detail], n) =>
     it(`fails only the unit with ${name}; its siblings are applied; the body is never parsed whole`, async () => {
