@@ -17,6 +17,8 @@ export default defineConfig(async () => {
           // The model-based suite's run count and seed (test/model): MODEL_RUNS=1000 npx vitest run test/model.
           MODEL_RUNS: process.env.MODEL_RUNS ?? "",
           MODEL_SEED: process.env.MODEL_SEED ?? "",
+          // Sequences of its tiny-slice mode (jobs over several slices and overlapping commits).
+          MODEL_TINY_RUNS: process.env.MODEL_TINY_RUNS ?? "",
           ...bindings,
         },
         // The per-key limit (600 / 60 s in wrangler.toml) is raised for the pool: suites about

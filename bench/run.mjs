@@ -5,6 +5,7 @@
  *
  *   npm run bench              every scenario
  *   npm run bench -- a c       only scenarios a and c (b runs with a)
+ *   npm run bench -- j         hostile JSON shapes, single and batch
  *   BENCH_RUNS=9 npm run bench more runs for the slow scenarios (default 5; fast reads take 4×)
  *   BENCH_JOB_CAP_S=0 npm run bench -- d   let scenario d's job run to the end (default cap 40 s)
  */
@@ -12,6 +13,7 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { startRuntime } from "./runtime.mjs";
 import { jobScenario } from "./scenarios/job.mjs";
+import { hostileScenario } from "./scenarios/hostile.mjs";
 import { largeScenario } from "./scenarios/large.mjs";
 import { latencyScenario } from "./scenarios/latency.mjs";
 import { overheadScenario } from "./scenarios/overhead.mjs";
@@ -43,6 +45,7 @@ try {
   if (want("e")) show(await resultsScenario(rt, { runs: runs * 4 }));
   if (want("f")) show(await latencyScenario(rt));
   if (want("g")) show(await largeScenario(rt));
+  if (want("j")) show(await hostileScenario(rt));
 } finally {
   await rt.dispose();
 }

@@ -518,7 +518,7 @@ export type paths = {
         put?: never;
         /**
          * Fix or discard a held-back translation
-         * @description `fix` stores the given text (origin `human`, state ok, added to the translation memory) and delivers it as a new result in GET /v1/results; `discard` drops the translation (state missing: the next delta job translates it again). A result that is not waiting for a decision (already decided, superseded, or its source changed since) is a 404.
+         * @description `fix` stores the given text (origin `human`, state ok, added to the translation memory) and delivers it as a new result in GET /v1/results; `discard` drops the translation (state missing: the next delta job translates it again). A fix runs the same QA checks as engine output: when it has QA errors it is saved only with `confirm: true`; without it nothing changes and the answer is 409 with the findings. Saved, its findings stay on the segment (`qa`), and never hold it back. A result that is not waiting for a decision (already decided, superseded, or its source changed since) is a 404.
          */
         post: operations["adminDecideAttention"];
         delete?: never;
@@ -713,6 +713,7 @@ export type components = {
             /** @example de */
             source_language?: string | null;
             writable_languages?: string[] | null;
+            /** @description Free-form. At most 65536 characters as JSON, nested at most 32 levels (its own braces counted), no array or object of more than 10000 items or keys. */
             metadata?: {
                 [key: string]: unknown;
             };
@@ -1061,6 +1062,13 @@ export type components = {
              * @example 2026-11-22T10:00:00.000Z
              */
             revoked_at: string | null;
+        };
+        AttentionConfirmOut: {
+            detail: string;
+            /** @description The fix's findings (errors first), as the segment would show them once saved. */
+            qa: components["schemas"]["QAIssueOut"][];
+            /** @description The source the fix was checked against. */
+            source_text: string;
         };
         OrganizationUsageOut: {
             month: string;
@@ -5019,6 +5027,8 @@ export interface operations {
                     /** @enum {string} */
                     action: "fix";
                     text: string;
+                    /** @description Save the fix even though it has QA errors. Without it, a fix with QA errors is not saved: the answer is 409 with its findings. */
+                    confirm?: boolean;
                 } | {
                     /** @enum {string} */
                     action: "discard";
@@ -5073,6 +5083,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The fix has QA errors and `confirm: true` was not sent: nothing was saved; `qa` lists the findings. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The fix has QA errors, so it was not saved. Change the text, or send it again with confirm: true to save it anyway.",
+                     *       "qa": [
+                     *         {
+                     *           "code": "html_tags",
+                     *           "severity": "error",
+                     *           "message": "The HTML tags differ from the source: unexpected <script>, </script>."
+                     *         }
+                     *       ],
+                     *       "source_text": "<p>Welcome, {name}! Read <a href=\"/more\">more</a>.</p>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttentionConfirmOut"];
                 };
             };
             /** @description The body is 10 MB (10,485,760 bytes) or more. */

@@ -5,7 +5,8 @@
  * (fresh state directory) unless --url names a running one, opens
  * /v1/docs in headless Chromium (playwright-core; `chromium` from the system, as the dashboard's
  * end-to-end tests use), waits until the operations of the served document are rendered, fails
- * if the page asked any other host for anything (it must work without a CDN), and saves a
+ * if the page asked any other host for anything (it must work without a CDN) or its
+ * Content-Security-Policy blocked anything, and saves a
  * screenshot (default .wrangler/docs.png). Stops the server it started.
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -72,6 +73,11 @@ try {
   });
   const errors = [];
   page.on("pageerror", (err) => errors.push(String(err)));
+  // The page's Content-Security-Policy (src/page-headers.ts) must not block anything it needs.
+  const blocked = [];
+  page.on("console", (msg) => {
+    if (/Content Security Policy/i.test(msg.text())) blocked.push(msg.text());
+  });
   page.on("response", (r) => {
     if (r.status() >= 400) errors.push(`${r.status()} ${r.url()}`);
   });
@@ -86,6 +92,8 @@ try {
   const title = await page.title();
   console.log(`/v1/docs rendered ("${title}"); screenshot ${shot}`);
   if (errors.length) console.log(`page errors: ${errors.join("; ")}`);
+  if (blocked.length) throw new Error(`the Content-Security-Policy blocked: ${[...new Set(blocked)].join("; ")}`);
+  console.log("nothing blocked by the Content-Security-Policy");
   if (foreign.length) throw new Error(`the page requested other hosts: ${[...new Set(foreign)].join(", ")}`);
   console.log("no request left this machine");
 } finally {

@@ -5,7 +5,6 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
-import { requestId } from "hono/request-id";
 import { EXAMPLES } from "./api/examples";
 import { validationDetail } from "./api/issues";
 import { HealthOut } from "./api/schemas";
@@ -15,6 +14,7 @@ import { ApiError, ensureErrorBody, errorBody, renderError } from "./errors";
 import { LIMITS } from "./limits";
 import { dashboard } from "./dashboard";
 import { adminRoutes } from "./routes/admin.routes";
+import { boundedJsonBody } from "./routes/body-bounds";
 import { authErrors, ok } from "./routes/common";
 import { registerDocument } from "./routes/docs.routes";
 import { jobRoutes } from "./routes/jobs.routes";
@@ -23,14 +23,22 @@ import { syncRoutes } from "./routes/sync.routes";
 
 export const API_VERSION = "1";
 
-export function createApp() {
+/** `now`: the clock of the key cache and of address blocks (tests pass their own; production never does). */
+export function createApp(deps: { now?: () => number } = {}) {
   const app = new OpenAPIHono<App>({
     defaultHook: (result) => {
       if (!result.success) throw new ApiError(422, validationDetail(result.error, undefined, (result as { data?: unknown }).data));
     },
   });
 
-  app.use(requestId());
+  // The request id is always the service's own: a client's X-Request-Id is neither echoed nor
+  // quoted (hono's requestId() would adopt it), so logs and "quote this id" texts stay ours.
+  app.use(async (c, next) => {
+    const id = crypto.randomUUID();
+    c.set("requestId", id);
+    c.header("X-Request-Id", id);
+    await next();
+  });
   app.use(ensureErrorBody);
   app.use(methodNotAllowed({ app, onMethodNotAllowed: (c, methods) => {
     c.header("Allow", methods.join(", "));
@@ -38,7 +46,7 @@ export function createApp() {
   } }));
   // Order of work (src/auth.ts): a declared oversized body, then who is calling, then the body.
   app.use(declaredBodyLimit);
-  app.use("/v1/*", apiKeyAuth);
+  app.use("/v1/*", apiKeyAuth(deps.now));
   app.use("/admin/*", adminAuth);
   app.use(
     bodyLimit({
@@ -47,6 +55,8 @@ export function createApp() {
       onError: (c) => errorBody(c, 413, `The request body is too large: the limit is ${LIMITS.bodyBytes} bytes (10 MB).`),
     }),
   );
+  app.use("/v1/*", boundedJsonBody);
+  app.use("/admin/*", boundedJsonBody);
 
   app.openapi(
     createRoute({

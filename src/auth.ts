@@ -34,19 +34,21 @@ export async function declaredBodyLimit(c: Context<App>, next: Next) {
 const clientIp = (c: Context<App>) => c.req.header("cf-connecting-ip") ?? "unknown";
 
 /**
- * Clients (IPs) told 429 for failed authentications, until when. While blocked, a key this
- * isolate has not verified recently is refused without a D1 look-up: a client guessing keys
- * with valid checksums cannot keep D1 (shared by every tenant) busy. Keys already verified
- * keep working, so other connectors behind the same address are not locked out.
+ * Clients (IPs) told 429 for failed authentications, until when. While blocked, a key is
+ * still checked (its checksum, then the cache or D1) and a live key is served: many sites'
+ * connectors share one hosting address, and one misconfigured site must not lock out its
+ * neighbours. Only a key that fails is refused, with 429 and without counting it again.
+ * Keys guessed with valid checksums reach D1 at most once per 5 s each (the negative cache
+ * in src/control/keys.ts); a missing, malformed or forged key never does.
  */
 const blockedUntil = new Map<string, number>();
 
-async function failedAuthentication(c: Context<App>, detail: string): Promise<never> {
+async function failedAuthentication(c: Context<App>, detail: string, now = Date.now()): Promise<never> {
   const ip = clientIp(c);
   const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: ip });
   if (!success) {
     if (blockedUntil.size > 10_000) blockedUntil.clear();
-    blockedUntil.set(ip, Date.now() + RATE_LIMIT_PERIOD_SECONDS * 1000);
+    blockedUntil.set(ip, now + RATE_LIMIT_PERIOD_SECONDS * 1000);
     throw tooManyRequests(`Too many failed authentications from this address: retry in ${RATE_LIMIT_PERIOD_SECONDS} seconds.`, RATE_LIMIT_PERIOD_SECONDS);
   }
   throw unauthorized(detail);
@@ -54,31 +56,35 @@ async function failedAuthentication(c: Context<App>, detail: string): Promise<ne
 
 const bearerToken = (header: string | undefined) => (header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]);
 
-/** The public API: a site key (`tsk_…`), then the per-key limit. */
-export async function apiKeyAuth(c: Context<App>, next: Next) {
-  if (PUBLIC_PATHS.has(c.req.path)) return next();
-  const header = c.req.header("authorization");
-  if (!header) return failedAuthentication(c, "Missing API key: send Authorization: Bearer <key>.");
-  const key = bearerToken(header);
-  if (!key) return failedAuthentication(c, "Malformed Authorization header: expected Bearer <key>.");
-  const ip = clientIp(c);
-  const blocked = (blockedUntil.get(ip) ?? 0) > Date.now();
-  const auth = await authenticate(controlDb(c.env.DB), key, Date.now(), blocked);
-  if (!auth) {
-    if (blocked) throw tooManyRequests(`Too many failed authentications from this address: retry in ${RATE_LIMIT_PERIOD_SECONDS} seconds.`, RATE_LIMIT_PERIOD_SECONDS);
-    return failedAuthentication(c, "The API key is not valid (unknown, malformed or revoked).");
-  }
-  const { success } = await c.env.KEY_LIMITER.limit({ key: auth.limitKey });
-  if (!success)
-    throw tooManyRequests(
-      `Too many requests with this API key: the limit is 600 a minute. Retry in ${RATE_LIMIT_PERIOD_SECONDS} seconds, and send batches one after another.`,
-      RATE_LIMIT_PERIOD_SECONDS,
-    );
-  if (auth.touch) c.executionCtx.waitUntil(auth.touch);
-  c.set("site", auth.site);
-  c.set("keyId", auth.keyId);
-  await next();
-}
+/**
+ * The public API: a site key (`tsk_…`), then the per-key limit. `now` is the clock of the
+ * key cache and the address block (tests pass their own).
+ */
+export const apiKeyAuth = (now: () => number = Date.now) =>
+  async function apiKeyAuth(c: Context<App>, next: Next) {
+    if (PUBLIC_PATHS.has(c.req.path)) return next();
+    const at = now();
+    const header = c.req.header("authorization");
+    if (!header) return failedAuthentication(c, "Missing API key: send Authorization: Bearer <key>.", at);
+    const key = bearerToken(header);
+    if (!key) return failedAuthentication(c, "Malformed Authorization header: expected Bearer <key>.", at);
+    const auth = await authenticate(controlDb(c.env.DB), key, at);
+    if (!auth) {
+      if ((blockedUntil.get(clientIp(c)) ?? 0) > at)
+        throw tooManyRequests(`Too many failed authentications from this address: retry in ${RATE_LIMIT_PERIOD_SECONDS} seconds.`, RATE_LIMIT_PERIOD_SECONDS);
+      return failedAuthentication(c, "The API key is not valid (unknown, malformed or revoked).", at);
+    }
+    const { success } = await c.env.KEY_LIMITER.limit({ key: auth.limitKey });
+    if (!success)
+      throw tooManyRequests(
+        `Too many requests with this API key: the limit is 600 a minute. Retry in ${RATE_LIMIT_PERIOD_SECONDS} seconds, and send batches one after another.`,
+        RATE_LIMIT_PERIOD_SECONDS,
+      );
+    if (auth.touch) c.executionCtx.waitUntil(auth.touch);
+    c.set("site", auth.site);
+    c.set("keyId", auth.keyId);
+    await next();
+  };
 
 const digest = async (text: string) => new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 let warnedDisabled = false;

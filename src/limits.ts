@@ -13,6 +13,12 @@ export const LIMITS = {
   unitsPerBatch: 100,
   /** Request bodies (single unit and batch) above this are refused with 413 before parsing. */
   bodyBytes: 10 * 1024 * 1024,
+  /** A field of a body (unit `metadata` above all) nests at most this many levels, its own brackets counted. */
+  jsonDepth: 32,
+  /** Items of any array, keys of any object, in a request body (checked on the text before parsing). */
+  jsonWidth: 10_000,
+  /** Unit `metadata` as JSON, in characters (UTF-16 units, as `JSON.stringify(metadata).length`). */
+  metadataChars: 64 * 1024,
   /** Batch bodies above this go through R2 instead of RPC. */
   inlineBatchBytes: 1024 * 1024,
   connectorVersion: 50,

@@ -4,15 +4,19 @@
  * 10 ms for 5,000 in workerd, where it cannot compile its checks); plain segments are checked
  * here directly against the same rules. `UnitSnapshotIn` stays the definition: the unit's own
  * fields are validated by it, and any segment that is not plainly valid (a wrong type, a
- * limit broken, a duplicate key, a null format, translations to import) sends the whole unit
- * through `UnitSnapshotIn`, so every error and its 422 detail come from zod as before.
+ * limit broken, a duplicate key, a null format, translations to import) sends the segments
+ * through `UnitSnapshotIn`'s own segments rule, so every error and its 422 detail come from zod
+ * as before. Nothing is checked twice: the unit's fields are parsed once whatever happens
+ * (issue 23: a refused `metadata` used to be measured again by a second full parse).
  * test/api/batch-unit.test.ts checks both paths against `UnitSnapshotIn` on generated units.
  */
+import { z } from "@hono/zod-openapi";
 import { UnitSnapshotIn, isPlainText, type SegmentInput, type UnitSnapshot } from "./schemas";
 import { FORMATS, LIMITS, type Format } from "../limits";
 
 /** The unit's own fields; its segments are checked below (or by UnitSnapshotIn). */
 const UnitFields = UnitSnapshotIn.omit({ segments: true });
+const UnitSegments = UnitSnapshotIn.pick({ segments: true });
 
 const FORMAT_SET = new Set<unknown>(FORMATS);
 
@@ -27,10 +31,15 @@ const OPTIONAL_TEXTS = [
 type Parsed = ReturnType<typeof UnitSnapshotIn.safeParse>;
 
 export function parseBatchUnit(raw: unknown): Parsed {
+  // Not an object: UnitSnapshotIn says so at once, without looking at any field.
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return UnitSnapshotIn.safeParse(raw);
   const fields = UnitFields.safeParse(raw);
-  const segments = fields.success ? plainSegments((raw as { segments?: unknown }).segments) : undefined;
-  if (!fields.success || !segments) return UnitSnapshotIn.safeParse(raw);
-  return { success: true, data: { ...fields.data, segments } as UnitSnapshot } as Parsed;
+  const plain = plainSegments((raw as { segments?: unknown }).segments);
+  const segments = plain ? ({ success: true, data: { segments: plain } } as const) : UnitSegments.safeParse(raw);
+  if (fields.success && segments.success) return { success: true, data: { ...fields.data, segments: segments.data.segments } as UnitSnapshot } as Parsed;
+  // As UnitSnapshotIn reports them: the fields' issues, then the segments' (its last field).
+  const issues = [...(fields.error?.issues ?? []), ...(segments.success ? [] : segments.error.issues)];
+  return { success: false, error: new z.ZodError(issues) } as Parsed;
 }
 
 const isInteger = (v: unknown, min: number) => Number.isSafeInteger(v) && (v as number) >= min;

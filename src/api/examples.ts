@@ -217,6 +217,11 @@ export const EXAMPLES = {
     estimate,
   },
   // ---------------------------------------------------------------- admin API
+  attentionConfirm: {
+    detail: "The fix has QA errors, so it was not saved. Change the text, or send it again with confirm: true to save it anyway.",
+    qa: [{ code: "html_tags", severity: "error", message: "The HTML tags differ from the source: unexpected <script>, </script>." }],
+    source_text: "<p>Welcome, {name}! Read <a href=\"/more\">more</a>.</p>",
+  },
   organizationIn: { name: "Acme" },
   organization: { id: 3, name: "Acme" },
   subscriptionIn: { plan: "agency", status: "active", site_ids: [7, 8] },

@@ -28,10 +28,14 @@ missing, malformed, unknown or revoked key is a 401 with \`WWW-Authenticate: Bea
 
 **Errors.** Every error body is \`ErrorOut\` (\`{"detail": "..."}\`, plain language for users); a 422
 names the field and the rule; 402 and 409 on job creation are \`BillingErrorOut\` (\`code\`,
-\`estimate\`). Every response carries an \`X-Request-Id\`; a 500 quotes it.
+\`estimate\`); the admin API's 409 for a review-queue fix with QA errors is \`AttentionConfirmOut\`
+(\`qa\`, \`source_text\`). Every response carries an \`X-Request-Id\` made by the service (one sent by
+the client is ignored); a 500 quotes it. A JSON body is measured before it is parsed: a field nested
+more than 32 levels deep, or an array or object of more than 10,000 items or keys, is a 422 naming the field.
 
 **Rate limits.** Per API key 600 requests in 60 seconds; failed authentications per client
-address 60 in 60 seconds. Over a limit: 429 \`ErrorOut\` with \`Retry-After\` (seconds).
+address 60 in 60 seconds. Over a limit: 429 \`ErrorOut\` with \`Retry-After\` (seconds). While an address
+is blocked, a live key sent from it still works; only keys that fail get 429.
 
 **Lists** page with \`cursor\` and \`limit\` (default 100, at most 500): pass \`next_cursor\` as
 \`cursor\` until it is null. Cursors are opaque.

@@ -44,21 +44,44 @@ export const text = (max?: number) => {
 export const isPlainText = (value: string, max?: number) =>
   !value.includes("\u0000") && wellFormed(value) && (max === undefined || value.length <= max || characters(value) <= max);
 
-/** How deeply free-form JSON (unit metadata) may nest. */
-const MAX_JSON_DEPTH = 32;
+/**
+ * Why free-form JSON (unit metadata) breaks its bounds, or undefined: nested deeper than
+ * `LIMITS.jsonDepth` levels (its own brackets counted, as src/api/json-text.ts counts them on
+ * the text) or longer than `maxChars` as JSON (`JSON.stringify(value).length`). One walk with
+ * an explicit stack that stops as soon as a bound is passed: the work is bounded by `maxChars`
+ * whatever the value's shape, and nothing is stringified but single strings within the budget.
+ */
+/** `JSON.stringify(s).length`, or a lower bound of it past `budget` (escapes only lengthen a string). */
+const jsonStringChars = (s: string, budget: number) => (s.length + 2 > budget ? s.length + 2 : JSON.stringify(s).length);
 
-function jsonDepth(value: unknown): number {
-  let depth = 0;
-  let level: unknown[] = [value];
-  while (level.length) {
-    const next: unknown[] = [];
-    for (const v of level) if (v !== null && typeof v === "object") next.push(...(Array.isArray(v) ? v : Object.values(v)));
-    if (!next.length) break;
-    depth++;
-    if (depth > MAX_JSON_DEPTH) return depth;
-    level = next;
+export function jsonBoundsProblem(value: unknown, maxChars: number): string | undefined {
+  const tooLong = `must be at most ${maxChars} characters as JSON`;
+  let chars = 0;
+  const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 0 }];
+  while (stack.length) {
+    const { v, depth } = stack.pop()!;
+    if (typeof v === "string") {
+      chars += jsonStringChars(v, maxChars - chars);
+    } else if (v === null || typeof v !== "object") {
+      chars += typeof v === "number" || typeof v === "boolean" ? String(v).length : 4;
+    } else {
+      if (depth + 1 > LIMITS.jsonDepth) return `must be nested at most ${LIMITS.jsonDepth} levels deep`;
+      if (Array.isArray(v)) {
+        chars += 2 + Math.max(0, v.length - 1);
+        for (let i = v.length - 1; i >= 0 && chars <= maxChars; i--) stack.push({ v: v[i] ?? null, depth: depth + 1 });
+      } else {
+        const keys = Object.keys(v);
+        chars += 2 + Math.max(0, keys.length - 1) + keys.length;
+        for (let i = keys.length - 1; i >= 0 && chars <= maxChars; i--) {
+          const k = keys[i];
+          chars += jsonStringChars(k, maxChars - chars);
+          stack.push({ v: (v as Record<string, unknown>)[k], depth: depth + 1 });
+        }
+      }
+    }
+    if (chars > maxChars) return tooLong;
   }
-  return depth;
+  return undefined;
 }
 
 export const LanguageCode = z
@@ -146,9 +169,6 @@ export const SegmentIn = z
   })
   .openapi("SegmentIn");
 
-/** Free-form, but bounded so that one unit's row stays far below the storage row limit. */
-const METADATA_MAX_BYTES = 64 * 1024;
-
 export const UnitSnapshotIn = z
   .object({
     external_key: UnitKey,
@@ -159,9 +179,12 @@ export const UnitSnapshotIn = z
     writable_languages: z.array(LanguageCode).max(LIMITS.handshakeLanguages).nullish(),
     metadata: z
       .record(text(), z.unknown())
-      .refine((m) => jsonDepth(m) <= MAX_JSON_DEPTH, { message: `must be nested at most ${MAX_JSON_DEPTH} levels deep` })
-      .refine((m) => JSON.stringify(m).length <= METADATA_MAX_BYTES, {
-        message: `must be at most ${METADATA_MAX_BYTES} characters as JSON`,
+      .superRefine((m, ctx) => {
+        const problem = jsonBoundsProblem(m, LIMITS.metadataChars);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .openapi({
+        description: `Free-form. At most ${LIMITS.metadataChars} characters as JSON, nested at most ${LIMITS.jsonDepth} levels (its own braces counted), no array or object of more than ${LIMITS.jsonWidth} items or keys.`,
       })
       .optional(),
     segments: z
@@ -628,10 +651,25 @@ export type KeyCreated = z.infer<typeof KeyCreatedOut>;
 export type ApiKey = z.infer<typeof KeyOut>;
 
 export const AttentionDecisionIn = z.discriminatedUnion("action", [
-  z.object({ action: z.literal("fix"), text: text(LIMITS.segmentText) }),
+  z.object({
+    action: z.literal("fix"),
+    text: text(LIMITS.segmentText),
+    confirm: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Save the fix even though it has QA errors. Without it, a fix with QA errors is not saved: the answer is 409 with its findings." }),
+  }),
   z.object({ action: z.literal("discard") }),
 ]);
 export type AttentionDecision = z.infer<typeof AttentionDecisionIn>;
+/** 409 of a fix with QA errors sent without `confirm: true`: nothing was saved. */
+export const AttentionConfirmOut = z
+  .object({
+    detail: z.string(),
+    qa: z.array(QAIssueOut).openapi({ description: "The fix's findings (errors first), as the segment would show them once saved." }),
+    source_text: z.string().openapi({ description: "The source the fix was checked against." }),
+  })
+  .openapi("AttentionConfirmOut");
 
 export const SiteIdParam = z.object({ site_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
 export const OrgIdParam = z.object({ org_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });

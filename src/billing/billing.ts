@@ -127,11 +127,31 @@ export async function recordUsage(db: ControlDb, site: SiteSettings, jobId: numb
 }
 
 /**
- * Removes the ledger rows of a job's commits that never landed (numbers above `committed`):
- * an attempt meters before it commits, and an abandoned job will not commit them any more.
+ * Sets ledger row `n` of a job back to what the job kept, after an attempt that metered commit
+ * n found it committed by another attempt (whose row this one overwrote). Commits 1..`committed`
+ * landed with `characters` in all; row n gets what the other kept rows leave of it. A row n
+ * above `committed` (not landed) is left to the attempt that commits n, or to settleJob.
  */
-export async function removeUncommittedUsage(db: ControlDb, siteId: number, jobId: number, committed: number) {
+export async function restoreUsage(db: ControlDb, siteId: number, jobId: number, n: number, committed: number, characters: number) {
+  if (n > committed) return;
+  const others = sql`(SELECT coalesce(sum(o.characters), 0) FROM usage_ledger o
+    WHERE o.site_id = ${siteId} AND o.job_id = ${jobId} AND o.slice <= ${committed} AND o.slice <> ${n})`;
+  await db
+    .update(usageLedger)
+    .set({ characters: sql`${characters} - ${others}` })
+    .where(and(eq(usageLedger.siteId, siteId), eq(usageLedger.jobId, jobId), eq(usageLedger.slice, n)));
+}
+
+/**
+ * Settles a job that has ended (succeeded, failed, cancelled, abandoned) and will commit nothing
+ * more: removes the ledger rows of its commits that never landed (numbers above `committed`; an
+ * attempt meters before it commits, and its answer, its object or its transaction may be lost),
+ * then releases its reservation. The reservation goes last, so a job that still holds one may
+ * still hold such rows; both steps may be repeated.
+ */
+export async function settleJob(db: ControlDb, siteId: number, jobId: number, committed: number) {
   await db.delete(usageLedger).where(and(eq(usageLedger.siteId, siteId), eq(usageLedger.jobId, jobId), gt(usageLedger.slice, committed)));
+  await release(db, siteId, [jobId]);
 }
 
 /** Releases the reservations of this site's jobs that are no longer queued or running (repairs a release that failed). */

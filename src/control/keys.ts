@@ -99,16 +99,15 @@ export interface Authenticated {
 
 /**
  * The key's site, or null when the key is malformed, has a wrong checksum, is unknown or
- * revoked. With `cachedOnly` a key this isolate has not verified recently is refused without
- * a D1 look-up (a client over its failure limit).
+ * revoked. A well-formed key is looked up in D1 when this isolate has not verified it within
+ * KEY_CACHE_MS (and did not find it unknown within the last 5 s), whoever sends it.
  */
-export async function authenticate(db: ControlDb, key: string, now = Date.now(), cachedOnly = false): Promise<Authenticated | null> {
+export async function authenticate(db: ControlDb, key: string, now = Date.now()): Promise<Authenticated | null> {
   if (!isWellFormedKey(key)) return null;
   const hash = await hashKey(key);
   let entry = cache.get(hash);
   if (entry && now - entry.fetchedAt > KEY_CACHE_MS) entry = undefined;
   if (entry === undefined) {
-    if (cachedOnly) return null;
     if ((negativeUntil.get(hash) ?? 0) > now) return null;
     const row = await db
       .select({ id: apiKeys.id, siteId: apiKeys.siteId, lastUsedAt: apiKeys.lastUsedAt })

@@ -184,17 +184,41 @@ export async function openInvitation(db: ControlDb, token: string, now = new Dat
   return { ...row, role: row.role as Role, hasAccount: !!user };
 }
 
+const needsSignIn = (email: string) => new ApiError(401, `${email} already has an account: sign in as ${email} to accept this invitation.`);
+
+/** Who is signed in while a link is used (null: nobody). */
+export interface SignedIn {
+  userId: number;
+  email: string;
+}
+
 /**
- * Uses an invitation: a new person sets a password and gets an account; an existing one
- * just joins (keeping a higher role they already hold). The token is claimed first, in one
- * conditional update, so a link works exactly once even when opened twice at the same time.
+ * Uses an invitation. The rule (docs/decisions.md, "Invitations accept only their own
+ * account"): a link alone never adds an existing account to an organization.
+ * - The invited email has no account: nobody may be signed in (or someone signed in as a
+ *   different email could mistake whose account they create); the person chooses a password
+ *   and gets the account.
+ * - The invited email has an account: only that account, signed in, accepts; it keeps a
+ *   higher role it already holds.
+ * - Signed in as another email: refused, whichever case.
+ * Every refusal comes before the token is claimed, so it leaves the link usable. The claim is
+ * one conditional update, so a link works exactly once even when opened twice at once.
  */
-export async function acceptInvitation(db: ControlDb, token: string, password: string | undefined, now = new Date()) {
+export async function acceptInvitation(db: ControlDb, token: string, who: { signedIn: SignedIn | null; password?: string }, now = new Date()) {
   const invitation = await openInvitation(db, token, now);
   if (!invitation) throw new ApiError(404, "This invitation link is not valid any more: it was used already, withdrawn, or it expired. Ask for a new one.");
-  if (!invitation.hasAccount) {
-    const problem = passwordProblem(password ?? "");
+  const { signedIn } = who;
+  if (signedIn && normalizeEmail(signedIn.email) !== invitation.email)
+    throw new ApiError(
+      403,
+      `This invitation is for ${invitation.email}, but you are signed in as ${signedIn.email}. Only ${invitation.email} can accept it: sign out, then open the link again.`,
+    );
+  if (!signedIn && invitation.hasAccount) throw needsSignIn(invitation.email);
+  let passwordHash: string | undefined;
+  if (!signedIn) {
+    const problem = passwordProblem(who.password ?? "");
     if (problem) throw new ApiError(422, problem);
+    passwordHash = await hashPassword(who.password!);
   }
   const claimed = await db
     .update(invitations)
@@ -202,16 +226,25 @@ export async function acceptInvitation(db: ControlDb, token: string, password: s
     .where(and(eq(invitations.id, invitation.id), isNull(invitations.acceptedAt)))
     .returning({ id: invitations.id });
   if (!claimed.length) throw new ApiError(404, "This invitation link was used already.");
-  let user = await findUser(db, invitation.email);
-  if (!user) [user] = await db.insert(users).values({ email: invitation.email, passwordHash: await hashPassword(password!) }).returning();
-  const current = await roleIn(db, user.id, invitation.organizationId);
+  let userId: number;
+  if (signedIn) userId = signedIn.userId; // its email is the invitation's (checked above)
+  else {
+    const [created] = await db.insert(users).values({ email: invitation.email, passwordHash: passwordHash! }).onConflictDoNothing().returning({ id: users.id });
+    if (!created) {
+      // The account appeared since the check (another link, at the same moment): it is not this link's to join.
+      await db.update(invitations).set({ acceptedAt: null }).where(eq(invitations.id, invitation.id));
+      throw needsSignIn(invitation.email);
+    }
+    userId = created.id;
+  }
+  const current = await roleIn(db, userId, invitation.organizationId);
   const role = current && atLeast(current, invitation.role) ? current : invitation.role;
   await db.batch([
     db
       .insert(memberships)
-      .values({ userId: user.id, organizationId: invitation.organizationId, role })
+      .values({ userId, organizationId: invitation.organizationId, role })
       .onConflictDoUpdate({ target: [memberships.userId, memberships.organizationId], set: { role } }),
-    auditStatement(db, { organizationId: invitation.organizationId, actor: `user:${user.id}`, action: "invitation.accept", target: `invitation:${invitation.id}`, detail: { email: user.email, role } }, now),
+    auditStatement(db, { organizationId: invitation.organizationId, actor: `user:${userId}`, action: "invitation.accept", target: `invitation:${invitation.id}`, detail: { email: invitation.email, role } }, now),
   ]);
-  return { userId: user.id, organizationId: invitation.organizationId, newAccount: !invitation.hasAccount };
+  return { userId, organizationId: invitation.organizationId, newAccount: !signedIn };
 }

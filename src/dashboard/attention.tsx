@@ -1,13 +1,15 @@
 /** The review queue: held-back translations side by side with their source, fix or discard. The decision is ops/attention.ts's. */
 import { Hono } from "hono";
-import { AttentionDecisionIn } from "../api/schemas";
+import { AttentionDecisionIn, type QAIssue } from "../api/schemas";
+import { ApiError } from "../errors";
 import { dashboardBase } from "../links";
 import { decideAttention, listAttention } from "../ops/attention";
 import { siteAccess } from "./access";
 import type { DashApp } from "./auth";
-import { form, id, safeNext, str } from "./form";
-import { AttentionPage } from "./pages/attention";
+import { form, id, str } from "./form";
+import { AttentionConfirmPage, AttentionPage } from "./pages/attention";
 import { parsed } from "./parse";
+import { dashboardTarget, withDone } from "./redirect";
 import { notice, render, siteNav, viewer } from "./respond";
 
 export const attention = new Hono<DashApp>();
@@ -27,12 +29,30 @@ attention.get("/sites/:site_id/attention", async (c) => {
   );
 });
 
+/**
+ * Fix or discard. A fix runs QA like engine output; with QA errors `decideAttention` saves
+ * nothing and answers 409 with the findings, shown here with the editor's text until they
+ * confirm (`confirm=1`, the "Save anyway" button) or change it.
+ */
 attention.post("/sites/:site_id/attention/:result_id", async (c) => {
   const a = await siteAccess(c, id(c.req.param("site_id")), "editor");
   const f = await form(c);
+  const queue = `/dashboard/sites/${a.site.id}/attention`;
+  // Where to return is settled before the decision is applied.
+  const back = dashboardTarget(str(f, "back"), "back") ?? queue;
   const action = str(f, "action");
-  const decision = parsed(AttentionDecisionIn, action === "fix" ? { action, text: str(f, "text").replace(/\r\n/g, "\n") } : { action });
-  await decideAttention(c.env, a.actor, a.site, c.req.param("result_id").slice(0, 64), decision);
-  const back = safeNext(str(f, "back") || `/dashboard/sites/${a.site.id}/attention`);
-  return c.redirect(`${back}${back.includes("?") ? "&" : "?"}done=${decision.action === "fix" ? "fixed" : "discarded"}`, 303);
+  const decision = parsed(AttentionDecisionIn, action === "fix" ? { action, text: str(f, "text").replace(/\r\n/g, "\n"), confirm: str(f, "confirm") === "1" } : { action });
+  const resultId = c.req.param("result_id").slice(0, 64);
+  try {
+    await decideAttention(c.env, a.actor, a.site, resultId, decision);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 409 && decision.action === "fix")) throw err;
+    const held = err.extra as { qa: QAIssue[]; source_text: string };
+    return render(
+      c,
+      <AttentionConfirmPage nav={siteNav(a, "attention")} viewer={viewer(c)} resultId={resultId} text={decision.text} sourceText={held.source_text} qa={held.qa} back={back} queue={queue} />,
+      409,
+    );
+  }
+  return c.redirect(withDone(back, decision.action === "fix" ? "fixed" : "discarded"), 303);
 });

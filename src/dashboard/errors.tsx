@@ -4,21 +4,23 @@ import { HTTPException } from "hono/http-exception";
 import { ApiError } from "../errors";
 import { SignInRequired } from "./access";
 import type { DashApp, DashContext } from "./auth";
-import { safeNext } from "./form";
+import { dashboardPath } from "./redirect";
 import { ErrorPage } from "./pages/error";
 import { render } from "./respond";
 
 export async function dashboardError(err: Error, c: Context<DashApp>) {
   const ctx = c as DashContext;
   if (err instanceof SignInRequired) {
-    const next = c.req.method === "GET" ? `?next=${encodeURIComponent(c.req.path + (new URL(c.req.url).search || ""))}` : "";
+    // The address as the browser sent it (percent-encoded), not Hono's decoded path.
+    const url = new URL(c.req.url);
+    const next = c.req.method === "GET" ? `?next=${encodeURIComponent(url.pathname + url.search)}` : "";
     return c.redirect(`/dashboard${next}`, 303);
   }
   const user = ctx.get("user") ?? null;
   const v = user ? { email: user.email } : null;
   // After a refused form, "Go back" returns to the page it came from (only ever a dashboard page of this origin).
   const referer = c.req.method === "POST" ? c.req.header("referer") : undefined;
-  const back = referer?.startsWith(`${new URL(c.req.url).origin}/dashboard`) ? safeNext(referer.slice(new URL(c.req.url).origin.length)) : undefined;
+  const back = referer?.startsWith(`${new URL(c.req.url).origin}/dashboard`) ? (dashboardPath(referer.slice(new URL(c.req.url).origin.length)) ?? undefined) : undefined;
   if (err instanceof ApiError) return render(ctx, <ErrorPage status={err.status} detail={err.detail} viewer={v} back={back} />, err.status as 404);
   if (err instanceof HTTPException && err.status === 403)
     return render(ctx, <ErrorPage status={403} detail="This form was sent from another website, so it was refused. Open the dashboard directly and try again." viewer={v} />, 403);

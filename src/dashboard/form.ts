@@ -25,6 +25,3 @@ export const id = (value: string | undefined) => {
   const n = Number(value);
   return Number.isSafeInteger(n) && n > 0 ? n : -1;
 };
-
-/** Only a path inside the dashboard is a safe place to return to (no open redirect). */
-export const safeNext = (next: string) => (/^\/dashboard(\/|\?|$)/.test(next) && !next.startsWith("//") ? next : "/dashboard");

@@ -10,6 +10,7 @@
  */
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
+import { DASHBOARD_CSP, setPageHeaders } from "../page-headers";
 import { type DashApp, loadUser } from "./auth";
 import { dashboardError, dashboardNotFound } from "./errors";
 import { account } from "./account";
@@ -25,16 +26,13 @@ import { sites } from "./sites";
 import { units } from "./units";
 import { usage } from "./usage";
 
-export const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+export const CSP = DASHBOARD_CSP;
 
 export const dashboard = new Hono<DashApp>();
 
 dashboard.use(async (c, next) => {
   await next();
-  c.header("Content-Security-Policy", CSP);
-  c.header("X-Content-Type-Options", "nosniff");
-  c.header("Referrer-Policy", "same-origin");
-  c.header("X-Frame-Options", "DENY");
+  setPageHeaders(c, CSP);
   if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
 });
 dashboard.use(csrf());

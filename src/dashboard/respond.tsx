@@ -9,7 +9,6 @@ import type { OrgNav, SiteNav } from "./pages/layout";
 const NOTICES: Record<string, string> = {
   "signed-out": "You are signed out.",
   joined: "Welcome! You have joined the organization.",
-  "joined-sign-in": "You have joined the organization. Sign in to continue.",
   "password-changed": "Your password is changed. Other sessions were signed out.",
   "job-cancelled": "The job is cancelled. Segments already translated are kept.",
   fixed: "Saved: the fixed translation goes to the website with the next sync.",

@@ -16,6 +16,7 @@ import {
   removeMember as remove,
   revokeInvitation,
   type Role,
+  type SignedIn,
 } from "../control/people";
 import { ApiError } from "../errors";
 import type { Actor } from "./actor";
@@ -60,6 +61,7 @@ export async function openInvitationOf(env: Env, token: string) {
   return openInvitation(controlDb(env.DB), token);
 }
 
-export async function acceptInvitation(env: Env, token: string, password: string | undefined) {
-  return accept(controlDb(env.DB), token, password);
+/** A link alone never adds an existing account: it must be signed in as itself (control/people.ts `acceptInvitation`). */
+export async function acceptInvitation(env: Env, token: string, who: { signedIn: SignedIn | null; password?: string }) {
+  return accept(controlDb(env.DB), token, who);
 }

@@ -8,6 +8,7 @@ import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import {
   AdminSiteDetailOut,
   AdminSiteOut,
+  AttentionConfirmOut,
   AttentionDecisionIn,
   AttentionOut,
   AttentionQuery,
@@ -262,10 +263,17 @@ adminRoutes.openapi(
     summary: "Fix or discard a held-back translation",
     description:
       "`fix` stores the given text (origin `human`, state ok, added to the translation memory) and delivers it as a new result in GET /v1/results; `discard` drops the translation (state missing: the next delta job translates it again). " +
+      "A fix runs the same QA checks as engine output: when it has QA errors it is saved only with `confirm: true`; without it nothing changes and the answer is 409 with the findings. Saved, its findings stay on the segment (`qa`), and never hold it back. " +
       "A result that is not waiting for a decision (already decided, superseded, or its source changed since) is a 404.",
     tags: ["admin"],
     request: { params: SiteIdParam.extend({ result_id: z.string().min(1).max(64) }), ...body(AttentionDecisionIn, { action: "fix", text: "<p>Willkommen, {name}! Lesen Sie <a href=\"/more\">mehr</a>.</p>" }) },
-    responses: { 200: ok(z.object({ id: z.string(), state: z.enum(["ok", "missing"]) }), "The segment's new state", { id: "r_7000000103", state: "ok" }), ...adminErrors, ...notFoundResponse, ...bodyErrors },
+    responses: {
+      200: ok(z.object({ id: z.string(), state: z.enum(["ok", "missing"]) }), "The segment's new state", { id: "r_7000000103", state: "ok" }),
+      409: ok(AttentionConfirmOut, "The fix has QA errors and `confirm: true` was not sent: nothing was saved; `qa` lists the findings.", EXAMPLES.attentionConfirm),
+      ...adminErrors,
+      ...notFoundResponse,
+      ...bodyErrors,
+    },
   }),
   async (c) => {
     const { site_id, result_id } = c.req.valid("param");

@@ -8,6 +8,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import { DOCUMENT_CONFIG, fixNullableRefs } from "../api/openapi";
 import type { App } from "../context";
+import { docsCsp, setPageHeaders } from "../page-headers";
 import { authErrors } from "./common";
 
 export const SCALAR_SCRIPT = "/vendor/scalar/standalone.js";
@@ -52,6 +53,14 @@ export function registerDocument(app: OpenAPIHono<App>, version: string) {
     let doc = documents.get(app);
     if (!doc) documents.set(app, (doc = fixNullableRefs(app.getOpenAPI31Document({ ...DOCUMENT_CONFIG, info: { ...DOCUMENT_CONFIG.info, version } }))));
     return c.json(doc as object, 200);
+  });
+  // The dashboard's headers (same origin); Scalar's one inline script runs by a fresh nonce.
+  app.get("/v1/docs", async (c, next) => {
+    await next();
+    const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
+    const html = (await c.res.text()).replace(/<script(?![^>]*\bsrc=)/g, `<script nonce="${nonce}"`);
+    c.res = new Response(html, c.res);
+    setPageHeaders(c, docsCsp(nonce));
   });
   app.get(
     "/v1/docs",

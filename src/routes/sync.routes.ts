@@ -21,6 +21,7 @@ import {
   type UnitSnapshot,
 } from "../api/schemas";
 import { parseBatchUnit } from "../api/batch-unit";
+import { scanJsonText, withoutUnits } from "../api/json-text";
 import { EXAMPLES } from "../api/examples";
 import { validationDetail } from "../api/issues";
 import type { App } from "../context";
@@ -29,6 +30,7 @@ import type { SiteSettings } from "../control/sites";
 import { invalid } from "../errors";
 import { LIMITS } from "../limits";
 import { dashboardBase } from "../links";
+import { BATCH_PATH } from "./body-bounds";
 import { authErrors, bearer, body, bodyErrors, errors, notFoundResponse, ok, siteObject } from "./common";
 
 export const syncRoutes = new OpenAPIHono<App>();
@@ -119,22 +121,35 @@ syncRoutes.openAPIRegistry.registerPath({
   request: body(BatchIn, EXAMPLES.batchIn),
   responses: { 200: ok(BatchOut, "One item per sent unit, in the order sent", EXAMPLES.batchOut), ...errors, ...bodyErrors },
 });
-syncRoutes.put("/v1/units/batch", async (c) => {
+syncRoutes.put(BATCH_PATH, async (c) => {
   const { stub, site } = siteObject(c);
   const bytes = await c.req.arrayBuffer();
-  const envelope = BatchEnvelope.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
+  const text = new TextDecoder().decode(bytes);
+  // Depth and width are measured on the text before it is parsed (src/api/json-text.ts): a unit
+  // past them is left out of the parse and fails alone; nothing else reads it.
+  const scan = scanJsonText(text, { batch: true });
+  if (scan.problem) throw invalid(`${scan.problem.path} ${scan.problem.rule}`);
+  const envelope = BatchEnvelope.safeParse(JSON.parse(withoutUnits(text, scan.refused)));
   if (!envelope.success) throw invalid(validationDetail(envelope.error));
   const raws = envelope.data.units;
   const out: (BatchItem | undefined)[] = [];
+  const refused = new Set<number>();
+  for (const r of scan.refused) {
+    // Left out as null; another `units` later in the body (the one JSON.parse keeps) is not this one.
+    if (raws[r.index] !== null) continue;
+    refused.add(r.index);
+    out[r.index] = { external_key: r.externalKey, ok: false, result: null, error: `${r.path} ${r.rule}` };
+  }
 
   // A unit whose snapshot is exactly the one last applied (same digest) was validated then and
   // changes nothing now: the object answers it as unchanged, and it is neither validated nor sent again.
-  const digests = raws.map((raw) => createHash("sha256").update(JSON.stringify(raw)).digest("base64"));
+  const digests = raws.map((raw, i) => (refused.has(i) ? "" : createHash("sha256").update(JSON.stringify(raw)).digest("base64")));
   // Only a key's first occurrence may be answered so: a later one comes after a push of the same key.
   const candidates: { external_key: string; digest: string }[] = [];
   const first = new Map<string, number>();
   raws.forEach((raw, i) => {
     const r = raw as { external_key?: unknown; adapter?: unknown };
+    if (refused.has(i)) return;
     if (typeof r?.external_key !== "string" || first.has(r.external_key)) return;
     first.set(r.external_key, i);
     if (typeof r.adapter === "string" && site.enabledAdapters.includes(r.adapter as UnitSnapshot["adapter"]))
@@ -146,6 +161,7 @@ syncRoutes.put("/v1/units/batch", async (c) => {
   const validDigests: string[] = [];
   const slots: number[] = [];
   raws.forEach((raw, i) => {
+    if (refused.has(i)) return;
     const key = (raw as { external_key?: unknown })?.external_key;
     const externalKey = typeof key === "string" ? key.slice(0, LIMITS.unitKey) : "";
     const same = typeof key === "string" && first.get(key) === i ? unchanged.get(key) : undefined;

@@ -10,7 +10,7 @@
  * committed work. Commits run one at a time; outcomes that finish while one is being written
  * are coalesced into the next, so a fast engine does not pay a D1 round trip per batch.
  */
-import { recordUsage } from "../billing/billing";
+import { recordUsage, restoreUsage } from "../billing/billing";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
 import type { Format } from "../limits";
@@ -164,10 +164,18 @@ export class Committer {
     if (!current) return;
     const n = current.slices + 1;
     const billed = outcomes.reduce((sum, o) => sum + o.billed, 0);
+    const db = controlDb(env.DB);
     // Meter first: if the object dies before the commit, the attempt that commits n later replaces this row.
-    await infra("metering a job's progress", () => recordUsage(controlDb(env.DB), settings, this.jobId, n, billed, store.clock()));
-    persist(store, settings, this.jobId, n, outcomes);
-    this.commits++;
+    await infra("metering a job's progress", () => recordUsage(db, settings, this.jobId, n, billed, store.clock()));
+    if (persist(store, settings, this.jobId, n, outcomes)) {
+      this.commits++;
+      return;
+    }
+    // Another attempt committed n while this one was metering: its work is kept, not this one's. The row n this attempt
+    // wrote is set back to what the job kept, and the outcomes are not landed (their items stay pending, to be redone).
+    const kept = store.one<{ slices: number; characters: number }>("SELECT slices, characters FROM jobs WHERE id = ?", this.jobId);
+    if (kept) await infra("metering a job's progress", () => restoreUsage(db, settings.id, this.jobId, n, kept.slices, kept.characters));
+    throw new CommitConflict(this.jobId, n);
   }
 }
 
@@ -178,12 +186,25 @@ export class Committer {
  */
 const RESULTS_JSON = 400_000;
 
-/** Writes the outcomes as commit number `n` of the job, in one transaction. */
-export function persist(store: Store, settings: SiteSettings, jobId: number, n: number, outcomes: Outcome[]) {
+/** Commit `n` of a job found the commit counter moved on: another attempt committed it first (see Committer.write). */
+export class CommitConflict extends Error {
+  constructor(jobId: number, n: number) {
+    super(`commit ${n} of job ${jobId} was written by another attempt first`);
+    this.name = "CommitConflict";
+  }
+  /** Not the job's fault: the runner backs off and redoes the work, as after a D1 fault. */
+  readonly retryable = true;
+}
+
+/**
+ * Writes the outcomes as commit number `n` of the job, in one transaction. Answers whether it
+ * did: not when the job's counter no longer stands at n − 1 (another attempt committed n).
+ */
+export function persist(store: Store, settings: SiteSettings, jobId: number, n: number, outcomes: Outcome[]): boolean {
   const now = store.now();
-  store.tx(() => {
+  return store.tx(() => {
     const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", jobId);
-    if (!current || current.slices !== n - 1) return; // another invocation already committed n
+    if (!current || current.slices !== n - 1) return false; // another attempt already committed n
     const counters = { done: 0, failed: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0, billed: 0 };
     const errors: JobError[] = [];
     const units = new Set<number>();
@@ -334,5 +355,6 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
     );
     if (recount) refreshUnits(store, siteTargets(settings), units);
     else moveStates(store, changes);
+    return true;
   });
 }

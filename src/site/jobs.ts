@@ -158,9 +158,9 @@ const SEP = "\u001f";
  * them by (fingerprint, language) for the repeat rule took most of a CPU budget at 1,000,000
  * segments × 10 languages. Here each segment in scope is read once, with its translations
  * that leave nothing to do and its memory entries (one look-up each, not one per language),
- * sorted by fingerprint alone (a tenth of the rows), and a repeat is recognized as the same
- * fingerprint as the row before: per fingerprint and language, the longest billable pair is
- * billed.
+ * sorted by fingerprint and source language (a tenth of the rows), and a repeat is the same
+ * fingerprint and source language as the row before: per (source language, fingerprint) and
+ * target language, the longest billable pair is billed.
  */
 export function estimateScope(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]): ScopeEstimate {
   const languagesJson = JSON.stringify(languages);
@@ -182,8 +182,8 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
     return targets;
   };
 
-  // ?1 is the site's source language (for the memory; a forced job binds none).
-  const args: unknown[] = scope.force ? [] : [settings.sourceLanguage];
+  // ?1 is the site's source language (a unit without its own has the site's).
+  const args: unknown[] = [settings.sourceLanguage];
   const units = unitScope(scope, args);
   // done: languages whose translation leaves nothing to do; hits: target languages the memory holds.
   const done = scope.force ? "NULL" : `(SELECT group_concat(t.language, char(31)) FROM translations t WHERE t.segment_id = s.id AND NOT ${needsWork(scope)})`;
@@ -202,16 +202,19 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
     }
   };
   let current: string | undefined;
+  let currentSource: string | undefined;
   // `+s.fingerprint`: sorted, not read in the order of the fingerprint index (a random look-up of
   // each segment, slower than the sort for a whole site); a narrow scope still starts from its units.
-  for (const [fingerprint, len, writable, doneList, hitList] of store.rows<[string, number, string | null, string | null, string | null]>(
-    `SELECT s.fingerprint, s.characters, u.writable_languages, ${done}, ${hits}
-     FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0 WHERE ${units} ORDER BY +s.fingerprint`,
+  // A repeat is the same text in the same source language: sorted by both, compared with the row before.
+  for (const [fingerprint, source, len, writable, doneList, hitList] of store.rows<[string, string, number, string | null, string | null, string | null]>(
+    `SELECT s.fingerprint, lower(coalesce(u.source_language, ?1)) AS source, s.characters, u.writable_languages, ${done}, ${hits}
+     FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0 WHERE ${units} ORDER BY +s.fingerprint, source`,
     ...args,
   )) {
-    if (fingerprint !== current) {
+    if (fingerprint !== current || source !== currentSource) {
       bill();
       current = fingerprint;
+      currentSource = source;
     }
     const targets = targetsOf(writable);
     if (doneList === null && hitList === null) {
@@ -270,13 +273,30 @@ export function listJobs(store: Store, active: boolean): Job[] {
   return rows.map(jobOut);
 }
 
-/** queued or running → cancelled; segments already translated are kept. A finished job is answered as it is. */
+/** Meta key: ids of jobs that ended outside the runner and whose billing the runner still settles. */
+const UNSETTLED = "unsettled_jobs";
+
+/** Jobs cancelled while running: the runner settles their billing once their commits have landed (runner.ts, settleEnded). */
+export const unsettledJobs = (store: Store): number[] => store.getMeta<number[]>(UNSETTLED) ?? [];
+
+export function markSettled(store: Store, id: number) {
+  const left = unsettledJobs(store).filter((j) => j !== id);
+  if (left.length) store.setMeta(UNSETTLED, left);
+  else store.run("DELETE FROM meta WHERE key = ?", UNSETTLED);
+}
+
+/**
+ * queued or running → cancelled; segments already translated are kept. A finished job is
+ * answered as it is. A running job may have a commit whose ledger row is written and whose
+ * transaction is not (in flight, or lost to a fault): it is left to the runner to settle.
+ */
 export function cancelJob(store: Store, id: number): JobRow {
   return store.tx(() => {
     const job = getJob(store, id);
     if (job.status !== "queued" && job.status !== "running") return job;
     store.run("UPDATE jobs SET status = 'cancelled', finished_at = ? WHERE id = ?", store.now(), id);
     store.run("DELETE FROM job_items WHERE job_id = ?", id);
+    if (job.status === "running") store.setMeta(UNSETTLED, [...unsettledJobs(store), id]);
     return getJob(store, id);
   });
 }

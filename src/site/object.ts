@@ -18,7 +18,7 @@ import type { SiteSettings } from "../control/sites";
 import { toRpcFailure, unauthorized, type RpcFailure } from "../errors";
 import { flushCounts, mergeCounts, rebuildCounts, type CountSink } from "./counts";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
-import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, scopeOf, type ScopeEstimate } from "./jobs";
+import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, scopeOf, unsettledJobs, type ScopeEstimate } from "./jobs";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { currentJob, runAlarm } from "./runner";
 import { capabilities, siteTargets } from "./settings";
@@ -258,9 +258,17 @@ export class SiteObject extends DurableObject<Env> {
   async createJob(settings: SiteSettings, request: JobRequest, opts: { estimate: ScopeEstimate; confirmedCharacters: number | null }) {
     return this.call(settings, async (settings) => {
       const job = createJob(this.store, scopeOf(request), opts.estimate, opts.confirmedCharacters);
-      await reserve(controlDb(this.env.DB), settings, job.id, job.estimated_characters, job.created_at);
+      try {
+        await reserve(controlDb(this.env.DB), settings, job.id, job.estimated_characters, job.created_at);
+      } catch (err) {
+        // The job is taken back while it is still queued (the runner starts a job only after its own D1 reads): the client's
+        // retry then creates the only job. A reservation written whose answer was lost is released once no job is active.
+        const withdrawn = this.store.run("DELETE FROM jobs WHERE id = ? AND status = 'queued'", job.id) > 0;
+        if (withdrawn) throw err;
+        // Started meanwhile (the runner reserved it itself): it stands, and is answered as it is now.
+      }
       await this.scheduleRun();
-      return jobOut(job);
+      return jobOut(getJob(this.store, job.id));
     });
   }
 
@@ -281,14 +289,16 @@ export class SiteObject extends DurableObject<Env> {
   async cancelJob(settings: SiteSettings, id: number) {
     return this.call(settings, async (settings) => {
       const job = cancelJob(this.store, id);
+      // Settled by the runner once the job's commits have landed (jobs.ts, cancelJob); the reservation goes at once.
+      await this.scheduleRun();
       if (job.status === "cancelled") await release(controlDb(this.env.DB), settings.id, [id]);
       return jobOut(job);
     });
   }
 
-  /** Makes sure an alarm is set while a job is queued or running (also repairs a lost alarm). */
+  /** Makes sure an alarm is set while a job is queued or running or a cancelled one is to be settled (also repairs a lost alarm). */
   private async scheduleRun() {
-    if (!currentJob(this.store)) return;
+    if (!currentJob(this.store) && !unsettledJobs(this.store).length) return;
     // An alarm set for later (retention's, days ahead) does not count: the job needs one now.
     const current = await this.ctx.storage.getAlarm();
     const at = this.nextRunAt();

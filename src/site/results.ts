@@ -13,7 +13,7 @@ import { stateSql } from "./state";
 import { capabilities, siteTargets } from "./settings";
 import type { Store } from "./store";
 import type { Format } from "../limits";
-import { runQA } from "../qa";
+import { runQA, type QAIssue } from "../qa";
 import { glossaryFor } from "./glossary";
 
 export const resultId = (n: number) => `r_${n}`;
@@ -270,7 +270,11 @@ export function listAttention(store: Store, links: Links, query: { cursor?: stri
   };
 }
 
-/** The review queue's decisions: fix (origin human, ok, into the memory) or discard (missing). */
+/**
+ * The review queue's decisions: fix (origin human, ok, into the memory) or discard (missing).
+ * A fix with QA errors needs `confirm: true`; without it nothing changes and the answer is a
+ * 409 carrying the findings (`qa`) and the source they were checked against (`source_text`).
+ */
 export function decideAttention(store: Store, settings: SiteSettings, id: string, decision: AttentionDecision) {
   const n = parseResultId(id);
   return store.tx(() => {
@@ -287,12 +291,20 @@ export function decideAttention(store: Store, settings: SiteSettings, id: string
     const now = store.now();
     if (decision.action === "fix") {
       const qa = humanQA(store, settings, row, row.language, decision.text);
+      // The same checks as engine output: a fix with QA errors (a <script> added to an HTML
+      // segment, a placeholder lost) is saved only when the editor confirms it, having seen them.
+      const findings = JSON.parse(qa) as QAIssue[];
+      if (!decision.confirm && findings.some((i) => i.severity === "error"))
+        throw new ApiError(409, "The fix has QA errors, so it was not saved. Change the text, or send it again with confirm: true to save it anyway.", {
+          qa: findings,
+          source_text: row.source_text,
+        });
       // The fixed text is delivered: a new result (origin human) that the connector pulls from
       // GET /v1/results and writes like any other; the held one is superseded by it. The state
       // is ok (the fix is an editor's decision), so reviews of the new result are ignored.
       // Errors in its findings are shown only to connectors that show QA errors (as for results).
       const showErrors = settings.qaMode === "editors" && capabilities(store).has("qa_errors");
-      const shown = showErrors ? qa : JSON.stringify((JSON.parse(qa) as { severity: string }[]).filter((i) => i.severity !== "error"));
+      const shown = showErrors ? qa : JSON.stringify(findings.filter((i) => i.severity !== "error"));
       store.run(
         `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held)
          VALUES (?, ?, ?, ?, ?, 'human', 'human', NULL, ?, ?, 1, 0)`,

@@ -11,7 +11,7 @@
  * a job, which then releases its reservation and the ledger rows of commits that never landed.
  */
 import { eq } from "drizzle-orm";
-import { estimateCost, release, releaseInactive, removeUncommittedUsage, reserve } from "../billing/billing";
+import { estimateCost, releaseInactive, reserve, settleJob } from "../billing/billing";
 import { controlDb } from "../control/db";
 import { glossaryTerms } from "../control/schema";
 import type { SiteSettings } from "../control/sites";
@@ -21,7 +21,7 @@ import type { EngineName } from "../limits";
 import { addErrors, Committer } from "./commit";
 import { backoffMs, infra, isInfrastructure } from "./faults";
 import { glossaryDue, glossaryFor, replaceGlossary } from "./glossary";
-import { estimateScope, type JobRow, type JobScope, scopeQuery } from "./jobs";
+import { estimateScope, type JobRow, type JobScope, markSettled, scopeQuery, unsettledJobs } from "./jobs";
 import { runSlice } from "./slice";
 import type { Store } from "./store";
 
@@ -61,6 +61,11 @@ export interface RunOptions {
   batchWindowMs?: number;
   /** Segments per chunk when a started job's items are fixed. */
   scopeChunk?: number;
+  /**
+   * Items per slice, instead of what the engine's limits give (slice.ts, sliceItems): tests use
+   * tiny slices so a small job spans several slices and overlapping commits.
+   */
+  sliceItems?: number;
 }
 
 /** What one invocation shares between its slices: budgets, engine gates, the glossary. */
@@ -80,12 +85,12 @@ export class Invocation {
   slicesStarted = 0;
   chunksFixed = 0;
   stopped = false;
-  /** Per language: texts produced by engine batches whose commits have not landed yet, by source fingerprint. */
+  /** Per language: texts produced by engine batches whose commits have not landed yet, by source language and fingerprint. */
   private readonly unsaved = new Map<string, Map<string, readonly [text: string, origin: string, engine: string]>>();
 
   constructor(
     readonly deps: RunnerDeps,
-    readonly options: Required<RunOptions>,
+    readonly options: Required<Omit<RunOptions, "sliceItems">> & Pick<RunOptions, "sliceItems">,
   ) {}
 
   /** Requests in flight per engine, shared by the job's languages. */
@@ -186,13 +191,18 @@ function finish(store: Store, jobId: number, status: "succeeded" | "failed", err
  * never landed are removed (the customer pays only for what the job kept).
  */
 export async function abandonJob(deps: RunnerDeps, jobId: number) {
-  const db = controlDb(deps.env.DB);
-  const committed = deps.store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", jobId)?.slices ?? 0;
-  await infra("abandoning a job", async () => {
-    await removeUncommittedUsage(db, deps.settings.id, jobId, committed);
-    await release(db, deps.settings.id, [jobId]);
-  });
+  await settle(deps, jobId, "abandoning a job");
   finish(deps.store, jobId, "failed", "The job stopped after repeated internal errors; request it again. Segments already translated are kept.");
+}
+
+/**
+ * Billing equals what is stored: once a job has ended, the ledger rows of its commits that never
+ * landed are removed and its reservation released (billing.ts, settleJob). Its `characters`
+ * then equal the month's usage it caused.
+ */
+async function settle(deps: RunnerDeps, jobId: number, what: string) {
+  const committed = deps.store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", jobId)?.slices ?? 0;
+  await infra(what, () => settleJob(controlDb(deps.env.DB), deps.settings.id, jobId, committed));
 }
 
 /** queued → running: re-evaluates the scope and its cost, and fixes the items to work off. */
@@ -212,13 +222,13 @@ async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   // Cancelled while the cost was being checked.
   if (store.one("SELECT 1 AS x FROM jobs WHERE id = ? AND status = 'queued'", job.id) === undefined) return false;
   if (estimate.estimated_characters > 0 && !ent.entitled) {
-    await infra("releasing a reservation", () => release(db, settings.id, [job.id]));
+    await settle(deps, job.id, "releasing a reservation");
     finish(store, job.id, "failed", `Hosted translation is no longer available for this site: ${ent.reason}`);
     return false;
   }
   const allowed = job.confirmed_characters ?? (cost.requires_confirmation ? 0 : estimate.estimated_characters);
   if (estimate.estimated_characters > allowed) {
-    await infra("releasing a reservation", () => release(db, settings.id, [job.id]));
+    await settle(deps, job.id, "releasing a reservation");
     finish(
       store,
       job.id,
@@ -320,8 +330,14 @@ export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {
     maxSlices: opts.maxSlices ?? Number.POSITIVE_INFINITY,
     batchWindowMs: opts.batchWindowMs ?? BATCH_WINDOW_MS,
     scopeChunk: opts.scopeChunk ?? SCOPE_CHUNK,
+    sliceItems: opts.sliceItems,
   });
   for (;;) {
+    // Jobs cancelled while running: their commits have landed by now (none is in flight between two steps of the loop).
+    for (const id of unsettledJobs(deps.store)) {
+      await settle(deps, id, "settling a cancelled job");
+      markSettled(deps.store, id);
+    }
     const job = currentJob(deps.store);
     if (!job) {
       // Also repairs a release that failed after its job had ended.
@@ -342,8 +358,8 @@ export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {
     if (inv.slicesStarted > 0 && !inv.mayStartSlice()) return true;
     await runLanguages(inv, job);
     if (pendingLanguages(deps.store, job).length === 0) {
-      // Release before finishing: if D1 fails here the job is still running, and the next alarm releases again.
-      await infra("releasing a reservation", () => release(controlDb(deps.env.DB), deps.settings.id, [job.id]));
+      // Settle before finishing: if D1 fails here the job is still running, and the next alarm settles again.
+      await settle(deps, job.id, "releasing a reservation");
       const done = deps.store.one<{ done_segments: number; failed_segments: number }>("SELECT done_segments, failed_segments FROM jobs WHERE id = ?", job.id)!;
       if (isRunning(deps.store, job.id)) finish(deps.store, job.id, done.done_segments === 0 && done.failed_segments > 0 ? "failed" : "succeeded");
     }

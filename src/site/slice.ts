@@ -38,6 +38,13 @@ export const SLICE_CHARACTERS = 200_000;
 /** Engine failures that concern the whole language rather than one batch. */
 const LANGUAGE_WIDE = new Set(["not_configured", "quota", "unsupported_language"]);
 
+/**
+ * What makes two items repeats of each other: the same text in the same source language (the
+ * unit's, else the site's; matched case-insensitively, as the memory matches it). The same text
+ * in two source languages is two translations, each billed.
+ */
+const repeatKey = (item: SliceItem) => `${item.source_language.toLowerCase()}\u0000${item.fingerprint}`;
+
 interface Group {
   /** Items with the same source language and text: the first is sent, the others reuse its translation. */
   items: SliceItem[];
@@ -70,15 +77,17 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
       ? `The engine ${target.engine} is not enabled for this site.`
       : undefined;
   const engine: Engine | undefined = problem ? undefined : (inv.deps.engineFor ?? ((n) => createEngine(n, inv.deps.env)))(target!.engine);
-  // Each item comes with its memory hit (none for a forced job) and a translation of the same text made earlier in this job
-  // (the latest), each one index look-up, so the slice needs no further reads.
+  // Each item comes with its memory hit (none for a forced job) and a translation of the same text in the same source language
+  // made earlier in this job (the latest), each one index look-up, so the slice needs no further reads.
   const loaded = store.all<SliceItem>(
     `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
        coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
        ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since,
        CASE WHEN ?6 THEN NULL ELSE (SELECT m.text FROM memory m WHERE m.source_fingerprint = s.fingerprint
          AND m.source_language = lower(coalesce(u.source_language, ?3)) AND m.target_language = lower(?2)) END AS memory,
-       (SELECT json_array(r.text, r.origin, r.engine) FROM results r WHERE r.job_id = ?1 AND r.language = ?2 AND r.source_fingerprint = s.fingerprint
+       (SELECT json_array(r.text, r.origin, r.engine) FROM results r JOIN units ru ON ru.id = r.unit_id
+         WHERE r.job_id = ?1 AND r.language = ?2 AND r.source_fingerprint = s.fingerprint
+           AND lower(coalesce(ru.source_language, ?3)) = lower(coalesce(u.source_language, ?3))
          ORDER BY r.id DESC LIMIT 1) AS earlier
      FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
      LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
@@ -87,7 +96,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
     job.id,
     language,
     settings.sourceLanguage,
-    sliceItems(engine?.limits),
+    inv.options.sliceItems ?? sliceItems(engine?.limits),
     job.started_at ?? "",
     scope.force ? 1 : 0,
     after,
@@ -142,11 +151,11 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   for (const item of work) {
     const { memory: hit, earlier } = item;
     // Texts translated earlier in this job are reused, not sent again: stored, or produced by a commit still landing.
-    const before = earlier !== null ? (JSON.parse(earlier) as [string, string, string]) : unsaved.get(item.fingerprint);
+    const key = repeatKey(item);
+    const before = earlier !== null ? (JSON.parse(earlier) as [string, string, string]) : unsaved.get(key);
     if (hit !== null) free.push(produce(item, hit, "tm_exact", "memory", "memory"));
     else if (before) free.push(produce(item, before[0], before[1], before[2], "reuse"));
     else {
-      const key = `${item.source_language}\u0000${item.fingerprint}`;
       const group = toSend.get(key);
       if (group) group.items.push(item);
       else toSend.set(key, { items: [item] });
@@ -203,12 +212,12 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
         group.items.forEach((item, i) => produced.push(produce(item, texts[g], engine.origin, engine.name, i === 0 ? "engine" : "reuse")));
       });
       // Until the commit lands, a repeat in the language's next slice finds these texts here.
-      const sent = groups.map((group, g) => [group.items[0].fingerprint, [texts[g], engine.origin, engine.name]] as const);
-      for (const [fingerprint, entry] of sent) unsaved.set(fingerprint, entry);
+      const sent = groups.map((group, g) => [repeatKey(group.items[0]), [texts[g], engine.origin, engine.name]] as const);
+      for (const [key, entry] of sent) unsaved.set(key, entry);
       const commit = committer.commit(outcome({ produced, billed }));
       commits.push(commit);
       const landed = () => {
-        for (const [fingerprint, entry] of sent) if (unsaved.get(fingerprint) === entry) unsaved.delete(fingerprint);
+        for (const [key, entry] of sent) if (unsaved.get(key) === entry) unsaved.delete(key);
       };
       void commit.then(landed, landed);
     };

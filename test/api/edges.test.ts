@@ -118,13 +118,17 @@ describe("QA of human text", () => {
     expect(seg("body").qa.de.map((q: any) => q.code).sort()).toEqual(["glossary", "placeholders"]);
   });
 
-  it("a fix from the review queue gets its own findings, shown but never holding it back", async () => {
+  it("a fix from the review queue gets its own findings: errors need a confirmation, then are shown but never hold it back", async () => {
     const site = await createSite({ qa_mode: "separate", target_languages: [{ code: "de" }] });
     const c = client(site.key);
     await c.put("/v1/units", unit("post:1", [tooLong]));
     await job(c, site.siteId);
     const [item] = (await c.get("/v1/attention")).body.items;
-    const fixed = await admin("POST", `/admin/v1/sites/${site.siteId}/attention/${item.id}`, { action: "fix", text: "Hallo schoene Welt" });
+    // A fix with a QA error is saved only when confirmed (the findings come with the refusal).
+    const unconfirmed = await admin("POST", `/admin/v1/sites/${site.siteId}/attention/${item.id}`, { action: "fix", text: "Hallo schoene Welt" });
+    expect(unconfirmed.status).toBe(409);
+    expect(unconfirmed.body.qa.map((q: any) => q.code)).toEqual(["max_length"]);
+    const fixed = await admin("POST", `/admin/v1/sites/${site.siteId}/attention/${item.id}`, { action: "fix", text: "Hallo schoene Welt", confirm: true });
     expect(fixed.body).toEqual({ id: item.id, state: "ok" });
     const status = (await c.get("/v1/units/post:1/status")).body;
     expect(status.segments[0].states).toEqual({ de: "ok" });

@@ -89,7 +89,9 @@ describe("the OpenAPI document", () => {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
         if (Number(status) < 400) continue;
         const ref = response.content?.["application/json"]?.schema?.$ref;
-        if (!["#/components/schemas/ErrorOut", "#/components/schemas/BillingErrorOut"].includes(ref)) problems.push(`${where}: ${status} is not ErrorOut or BillingErrorOut`);
+        // AttentionConfirmOut: ErrorOut plus the findings of a fix that needs confirming.
+        if (!["#/components/schemas/ErrorOut", "#/components/schemas/BillingErrorOut", "#/components/schemas/AttentionConfirmOut"].includes(ref))
+          problems.push(`${where}: ${status} is not ErrorOut, BillingErrorOut or AttentionConfirmOut`);
       }
     }
     expect(problems).toEqual([]);

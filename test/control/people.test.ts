@@ -27,7 +27,7 @@ async function organization() {
 
 async function member(orgId: number, role: "owner" | "admin" | "editor", address = email()) {
   const inv = await createInvitation(db, { organizationId: orgId, email: address, role, invitedBy: null, actor: "admin" });
-  return acceptInvitation(db, inv.token, "a long enough password");
+  return acceptInvitation(db, inv.token, { signedIn: null, password: "a long enough password" });
 }
 
 describe("roles", () => {
@@ -57,18 +57,20 @@ describe("invitations", () => {
     expect(inv.expires_at).toBe("2026-11-08T00:00:00.000Z");
     expect(await openInvitation(db, inv.token, new Date("2026-11-08T00:00:01Z"))).toBeUndefined();
     expect((await openInvitation(db, inv.token, now))?.hasAccount).toBe(false);
-    const accepted = await acceptInvitation(db, inv.token, "a long enough password", now);
+    const accepted = await acceptInvitation(db, inv.token, { signedIn: null, password: "a long enough password" }, now);
     expect(accepted.newAccount).toBe(true);
-    await expect(acceptInvitation(db, inv.token, "a long enough password", now)).rejects.toMatchObject({ status: 404 });
+    await expect(acceptInvitation(db, inv.token, { signedIn: null, password: "a long enough password" }, now)).rejects.toMatchObject({ status: 404 });
     expect((await membershipIn(db, accepted.userId, orgId))?.role).toBe("editor");
   });
 
-  it("an existing member keeps the higher of the role held and the role invited", async () => {
+  it("an existing account accepts only signed in as itself, and keeps the higher of the role held and the role invited", async () => {
     const orgId = await organization();
     const address = email();
     const { userId } = await member(orgId, "admin", address);
     const again = await createInvitation(db, { organizationId: orgId, email: address, role: "editor", invitedBy: null, actor: "admin" });
-    await acceptInvitation(db, again.token, undefined);
+    await expect(acceptInvitation(db, again.token, { signedIn: null, password: "another long password" })).rejects.toMatchObject({ status: 401 });
+    await expect(acceptInvitation(db, again.token, { signedIn: { userId: userId + 1000, email: "someone@else.example" } })).rejects.toMatchObject({ status: 403 });
+    await acceptInvitation(db, again.token, { signedIn: { userId, email: address } });
     expect((await membershipIn(db, userId, orgId))?.role).toBe("admin");
   });
 });

@@ -103,15 +103,16 @@ describe("accepting an invitation", () => {
     expect(rows.some((r) => r.tokenHash === token)).toBe(false);
   });
 
-  it("an expired invitation does not work; an existing person just joins, keeping a higher role", async () => {
+  it("an expired invitation does not work; an existing person, signed in as themselves, joins keeping a higher role", async () => {
     const db = controlDb(env.DB);
     const { orgId } = await createSite();
     const old = await createInvitation(db, { organizationId: orgId, email: "late@example.com", role: "editor", invitedBy: null, actor: "admin" }, new Date(Date.now() - 8 * 86_400_000));
-    await expect(acceptInvitation(db, old.token, "a long enough password")).rejects.toMatchObject({ status: 404 });
+    await expect(acceptInvitation(db, old.token, { signedIn: null, password: "a long enough password" })).rejects.toMatchObject({ status: 404 });
 
     const owner = await person(orgId, "owner", "twice@example.com");
     const second = await createInvitation(db, { organizationId: orgId, email: "twice@example.com", role: "editor", invitedBy: null, actor: "admin" });
-    const joined = await acceptInvitation(db, second.token, undefined);
+    const account = (await db.select().from(users).where(eq(users.email, "twice@example.com")).get())!;
+    const joined = await acceptInvitation(db, second.token, { signedIn: { userId: account.id, email: account.email } });
     expect(joined.newAccount).toBe(false);
     const members = await dash("GET", `/dashboard/organizations/${orgId}/members`, { cookie: owner.cookie });
     expect(members.html).toMatch(/twice@example\.com.*?<td>owner<\/td>/s);

@@ -137,6 +137,24 @@ test("signing out and in again", async () => {
   await page.getByRole("heading", { name: "Your sites" }).waitFor();
 });
 
+test("an invitation for an existing account asks to sign in, comes back, and is accepted only then", async () => {
+  const third = await must("POST", "/admin/v1/organizations", { body: { name: "Third Press" } }, 201);
+  const inv = await must("POST", `/admin/v1/organizations/${third.id}/invitations`, { body: { email: OWNER, role: "editor" } }, 201);
+  await page.goto(`${server.base}/dashboard`);
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.goto(inv.url);
+  await page.getByText("already has an account").waitFor();
+  assert.equal(await page.getByRole("button", { name: "Accept invitation" }).count(), 0, "no way to accept without signing in");
+  await look("invitation-sign-in");
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in to accept" }).click();
+  await page.waitForURL(inv.url);
+  await look("invitation-accept");
+  await page.getByRole("button", { name: "Accept invitation" }).click();
+  await page.waitForURL(/\/dashboard\?done=joined/);
+  await page.getByRole("heading", { name: "Third Press" }).or(page.getByText("Third Press")).first().waitFor();
+});
+
 test("site overview shows the connector's latest handshake and the counts", async () => {
   await page.goto(`${server.base}/dashboard/sites/${world.site.id}`);
   await page.getByText("wp-transync/2.3.1").waitFor();
@@ -212,8 +230,15 @@ test("a translation held back by QA is fixed in the review queue, reached from a
   assert.equal(await items.count(), 1);
   await page.getByText("max_length", { exact: false }).or(page.getByText("limit is 12")).first().waitFor();
   await look("attention");
-  await page.getByLabel("Translation (de)").fill("Hallo Welt");
+  // A fix with a QA error (longer than the segment's 12 characters) is shown with its findings and not saved yet.
+  await page.getByLabel("Translation (de)").fill("Hallo schöne Welt");
   await page.getByRole("button", { name: "Save fix" }).click();
+  await page.getByRole("heading", { name: "Save this fix despite QA errors?" }).waitFor();
+  await page.getByText("the limit is 12").first().waitFor();
+  await look("attention-confirm");
+  assert.equal((await must("GET", "/v1/attention", { key: world.key }, 200)).items.length, 1, "not saved before the confirmation");
+  await page.getByLabel("Your translation").fill("Hallo Welt");
+  await page.getByRole("button", { name: "Check again" }).click();
   await page.getByText("Saved: the fixed translation").waitFor();
   assert.equal(await page.locator("article.review").count(), 0);
   await look("attention-empty");
@@ -252,8 +277,14 @@ test("members, glossary and audit pages", async () => {
   await page.goto(`${server.base}/dashboard/organizations/${world.org.id}/members`);
   await page.getByLabel("Email").fill("editor@example.com");
   await page.getByRole("button", { name: "Create invitation link" }).click();
-  assert.match(await page.getByLabel("Invitation link").inputValue(), /\/dashboard\/invitations\//);
+  const link = await page.getByLabel("Invitation link").inputValue();
+  assert.match(link, /\/dashboard\/invitations\//);
   await look("members");
+  // Opened while signed in as someone else, the link says so and offers no way to accept.
+  await page.goto(link);
+  await page.getByText(`You are signed in as`).waitFor();
+  assert.equal(await page.getByRole("button", { name: /Create account|Accept invitation/ }).count(), 0);
+  await look("invitation-other-account");
   await page.goto(`${server.base}/dashboard/sites/${world.site.id}/glossary`);
   await page.getByLabel("Term (source)").fill("Transync");
   await page.getByLabel("Language").fill("de");

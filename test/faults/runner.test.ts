@@ -116,6 +116,35 @@ describe("commits landing while the next slice works", () => {
   });
 });
 
+describe("a failed commit", () => {
+  it("refuses the invocation's later commits, which could succeed: texts reused from it are not delivered unbilled; the job then ends billed once", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    // Slices of 250: A, B, then A again (reused from A's commits, landed or still landing).
+    const a = texts(250, "Refused A");
+    const b = texts(250, "Refused B");
+    const segments = [...a, ...b, ...a].map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
+    expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
+    const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
+    const { engine, stats } = recordingEngine();
+    // Only the first commit's ledger write fails; every later one would succeed.
+    let inserts = 0;
+    const once = flakyDb(env.DB, { down: (sql) => /^insert into "usage_ledger"/i.test(sql) && ++inserts === 1 });
+    expect(await inObject(site.siteId, (deps) => runAlarm(deps, 60_000), { engineFor: () => engine, env: { DB: once } })).toBeGreaterThan(0);
+    expect(stats.calls).toBeGreaterThan(1); // later batches were translated, their commits offered…
+    const mid = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(mid).toMatchObject({ status: "running", done_segments: 0, characters: 0 }); // …and refused
+    expect(await allResults(c)).toEqual([]);
+    expect((await ledger(site.siteId)).sum).toBe(0);
+
+    for (let i = 0; i < 10 && (await inObject(site.siteId, (deps) => runAlarm(deps, 60_000), { engineFor: () => engine })) !== null; i++);
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job).toMatchObject({ status: "succeeded", done_segments: 750, failed_segments: 0, characters: sumCharacters([...a, ...b]) });
+    expect(await allResults(c)).toHaveLength(750);
+    expect((await ledger(site.siteId)).sum).toBe(job.characters);
+  });
+});
+
 describe("large commits", () => {
   it("a commit that gathers several slices' results stores them all: each statement stays under SQLite's 2 MB per value", async () => {
     const site = await createSite({ target_languages: [{ code: "de" }] });

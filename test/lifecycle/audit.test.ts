@@ -30,7 +30,7 @@ describe("audit log", () => {
     await c.put("/v1/units", unit("post:1", [{ key: "title", text: "Hello world", max_length: 12 }]));
     await job(c, site.siteId, { languages: ["de"] });
     const held = (await admin("GET", `/admin/v1/sites/${site.siteId}/attention`)).body.items[0];
-    expect((await admin("POST", `/admin/v1/sites/${site.siteId}/attention/${held.id}`, { action: "fix", text: "Hallo Welt secret-text" })).status).toBe(200);
+    expect((await admin("POST", `/admin/v1/sites/${site.siteId}/attention/${held.id}`, { action: "fix", text: "Hallo Welt secret-text", confirm: true })).status).toBe(200); // too long for max_length: confirmed
     expect((await admin("DELETE", `/admin/v1/organizations/${site.orgId}/subscription`)).status).toBe(204);
 
     const { items, pages } = await all(`organization_id=${site.orgId}&limit=2`);

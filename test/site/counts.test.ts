@@ -24,7 +24,8 @@ async function countsAndRecount(siteId: number) {
       units: o.store.all("SELECT id, segment_count, needs_work, counted FROM units ORDER BY id"),
       unitCounts: o.store.all("SELECT * FROM unit_counts ORDER BY unit_id, language"),
       site: o.store.all("SELECT * FROM site_counts ORDER BY language"),
-      prefixes: o.store.all("SELECT * FROM prefix_counts WHERE total <> 0 OR ok <> 0 ORDER BY prefix, language"),
+      // Every column: a row whose counts are all 0 is the same as no row (a recount leaves none).
+      prefixes: o.store.all("SELECT * FROM prefix_counts WHERE total <> 0 OR ok <> 0 OR stale <> 0 OR review <> 0 OR attention <> 0 ORDER BY prefix, language"),
     });
     const maintained = read();
     o.store.tx(() => rebuildCounts(o.store, siteTargets(o.store.getMeta<SiteSettings>("settings")!)));
@@ -33,6 +34,21 @@ async function countsAndRecount(siteId: number) {
 }
 
 describe("maintained counts", () => {
+  it("are compared column by column: a drift in review, stale or attention on a row whose total and ok are 0 is seen", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello there" }]));
+    expect((await countsAndRecount(site.siteId)).maintained.prefixes.length).toBeGreaterThan(0);
+    for (const column of ["review", "stale", "attention"]) {
+      await runInDurableObject(env.SITE.getByName(String(site.siteId)), (o: SiteObject) => {
+        o.store.run("DELETE FROM prefix_counts WHERE prefix = 'drift:'");
+        o.store.run(`INSERT INTO prefix_counts (prefix, language, total, ok, ${column}) VALUES ('drift:', 'de', 0, 0, 1)`);
+      });
+      const counts = await countsAndRecount(site.siteId);
+      expect(counts.maintained, column).not.toEqual(counts.recount);
+    }
+  });
+
   it("equal a recount after jobs over some languages of units in mixed states", async () => {
     const site = await createSite({ target_languages: [{ code: "de" }, { code: "fr" }, { code: "it" }] });
     const c = client(site.key);

@@ -67,11 +67,12 @@ function seed(store: Store, rows: SiteRows) {
 
 /** The estimate counted pair by pair over scopeQuery's pairs (the pairs a job fixes), with the repeat rule applied by grouping. */
 function oracle(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]) {
-  const q = scopeQuery(settings, scope, languages, "s.fingerprint AS fp, l.value AS lang, s.characters AS len, m.text IS NOT NULL AS tm");
+  // ?2 is the site's source language: a repeat is the same text in the same source language.
+  const q = scopeQuery(settings, scope, languages, "lower(coalesce(u.source_language, ?2)) AS src, s.fingerprint AS fp, l.value AS lang, s.characters AS len, m.text IS NOT NULL AS tm");
   const row = store.one<{ n: number; tm: number; chars: number }>(
     `WITH scope AS MATERIALIZED (${q.sql})
      SELECT (SELECT count(*) FROM scope) AS n, (SELECT count(*) FROM scope WHERE tm) AS tm,
-       (SELECT coalesce(sum(len), 0) FROM (SELECT max(len) AS len FROM scope WHERE NOT tm GROUP BY fp, lang)) AS chars`,
+       (SELECT coalesce(sum(len), 0) FROM (SELECT max(len) AS len FROM scope WHERE NOT tm GROUP BY src, fp, lang)) AS chars`,
     ...q.args,
   )!;
   return { languages, estimated_segments: row.n, estimated_characters: row.chars, estimated_tm_segments: row.tm };
@@ -140,7 +141,7 @@ describe("estimateScope", () => {
         // Pairs: Hello 3 + 3, World! fr (stale), post:2 de × 2, Memo 3 (de, fr from the memory), page:2 Memo 3 (es from the memory).
         // Characters: Hello 5 × 3 languages once, World! fr 6, Extra de 5, Memo es 4 (page:1), Memo de and fr 4 + 4 (page:2).
         all: estimate(delta()),
-        // Every live pair, no memory: Hello, World!, Memo 3 languages each once, Extra de.
+        // Every live pair, no memory: Hello, World! 3 languages each once, Memo 3 languages once per source language (en, FR), Extra de.
         forced: estimate(delta({ force: true })),
         posts: estimate(delta({ prefix: "post:" })),
         pages: estimate(translate(["page:1", "page:2", "post:9"])),
@@ -152,7 +153,7 @@ describe("estimateScope", () => {
     });
     expect(figures).toEqual({
       all: [15, 5 * 3 + 6 + 5 + 4 + 4 + 4, 3],
-      forced: [17, (5 + 6 + 4) * 3 + 5, 0],
+      forced: [17, (5 + 6 + 4 + 4) * 3 + 5, 0],
       posts: [9, 5 * 3 + 6 + 5, 0],
       pages: [6, 4 * 3, 3],
       page1: [3, 4, 2],

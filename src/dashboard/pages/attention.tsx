@@ -1,7 +1,8 @@
-import type { Attention } from "../../api/schemas";
+import type { Attention, QAIssue } from "../../api/schemas";
 import { Empty, Layout, Pager, Time, type SiteNav, type Viewer } from "./layout";
 import { Filters, LanguageSelect } from "../components/Filters";
 import { Findings } from "../components/Findings";
+import { SourceAndText } from "../components/SourceAndText";
 
 /** A page of the review queue, as the API answers it. */
 export type AttentionView = Attention;
@@ -52,22 +53,7 @@ export function AttentionPage(p: {
             <Findings issues={item.qa} />
             <form method="post" action={`${base}/${item.id}`} class="side-by-side">
               <input type="hidden" name="back" value={back} />
-              <div>
-                <p class="label" id={`src-${item.id}`}>
-                  Source
-                </p>
-                <div class="text source" aria-labelledby={`src-${item.id}`}>
-                  {item.source_text}
-                </div>
-              </div>
-              <div>
-                <label for={`text-${item.id}`} class="label">
-                  Translation ({item.language})
-                </label>
-                <textarea id={`text-${item.id}`} name="text" rows={Math.min(12, Math.max(3, Math.ceil(item.text.length / 60)))}>
-                  {item.text}
-                </textarea>
-              </div>
+              <SourceAndText sourceId={`src-${item.id}`} textId={`text-${item.id}`} source={item.source_text} label={`Translation (${item.language})`} text={item.text} />
               <div class="actions">
                 <button type="submit" name="action" value="fix">
                   Save fix
@@ -85,6 +71,54 @@ export function AttentionPage(p: {
         </Empty>
       )}
       <Pager next={p.data.next_cursor} href={(c) => qs({ cursor: c })} first={p.filters.cursor ? qs({}) : null} />
+    </Layout>
+  );
+}
+
+/**
+ * A fix with QA errors, not saved yet: its findings beside the source and the editor's text.
+ * "Save anyway" sends the same fix with `confirm=1`; "Check again" re-checks an edited text.
+ */
+export function AttentionConfirmPage(p: {
+  nav: SiteNav;
+  viewer: Viewer;
+  resultId: string;
+  text: string;
+  sourceText: string;
+  qa: QAIssue[];
+  /** Where the decision returns to once saved (a checked dashboard path). */
+  back: string;
+  queue: string;
+}) {
+  const errors = p.qa.filter((i) => i.severity === "error").length;
+  return (
+    <Layout
+      title={`Save this fix? · ${p.nav.siteName}`}
+      viewer={p.viewer}
+      site={p.nav}
+      error={`Not saved yet: your fix has ${errors === 1 ? "a QA error" : `${errors} QA errors`}. Change the text and check again, or save it anyway if it is what the website should show.`}
+    >
+      <h1>Save this fix despite QA errors?</h1>
+      <article class="card review" aria-labelledby="confirm-item">
+        <h2 id="confirm-item" class="h3">
+          Your fix
+        </h2>
+        <Findings issues={p.qa} />
+        <form method="post" action={`${p.queue}/${encodeURIComponent(p.resultId)}`} class="side-by-side">
+          <input type="hidden" name="back" value={p.back} />
+          <input type="hidden" name="action" value="fix" />
+          <SourceAndText sourceId="confirm-src" textId="confirm-text" source={p.sourceText} label="Your translation" text={p.text} />
+          <div class="actions">
+            <button type="submit" name="confirm" value="1">
+              Save anyway
+            </button>
+            <button type="submit" class="secondary">
+              Check again
+            </button>
+            <a href={p.back}>Back to the review queue (nothing saved)</a>
+          </div>
+        </form>
+      </article>
     </Layout>
   );
 }

@@ -7,38 +7,77 @@ const ROLE_TEXT: Record<Role, string> = {
   owner: "an owner (everything, including members and the audit log)",
 };
 
+/**
+ * One link, four situations (the rule is `acceptInvitation`'s; this page only says it):
+ * a new email chooses a password; an email with an account signs in first (and comes back
+ * here) and then accepts; the right account, signed in, accepts; anyone signed in as another
+ * email is told so and can only sign out.
+ */
 export function InvitationPage(props: {
   token: string;
   viewer?: Viewer | null;
   invitation: { organization: string; email: string; role: Role; expiresAt: string; hasAccount: boolean };
   error?: string | null;
+  notice?: string | null;
   /** Where to go once joined (a dashboard path). */
   next?: string;
 }) {
   const inv = props.invitation;
+  const here = `/dashboard/invitations/${props.token}${props.next ? `?next=${encodeURIComponent(props.next)}` : ""}`;
+  const signedInAs = props.viewer?.email ?? null;
+  const situation = signedInAs ? (signedInAs.toLowerCase() === inv.email ? "accept" : "other") : inv.hasAccount ? "sign-in" : "new";
   return (
-    <Layout title="Join an organization" viewer={props.viewer} error={props.error}>
+    <Layout title="Join an organization" viewer={props.viewer} error={props.error} notice={props.notice}>
       <section class="narrow card">
         <h1>Join {inv.organization}</h1>
         <p>
           You are invited as {ROLE_TEXT[inv.role]}, with the email <strong>{inv.email}</strong>. The link works once, until <Time at={inv.expiresAt} />.
         </p>
-        <form method="post" action={`/dashboard/invitations/${props.token}`} class="stack">
-          <input type="hidden" name="next" value={props.next ?? ""} />
-          {inv.hasAccount ? (
-            <p>You already have an account with this email: accepting adds the organization to it.</p>
-          ) : (
-            <>
-              <input type="hidden" name="email" value={inv.email} autocomplete="username" />
-              <label for="password">Choose a password</label>
-              <input id="password" name="password" type="password" autocomplete="new-password" minlength={10} maxlength={200} required aria-describedby="password-hint" />
-              <p id="password-hint" class="muted small">
-                At least 10 characters. A passphrase of a few words works well.
-              </p>
-            </>
-          )}
-          <button type="submit">{inv.hasAccount ? "Accept invitation" : "Create account and join"}</button>
-        </form>
+        {situation === "new" ? (
+          <form method="post" action={`/dashboard/invitations/${props.token}`} class="stack">
+            <input type="hidden" name="next" value={props.next ?? ""} />
+            <input type="hidden" name="email" value={inv.email} autocomplete="username" />
+            <label for="password">Choose a password</label>
+            <input id="password" name="password" type="password" autocomplete="new-password" minlength={10} maxlength={200} required aria-describedby="password-hint" />
+            <p id="password-hint" class="muted small">
+              At least 10 characters. A passphrase of a few words works well.
+            </p>
+            <button type="submit">Create account and join</button>
+          </form>
+        ) : situation === "sign-in" ? (
+          <>
+            <p>
+              <strong>{inv.email}</strong> already has an account. Sign in with it to accept the invitation: you come back here and choose whether to join.
+            </p>
+            <form method="post" action="/dashboard/sign-in" class="stack">
+              <input type="hidden" name="next" value={here} />
+              <label for="email">Email</label>
+              <input id="email" name="email" type="email" autocomplete="username" required value={inv.email} />
+              <label for="password">Password</label>
+              <input id="password" name="password" type="password" autocomplete="current-password" required />
+              <button type="submit">Sign in to accept</button>
+            </form>
+          </>
+        ) : situation === "accept" ? (
+          <form method="post" action={`/dashboard/invitations/${props.token}`} class="stack">
+            <input type="hidden" name="next" value={props.next ?? ""} />
+            <p>You are signed in as {signedInAs}: accepting adds {inv.organization} to your account.</p>
+            <button type="submit">Accept invitation</button>
+          </form>
+        ) : (
+          <>
+            <p>
+              You are signed in as <strong>{signedInAs}</strong>, so you cannot accept an invitation for {inv.email}. Only {inv.email} can accept it: sign out, then open the
+              link again{inv.hasAccount ? ` and sign in as ${inv.email}` : ""}.
+            </p>
+            <form method="post" action="/dashboard/sign-out">
+              <input type="hidden" name="next" value={here} />
+              <button type="submit" class="secondary">
+                Sign out
+              </button>
+            </form>
+          </>
+        )}
       </section>
     </Layout>
   );
