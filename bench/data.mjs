@@ -29,8 +29,8 @@ function random(seed) {
 export function segmentText(u, s, salt = 0) {
   const next = random(u * 7919 + s * 104729 + salt * 1299709 + 1);
   let text = `Item ${u}-${s}-${salt}:`;
-  while (text.length < TEXT_LENGTH - 1) text += " " + WORDS[Math.floor(next() * WORDS.length)];
-  return text + ".";
+  while (text.length < TEXT_LENGTH - 1) text += ` ${WORDS[Math.floor(next() * WORDS.length)]}`;
+  return `${text}.`;
 }
 
 export const unitKey = (prefix, u) => `${prefix}${String(u).padStart(6, "0")}`;

@@ -26,9 +26,16 @@ let id = 0;
 const pending = new Map();
 ws.addEventListener("message", (e) => {
   const msg = JSON.parse(e.data);
-  if (msg.id && pending.has(msg.id)) pending.get(msg.id)(msg.result ?? msg.error), pending.delete(msg.id);
+  if (msg.id && pending.has(msg.id)) {
+    pending.get(msg.id)(msg.result ?? msg.error);
+    pending.delete(msg.id);
+  }
 });
-const send = (method, params = {}) => new Promise((r) => (pending.set(++id, r), ws.send(JSON.stringify({ id, method, params }))));
+const send = (method, params = {}) =>
+  new Promise((r) => {
+    pending.set(++id, r);
+    ws.send(JSON.stringify({ id, method, params }));
+  });
 
 const spec = { prefix: "post:", units: 100, segmentsPerUnit: 50 };
 const body = JSON.stringify(batchBody(spec.prefix, spec.units, spec.segmentsPerUnit));

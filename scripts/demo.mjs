@@ -80,12 +80,12 @@ const pad = (s, n) => {
 };
 const clip = (s, n = 70) => {
   s = String(s).replace(/\n/g, "⏎");
-  return [...s].length > n ? [...s].slice(0, n - 1).join("") + "…" : s;
+  return [...s].length > n ? `${[...s].slice(0, n - 1).join("")}…` : s;
 };
 function table(headers, rows) {
   const widths = headers.map((h, i) => Math.max([...String(h)].length, ...rows.map((r) => [...String(r[i]).replace(/\x1b\[[0-9;]*m/g, "")].length)));
-  console.log("    " + headers.map((h, i) => bold(pad(h, widths[i]))).join("  "));
-  for (const row of rows) console.log("    " + row.map((c, i) => pad(c, widths[i])).join("  "));
+  console.log(`    ${headers.map((h, i) => bold(pad(h, widths[i]))).join("  ")}`);
+  for (const row of rows) console.log(`    ${row.map((c, i) => pad(c, widths[i])).join("  ")}`);
 }
 const STATE = {
   ok: green("✓ ok"),
@@ -296,7 +296,7 @@ async function main() {
   const diff = statusAfter.languages
     .map((l) => {
       const b = statusBefore.languages.find((x) => x.code === l.code) ?? {};
-      return `${l.code}: ` + ["ok", "review", "missing"].map((k) => `${k} ${b[k] ?? 0}→${l[k]}`).join(", ");
+      return `${l.code}: ${["ok", "review", "missing"].map((k) => `${k} ${b[k] ?? 0}→${l[k]}`).join(", ")}`;
     })
     .join("; ");
   console.log(`  change since before the job: ${diff}`);

@@ -35,7 +35,7 @@ function flagValue(args, ...names) {
   for (let i = 0; i < args.length; i++) {
     for (const name of names) {
       if (args[i] === name && i + 1 < args.length) return args[i + 1];
-      if (args[i].startsWith(name + "=")) return args[i].slice(name.length + 1);
+      if (args[i].startsWith(`${name}=`)) return args[i].slice(name.length + 1);
     }
   }
   return undefined;

@@ -688,7 +688,7 @@ const pad = (s, n, right = false) => (right ? String(s).padStart(n) : String(s).
 
 function printTable(headers, rows, rightFrom = 1) {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) => "  " + cells.map((c, i) => pad(c, widths[i], i >= rightFrom)).join("  ");
+  const line = (cells) => `  ${cells.map((c, i) => pad(c, widths[i], i >= rightFrom)).join("  ")}`;
   console.log(bold(line(headers)));
   for (const r of rows) console.log(line(r));
 }
@@ -790,7 +790,7 @@ async function main() {
     stats.load.endedAt = performance.now();
 
     const s = stats.load;
-    console.log(`\n${cyan("load phase")}: ${fmt(s.seconds(), 1)} s, ${s.requests} requests, ${bold(fmt(s.requests / s.seconds(), 1) + " req/s")} from ${sites.length * opts.clients} concurrent clients`);
+    console.log(`\n${cyan("load phase")}: ${fmt(s.seconds(), 1)} s, ${s.requests} requests, ${bold(`${fmt(s.requests / s.seconds(), 1)} req/s`)} from ${sites.length * opts.clients} concurrent clients`);
     printEndpointTable(s);
     console.log(`  errors by status: ${errorSummary(s)}`);
     console.log(

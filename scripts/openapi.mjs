@@ -57,7 +57,7 @@ async function typesOf(doc) {
 
 const doc = await servedDocument();
 const files = [
-  [DOC, JSON.stringify(doc, null, 2) + "\n"],
+  [DOC, `${JSON.stringify(doc, null, 2)}\n`],
   [TYPES, await typesOf(doc)],
 ];
 let stale = 0;

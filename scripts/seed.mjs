@@ -237,7 +237,7 @@ export function isCurrentKey(key) {
 export function generateApiKey() {
   let random = "";
   while (random.length < 32) for (const b of randomBytes(64)) if (b < 248 && random.length < 32) random += BASE62[b % 62];
-  const body = "tsk_" + random;
+  const body = `tsk_${random}`;
   const key = body + keyChecksum(body);
   return { key, hash: createHash("sha256").update(key, "utf8").digest("hex"), prefix: key.slice(0, 10) };
 }
@@ -252,7 +252,7 @@ export function readDemoKey() {
 
 function writeDemoKey(key) {
   mkdirSync(dirname(DEMO_KEY_FILE), { recursive: true });
-  writeFileSync(DEMO_KEY_FILE, key + "\n", { mode: 0o600 });
+  writeFileSync(DEMO_KEY_FILE, `${key}\n`, { mode: 0o600 });
   chmodSync(DEMO_KEY_FILE, 0o600);
 }
 
@@ -361,7 +361,7 @@ export function printDashboardLink(link, baseUrl) {
 }
 
 export function rel(path) {
-  return path.startsWith(ROOT + "/") ? path.slice(ROOT.length + 1) : path;
+  return path.startsWith(`${ROOT}/`) ? path.slice(ROOT.length + 1) : path;
 }
 
 /** .dev.vars, migrations and seed, with progress lines. Returns the seed outcome. */

@@ -209,7 +209,7 @@ export function withoutUnits(text: string, refused: readonly RefusedUnit[]): str
   let out = "";
   let from = 0;
   for (const r of refused) {
-    out += text.slice(from, r.start) + "null";
+    out += `${text.slice(from, r.start)}null`;
     from = r.end;
   }
   return out + text.slice(from);

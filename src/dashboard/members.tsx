@@ -12,7 +12,6 @@ import { type OrgAccess, orgAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { form, id, str } from "./form";
 import { MembersPage } from "./pages/members";
-import { parsed } from "./parse";
 import { notice, orgNav, render, viewer } from "./respond";
 
 export const members = new Hono<DashApp>();

@@ -53,7 +53,7 @@ export function markupFailure(engine: string, error: unknown, index: number): ne
 
 /** Protects one segment for the engine. */
 export function prepareSegment(engine: string, segment: EngineSegment, index: number, mode: ProtectMode): PreparedSegment {
-  let prepared;
+  let prepared: ReturnType<typeof protect>;
   try {
     prepared = protect(segment.text, segment.format, mode);
   } catch (error) {

@@ -24,7 +24,7 @@ const ATTRIBUTE = String.raw`\s+[^\s"'<>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=
 const OPEN_TAG_RE = new RegExp(String.raw`<(${NAME})((?:${ATTRIBUTE})*)\s*(/?)>`, "y");
 // Attributes may be written without a separating space after a quoted value.
 const LOOSE_OPEN_TAG_RE = new RegExp(String.raw`<(${NAME})(\s[^<>]*?|)(/?)>`, "y");
-const CLOSE_TAG_RE = new RegExp(String.raw`</(${NAME})[^<>]*>`, "y");
+const CLOSE_TAG_RE = new RegExp(`</(${NAME})[^<>]*>`, "y");
 const ATTRIBUTE_RE = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
 
 function endOf(text: string, from: number, terminator: string): number {

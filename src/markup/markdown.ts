@@ -6,7 +6,7 @@
  * Each `add…` function adds one layer to the span set; the caller orders the layers, and a
  * later layer never claims text an earlier one took (a `*` inside a code span is code).
  */
-import type { Span, SpanSet } from "./span";
+import type { SpanSet } from "./span";
 
 interface Line {
   start: number;
@@ -123,7 +123,7 @@ const isLinkSpace = (c: string | undefined) => c === " " || c === "\t" || c === 
 function linkTailEnd(text: string, at: number): number {
   const limit = Math.min(text.length, at + MAX_LINK_TAIL);
   if (text[at] === "[") {
-    const m = /^\[[^\[\]\n]*\]/.exec(text.slice(at, limit));
+    const m = /^\[[^[\]\n]*\]/.exec(text.slice(at, limit));
     return m ? at + m[0].length : -1;
   }
   if (text[at] !== "(") return -1;

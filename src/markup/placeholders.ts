@@ -14,7 +14,7 @@ const PLACEHOLDER_RE = new RegExp(
     // Python named: %(name)s, %(count)05.2f
     String.raw`(?<named>%\([^()\s]+\)[-+0# ]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa])`,
     // A literal percent sign in a printf string: consumed so its second % starts nothing.
-    String.raw`(?<percent>%%)`,
+    "(?<percent>%%)",
     // printf with an argument position: %1$s, %2$.2f
     String.raw`(?<positional>%\d+\$[-+0#]*\d*(?:\.\d+)?(?:hh|h|ll|l|L|z|j|t|q)?[sdifuxXeEgGc@])`,
     // printf: %s, %d, %5.2f, %ld, %@. Not before a letter or digit, so "50%off" and

@@ -166,7 +166,7 @@ function applyGlue(pieces: Piece[]): Piece[] {
  * them as the start of a reference or tag, so untouched text comes back byte-identical.
  */
 function encodeText(text: string, style: Map<string, string>): string {
-  return text.replace(/[^]/gu, (char, at: number) => {
+  return text.replace(/[\s\S]/gu, (char, at: number) => {
     const styled = style.get(char);
     if (styled) return styled;
     if (char === "&" && /^[#A-Za-z0-9]/.test(text.charAt(at + 1))) return "&amp;";

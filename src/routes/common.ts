@@ -1,4 +1,4 @@
-import { z } from "@hono/zod-openapi";
+import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { BillingErrorOut, ErrorOut } from "../api/schemas";
 import { EXAMPLES } from "../api/examples";

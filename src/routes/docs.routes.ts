@@ -4,7 +4,7 @@
  * Both are public. The page loads Scalar's script from this Worker's static assets
  * (public/vendor/scalar/), never from a CDN.
  */
-import { OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import { DOCUMENT_CONFIG, fixNullableRefs } from "../api/openapi";
 import type { App } from "../context";

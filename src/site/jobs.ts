@@ -98,7 +98,7 @@ function unitScope(scope: JobScope, args: unknown[]): string {
     args.push(JSON.stringify(scope.units ?? []));
     where += ` AND u.external_key IN (SELECT value FROM json_each(?${args.length}))`;
   } else if (scope.prefix) {
-    args.push(scope.prefix, scope.prefix + "\u{10FFFF}");
+    args.push(scope.prefix, `${scope.prefix}\u{10FFFF}`);
     where += ` AND u.external_key >= ?${args.length - 1} AND u.external_key < ?${args.length}`;
   }
   return where;

@@ -273,14 +273,14 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async listJobs(settings: SiteSettings, active: boolean) {
-    return this.call(settings, async (settings) => {
+    return this.call(settings, async (_settings) => {
       await this.scheduleRun();
       return listJobs(this.store, active);
     });
   }
 
   async getJob(settings: SiteSettings, id: number) {
-    return this.call(settings, async (settings) => {
+    return this.call(settings, async (_settings) => {
       await this.scheduleRun();
       return jobOut(getJob(this.store, id));
     });

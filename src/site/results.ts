@@ -193,7 +193,7 @@ export function applyReviews(store: Store, settings: SiteSettings, reviews: Revi
                  AND EXISTS (SELECT 1 FROM unit_counts c WHERE c.unit_id = r.unit_id AND c.language = r.language)`,
               n,
             );
-      if (!row || row.state !== "review") {
+      if (row?.state !== "review") {
         ignored.push(review.id);
         continue;
       }

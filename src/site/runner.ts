@@ -16,7 +16,7 @@ import { controlDb } from "../control/db";
 import { glossaryTerms } from "../control/schema";
 import type { SiteSettings } from "../control/sites";
 import { engineConcurrency, Semaphore } from "../engines/concurrency";
-import { type Engine, type EngineEnv, type GlossaryTerm, type RequestMeter } from "../engines/types";
+import type { Engine, EngineEnv, GlossaryTerm, RequestMeter } from "../engines/types";
 import type { EngineName } from "../limits";
 import { addErrors, Committer } from "./commit";
 import { backoffMs, infra, isInfrastructure } from "./faults";

@@ -31,7 +31,7 @@ function languageCounts(row: CountRow): Omit<LanguageCounts, "attention_url"> {
 
 /** The smallest string greater than every string starting with `prefix`. */
 function prefixEnd(prefix: string): string {
-  return prefix + "\u{10FFFF}";
+  return `${prefix}\u{10FFFF}`;
 }
 
 export function siteStatus(store: Store, settings: SiteSettings, prefix: string, glossaryTerms: number) {
@@ -149,7 +149,7 @@ export function unitsWithWork(
 }
 
 /** GET /v1/units/{key}/status: the segment × language matrix of one unit. */
-export function unitStatus(store: Store, settings: SiteSettings, links: Links, externalKey: string): UnitStatus {
+export function unitStatus(store: Store, _settings: SiteSettings, links: Links, externalKey: string): UnitStatus {
   const unit = store.one<UnitRow & { deleted: number }>(
     "SELECT id, external_key, label, path, adapter, last_synced_at, deleted FROM units WHERE external_key = ?",
     externalKey,

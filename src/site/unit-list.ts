@@ -19,7 +19,7 @@ export interface UnitListItem {
 
 export function listUnits(store: Store, settings: SiteSettings, query: { prefix: string; cursor?: string; limit: number }) {
   const after = decodeCursor(query.cursor, isString) ?? "";
-  const end = query.prefix ? query.prefix + "\u{10FFFF}" : "\u{10FFFF}\u{10FFFF}";
+  const end = query.prefix ? `${query.prefix}\u{10FFFF}` : "\u{10FFFF}\u{10FFFF}";
   const page = store.all<{ id: number; external_key: string; label: string | null; path: string | null; adapter: string; last_synced_at: string | null }>(
     `SELECT id, external_key, label, path, adapter, last_synced_at FROM units
      WHERE deleted = 0 AND external_key >= ? AND external_key > ? AND external_key < ? ORDER BY external_key LIMIT ?`,

@@ -20,7 +20,7 @@ describe("characters are code points", () => {
     const over = await c.put("/v1/units", unit("post:2", [{ key: "a", text: full + EMOJI }]));
     expect(over.status).toBe(422);
     expect(over.body.detail).toBe("segments[0].text must have at most 100000 characters (Unicode code points)");
-    const overImport = await c.put("/v1/units", unit("post:3", [{ key: "a", text: "Hi", translations: { de: full + "x" } }]));
+    const overImport = await c.put("/v1/units", unit("post:3", [{ key: "a", text: "Hi", translations: { de: `${full}x` } }]));
     expect(overImport.status).toBe(422);
     expect(overImport.body.detail).toMatch(/^segments\[0\]\.translations\.de must have at most 100000 characters/);
     // Short fields too: a 200-character name may be 200 emoji.

@@ -45,7 +45,7 @@ describe("authentication", () => {
       malformed: "not-a-key",
       unknown: generateKey(),
       "wrong checksum": site.key.slice(0, -1) + (site.key.endsWith("A") ? "B" : "A"),
-      "old format": "tsk_" + "A".repeat(32),
+      "old format": `tsk_${"A".repeat(32)}`,
     };
     for (const [name, key] of Object.entries(cases)) {
       const res = await request("GET", "/v1/site", key === undefined ? {} : { key });

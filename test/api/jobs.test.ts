@@ -58,7 +58,7 @@ describe("POST /v1/jobs", () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ type: "translate" }, /^units is required/],
       [{ type: "delta", prefix: "Post:" }, /^prefix must match the pattern/],
-      [{ prefix: "p".repeat(250) + ":" + "x".repeat(10) }, /^prefix must have at most 255 characters/],
+      [{ prefix: `${"p".repeat(250)}:${"x".repeat(10)}` }, /^prefix must have at most 255 characters/],
       [{ type: "translate", units: Array(1001).fill("a:1") }, /^units must have at most 1000 items/],
       [{ type: "translate", units: ["bad key"] }, /^units\[0\] must match the pattern/],
       [{ type: "translate", units: ["a:1"], prefix: "post:" }, /^prefix is only allowed for delta jobs/],

@@ -98,7 +98,10 @@ describe("site settings", () => {
           return r.segments.map((s) => `${name}:${s.text}`);
         },
       });
-      await runJobs({ store: o.store, env: (o as any).env, settings, engineFor: (name) => (asked.push(name), engine(name)) }, 60_000);
+      await runJobs({ store: o.store, env: (o as any).env, settings, engineFor: (name) => {
+        asked.push(name);
+        return engine(name);
+      } }, 60_000);
     });
     expect(asked).toEqual(["pseudo", "deepl"]);
     const done = await runJob(c, site.siteId, created.id);

@@ -211,7 +211,10 @@ describe("PUT /v1/units/batch", () => {
     const put = env.BLOBS.put.bind(env.BLOBS);
     const del = env.BLOBS.delete.bind(env.BLOBS);
     const { vi } = await import("vitest");
-    const spyPut = vi.spyOn(env.BLOBS, "put").mockImplementation((key: any, ...rest: any[]) => (puts.push(key), (put as any)(key, ...rest)));
+    const spyPut = vi.spyOn(env.BLOBS, "put").mockImplementation((key: any, ...rest: any[]) => {
+      puts.push(key);
+      return (put as any)(key, ...rest);
+    });
     const res = await c.put("/v1/units/batch", { units });
     spyPut.mockRestore();
     expect(res.status).toBe(200);

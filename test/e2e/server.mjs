@@ -54,7 +54,10 @@ export async function startServer() {
           } catch {}
           r();
         }, 5_000);
-        child.once("exit", () => (clearTimeout(t), r()));
+        child.once("exit", () => {
+          clearTimeout(t);
+          r();
+        });
       });
     }
     rmSync(dir, { recursive: true, force: true });

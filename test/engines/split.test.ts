@@ -33,7 +33,7 @@ describe("splitLongText", () => {
   });
 
   it("answers undefined when one sentence alone is too long", () => {
-    expect(splitLongText("x".repeat(50) + ". Short.", "plain", within(20))).toBeUndefined();
+    expect(splitLongText(`${"x".repeat(50)}. Short.`, "plain", within(20))).toBeUndefined();
   });
 });
 

@@ -36,7 +36,7 @@ async function start() {
   return { site, c, jobId: created.body.id as number };
 }
 
-const missingId = (n: number) => (_: number, texts: string[]) =>
+const missingId = (_n: number) => (_: number, texts: string[]) =>
   HttpResponse.json({
     choices: [
       {

@@ -45,7 +45,7 @@ export async function person(orgId: number, role: "owner" | "admin" | "editor", 
   const inv = await admin("POST", `/admin/v1/organizations/${orgId}/invitations`, { email, role });
   if (inv.status !== 201) throw new Error(`invitation: ${inv.status} ${JSON.stringify(inv.body)}`);
   // DASHBOARD_URL is https://dash.test in tests; this Worker serves the page under /dashboard.
-  const path = "/dashboard" + new URL(inv.body.url).pathname;
+  const path = `/dashboard${new URL(inv.body.url).pathname}`;
   const accepted = await dash("POST", path, { form: { password } });
   if (accepted.status !== 303) throw new Error(`accept: ${accepted.status} ${accepted.html.slice(0, 500)}`);
   return { email, password, cookie: accepted.cookie, invitationPath: path };

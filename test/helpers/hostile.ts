@@ -172,7 +172,7 @@ export function raw(method: string, path: string, key: string | undefined, body:
 /** 10,000 nested arrays: `[[[…]]]`. */
 export const deepArrays = (depth = 10_000) => "[".repeat(depth) + "]".repeat(depth);
 /** 10,000 nested objects: `{"a":{"a":…}}`. */
-export const deepObjects = (depth = 10_000) => '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+export const deepObjects = (depth = 10_000) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 
 /** Strings that make parsers, databases and renderers stumble. */
 export const ODD_STRINGS: Record<string, string> = {

@@ -180,7 +180,7 @@ describe("admin bodies", () => {
       [{ action: "DISCARD" }, false],
     ];
     for (const [body, valid] of cases) await heldGuard.send(`decide ${JSON.stringify(body).slice(0, 60)}`, valid, () => adminRaw("POST", path, JSON.stringify(body)));
-    for (const id of ["r_1", "r_0", "r_-1", "x".repeat(64), "x".repeat(65), "%27%20OR%201%3D1", "%00", "..%2F..", "%E0%A4%A", encodeURIComponent(held.resultId + "\u0000")]) {
+    for (const id of ["r_1", "r_0", "r_-1", "x".repeat(64), "x".repeat(65), "%27%20OR%201%3D1", "%00", "..%2F..", "%E0%A4%A", encodeURIComponent(`${held.resultId}\u0000`)]) {
       const res = await adminRaw("POST", `/admin/v1/sites/${held.siteId}/attention/${id}`, JSON.stringify({ action: "discard" }));
       await heldGuard.check(res, `decide ${id.slice(0, 30)}`, false);
     }
@@ -279,7 +279,7 @@ describe("admin path parameters", () => {
       ["limit=abc", false],
       ["limit=500", true],
       ["cursor=%00", false],
-      ["cursor=" + "A".repeat(600), false],
+      [`cursor=${"A".repeat(600)}`, false],
     ] as [string, Validity][]) {
       const res = await request("GET", `/admin/v1/sites/${held.siteId}/attention?${q}`, { key: ADMIN });
       heldGuard.answer(res, `attention ${q}`, valid);

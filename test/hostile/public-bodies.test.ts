@@ -10,7 +10,6 @@ import { unit } from "../helpers/api";
 import {
   deepArrays,
   deepObjects,
-  expectErrorOut,
   raw,
   seededSite,
   StateGuard,
@@ -70,7 +69,7 @@ describe("malformed bodies on every JSON endpoint", () => {
         await guard.check(res, `${ep.method} ${ep.path} ${JSON.stringify(body.slice(0, 40))}`, false);
       }
       // A byte-order mark before valid JSON: refusing or accepting are both reasonable.
-      await guard.send(`${name} BOM`, "either", () => raw(ep.method, ep.path, site.key, "\uFEFF" + JSON.stringify(ep.body)));
+      await guard.send(`${name} BOM`, "either", () => raw(ep.method, ep.path, site.key, `\uFEFF${JSON.stringify(ep.body)}`));
     });
 
     it(`${name}: a wrong or missing content type is refused or read as JSON, never a 5xx`, async () => {
@@ -311,8 +310,8 @@ describe("bounds of the Limits table, at the limit and one beyond", () => {
       ["translate without units", est({ type: "translate" })],
       ["translate with empty units", est({ type: "translate", units: [] })],
       ["translate with prefix", est({ type: "translate", units: ["post:1"], prefix: "post:" })],
-      ["prefix 255", est({ prefix: "post:" + x(250) })],
-      ["prefix 256", est({ prefix: "post:" + x(251) })],
+      ["prefix 255", est({ prefix: `post:${x(250)}` })],
+      ["prefix 256", est({ prefix: `post:${x(251)}` })],
       ["prefix upper case", est({ prefix: "Post:" })],
       ["prefix without colon", est({ prefix: "post" })],
       ["prefix with whitespace", est({ prefix: "post: x" })],

@@ -135,7 +135,7 @@ describe("failed authentications per client address: 60 a minute", () => {
   it("wrong admin tokens count too: the 61st is 429, the right token from another address works", { timeout: 90_000 }, async () => {
     const ip = `198.51.100.${Math.floor(Math.random() * 250)}`;
     await freshWindow(15_000);
-    const wrong = await burst(60, () => request("GET", "/admin/v1/audit", from(ip, ADMIN.slice(0, -1) + "X")));
+    const wrong = await burst(60, () => request("GET", "/admin/v1/audit", from(ip, `${ADMIN.slice(0, -1)}X`)));
     expect(wrong.filter((s) => s !== 401)).toEqual([]);
     expectTooMany(await request("GET", "/admin/v1/audit", from(ip, "nope")));
     expect((await request("GET", "/admin/v1/audit", from("203.0.113.31", ADMIN))).status).toBe(200);
@@ -152,7 +152,7 @@ describe("keys carry a checksum", () => {
     }
     expect(new Set(keys).size).toBe(keys.length);
     // known answers (zlib's CRC-32, base62), so scripts/seed.mjs and other clients can check keys the same way
-    expect(keyChecksum("tsk_" + "a".repeat(32))).toBe("1isIz1");
+    expect(keyChecksum(`tsk_${"a".repeat(32)}`)).toBe("1isIz1");
     expect(keyChecksum("tsk_0123456789ABCDEFGHIJKLMNOPQRSTUV")).toBe("3fo7jf");
     // any one character changed breaks the checksum
     const key = keys[0];
@@ -166,11 +166,11 @@ describe("keys carry a checksum", () => {
     const site = await createSite({ handshake: false });
     const prepare = vi.spyOn(env.DB, "prepare");
     const forged = [
-      "tsk_" + "A".repeat(38),
+      `tsk_${"A".repeat(38)}`,
       site.key.slice(0, 10) + (site.key[10] === "x" ? "y" : "x") + site.key.slice(11),
       site.key.slice(0, -1),
-      site.key + "0",
-      "tsk_" + "A".repeat(32),
+      `${site.key}0`,
+      `tsk_${"A".repeat(32)}`,
     ];
     for (const key of forged) {
       const res = await request("GET", "/v1/status", { key });

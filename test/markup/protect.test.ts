@@ -170,13 +170,13 @@ describe("protect → engine → restore", () => {
     it.each<[ProtectMode, (sent: string) => string, RegExp]>([
       ["text", (s) => s.replace("⟦1⟧", ""), /lost ⟦1⟧/],
       ["text", (s) => s.replace("⟦1⟧", "⟦1⟧ ⟦1⟧"), /repeated ⟦1⟧/],
-      ["text", (s) => s + " ⟦9⟧", /not in the source: ⟦9⟧/],
+      ["text", (s) => `${s} ⟦9⟧`, /not in the source: ⟦9⟧/],
       ["text", (s) => s.replace("⟦1⟧", "⟦1"), /damaged token/],
       ["html", (s) => s.replace(/<span[^>]*id="m1"[^>]*>[^<]*<\/span>/, ""), /lost "\{name\}" \(id m1\)/],
       ["html", (s) => s.replace("</b>", ""), /lost "<\/b>"/],
-      ["html", (s) => s + ' <span translate="no" class="notranslate" id="m1">{name}</span>', /repeated "\{name\}" \(id m1\)/],
-      ["html", (s) => s + " <i>new</i>", /not in the source: <i>/],
-      ["html", (s) => s + " </p>", /closing tag that matches nothing/],
+      ["html", (s) => `${s} <span translate="no" class="notranslate" id="m1">{name}</span>`, /repeated "\{name\}" \(id m1\)/],
+      ["html", (s) => `${s} <i>new</i>`, /not in the source: <i>/],
+      ["html", (s) => `${s} </p>`, /closing tag that matches nothing/],
       ["html", (s) => s.replace(/(id="m1">[^<]*)<\/span>/, "$1"), /unclosed/],
     ])("in %s mode throws MarkupError", (mode, damage, message) => {
       const p = protect(source, "html", mode);

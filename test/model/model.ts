@@ -264,7 +264,7 @@ export class Model {
       for (const [key] of this.liveSegments(unit))
         for (const lang of LIST_ONLY_UNIT_TARGETS ? this.targets(unit) : LANGS) {
           const t = this.translation(unit, key, lang);
-          if (!t || !t.resultId || this.state(unit, key, lang) !== "review") continue;
+          if (!t?.resultId || this.state(unit, key, lang) !== "review") continue;
           const r = this.results.get(t.resultId)!;
           if (!r.acked) out.push(r);
         }

@@ -46,9 +46,9 @@ describe("unchanged", () => {
     const text = () => Array.from({ length: 3 + Math.floor(next() * 4) }, () => alphabet[Math.floor(next() * alphabet.length)]).join("");
     let same = 0;
     for (let n = 0; n < 20_000; n++) {
-      const source = "Abc" + text();
+      const source = `Abc${text()}`;
       // Often a variant of the source (case, spaces), so that equal texts are well represented.
-      const target = next() < 0.5 ? "abc" + text() : source.replace(/ /g, "  ").toUpperCase();
+      const target = next() < 0.5 ? `abc${text()}` : source.replace(/ /g, "  ").toUpperCase();
       const expected = normalize(source) === normalize(target);
       if (expected) same++;
       expect(checkUnchanged(qaInput({ source, target })) !== null, JSON.stringify([source, target])).toBe(expected);

@@ -22,7 +22,7 @@ describe("fingerprint", () => {
   it("matches the reference on odd Unicode: CRLF, decomposed marks, astral, lone surrogates, Latin-1", () => {
     const cases = ["a\r\nb\r\n", "\r", "e\u0301", "A\u030A", "\u212B", "😀 party", "\ud800x", "x\udc00", "Grüße, ça va? ñ", "\u02ff\u0300", "한국어", "\u1100\u1161"];
     for (const s of cases) expect(fingerprint(s), JSON.stringify(s)).toBe(reference(s));
-    for (let c = 0; c < 0x300; c++) expect(fingerprint(String.fromCharCode(c) + "a"), c.toString(16)).toBe(reference(String.fromCharCode(c) + "a"));
+    for (let c = 0; c < 0x300; c++) expect(fingerprint(`${String.fromCharCode(c)}a`), c.toString(16)).toBe(reference(`${String.fromCharCode(c)}a`));
   });
 
   it("matches the reference on fuzzed strings (fast-check)", () => {

@@ -3,6 +3,7 @@ import type { Child } from "hono/jsx";
 /** A list's filter form (GET): its fields, then "Filter" and, when a filter is set, "Clear". */
 export function Filters(p: { action: string; filtered: boolean; children: Child }) {
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a form with role="search" is the landmark every browser the dashboard supports announces; <search> is newer.
     <form method="get" action={p.action} class="filters" role="search">
       {p.children}
       <div class="filter-actions">

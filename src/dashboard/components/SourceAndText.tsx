@@ -8,6 +8,7 @@ export function SourceAndText(p: { sourceId: string; textId: string; source: str
         <p class="label" id={p.sourceId}>
           Source
         </p>
+        {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: names the source block for screen readers beside the labelled textarea (axe accepts it) */}
         <div class="text source" aria-labelledby={p.sourceId}>
           {p.source}
         </div>
