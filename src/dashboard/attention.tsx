@@ -10,7 +10,7 @@ import { form, id, str } from "./form";
 import { AttentionConfirmPage, AttentionPage } from "./pages/attention";
 import { parsed } from "./parse";
 import { dashboardTarget, withDone } from "./redirect";
-import { notice, render, siteNav, viewer } from "./respond";
+import { notice, render, siteFrame } from "./respond";
 
 export const attention = new Hono<DashApp>();
 
@@ -25,7 +25,7 @@ attention.get("/sites/:site_id/attention", async (c) => {
   );
   return render(
     c,
-    <AttentionPage nav={siteNav(a, "attention")} viewer={viewer(c)} data={data} filters={filters} languages={a.site.targetLanguages.map((t) => t.code)} notice={notice(c)} />,
+    <AttentionPage {...siteFrame(c, a, "attention")} data={data} filters={filters} languages={a.site.targetLanguages.map((t) => t.code)} notice={notice(c)} />,
   );
 });
 
@@ -50,7 +50,7 @@ attention.post("/sites/:site_id/attention/:result_id", async (c) => {
     const held = err.extra as { qa: QAIssue[]; source_text: string };
     return render(
       c,
-      <AttentionConfirmPage nav={siteNav(a, "attention")} viewer={viewer(c)} resultId={resultId} text={decision.text} sourceText={held.source_text} qa={held.qa} back={back} queue={queue} />,
+      <AttentionConfirmPage {...siteFrame(c, a, "attention")} resultId={resultId} text={decision.text} sourceText={held.source_text} qa={held.qa} back={back} queue={queue} />,
       409,
     );
   }

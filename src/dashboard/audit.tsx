@@ -7,7 +7,7 @@ import { orgAccess } from "./access";
 import type { DashApp } from "./auth";
 import { id } from "./form";
 import { AuditPage } from "./pages/audit";
-import { orgNav, render, viewer } from "./respond";
+import { orgFrame, render } from "./respond";
 
 export const audit = new Hono<DashApp>();
 
@@ -18,5 +18,5 @@ audit.get("/organizations/:org_id/audit", async (c) => {
   if (cursor === -1) throw new ApiError(422, "cursor: not a page of this list.");
   const [data, people] = await Promise.all([auditOf(c.env, { organizationId: a.organizationId, cursor, limit: 50 }), membersOf(c.env, a.organizationId, { actor: a.actor, userId: a.userId, role: a.role })]);
   const actors = Object.fromEntries(people.members.map((m) => [`user:${m.userId}`, m.email]));
-  return render(c, <AuditPage nav={orgNav(a, "audit")} viewer={viewer(c)} data={data} actors={actors} cursor={cursorText} />);
+  return render(c, <AuditPage {...orgFrame(c, a, "audit")} data={data} actors={actors} cursor={cursorText} />);
 });

@@ -6,13 +6,13 @@ import { siteAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { form, id, str } from "./form";
 import { GlossaryPage } from "./pages/glossary";
-import { notice, render, type SiteAccess, siteNav, viewer } from "./respond";
+import { notice, render, type SiteAccess, siteFrame } from "./respond";
 
 export const glossary = new Hono<DashApp>();
 
 async function glossaryPage(c: DashContext, a: SiteAccess, extra: { notice?: string | null; error?: string | null } = {}) {
   const terms = await listTerms(c.env, a.organizationId);
-  return <GlossaryPage nav={siteNav(a, "glossary")} viewer={viewer(c)} terms={terms} languages={a.site.targetLanguages.map((t) => t.code)} {...extra} />;
+  return <GlossaryPage {...siteFrame(c, a, "glossary")} terms={terms} languages={a.site.targetLanguages.map((t) => t.code)} {...extra} />;
 }
 
 /** A refused change (422) is shown on the page with the form; anything else goes to the error page. */

@@ -7,13 +7,13 @@ import type { DashApp } from "./auth";
 import { form, id, str } from "./form";
 import { parsed } from "./parse";
 import { KeysPage } from "./pages/keys";
-import { notice, render, siteNav, viewer } from "./respond";
+import { notice, render, siteFrame } from "./respond";
 
 export const keys = new Hono<DashApp>();
 
 keys.get("/sites/:site_id/keys", async (c) => {
   const a = await siteAccess(c, id(c.req.param("site_id")), "admin");
-  return render(c, <KeysPage nav={siteNav(a, "keys")} viewer={viewer(c)} keys={await listKeys(c.env, a.site)} notice={notice(c)} />);
+  return render(c, <KeysPage {...siteFrame(c, a, "keys")} keys={await listKeys(c.env, a.site)} notice={notice(c)} />);
 });
 
 keys.post("/sites/:site_id/keys", async (c) => {
@@ -22,7 +22,7 @@ keys.post("/sites/:site_id/keys", async (c) => {
   const created = await createKey(c.env, a.actor, a.site, input);
   // Rendered, not redirected: the key is shown this once and never stored.
   const list = await listKeys(c.env, a.site);
-  return render(c, <KeysPage nav={siteNav(a, "keys")} viewer={viewer(c)} keys={list} created={{ name: created.name, key: created.key }} />);
+  return render(c, <KeysPage {...siteFrame(c, a, "keys")} keys={list} created={{ name: created.name, key: created.key }} />);
 });
 
 keys.post("/sites/:site_id/keys/:key_id/revoke", async (c) => {

@@ -12,7 +12,7 @@ import { type OrgAccess, orgAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { form, id, str } from "./form";
 import { MembersPage } from "./pages/members";
-import { notice, orgNav, render, viewer } from "./respond";
+import { notice, orgFrame, render } from "./respond";
 
 export const members = new Hono<DashApp>();
 
@@ -20,7 +20,7 @@ const inviter = (a: OrgAccess): Inviter => ({ actor: a.actor, userId: a.userId, 
 
 async function membersPage(c: DashContext, a: OrgAccess, extra: { created?: { email: string; role: string; url: string }; notice?: string | null; error?: string | null } = {}) {
   const data = await membersOf(c.env, a.organizationId, inviter(a));
-  return <MembersPage nav={orgNav(a, "members")} viewer={viewer(c)} {...data} {...extra} />;
+  return <MembersPage {...orgFrame(c, a, "members")} {...data} {...extra} />;
 }
 
 members.get("/organizations/:org_id/members", async (c) => {

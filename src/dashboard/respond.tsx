@@ -46,3 +46,9 @@ export const siteNav = (a: SiteAccess, current: SiteNav["current"]): SiteNav => 
 });
 
 export const orgNav = (a: OrgAccess, current: OrgNav["current"]): OrgNav => ({ organizationId: a.organizationId, organization: a.organization, role: a.role, current });
+
+/** What every site page is framed with: the site's navigation at `current`, and who is viewing. */
+export const siteFrame = (c: DashContext, a: SiteAccess, current: SiteNav["current"]) => ({ nav: siteNav(a, current), viewer: viewer(c) });
+
+/** What every organization page is framed with. */
+export const orgFrame = (c: DashContext, a: OrgAccess, current: OrgNav["current"]) => ({ nav: orgNav(a, current), viewer: viewer(c) });

@@ -11,15 +11,14 @@ import type { DashApp, DashContext } from "./auth";
 import { type Form, form, id, str, strs } from "./form";
 import { SettingsPage } from "./pages/settings";
 import { parsed } from "./parse";
-import { notice, render, type SiteAccess, siteNav, viewer } from "./respond";
+import { notice, render, type SiteAccess, siteFrame } from "./respond";
 
 export const settings = new Hono<DashApp>();
 
 function settingsPage(c: DashContext, a: SiteAccess, extra: { notice?: string | null; error?: string | null } = {}) {
   return (
     <SettingsPage
-      nav={siteNav(a, "settings")}
-      viewer={viewer(c)}
+      {...siteFrame(c, a, "settings")}
       settings={a.site}
       engines={ENGINES}
       formalities={FORMALITIES}

@@ -9,7 +9,7 @@ import type { DashApp } from "./auth";
 import { type Form, form, id, str, strs } from "./form";
 import { EstimatePage, SitePage } from "./pages/site";
 import { parsed } from "./parse";
-import { notice, render, siteNav, viewer } from "./respond";
+import { notice, render, siteFrame } from "./respond";
 
 export const sites = new Hono<DashApp>();
 
@@ -27,7 +27,7 @@ sites.get("/sites/:site_id", async (c) => {
     : null;
   return render(
     c,
-    <SitePage nav={siteNav(a, "overview")} viewer={viewer(c)} sourceLanguage={view.source_language} targets={targets} connector={connector} status={status} jobs={jobs.slice(0, 20)} notice={startedNotice ?? notice(c)} />,
+    <SitePage {...siteFrame(c, a, "overview")} sourceLanguage={view.source_language} targets={targets} connector={connector} status={status} jobs={jobs.slice(0, 20)} notice={startedNotice ?? notice(c)} />,
   );
 });
 
@@ -50,7 +50,7 @@ sites.post("/sites/:site_id/jobs/estimate", async (c) => {
   if (answer.kind !== "estimate") throw new Error("an estimate-only request created a job");
   return render(
     c,
-    <EstimatePage nav={siteNav(a, "overview")} viewer={viewer(c)} estimate={answer.body} form={{ languages: request.languages ?? [], prefix: request.prefix ?? "", force: request.force }} />,
+    <EstimatePage {...siteFrame(c, a, "overview")} estimate={answer.body} form={{ languages: request.languages ?? [], prefix: request.prefix ?? "", force: request.force }} />,
   );
 });
 

@@ -7,7 +7,7 @@ import type { DashApp } from "./auth";
 import { id } from "./form";
 import { UnitPage } from "./pages/unit";
 import { UnitsPage } from "./pages/units";
-import { render, siteNav, viewer } from "./respond";
+import { render, siteFrame } from "./respond";
 
 export const units = new Hono<DashApp>();
 
@@ -26,7 +26,7 @@ units.get("/sites/:site_id/units", async (c) => {
     { prefix: filters.prefix, language: filters.language || undefined, cursor: filters.cursor || undefined, limit: 50, all: filters.show === "all" },
     dashboardBase(c),
   );
-  return render(c, <UnitsPage nav={siteNav(a, "units")} viewer={viewer(c)} data={data} filters={filters} languages={a.site.targetLanguages.map((t) => t.code)} />);
+  return render(c, <UnitsPage {...siteFrame(c, a, "units")} data={data} filters={filters} languages={a.site.targetLanguages.map((t) => t.code)} />);
 });
 
 units.get("/sites/:site_id/units/open", async (c) => {
@@ -38,5 +38,5 @@ units.get("/sites/:site_id/units/:key", async (c) => {
   const a = await siteAccess(c, id(c.req.param("site_id")), "editor");
   const { unit, texts, notWritable } = await unitOf(c.env, a.site, c.req.param("key"), dashboardBase(c));
   const languages = [...new Set([...a.site.targetLanguages.map((t) => t.code), ...unit.languages.map((l) => l.code)])];
-  return render(c, <UnitPage nav={siteNav(a, "units")} viewer={viewer(c)} unit={unit} texts={texts} languages={languages} notWritable={notWritable} />);
+  return render(c, <UnitPage {...siteFrame(c, a, "units")} unit={unit} texts={texts} languages={languages} notWritable={notWritable} />);
 });

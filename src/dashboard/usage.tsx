@@ -7,7 +7,7 @@ import type { DashApp } from "./auth";
 import { id } from "./form";
 import { UsagePage } from "./pages/usage";
 import { parsed } from "./parse";
-import { orgNav, render, viewer } from "./respond";
+import { orgFrame, render } from "./respond";
 
 export const usage = new Hono<DashApp>();
 
@@ -17,5 +17,5 @@ usage.get("/organizations/:org_id/usage", async (c) => {
   // The same month rule as the admin API's `?month=`.
   const { month } = parsed(UsageMonthQuery, { month: c.req.query("month") ?? current });
   const data = await usageOf(c.env, a.organizationId, month);
-  return render(c, <UsagePage nav={orgNav(a, "usage")} viewer={viewer(c)} usage={data} current={current} />);
+  return render(c, <UsagePage {...orgFrame(c, a, "usage")} usage={data} current={current} />);
 });
