@@ -65,7 +65,7 @@ const KEY_CHARS = 80;
  * A longer literal is refused here, before the parse, the digest or any stringify copies it.
  */
 const MAX_RAW_STRING = LIMITS.segmentText * 12;
-const STRING_RULE = `must be at most ${LIMITS.segmentText} characters`;
+const STRING_RULE = `is too long: no field takes more than ${LIMITS.segmentText} characters`;
 
 export const depthRule = (max = LIMITS.jsonDepth) => `must be nested at most ${max} levels deep`;
 const widthRule = (array: boolean) =>

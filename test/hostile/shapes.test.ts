@@ -83,7 +83,7 @@ describe("PUT /v1/units", () => {
     ["4,000,000 nested arrays (8 MB)", `{"a":${deep()}}`, `metadata must be nested at most ${LIMITS.jsonDepth} levels deep`],
     ["an array of 500,000 zeros", `{"a":${wide()}}`, `metadata.a must have at most ${LIMITS.jsonWidth} items`],
     ["an object of 100,000 keys", manyKeys(), `metadata must have at most ${LIMITS.jsonWidth} keys`],
-    ["a 9 MB string of escaped quotes", escapedQuotes(), `metadata.a must be at most ${LIMITS.segmentText} characters`],
+    ["a 9 MB string of escaped quotes", escapedQuotes(), `metadata.a is too long: no field takes more than ${LIMITS.segmentText} characters`],
   ];
   for (const [name, metadata, detail] of cases)
     it(`refuses ${name} in metadata with a 422 naming the field, without parsing the body`, async () => {
@@ -112,7 +112,7 @@ describe("PUT /v1/units/batch", () => {
     ["4,000,000 nested arrays (8 MB)", `{"a":${deep()}}`, `units[1].metadata must be nested at most ${LIMITS.jsonDepth} levels deep`],
     ["an array of 500,000 zeros", `{"a":${wide()}}`, `units[1].metadata.a must have at most ${LIMITS.jsonWidth} items`],
     ["an object of 100,000 keys", manyKeys(), `units[1].metadata must have at most ${LIMITS.jsonWidth} keys`],
-    ["a 9 MB string of escaped quotes", escapedQuotes(), `units[1].metadata.a must be at most ${LIMITS.segmentText} characters`],
+    ["a 9 MB string of escaped quotes", escapedQuotes(), `units[1].metadata.a is too long: no field takes more than ${LIMITS.segmentText} characters`],
   ];
   cases.forEach(([name, metadata, detail], n) =>
     it(`fails only the unit with ${name}; its siblings are applied; the body is never parsed whole`, async () => {
