@@ -113,14 +113,13 @@ adminRoutes.openapi(
       if (foreign.length) throw new ApiError(422, `site_ids: site ${foreign.join(", ")} belongs to another organization`);
     }
     const now = new Date().toISOString();
+    // The operator's word: `manual` until DELETE, whatever Stripe says meanwhile (no site limit or grace of Stripe's).
+    const operatorSet = { plan: input.plan, status: input.status, includedCharacters: input.included_characters ?? null, provider: "manual", siteLimit: null, pastDueSince: null, updatedAt: now };
     await db.batch([
       db
         .insert(subscriptions)
-        .values({ organizationId: org_id, plan: input.plan, status: input.status, includedCharacters: input.included_characters ?? null, updatedAt: now })
-        .onConflictDoUpdate({
-          target: subscriptions.organizationId,
-          set: { plan: input.plan, status: input.status, includedCharacters: input.included_characters ?? null, updatedAt: now },
-        }),
+        .values({ organizationId: org_id, ...operatorSet })
+        .onConflictDoUpdate({ target: subscriptions.organizationId, set: operatorSet }),
       db.delete(subscriptionSites).where(eq(subscriptionSites.organizationId, org_id)),
       // D1 allows 100 bound parameters per statement: 2 columns → 50 rows per insert.
       ...chunks(siteIds, 50).map((ids) => db.insert(subscriptionSites).values(ids.map((siteId) => ({ organizationId: org_id, siteId })))),
