@@ -66,6 +66,7 @@ import { EstimatePage, SitePage } from "./pages/site";
 import { UnitPage } from "./pages/unit";
 import { UnitsPage } from "./pages/units";
 import { UsagePage } from "./pages/usage";
+import { billingPages } from "./billing";
 
 export const CSP = DASHBOARD_CSP;
 
@@ -128,7 +129,8 @@ export const dashboard = new Hono<DashApp>();
 
 dashboard.use(async (c, next) => {
   await next();
-  setPageHeaders(c, CSP);
+  // A sub-app may widen the CSP for its own pages (billing: forms that redirect to Stripe).
+  setPageHeaders(c, c.res.headers.get("Content-Security-Policy") ?? CSP);
   if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
 });
 dashboard.use(csrf());
@@ -569,6 +571,8 @@ dashboard.get("/organizations/:org_id/usage", async (c) => {
   const usage = await organizationUsage(controlDb(c.env.DB), a.organizationId, month);
   return render(c, <UsagePage nav={orgNav(a, "usage")} viewer={viewer(c)} usage={usage} current={current} />);
 });
+
+dashboard.route("/", billingPages);
 
 async function membersPage(c: DashContext, a: OrgAccess, extra: { created?: { email: string; role: string; url: string }; notice?: string | null; error?: string | null } = {}) {
   const db = controlDb(c.env.DB);
