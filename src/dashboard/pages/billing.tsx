@@ -95,7 +95,7 @@ export function BillingPage(p: { nav: OrgNav; viewer: Viewer; view: BillingView;
           </div>
           <div class="stat">
             <span class="stat-label">Included</span>
-            <span class="stat-value">{u.included_characters === null ? "Unmetered" : n(u.included_characters)}</span>
+            <span class="stat-value">{v.plan === null ? "—" : u.included_characters === null ? "Unmetered" : n(u.included_characters)}</span>
             <span class="muted small">characters</span>
           </div>
           <div class="stat">
@@ -179,7 +179,7 @@ export function BillingPage(p: { nav: OrgNav; viewer: Viewer; view: BillingView;
       <section class="card" aria-labelledby="sites">
         <h2 id="sites">Covered sites</h2>
         <p class="muted small">
-          {v.siteLimit === null ? "The plan covers every site." : pro ? `Each covered site is one licence (${v.siteLimit} now).` : `The plan covers up to ${v.siteLimit} sites.`}
+          {v.plan === null ? "No subscription covers the sites yet." : v.siteLimit === null ? "The plan covers every site." : pro ? `Each covered site is one licence (${v.siteLimit} now).` : `The plan covers up to ${v.siteLimit} sites.`}
           {v.plan ? ` ${PLANS[v.plan].perSite ? "Usage is counted per site." : "Usage is pooled across covered sites."}` : ""}
         </p>
         {v.sites.length ? (
