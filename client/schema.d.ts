@@ -620,7 +620,7 @@ export type paths = {
          * Close a month by hand
          * @description The same close the daily Cron Trigger runs, for one ended UTC month: each organization's overage (the figures of the usage endpoint) is recorded once; organizations that pay through Stripe get it as one invoice item on their next invoice (idempotency key `overage:<org_id>:<YYYY-MM>`). Safe to repeat: closed organizations are skipped. Organizations Stripe could not be reached for are listed in `pending` and stay open for the next run. A month that has not ended is a 422.
          */
-        post: operations["adminCloseBillingMonth"];
+        post: operations["adminCreateBillingCloses"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5652,7 +5652,7 @@ export interface operations {
             };
         };
     };
-    adminCloseBillingMonth: {
+    adminCreateBillingCloses: {
         parameters: {
             query: {
                 month: string;

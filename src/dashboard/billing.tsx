@@ -41,7 +41,6 @@ const orgIdOf = (c: DashContext) => {
   const n = Number(c.req.param("org_id"));
   return Number.isSafeInteger(n) && n > 0 ? n : -1;
 };
-const actorOf = (a: OrgAccess) => ({ actor: a.actor });
 const page = (c: DashContext) => `/dashboard/organizations/${orgIdOf(c)}/billing`;
 
 async function render(c: DashContext, a: OrgAccess, extra: { notice?: string | null; error?: string | null; choose?: SiteChoice | null } = {}) {
@@ -80,7 +79,7 @@ billingPages.get("/organizations/:org_id/billing", async (c) => {
 billingPages.post("/organizations/:org_id/billing/checkout", async (c) => {
   const a = await orgAccess(c, orgIdOf(c), "owner");
   const f = await formOf(c);
-  const { url } = await startCheckout(c.env, actorOf(a), a.organizationId, planFrom(f.one("plan")), dashboardBase(c));
+  const { url } = await startCheckout(c.env, a.actor, a.organizationId, planFrom(f.one("plan")), dashboardBase(c));
   return c.redirect(url, 303);
 });
 
@@ -90,7 +89,7 @@ billingPages.post("/organizations/:org_id/billing/plan", async (c) => {
   const plan = planFrom(f.one("plan"));
   // The site chooser marks itself (`choosing`), so a chooser with no box ticked keeps no site.
   const keep = f.one("choosing") ? ids(f.all("keep")) : undefined;
-  const result = await changePlan(c.env, actorOf(a), a.organizationId, plan, keep);
+  const result = await changePlan(c.env, a.actor, a.organizationId, plan, keep);
   if (result.kind === "choose-sites")
     return render(c, a, { choose: { plan, limit: result.limit, covered: result.covered }, error: `The ${plan} plan covers at most ${PLANS[plan].maxSites} sites: choose which stay covered.` });
   return c.redirect(`${page(c)}?done=plan-changed`, 303);
@@ -99,24 +98,24 @@ billingPages.post("/organizations/:org_id/billing/plan", async (c) => {
 billingPages.post("/organizations/:org_id/billing/sites", async (c) => {
   const a = await orgAccess(c, orgIdOf(c), "owner");
   const f = await formOf(c);
-  await setCoveredSites(c.env, actorOf(a), a.organizationId, ids(f.all("site")));
+  await setCoveredSites(c.env, a.actor, a.organizationId, ids(f.all("site")));
   return c.redirect(`${page(c)}?done=sites-saved`, 303);
 });
 
 billingPages.post("/organizations/:org_id/billing/portal", async (c) => {
   const a = await orgAccess(c, orgIdOf(c), "owner");
-  const { url } = await portalSession(c.env, actorOf(a), a.organizationId, dashboardBase(c));
+  const { url } = await portalSession(c.env, a.actor, a.organizationId, dashboardBase(c));
   return c.redirect(url, 303);
 });
 
 billingPages.post("/organizations/:org_id/billing/cancel", async (c) => {
   const a = await orgAccess(c, orgIdOf(c), "owner");
-  await setCancelAtPeriodEnd(c.env, actorOf(a), a.organizationId, true);
+  await setCancelAtPeriodEnd(c.env, a.actor, a.organizationId, true);
   return c.redirect(`${page(c)}?done=cancelled`, 303);
 });
 
 billingPages.post("/organizations/:org_id/billing/resume", async (c) => {
   const a = await orgAccess(c, orgIdOf(c), "owner");
-  await setCancelAtPeriodEnd(c.env, actorOf(a), a.organizationId, false);
+  await setCancelAtPeriodEnd(c.env, a.actor, a.organizationId, false);
   return c.redirect(`${page(c)}?done=resumed`, 303);
 });

@@ -19,10 +19,8 @@ import { sites, stripeEvents, subscriptions, subscriptionSites } from "../contro
 import { ApiError } from "../errors";
 import { PLANS as PLAN_CODES, type Plan } from "../limits";
 
-export interface Actor {
-  /** `user:<id>` (dashboard), `admin` (operator) or `stripe`. */
-  actor: string;
-}
+/** Who the audit log names: `user:<id>` (the dashboard) or `admin` (the operator); house's `ops/actor.ts` type fits. */
+export type Actor = string;
 
 export const PlanIn = z.enum(PLAN_CODES);
 export const SiteIdsIn = z.array(z.number().int().positive()).max(1_000);
@@ -144,7 +142,7 @@ function requirePrice(env: Env, plan: Plan) {
  * site: the quantity is the organization's sites (at least one). Answers the URL to send the
  * owner to.
  */
-export async function startCheckout(env: Env, who: Actor, organizationId: number, plan: Plan, dashboardBase: string, at = now()) {
+export async function startCheckout(env: Env, actor: Actor, organizationId: number, plan: Plan, dashboardBase: string, at = now()) {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const [sub, mirror, siteIds] = await Promise.all([
@@ -169,7 +167,7 @@ export async function startCheckout(env: Env, who: Actor, organizationId: number
     cancel_url: `${page}?done=checkout-cancelled`,
   });
   if (!session.url) throw new ApiError(502, "Stripe did not answer a Checkout page.");
-  await auditStatement(db, { organizationId, actor: who.actor, action: "billing.checkout", target: `organization:${organizationId}`, detail: { plan, quantity, session: session.id } }, at).run();
+  await auditStatement(db, { organizationId, actor, action: "billing.checkout", target: `organization:${organizationId}`, detail: { plan, quantity, session: session.id } }, at).run();
   return { url: session.url };
 }
 
@@ -180,7 +178,7 @@ export type PlanChange = { kind: "changed" } | { kind: "choose-sites"; limit: nu
  * than are covered now needs `keep` (which stay covered) first: without it the answer is
  * `choose-sites`, and nothing changes.
  */
-export async function changePlan(env: Env, who: Actor, organizationId: number, plan: Plan, keep?: number[], at = now()): Promise<PlanChange> {
+export async function changePlan(env: Env, actor: Actor, organizationId: number, plan: Plan, keep?: number[], at = now()): Promise<PlanChange> {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const mirror = await requireStripeSubscription(env, db, organizationId);
@@ -202,7 +200,7 @@ export async function changePlan(env: Env, who: Actor, organizationId: number, p
   });
   await syncSubscription(env, db, stateOf(updated), at, organizationId, "plan.change");
   await db.batch([
-    auditStatement(db, { organizationId, actor: who.actor, action: "billing.plan_change", target: `organization:${organizationId}`, detail: { from: mirror.plan, to: plan, quantity, sites: kept.length } }, at),
+    auditStatement(db, { organizationId, actor, action: "billing.plan_change", target: `organization:${organizationId}`, detail: { from: mirror.plan, to: plan, quantity, sites: kept.length } }, at),
     ...replaceCovered(db, organizationId, kept),
   ]);
   return { kind: "changed" };
@@ -231,7 +229,7 @@ function replaceCovered(db: ControlDb, organizationId: number, siteIds: number[]
  * Which sites the subscription covers, within its plan's limit. Under `pro` each covered site
  * is a licence: the subscription's quantity follows (prorated).
  */
-export async function setCoveredSites(env: Env, who: Actor, organizationId: number, siteIds: number[], at = now()) {
+export async function setCoveredSites(env: Env, actor: Actor, organizationId: number, siteIds: number[], at = now()) {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const mirror = await requireStripeSubscription(env, db, organizationId);
@@ -252,31 +250,31 @@ export async function setCoveredSites(env: Env, who: Actor, organizationId: numb
     }
   }
   await db.batch([
-    auditStatement(db, { organizationId, actor: who.actor, action: "billing.sites", target: `organization:${organizationId}`, detail: { site_ids: kept } }, at),
+    auditStatement(db, { organizationId, actor, action: "billing.sites", target: `organization:${organizationId}`, detail: { site_ids: kept } }, at),
     ...replaceCovered(db, organizationId, kept),
   ]);
   return { siteIds: kept, limit: siteLimitOf(plan, plan === "pro" ? kept.length : 1) };
 }
 
 /** Payment methods and invoices: a Stripe Customer Portal session that returns to the Billing page. */
-export async function portalSession(env: Env, who: Actor, organizationId: number, dashboardBase: string, at = now()) {
+export async function portalSession(env: Env, actor: Actor, organizationId: number, dashboardBase: string, at = now()) {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const mirror = await mirrorOf(db, organizationId);
   if (!mirror) throw new ApiError(409, "The organization has no Stripe customer yet: choose a plan first.");
   const session = await stripe.billingPortal.sessions.create({ customer: mirror.customerId, return_url: `${dashboardBase}/organizations/${organizationId}/billing` });
-  await auditStatement(db, { organizationId, actor: who.actor, action: "billing.portal", target: `organization:${organizationId}` }, at).run();
+  await auditStatement(db, { organizationId, actor, action: "billing.portal", target: `organization:${organizationId}` }, at).run();
   return { url: session.url };
 }
 
 /** Cancel at the period's end (`cancel` true) or resume (false). Covered until the period ends either way. */
-export async function setCancelAtPeriodEnd(env: Env, who: Actor, organizationId: number, cancel: boolean, at = now()) {
+export async function setCancelAtPeriodEnd(env: Env, actor: Actor, organizationId: number, cancel: boolean, at = now()) {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const mirror = await requireStripeSubscription(env, db, organizationId);
   const updated = await stripe.subscriptions.update(mirror.subscriptionId, { cancel_at_period_end: cancel });
   await syncSubscription(env, db, stateOf(updated), at, organizationId, cancel ? "cancel" : "resume");
-  await auditStatement(db, { organizationId, actor: who.actor, action: cancel ? "billing.cancel" : "billing.resume", target: `organization:${organizationId}`, detail: { period_end: iso(updated.items.data[0]?.current_period_end) } }, at).run();
+  await auditStatement(db, { organizationId, actor, action: cancel ? "billing.cancel" : "billing.resume", target: `organization:${organizationId}`, detail: { period_end: iso(updated.items.data[0]?.current_period_end) } }, at).run();
   return { cancelAtPeriodEnd: updated.cancel_at_period_end };
 }
 

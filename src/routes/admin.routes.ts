@@ -501,7 +501,7 @@ adminRoutes.openapi(
   createRoute({
     method: "post",
     path: "/admin/v1/billing/close",
-    operationId: "adminCloseBillingMonth",
+    operationId: "adminCreateBillingCloses",
     summary: "Close a month by hand",
     description:
       "The same close the daily Cron Trigger runs, for one ended UTC month: each organization's overage (the figures of the usage endpoint) is recorded once; " +
