@@ -5,7 +5,8 @@
  * invoice item on their next invoice, created with the idempotency key
  * `overage:<org_id>:<YYYY-MM>`; the row is written only after Stripe accepted the item, so an
  * organization Stripe could not be reached for stays open and the next run tries again
- * (with the same key: Stripe answers a repeat within 24 hours with the first item).
+ * (with the same key: Stripe answers a repeat within 24 hours with the first item; after
+ * that, the customer's invoice items are searched for one carrying this organization and month).
  */
 import { asc, eq, sql } from "drizzle-orm";
 import type { ControlDb } from "../control/db";
@@ -86,7 +87,13 @@ export async function closeMonth(env: Env, db: ControlDb, month: string, at: Dat
     let invoiceItemId: string | null = null;
     if (viaStripe && usage.overage_cents > 0) {
       try {
-        const item = await stripeClient(env).invoiceItems.create(
+        const stripe = stripeClient(env);
+        // Stripe forgets idempotency keys after 24 hours: an item an earlier run created (its answer
+        // lost) is found by its metadata first, so a retry days later still bills once.
+        const earlier = (await stripe.invoiceItems.list({ customer: mirror.customerId, limit: 100 })).data.find(
+          (i) => i.metadata?.organization_id === String(id) && i.metadata?.month === month,
+        );
+        const item = earlier ?? await stripe.invoiceItems.create(
           {
             customer: mirror.customerId,
             amount: usage.overage_cents,

@@ -125,4 +125,22 @@ describe("month close by the Cron Trigger", () => {
     expect(attempts.length).toBeGreaterThanOrEqual(3); // two failed runs, then the one that landed
     expect([...stripe.invoiceItems.keys()].filter((k) => k === `overage:${org.orgId}:2026-03`)).toHaveLength(1);
   });
+
+  it("an item Stripe created whose answer was lost is found by its metadata on a later run (past Stripe's 24-hour idempotency window)", async () => {
+    const stripe = fakeStripe();
+    const org = await stripeOrganization(stripe, "agency");
+    await meter(org.orgId, org.sites[0].siteId, "2026-01", 2_500_000);
+    stripe.loseAnswer = true;
+    await runCron("2026-02-01T00:20:00Z");
+    expect(await closeRow(org.orgId, "2026-01")).toBeNull();
+    expect(stripe.invoiceItems.size).toBe(1); // Stripe has it; the service does not know
+    // Days later Stripe no longer remembers the key: a second create would make a second item.
+    stripe.loseAnswer = false;
+    const [[key, item]] = [...stripe.invoiceItems];
+    stripe.invoiceItems.delete(key);
+    stripe.invoiceItems.set("forgotten-key", item);
+    await runCron("2026-02-03T00:20:00Z");
+    expect(await closeRow(org.orgId, "2026-01")).toMatchObject({ invoice_item_id: item.id, overage_cents: 750 });
+    expect(stripe.invoiceItems.size).toBe(1);
+  });
 });

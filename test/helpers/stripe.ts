@@ -91,6 +91,8 @@ export interface FakeStripe {
   requests: RecordedRequest[];
   /** While true, POST /v1/invoiceitems fails as an outage would (503). */
   outage: boolean;
+  /** While true, POST /v1/invoiceitems creates the item but the answer is lost (a network error). */
+  loseAnswer: boolean;
   calls(method: string, path: string | RegExp): RecordedRequest[];
 }
 
@@ -104,6 +106,7 @@ export function fakeStripe(): FakeStripe {
     invoiceItems: new Map(),
     requests: [],
     outage: false,
+    loseAnswer: false,
     calls: (method, path) => fake.requests.filter((r) => r.method === method && r.url.origin === API && (typeof path === "string" ? r.url.pathname === path : path.test(r.url.pathname))),
   };
   const notFound = (what: string) =>
@@ -148,7 +151,7 @@ export function fakeStripe(): FakeStripe {
       const key = request.headers.get("idempotency-key") ?? nextId("key");
       const f = Object.fromEntries(new URLSearchParams(await request.text()));
       const existing = fake.invoiceItems.get(key);
-      if (existing) return HttpResponse.json(existing, { headers: { "idempotent-replayed": "true" } });
+      if (existing) return fake.loseAnswer ? HttpResponse.error() : HttpResponse.json(existing, { headers: { "idempotent-replayed": "true" } });
       const item = {
         id: nextId("ii"),
         object: "invoiceitem",
@@ -164,7 +167,12 @@ export function fakeStripe(): FakeStripe {
         quantity: 1,
       } as unknown as Stripe.InvoiceItem;
       fake.invoiceItems.set(key, item);
-      return HttpResponse.json(item);
+      return fake.loseAnswer ? HttpResponse.error() : HttpResponse.json(item);
+    }),
+    http.get(`${API}/v1/invoiceitems`, ({ request }) => {
+      const customer = new URL(request.url).searchParams.get("customer");
+      const data = [...fake.invoiceItems.values()].filter((i) => i.customer === customer).reverse();
+      return HttpResponse.json({ object: "list", data, has_more: false, url: "/v1/invoiceitems" });
     }),
     http.post(`${API}/v1/billing_portal/sessions`, async ({ request }) => {
       const f = Object.fromEntries(new URLSearchParams(await request.text()));
