@@ -39,7 +39,23 @@ export default defineConfig(async () => {
         {
           // Tests run job alarms with runDurableObjectAlarm, never on their own.
           plugins: [workers({ JOB_ALARM_DELAY_MS: "3600000" })],
-          test: { ...common, name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/alarms/**"] },
+          test: { ...common, name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/alarms/**", "test/billing/**"] },
+        },
+        {
+          // Billing through Stripe: the secrets and prices set (the other projects run the
+          // embedded default, `manual`). Stripe's API is mocked at the HTTP level (test/helpers/stripe.ts).
+          plugins: [
+            workers({
+              JOB_ALARM_DELAY_MS: "3600000",
+              STRIPE_SECRET_KEY: "sk_test_transync_0123456789",
+              STRIPE_WEBHOOK_SECRET: "whsec_test_transync_0123456789",
+              STRIPE_PRICE_PRO: "price_pro_test",
+              STRIPE_PRICE_AGENCY: "price_agency_test",
+              STRIPE_PRICE_GROWTH: "price_growth_test",
+              STRIPE_PRICE_SCALE: "price_scale_test",
+            }),
+          ],
+          test: { ...common, name: "billing", include: ["test/billing/**/*.test.ts"] },
         },
         {
           // Jobs on the real self-scheduling alarm path: alarms fire on their own, as in production.

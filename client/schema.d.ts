@@ -361,13 +361,13 @@ export type paths = {
         get?: never;
         /**
          * Create or replace the subscription
-         * @description Sets the organization's plan, status and covered sites (replacing the list). A plan covers at most its number of sites (`agency` 10, `growth` 25): the first ones by id; the others answer `site_not_covered`. `included_characters` overrides the plan's monthly volume (a custom contract). Sites of another organization, or unknown ones, are a 422.
+         * @description Sets the organization's plan, status and covered sites (replacing the list). A plan covers at most its number of sites (`agency` 10, `growth` 25): the first ones by id; the others answer `site_not_covered`. `included_characters` overrides the plan's monthly volume (a custom contract). Sites of another organization, or unknown ones, are a 422. The operator keeps the last word: an organization that pays through Stripe is marked `manual` by this call, and Stripe's webhooks no longer change its subscription until it is DELETEd.
          */
         put: operations["adminSetSubscription"];
         post?: never;
         /**
          * Delete the subscription
-         * @description Ends hosted translation for every site of the organization: job requests answer 402 `subscription_required` from then on.
+         * @description Ends hosted translation for every site of the organization: job requests answer 402 `subscription_required` from then on. It also ends an operator's override: an organization with a Stripe subscription follows that subscription again (its plan, status and sites, oldest first).
          */
         delete: operations["adminDeleteSubscription"];
         options?: never;
@@ -601,6 +601,46 @@ export type paths = {
          * @description Creates a one-time invitation (valid 7 days) for the email with the role, and answers the link that opens the dashboard's accept-invitation page. The link is shown only in this answer (only a hash of its token is stored); no mail is sent. This is how the operator hands out an organization's first owner; owners and admins invite others from the dashboard.
          */
         post: operations["adminCreateInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/billing/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a month by hand
+         * @description The same close the daily Cron Trigger runs, for one ended UTC month: each organization's overage (the figures of the usage endpoint) is recorded once; organizations that pay through Stripe get it as one invoice item on their next invoice (idempotency key `overage:<org_id>:<YYYY-MM>`). Safe to repeat: closed organizations are skipped. Organizations Stripe could not be reached for are listed in `pending` and stay open for the next run. A month that has not ended is a 422.
+         */
+        post: operations["adminCreateBillingCloses"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/billing/closes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List closed months
+         * @description What month close recorded: per organization and month, the characters, overage, provider and Stripe invoice item.
+         */
+        get: operations["adminListBillingCloses"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1133,6 +1173,38 @@ export type components = {
              * @example 2026-11-22T10:00:00.000Z
              */
             expires_at: string;
+        };
+        BillingClosesOut: {
+            closes: components["schemas"]["BillingCloseOut"][];
+            /** @description Organizations this run left open (Stripe could not be reached); the next run, by hand or by the Cron Trigger, retries them */
+            pending?: {
+                organization_id: number;
+                detail: string;
+            }[];
+        };
+        BillingCloseOut: {
+            organization_id: number;
+            /** @example 2026-10 */
+            month: string;
+            /**
+             * @description The plan the month was closed under; null without a subscription
+             * @enum {string|null}
+             */
+            plan: "pro" | "agency" | "growth" | "scale" | null;
+            used_characters: number;
+            overage_characters: number;
+            overage_cents: number;
+            /**
+             * @description `stripe`: an invoice item was added to the customer's next invoice; `manual`: the operator invoices from this row
+             * @enum {string}
+             */
+            provider: "manual" | "stripe";
+            /**
+             * @description Stripe's invoice item (`ii_…`); null for manual closes and months without overage
+             * @example ii_1QxYz
+             */
+            invoice_item_id: string | null;
+            closed_at: string;
         };
     };
     responses: never;
@@ -5529,6 +5601,171 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "The request body must be JSON (Content-Type: application/json)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminCreateBillingCloses: {
+        parameters: {
+            query: {
+                month: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every close of the month */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingClosesOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminListBillingCloses: {
+        parameters: {
+            query?: {
+                /** @description Only this month's closes; all closes without it */
+                month?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The closes, by month and organization */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingClosesOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];

@@ -19,6 +19,7 @@ import { authErrors, ok } from "./routes/common";
 import { registerDocument } from "./routes/docs.routes";
 import { jobRoutes } from "./routes/jobs.routes";
 import { resultRoutes } from "./routes/results.routes";
+import { stripeWebhookRoutes } from "./routes/stripe-webhook.routes";
 import { syncRoutes } from "./routes/sync.routes";
 
 export const API_VERSION = "1";
@@ -76,6 +77,7 @@ export function createApp(deps: { now?: () => number } = {}) {
   app.route("/", jobRoutes);
   app.route("/", resultRoutes);
   app.route("/", adminRoutes);
+  app.route("/", stripeWebhookRoutes);
   app.route("/dashboard", dashboard);
 
   registerDocument(app, API_VERSION);

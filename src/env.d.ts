@@ -11,6 +11,16 @@ declare namespace Cloudflare {
     SIGNIN_LIMITER: RateLimit;
     /** Base of dashboard links; unset → the request's origin + /dashboard. */
     DASHBOARD_URL?: string;
+    /** Billing through Stripe (both set) or by the operator (`manual`, the default). */
+    STRIPE_SECRET_KEY?: string;
+    STRIPE_WEBHOOK_SECRET?: string;
+    /** Stripe Price ids of the plans (monthly, usd; `pro` is licensed per covered site). */
+    STRIPE_PRICE_PRO?: string;
+    STRIPE_PRICE_AGENCY?: string;
+    STRIPE_PRICE_GROWTH?: string;
+    STRIPE_PRICE_SCALE?: string;
+    /** Points the Stripe SDK at a local fake (tests, the browser test): e.g. http://127.0.0.1:12111. */
+    STRIPE_API_BASE?: string;
     /** Delay before a site's job alarm fires (0 in production; tests drive alarms themselves). */
     JOB_ALARM_DELAY_MS?: string;
   }

@@ -40,3 +40,42 @@ export const OrganizationUsageOut = z
     days: z.array(z.object({ date: z.string(), used_characters: z.number().int() })),
   })
   .openapi("OrganizationUsageOut");
+
+export const BillingCloseOut = z
+  .object({
+    organization_id: z.number().int(),
+    month: z.string().openapi({ example: "2026-10" }),
+    plan: z.enum(["pro", "agency", "growth", "scale"]).nullable().openapi({ description: "The plan the month was closed under; null without a subscription" }),
+    used_characters: z.number().int(),
+    overage_characters: z.number().int(),
+    overage_cents: z.number().int(),
+    provider: z.enum(["manual", "stripe"]).openapi({ description: "`stripe`: an invoice item was added to the customer's next invoice; `manual`: the operator invoices from this row" }),
+    invoice_item_id: z.string().nullable().openapi({ description: "Stripe's invoice item (`ii_…`); null for manual closes and months without overage", example: "ii_1QxYz" }),
+    closed_at: z.string(),
+  })
+  .openapi("BillingCloseOut");
+
+export const BillingClosesOut = z
+  .object({
+    closes: z.array(BillingCloseOut),
+    pending: z
+      .array(z.object({ organization_id: z.number().int(), detail: z.string() }))
+      .optional()
+      .openapi({ description: "Organizations this run left open (Stripe could not be reached); the next run, by hand or by the Cron Trigger, retries them" }),
+  })
+  .openapi("BillingClosesOut");
+
+export const BillingMonthQuery = z.object({
+  month: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, "must be a month as YYYY-MM")
+    .openapi({ example: "2026-10" }),
+});
+
+export const OptionalMonthQuery = z.object({
+  month: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, "must be a month as YYYY-MM")
+    .optional()
+    .openapi({ example: "2026-10", description: "Only this month's closes; all closes without it" }),
+});

@@ -9,7 +9,8 @@ import type { ControlDb } from "../control/db";
 import { reservations, subscriptions, subscriptionSites, usageLedger } from "../control/schema";
 import type { SiteSettings } from "../control/sites";
 import { LIMITS, type Plan } from "../limits";
-import { CURRENCY, monthOf, PLANS } from "./plans";
+import { now } from "../clock";
+import { CURRENCY, monthOf, PAST_DUE_GRACE_MS, PLANS } from "./plans";
 
 export type BillingCode = "subscription_required" | "subscription_inactive" | "site_not_covered";
 
@@ -24,28 +25,35 @@ export interface Entitlement {
   overageCentsPerMillion: number;
 }
 
-export async function entitlement(db: ControlDb, site: SiteSettings): Promise<Entitlement> {
+/**
+ * Read from D1 on every call (no cache): a change by the operator or a Stripe webhook answers
+ * the next job request. `at` decides whether a past-due subscription's grace is over.
+ */
+export async function entitlement(db: ControlDb, site: SiteSettings, at: Date = now()): Promise<Entitlement> {
   const sub = await db.select().from(subscriptions).where(eq(subscriptions.organizationId, site.organizationId)).get();
   if (!sub) return { plan: null, entitled: false, code: "subscription_required", reason: "The organization has no subscription.", included: null, perSite: false, overageCentsPerMillion: 0 };
   const plan = sub.plan as Plan;
   const rules = PLANS[plan];
   const base = { plan, included: sub.includedCharacters ?? rules.included, perSite: rules.perSite, overageCentsPerMillion: rules.overageCentsPerMillion };
   if (sub.status !== "active") return { ...base, entitled: false, code: "subscription_inactive", reason: `The subscription is ${sub.status}.` };
+  if (sub.pastDueSince && at.getTime() - Date.parse(sub.pastDueSince) >= PAST_DUE_GRACE_MS)
+    return { ...base, entitled: false, code: "subscription_inactive", reason: `The subscription's payment is past due since ${sub.pastDueSince.slice(0, 10)}; update the payment method on the Billing page.` };
+  const maxSites = sub.siteLimit ?? rules.maxSites;
   const covered = await db
     .select({ siteId: subscriptionSites.siteId })
     .from(subscriptionSites)
     .where(eq(subscriptionSites.organizationId, site.organizationId))
     .orderBy(asc(subscriptionSites.siteId));
   // A plan covering N sites covers the first N listed (by site id); the others are not covered.
-  const coveredIds = covered.map((r) => r.siteId).slice(0, rules.maxSites ?? undefined);
+  const coveredIds = covered.map((r) => r.siteId).slice(0, maxSites ?? undefined);
   if (!coveredIds.includes(site.id))
     return {
       ...base,
       entitled: false,
       code: "site_not_covered",
       reason:
-        rules.maxSites !== null && covered.some((r) => r.siteId === site.id)
-          ? `The ${plan} plan covers at most ${rules.maxSites} sites; this site is beyond that.`
+        maxSites !== null && covered.some((r) => r.siteId === site.id)
+          ? `The ${plan} ${sub.siteLimit !== null ? "subscription" : "plan"} covers at most ${maxSites} sites; this site is beyond that.`
           : "The subscription does not cover this site.",
     };
   return { ...base, entitled: true, reason: "" };
@@ -105,7 +113,7 @@ export function buildEstimate(characters: number, ent: Entitlement, used: number
 }
 
 export async function estimateCost(db: ControlDb, site: SiteSettings, characters: number, at: Date, before?: Parameters<typeof reservedCharacters>[3]) {
-  const ent = await entitlement(db, site);
+  const ent = await entitlement(db, site, at);
   const [used, reserved] = await Promise.all([usedCharacters(db, site, ent.perSite, at), reservedCharacters(db, site, ent.perSite, before)]);
   return { ent, estimate: buildEstimate(characters, ent, used, reserved) };
 }
@@ -173,7 +181,7 @@ export async function release(db: ControlDb, siteId: number, jobIds: number[]) {
 }
 
 export async function usageOut(db: ControlDb, site: SiteSettings, at: Date) {
-  const ent = await entitlement(db, site);
+  const ent = await entitlement(db, site, at);
   const month = monthOf(at);
   return {
     plan: ent.plan,

@@ -20,6 +20,9 @@ export const PLANS: Record<Plan, PlanRules> = {
 
 export const CURRENCY = "usd";
 
+/** The grace after a Stripe payment fails (`past_due`) before job requests answer `subscription_inactive`. */
+export const PAST_DUE_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
+
 /** Calendar month in UTC containing `at`: [start, end). */
 export function monthOf(at: Date) {
   const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));

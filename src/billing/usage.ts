@@ -64,7 +64,7 @@ export async function organizationUsage(db: ControlDb, organizationId: number, m
   if (rules && includedPerScope !== null) {
     if (rules.perSite) {
       // pro: each covered site has its own allowance, and its overage is its own.
-      const coveredSites = Math.min(Number(covered?.n ?? 0), rules.maxSites ?? Infinity);
+      const coveredSites = Math.min(Number(covered?.n ?? 0), sub!.siteLimit ?? rules.maxSites ?? Infinity);
       included = includedPerScope * coveredSites;
       overage = siteRows.reduce((a, s) => a + Math.max(0, s.used_characters - includedPerScope), 0);
     } else {

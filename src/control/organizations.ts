@@ -26,7 +26,8 @@ export function setSubscriptionStatements(
   input: { plan: Plan; status: "active" | "paused" | "canceled"; includedCharacters: number | null; siteIds: number[] },
   now = new Date(),
 ) {
-  const values = { plan: input.plan, status: input.status, includedCharacters: input.includedCharacters, updatedAt: now.toISOString() };
+  // The operator's word: `manual` until DELETE, whatever Stripe says meanwhile (no site limit or grace of Stripe's).
+  const values = { plan: input.plan, status: input.status, includedCharacters: input.includedCharacters, provider: "manual", siteLimit: null, pastDueSince: null, updatedAt: now.toISOString() };
   return [
     db
       .insert(subscriptions)

@@ -66,6 +66,15 @@ export const subscriptions = sqliteTable("subscriptions", {
   status: text("status").notNull(),
   /** A custom contract's monthly volume; null means the plan's. */
   includedCharacters: integer("included_characters"),
+  /**
+   * Who keeps this row: `manual` (the operator, through the admin API; an override even when
+   * the organization pays through Stripe) or `stripe` (written from Stripe's subscription).
+   */
+  provider: text("provider").notNull().default("manual"),
+  /** Most sites covered when it differs from the plan's: a Stripe `pro` subscription's quantity. */
+  siteLimit: integer("site_limit"),
+  /** When Stripe's subscription became `past_due`: active for a 7-day grace from then. */
+  pastDueSince: text("past_due_since"),
   updatedAt: text("updated_at").notNull().default(now),
 });
 
@@ -216,4 +225,59 @@ export const auditLog = sqliteTable(
     detail: text("detail", { mode: "json" }).$type<Record<string, unknown>>(),
   },
   (t) => [index("audit_log_org").on(t.organizationId, t.id)],
+);
+
+// ------------------------------------------------------------------ billing (DESIGN.md "Billing that owners manage")
+
+/**
+ * Stripe's subscription of an organization as last read from Stripe (never from an event's
+ * copy: webhooks retrieve the current state, so an older delivery cannot win). The contract's
+ * row in `subscriptions` is derived from it unless the operator overrides (provider `manual`).
+ */
+export const stripeSubscriptions = sqliteTable(
+  "stripe_subscriptions",
+  {
+    organizationId: integer("organization_id").primaryKey(),
+    customerId: text("customer_id").notNull(),
+    subscriptionId: text("subscription_id").notNull(),
+    /** Stripe's own status: active, trialing, past_due, paused, canceled, unpaid, incomplete, incomplete_expired. */
+    status: text("status").notNull(),
+    plan: text("plan"),
+    priceId: text("price_id"),
+    quantity: integer("quantity").notNull().default(1),
+    cancelAtPeriodEnd: integer("cancel_at_period_end", { mode: "boolean" }).notNull().default(false),
+    currentPeriodEnd: text("current_period_end"),
+    syncedAt: text("synced_at").notNull(),
+  },
+  (t) => [uniqueIndex("stripe_subscriptions_subscription").on(t.subscriptionId), index("stripe_subscriptions_customer").on(t.customerId)],
+);
+
+/** Stripe webhook events already applied: a replayed delivery changes nothing. */
+export const stripeEvents = sqliteTable("stripe_events", {
+  id: text("id").primaryKey(),
+  type: text("type").notNull(),
+  receivedAt: text("received_at").notNull(),
+});
+
+/**
+ * One closed month of one organization: the overage billed after the month (the usage
+ * endpoint's figures), and for Stripe organizations the invoice item that carries it. The
+ * primary key is what makes a close happen once.
+ */
+export const billingCloses = sqliteTable(
+  "billing_closes",
+  {
+    organizationId: integer("organization_id").notNull(),
+    /** `YYYY-MM`. */
+    month: text("month").notNull(),
+    plan: text("plan"),
+    usedCharacters: integer("used_characters").notNull(),
+    overageCharacters: integer("overage_characters").notNull(),
+    overageCents: integer("overage_cents").notNull(),
+    /** `manual` (the operator invoices from this row) or `stripe` (an invoice item was added). */
+    provider: text("provider").notNull(),
+    invoiceItemId: text("invoice_item_id"),
+    closedAt: text("closed_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.month] }), index("billing_closes_month").on(t.month)],
 );

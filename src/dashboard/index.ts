@@ -16,6 +16,7 @@ import { dashboardError, dashboardNotFound } from "./errors";
 import { account } from "./account";
 import { attention } from "./attention";
 import { audit } from "./audit";
+import { billingPages } from "./billing";
 import { glossary } from "./glossary";
 import { invitations } from "./invitations";
 import { keys } from "./keys";
@@ -32,7 +33,8 @@ export const dashboard = new Hono<DashApp>();
 
 dashboard.use(async (c, next) => {
   await next();
-  setPageHeaders(c, CSP);
+  // A sub-app may widen the CSP for its own pages (billing: forms that redirect to Stripe).
+  setPageHeaders(c, c.res.headers.get("Content-Security-Policy") ?? CSP);
   if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
 });
 dashboard.use(csrf());
@@ -40,6 +42,6 @@ dashboard.use(loadUser);
 dashboard.onError(dashboardError);
 
 // Signing in, one's own account and invitation links; a site's pages; an organization's pages.
-for (const sub of [session, account, invitations, sites, units, attention, keys, settings, glossary, usage, members, audit]) dashboard.route("/", sub);
+for (const sub of [session, account, invitations, sites, units, attention, keys, settings, glossary, usage, billingPages, members, audit]) dashboard.route("/", sub);
 
 dashboard.all("*", dashboardNotFound);

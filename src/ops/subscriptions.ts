@@ -8,6 +8,7 @@ import { controlDb } from "../control/db";
 import { deleteSubscriptionStatements, setSubscriptionStatements, siteOrganizations } from "../control/organizations";
 import { ApiError } from "../errors";
 import type { Actor } from "./actor";
+import { overrideCleared } from "./billing";
 import { requireOrganization } from "./organizations";
 
 export async function setSubscription(env: Env, actor: Actor, orgId: number, input: SubscriptionSet): Promise<Subscription> {
@@ -35,7 +36,7 @@ export async function setSubscription(env: Env, actor: Actor, orgId: number, inp
   return { organization_id: orgId, plan: input.plan, status: input.status, site_ids: siteIds, included_characters: includedCharacters };
 }
 
-/** Ends hosted translation for every site of the organization (job requests answer 402 from then on). */
+/** Ends the operator's subscription: hosted translation ends (402) unless the organization pays through Stripe, whose subscription then applies again. */
 export async function deleteSubscription(env: Env, actor: Actor, orgId: number): Promise<void> {
   await requireOrganization(env, orgId);
   const db = controlDb(env.DB);
@@ -43,4 +44,6 @@ export async function deleteSubscription(env: Env, actor: Actor, orgId: number):
     ...deleteSubscriptionStatements(db, orgId),
     auditStatement(db, { organizationId: orgId, actor, action: "subscription.delete", target: `organization:${orgId}` }),
   ]);
+  // An organization that pays through Stripe follows its Stripe subscription again.
+  await overrideCleared(env, orgId);
 }

@@ -30,10 +30,11 @@ import {
 } from "../api/schemas";
 import { z } from "@hono/zod-openapi";
 import { EXAMPLES } from "../api/examples";
-import { AuditOut, AuditQuery, OrganizationUsageOut, UsageMonthQuery } from "../api/operator.schemas";
+import { AuditOut, AuditQuery, BillingClosesOut, BillingMonthQuery, OptionalMonthQuery, OrganizationUsageOut, UsageMonthQuery } from "../api/operator.schemas";
 import type { App } from "../context";
 import { dashboardBase } from "../links";
 import { OPERATOR } from "../ops/actor";
+import { billingCloses, closeBillingMonth } from "../ops/billing";
 import { decideAttention, listAttention } from "../ops/attention";
 import { eraseOrganization, eraseSite } from "../ops/erasure";
 import { replaceGlossary } from "../ops/glossary";
@@ -76,7 +77,8 @@ adminRoutes.openapi(
     summary: "Create or replace the subscription",
     description:
       "Sets the organization's plan, status and covered sites (replacing the list). A plan covers at most its number of sites (`agency` 10, `growth` 25): the first ones by id; the others answer `site_not_covered`. " +
-      "`included_characters` overrides the plan's monthly volume (a custom contract). Sites of another organization, or unknown ones, are a 422.",
+      "`included_characters` overrides the plan's monthly volume (a custom contract). Sites of another organization, or unknown ones, are a 422. " +
+      "The operator keeps the last word: an organization that pays through Stripe is marked `manual` by this call, and Stripe's webhooks no longer change its subscription until it is DELETEd.",
     tags: ["admin"],
     security: admin,
     request: { params: OrgIdParam, ...body(SubscriptionIn, EXAMPLES.subscriptionIn) },
@@ -94,7 +96,8 @@ adminRoutes.openapi(
     operationId: "adminDeleteSubscription",
     summary: "Delete the subscription",
     description:
-      "Ends hosted translation for every site of the organization: job requests answer 402 `subscription_required` from then on.",
+      "Ends hosted translation for every site of the organization: job requests answer 402 `subscription_required` from then on. " +
+      "It also ends an operator's override: an organization with a Stripe subscription follows that subscription again (its plan, status and sites, oldest first).",
     tags: ["admin"],
     security: admin,
     request: { params: OrgIdParam },
@@ -390,4 +393,39 @@ adminRoutes.openapi(
     const inviter = { actor: OPERATOR, userId: null, role: null };
     return c.json(await invite(c.env, inviter, c.req.valid("param").org_id, c.req.valid("json"), dashboardBase(c)), 201);
   },
+);
+
+// ------------------------------------------------------------------ month close
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/billing/close",
+    operationId: "adminCreateBillingCloses",
+    summary: "Close a month by hand",
+    description:
+      "The same close the daily Cron Trigger runs, for one ended UTC month: each organization's overage (the figures of the usage endpoint) is recorded once; " +
+      "organizations that pay through Stripe get it as one invoice item on their next invoice (idempotency key `overage:<org_id>:<YYYY-MM>`). " +
+      "Safe to repeat: closed organizations are skipped. Organizations Stripe could not be reached for are listed in `pending` and stay open for the next run. A month that has not ended is a 422.",
+    tags: ["admin"],
+    security: admin,
+    request: { query: BillingMonthQuery },
+    responses: { 200: ok(BillingClosesOut, "Every close of the month"), ...adminErrors },
+  }),
+  async (c) => c.json(await closeBillingMonth(c.env, c.req.valid("query").month), 200),
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/admin/v1/billing/closes",
+    operationId: "adminListBillingCloses",
+    summary: "List closed months",
+    description: "What month close recorded: per organization and month, the characters, overage, provider and Stripe invoice item.",
+    tags: ["admin"],
+    security: admin,
+    request: { query: OptionalMonthQuery },
+    responses: { 200: ok(BillingClosesOut, "The closes, by month and organization"), ...adminErrors },
+  }),
+  async (c) => c.json({ closes: await billingCloses(c.env, c.req.valid("query").month) }, 200),
 );

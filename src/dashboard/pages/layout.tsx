@@ -19,7 +19,7 @@ export interface OrgNav {
   organizationId: number;
   organization: string;
   role: Role;
-  current: "usage" | "members" | "audit";
+  current: "usage" | "billing" | "members" | "audit";
 }
 
 export function Layout(props: { title: string; viewer?: Viewer | null; site?: SiteNav; org?: OrgNav; notice?: string | null; error?: string | null; children?: Child }) {
@@ -132,6 +132,9 @@ function OrgTabs(o: OrgNav) {
         <ul class="tabs">
           <Tab href={`${base}/usage`} current={o.current === "usage"}>
             Usage
+          </Tab>
+          <Tab href={`${base}/billing`} current={o.current === "billing"}>
+            Billing
           </Tab>
           <Tab href={`${base}/members`} current={o.current === "members"}>
             Members

@@ -1,0 +1,149 @@
+/**
+ * Month close (DESIGN.md "Billing that owners manage"): after a UTC month ends, each
+ * organization's overage for it (the figures of GET /admin/v1/organizations/{id}/usage) is
+ * recorded once in `billing_closes`. Organizations that pay through Stripe get it as one
+ * invoice item on their next invoice, created with the idempotency key
+ * `overage:<org_id>:<YYYY-MM>`; the row is written only after Stripe accepted the item, so an
+ * organization Stripe could not be reached for stays open and the next run tries again
+ * (with the same key: Stripe answers a repeat within 24 hours with the first item; after
+ * that, the customer's invoice items are searched for one carrying this organization and month).
+ */
+import { asc, eq, sql } from "drizzle-orm";
+import type { ControlDb } from "../control/db";
+import { billingCloses, stripeSubscriptions, subscriptions, usageLedger } from "../control/schema";
+import { monthOf } from "./plans";
+import type { Plan } from "../limits";
+import { billingProvider, type Provider, stripeClient } from "./stripe";
+import { organizationUsage } from "./usage";
+
+export interface CloseOut {
+  organization_id: number;
+  month: string;
+  plan: Plan | null;
+  used_characters: number;
+  overage_characters: number;
+  overage_cents: number;
+  provider: Provider;
+  invoice_item_id: string | null;
+  closed_at: string;
+}
+
+export interface CloseRun {
+  /** Every close of the month (this run's and earlier ones), by organization. */
+  closes: CloseOut[];
+  /** Organizations left open by this run (Stripe failed); the next run retries them. */
+  pending: { organization_id: number; detail: string }[];
+}
+
+const monthKey = (at: Date) => monthOf(at).key.slice(0, 7);
+export const overageKey = (organizationId: number, month: string) => `overage:${organizationId}:${month}`;
+
+const closeOut = (r: typeof billingCloses.$inferSelect): CloseOut => ({
+  organization_id: r.organizationId,
+  month: r.month,
+  plan: r.plan as Plan | null,
+  used_characters: r.usedCharacters,
+  overage_characters: r.overageCharacters,
+  overage_cents: r.overageCents,
+  provider: r.provider as Provider,
+  invoice_item_id: r.invoiceItemId,
+  closed_at: r.closedAt,
+});
+
+export async function listCloses(db: ControlDb, month?: string): Promise<CloseOut[]> {
+  const rows = await db
+    .select()
+    .from(billingCloses)
+    .where(month ? eq(billingCloses.month, month) : undefined)
+    .orderBy(asc(billingCloses.month), asc(billingCloses.organizationId));
+  return rows.map(closeOut);
+}
+
+/** A month that has ended (UTC) by `at`. */
+export const hasEnded = (month: string, at: Date) => month < monthKey(at);
+
+/**
+ * Closes one ended month for every organization that used characters in it or has a
+ * subscription, and is not closed for it yet. Safe to repeat: a closed organization is skipped.
+ */
+export async function closeMonth(env: Env, db: ControlDb, month: string, at: Date): Promise<CloseRun> {
+  const ledgerMonth = `${month}-01`;
+  const candidates = await db.all<{ id: number }>(sql`
+    SELECT organization_id AS id FROM (
+      SELECT DISTINCT ${usageLedger.organizationId} AS organization_id FROM ${usageLedger} WHERE ${usageLedger.month} = ${ledgerMonth}
+      UNION SELECT ${subscriptions.organizationId} FROM ${subscriptions}
+    ) WHERE organization_id NOT IN (SELECT ${billingCloses.organizationId} FROM ${billingCloses} WHERE ${billingCloses.month} = ${month})
+    ORDER BY organization_id`);
+  const pending: CloseRun["pending"] = [];
+  const stripeOn = billingProvider(env) === "stripe";
+  for (const { id } of candidates) {
+    const [usage, sub, mirror] = await Promise.all([
+      organizationUsage(db, id, month),
+      db.select().from(subscriptions).where(eq(subscriptions.organizationId, id)).get(),
+      db.select().from(stripeSubscriptions).where(eq(stripeSubscriptions.organizationId, id)).get(),
+    ]);
+    // Billed through Stripe when Stripe keeps the subscription; an operator's override invoices by hand.
+    const viaStripe = stripeOn && sub?.provider === "stripe" && mirror !== undefined;
+    let invoiceItemId: string | null = null;
+    if (viaStripe && usage.overage_cents > 0) {
+      try {
+        const stripe = stripeClient(env);
+        // Stripe forgets idempotency keys after 24 hours: an item an earlier run created (its answer
+        // lost) is found by its metadata first, so a retry days later still bills once.
+        const earlier = (await stripe.invoiceItems.list({ customer: mirror.customerId, limit: 100 })).data.find(
+          (i) => i.metadata?.organization_id === String(id) && i.metadata?.month === month,
+        );
+        const item = earlier ?? await stripe.invoiceItems.create(
+          {
+            customer: mirror.customerId,
+            amount: usage.overage_cents,
+            currency: usage.currency,
+            description: `Translation overage ${month}: ${usage.overage_characters.toLocaleString("en-US")} characters beyond the included volume`,
+            metadata: { organization_id: String(id), month, overage_characters: String(usage.overage_characters) },
+          },
+          { idempotencyKey: overageKey(id, month) },
+        );
+        invoiceItemId = item.id;
+      } catch (err) {
+        pending.push({ organization_id: id, detail: `Stripe did not take the invoice item: ${err instanceof Error ? err.message : String(err)}` });
+        console.error(JSON.stringify({ level: "error", message: "month close: invoice item failed", organization_id: id, month, error: String(err) }));
+        continue;
+      }
+    }
+    await db
+      .insert(billingCloses)
+      .values({
+        organizationId: id,
+        month,
+        plan: usage.plan,
+        usedCharacters: usage.used_characters,
+        overageCharacters: usage.overage_characters,
+        overageCents: usage.overage_cents,
+        provider: viaStripe ? "stripe" : "manual",
+        invoiceItemId,
+        closedAt: at.toISOString(),
+      })
+      .onConflictDoNothing();
+  }
+  return { closes: await listCloses(db, month), pending };
+}
+
+/**
+ * What the Cron Trigger runs: every ended month with ledger rows of an organization not closed
+ * for it, and the month just ended (for subscriptions without usage).
+ */
+export async function closeEndedMonths(env: Env, db: ControlDb, at: Date) {
+  const current = monthOf(at).start;
+  const previous = new Date(Date.UTC(current.getUTCFullYear(), current.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
+  const open = await db.all<{ month: string }>(sql`
+    SELECT DISTINCT substr(l.month, 1, 7) AS month FROM ${usageLedger} l
+    WHERE l.month < ${monthOf(at).key}
+      AND NOT EXISTS (SELECT 1 FROM ${billingCloses} c WHERE c.organization_id = l.organization_id AND c.month = substr(l.month, 1, 7))`);
+  const months = [...new Set([...open.map((r) => r.month), previous])].sort();
+  const runs: { month: string; closed: number; pending: CloseRun["pending"] }[] = [];
+  for (const month of months) {
+    const run = await closeMonth(env, db, month, at);
+    runs.push({ month, closed: run.closes.length, pending: run.pending });
+  }
+  return runs;
+}

@@ -1,0 +1,370 @@
+/**
+ * Billing operations (DESIGN.md "Billing that owners manage"): what an owner does on the
+ * Billing page, what a Stripe webhook applies, what the operator's override and month close
+ * do. Each operation takes an actor (who the audit log names) and validated input, talks to
+ * Stripe where it must, writes D1 and its audit row in one batch, and returns what the doors
+ * render. Who may call (owners only) is the door's check; the rules are here.
+ */
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { z } from "zod";
+import { closeEndedMonths, closeMonth, hasEnded, listCloses } from "../billing/close";
+import { now } from "../clock";
+import { PLANS } from "../billing/plans";
+import { billingProvider, priceOf, type Provider, Stripe, stripeClient, verifyEvent } from "../billing/stripe";
+import { coveredSiteIds, mirrorOf, siteLimitOf, stateOf, stateOfMirror, STRIPE_ACTOR, syncSubscription } from "../billing/stripe-sync";
+import { organizationUsage } from "../billing/usage";
+import { auditStatement } from "../control/audit";
+import { controlDb, type ControlDb } from "../control/db";
+import { sites, stripeEvents, subscriptions, subscriptionSites } from "../control/schema";
+import { ApiError } from "../errors";
+import { PLANS as PLAN_CODES, type Plan } from "../limits";
+
+/** Who the audit log names: `user:<id>` (the dashboard) or `admin` (the operator); house's `ops/actor.ts` type fits. */
+export type Actor = string;
+
+export const PlanIn = z.enum(PLAN_CODES);
+export const SiteIdsIn = z.array(z.number().int().positive()).max(1_000);
+
+// ------------------------------------------------------------------ reading
+
+export interface BillingView {
+  provider: Provider;
+  /** Who keeps the organization's subscription: `stripe`, `manual` (the operator), or null without one. */
+  managedBy: Provider | null;
+  plan: Plan | null;
+  status: string | null;
+  /** Stripe's own status (`past_due`, `trialing` …) when Stripe keeps the subscription. */
+  stripeStatus: string | null;
+  pastDueSince: string | null;
+  cancelAtPeriodEnd: boolean;
+  currentPeriodEnd: string | null;
+  /** Most sites covered; null for unlimited. */
+  siteLimit: number | null;
+  sites: { id: number; name: string; covered: boolean }[];
+  usage: Awaited<ReturnType<typeof organizationUsage>>;
+  /** Monthly price of each plan this deployment sells through Stripe (cents; `pro` per site). */
+  prices: Partial<Record<Plan, { cents: number | null; currency: string }>>;
+  upcoming: { amountDue: number; currency: string; periodEnd: string | null } | null;
+  invoices: { id: string; number: string | null; status: string | null; total: number; currency: string; created: string; url: string | null }[];
+  /** Why Stripe's figures are missing (Stripe could not be reached). */
+  stripeError: string | null;
+}
+
+const iso = (seconds: number | null | undefined) => (seconds ? new Date(seconds * 1000).toISOString() : null);
+
+/** Everything the Billing page shows. Stripe's figures (prices, invoices, the next invoice) are read live; a Stripe failure leaves them out. */
+export async function billingView(env: Env, organizationId: number, at = now()): Promise<BillingView> {
+  const db = controlDb(env.DB);
+  const provider = billingProvider(env);
+  const [sub, mirror, orgSites, covered, usage] = await Promise.all([
+    db.select().from(subscriptions).where(eq(subscriptions.organizationId, organizationId)).get(),
+    mirrorOf(db, organizationId),
+    db.select({ id: sites.id, name: sites.name }).from(sites).where(eq(sites.organizationId, organizationId)).orderBy(asc(sites.id)),
+    coveredSiteIds(db, organizationId),
+    organizationUsage(db, organizationId, at.toISOString().slice(0, 7)),
+  ]);
+  const plan = (sub?.plan ?? null) as Plan | null;
+  const siteLimit = sub ? (sub.siteLimit ?? PLANS[plan!].maxSites) : null;
+  const coveredNow = new Set(covered.slice(0, siteLimit ?? undefined));
+  const view: BillingView = {
+    provider,
+    managedBy: sub ? (sub.provider as Provider) : null,
+    plan,
+    status: sub?.status ?? null,
+    stripeStatus: sub?.provider === "stripe" ? (mirror?.status ?? null) : null,
+    pastDueSince: sub?.pastDueSince ?? null,
+    cancelAtPeriodEnd: sub?.provider === "stripe" ? (mirror?.cancelAtPeriodEnd ?? false) : false,
+    currentPeriodEnd: sub?.provider === "stripe" ? (mirror?.currentPeriodEnd ?? null) : null,
+    siteLimit,
+    sites: orgSites.map((s) => ({ ...s, covered: coveredNow.has(s.id) })),
+    usage,
+    prices: {},
+    upcoming: null,
+    invoices: [],
+    stripeError: null,
+  };
+  if (provider !== "stripe") return view;
+  try {
+    const stripe = stripeClient(env);
+    const sellable = PLAN_CODES.filter((p) => priceOf(env, p));
+    const live = mirror && sub?.provider === "stripe" && view.status !== "canceled";
+    const [prices, invoices, upcoming] = await Promise.all([
+      Promise.all(sellable.map((p) => stripe.prices.retrieve(priceOf(env, p)!))),
+      mirror ? stripe.invoices.list({ customer: mirror.customerId, limit: 12 }) : null,
+      live ? stripe.invoices.createPreview({ customer: mirror.customerId, subscription: mirror.subscriptionId }) : null,
+    ]);
+    sellable.forEach((p, i) => (view.prices[p] = { cents: prices[i].unit_amount, currency: prices[i].currency }));
+    view.invoices = (invoices?.data ?? []).map((inv) => ({
+      id: inv.id ?? "",
+      number: inv.number,
+      status: inv.status,
+      total: inv.total,
+      currency: inv.currency,
+      created: iso(inv.created)!,
+      url: inv.hosted_invoice_url ?? null,
+    }));
+    view.upcoming = upcoming ? { amountDue: upcoming.amount_due, currency: upcoming.currency, periodEnd: iso(upcoming.period_end) } : null;
+  } catch (err) {
+    console.error(JSON.stringify({ level: "error", message: "billing page: Stripe failed", error: String(err) }));
+    view.stripeError = "Stripe could not be reached: prices and invoices are not shown. Try again in a minute.";
+  }
+  return view;
+}
+
+// ------------------------------------------------------------------ owners' actions
+
+function requireStripe(env: Env) {
+  if (billingProvider(env) !== "stripe")
+    throw new ApiError(409, "Billing is handled by the operator on this service: contact them to change the subscription.");
+  return stripeClient(env);
+}
+
+/** The organization's live Stripe subscription, or a 409 saying what to do instead. */
+async function requireStripeSubscription(env: Env, db: ControlDb, organizationId: number) {
+  const [sub, mirror] = await Promise.all([db.select().from(subscriptions).where(eq(subscriptions.organizationId, organizationId)).get(), mirrorOf(db, organizationId)]);
+  if (sub?.provider === "manual") throw new ApiError(409, "The operator manages this organization's subscription: contact them to change it.");
+  if (!mirror || mirror.status === "canceled" || mirror.status === "incomplete_expired") throw new ApiError(409, "The organization has no running subscription: choose a plan first.");
+  return mirror;
+}
+
+async function sitesOfOrganization(db: ControlDb, organizationId: number) {
+  return (await db.select({ id: sites.id }).from(sites).where(eq(sites.organizationId, organizationId)).orderBy(asc(sites.id))).map((s) => s.id);
+}
+
+function requirePrice(env: Env, plan: Plan) {
+  const price = priceOf(env, plan);
+  if (!price) throw new ApiError(422, `The ${plan} plan is not offered on this service.`);
+  return price;
+}
+
+/**
+ * Choose a plan: a Stripe Checkout Session for a new subscription. `pro` is licensed per
+ * site: the quantity is the organization's sites (at least one). Answers the URL to send the
+ * owner to.
+ */
+export async function startCheckout(env: Env, actor: Actor, organizationId: number, plan: Plan, dashboardBase: string, at = now()) {
+  const stripe = requireStripe(env);
+  const db = controlDb(env.DB);
+  const [sub, mirror, siteIds] = await Promise.all([
+    db.select().from(subscriptions).where(eq(subscriptions.organizationId, organizationId)).get(),
+    mirrorOf(db, organizationId),
+    sitesOfOrganization(db, organizationId),
+  ]);
+  if (sub?.provider === "manual") throw new ApiError(409, "The operator manages this organization's subscription: contact them to change it.");
+  if (mirror && !["canceled", "incomplete_expired", "incomplete"].includes(mirror.status))
+    throw new ApiError(409, "The organization already has a subscription: change its plan instead.");
+  const price = requirePrice(env, plan);
+  const quantity = plan === "pro" ? Math.max(1, siteIds.length) : 1;
+  const page = `${dashboardBase}/organizations/${organizationId}/billing`;
+  const session = await stripe.checkout.sessions.create({
+    mode: "subscription",
+    line_items: [{ price, quantity }],
+    client_reference_id: String(organizationId),
+    ...(mirror ? { customer: mirror.customerId } : {}),
+    metadata: { organization_id: String(organizationId) },
+    subscription_data: { metadata: { organization_id: String(organizationId) } },
+    success_url: `${page}?done=checkout`,
+    cancel_url: `${page}?done=checkout-cancelled`,
+  });
+  if (!session.url) throw new ApiError(502, "Stripe did not answer a Checkout page.");
+  await auditStatement(db, { organizationId, actor, action: "billing.checkout", target: `organization:${organizationId}`, detail: { plan, quantity, session: session.id } }, at).run();
+  return { url: session.url };
+}
+
+export type PlanChange = { kind: "changed" } | { kind: "choose-sites"; limit: number; covered: number[] };
+
+/**
+ * Change plan on the running subscription, with proration. A plan that covers fewer sites
+ * than are covered now needs `keep` (which stay covered) first: without it the answer is
+ * `choose-sites`, and nothing changes.
+ */
+export async function changePlan(env: Env, actor: Actor, organizationId: number, plan: Plan, keep?: number[], at = now()): Promise<PlanChange> {
+  const stripe = requireStripe(env);
+  const db = controlDb(env.DB);
+  const mirror = await requireStripeSubscription(env, db, organizationId);
+  const price = requirePrice(env, plan);
+  const covered = await coveredSiteIds(db, organizationId);
+  const planLimit = PLANS[plan].maxSites;
+  let kept = covered;
+  if (keep) {
+    kept = await ownSites(db, organizationId, keep);
+    if (planLimit !== null && kept.length > planLimit) throw new ApiError(422, `The ${plan} plan covers at most ${planLimit} sites; choose ${planLimit} or fewer.`);
+  } else if (planLimit !== null && covered.length > planLimit) return { kind: "choose-sites", limit: planLimit, covered };
+  const quantity = plan === "pro" ? Math.max(1, kept.length) : 1;
+  const current = await stripe.subscriptions.retrieve(mirror.subscriptionId);
+  const item = current.items.data[0];
+  const updated = await stripe.subscriptions.update(mirror.subscriptionId, {
+    items: [{ id: item.id, price, quantity }],
+    proration_behavior: "create_prorations",
+    metadata: { organization_id: String(organizationId) },
+  });
+  await syncSubscription(env, db, stateOf(updated), at, organizationId, "plan.change");
+  await db.batch([
+    auditStatement(db, { organizationId, actor, action: "billing.plan_change", target: `organization:${organizationId}`, detail: { from: mirror.plan, to: plan, quantity, sites: kept.length } }, at),
+    ...replaceCovered(db, organizationId, kept),
+  ]);
+  return { kind: "changed" };
+}
+
+/** The given ids that are sites of the organization (a 422 names any that are not). */
+async function ownSites(db: ControlDb, organizationId: number, ids: number[]) {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return [];
+  const found = (await db.select({ id: sites.id }).from(sites).where(and(eq(sites.organizationId, organizationId), inArray(sites.id, unique)))).map((s) => s.id);
+  const foreign = unique.filter((id) => !found.includes(id));
+  if (foreign.length) throw new ApiError(422, `Site ${foreign.join(", ")} is not a site of this organization.`);
+  return found.sort((a, b) => a - b);
+}
+
+type Write = Parameters<ControlDb["batch"]>[0][number];
+
+function replaceCovered(db: ControlDb, organizationId: number, siteIds: number[]): Write[] {
+  const writes: Write[] = [db.delete(subscriptionSites).where(eq(subscriptionSites.organizationId, organizationId))];
+  for (let i = 0; i < siteIds.length; i += 50)
+    writes.push(db.insert(subscriptionSites).values(siteIds.slice(i, i + 50).map((siteId) => ({ organizationId, siteId }))));
+  return writes;
+}
+
+/**
+ * Which sites the subscription covers, within its plan's limit. Under `pro` each covered site
+ * is a licence: the subscription's quantity follows (prorated).
+ */
+export async function setCoveredSites(env: Env, actor: Actor, organizationId: number, siteIds: number[], at = now()) {
+  const stripe = requireStripe(env);
+  const db = controlDb(env.DB);
+  const mirror = await requireStripeSubscription(env, db, organizationId);
+  const plan = mirror.plan as Plan | null;
+  if (!plan) throw new ApiError(409, "The subscription's price is not one of this service's plans.");
+  const kept = await ownSites(db, organizationId, siteIds);
+  const limit = PLANS[plan].maxSites;
+  if (limit !== null && kept.length > limit) throw new ApiError(422, `The ${plan} plan covers at most ${limit} sites; choose ${limit} or fewer.`);
+  if (plan === "pro") {
+    if (!kept.length) throw new ApiError(422, "The pro plan covers at least one site; cancel the subscription to cover none.");
+    if (kept.length !== mirror.quantity) {
+      const current = await stripe.subscriptions.retrieve(mirror.subscriptionId);
+      const updated = await stripe.subscriptions.update(mirror.subscriptionId, {
+        items: [{ id: current.items.data[0].id, quantity: kept.length }],
+        proration_behavior: "create_prorations",
+      });
+      await syncSubscription(env, db, stateOf(updated), at, organizationId, "sites.change");
+    }
+  }
+  await db.batch([
+    auditStatement(db, { organizationId, actor, action: "billing.sites", target: `organization:${organizationId}`, detail: { site_ids: kept } }, at),
+    ...replaceCovered(db, organizationId, kept),
+  ]);
+  return { siteIds: kept, limit: siteLimitOf(plan, plan === "pro" ? kept.length : 1) };
+}
+
+/** Payment methods and invoices: a Stripe Customer Portal session that returns to the Billing page. */
+export async function portalSession(env: Env, actor: Actor, organizationId: number, dashboardBase: string, at = now()) {
+  const stripe = requireStripe(env);
+  const db = controlDb(env.DB);
+  const mirror = await mirrorOf(db, organizationId);
+  if (!mirror) throw new ApiError(409, "The organization has no Stripe customer yet: choose a plan first.");
+  const session = await stripe.billingPortal.sessions.create({ customer: mirror.customerId, return_url: `${dashboardBase}/organizations/${organizationId}/billing` });
+  await auditStatement(db, { organizationId, actor, action: "billing.portal", target: `organization:${organizationId}` }, at).run();
+  return { url: session.url };
+}
+
+/** Cancel at the period's end (`cancel` true) or resume (false). Covered until the period ends either way. */
+export async function setCancelAtPeriodEnd(env: Env, actor: Actor, organizationId: number, cancel: boolean, at = now()) {
+  const stripe = requireStripe(env);
+  const db = controlDb(env.DB);
+  const mirror = await requireStripeSubscription(env, db, organizationId);
+  const updated = await stripe.subscriptions.update(mirror.subscriptionId, { cancel_at_period_end: cancel });
+  await syncSubscription(env, db, stateOf(updated), at, organizationId, cancel ? "cancel" : "resume");
+  await auditStatement(db, { organizationId, actor, action: cancel ? "billing.cancel" : "billing.resume", target: `organization:${organizationId}`, detail: { period_end: iso(updated.items.data[0]?.current_period_end) } }, at).run();
+  return { cancelAtPeriodEnd: updated.cancel_at_period_end };
+}
+
+// ------------------------------------------------------------------ Stripe's webhooks
+
+export type WebhookOutcome = "applied" | "duplicate" | "ignored";
+
+/** The subscription an event is about, and the organization it names if any. */
+function subjectOf(event: Stripe.Event): { subscription: string | null; organizationId?: number } {
+  switch (event.type) {
+    case "checkout.session.completed": {
+      const s = event.data.object;
+      const org = Number(s.client_reference_id);
+      return { subscription: typeof s.subscription === "string" ? s.subscription : (s.subscription?.id ?? null), organizationId: Number.isSafeInteger(org) && org > 0 ? org : undefined };
+    }
+    case "customer.subscription.created":
+    case "customer.subscription.updated":
+    case "customer.subscription.deleted":
+    case "customer.subscription.paused":
+    case "customer.subscription.resumed":
+      return { subscription: event.data.object.id };
+    case "invoice.paid":
+    case "invoice.payment_failed": {
+      const s = event.data.object.parent?.subscription_details?.subscription;
+      return { subscription: typeof s === "string" ? s : (s?.id ?? null) };
+    }
+    default:
+      return { subscription: null };
+  }
+}
+
+/**
+ * One verified delivery. Each event id is applied once (stored after it was applied, so a
+ * failure lets Stripe's retry try again). The subscription is retrieved from Stripe rather
+ * than read from the event, so deliveries in any order end in Stripe's current state.
+ */
+export async function applyStripeEvent(env: Env, event: Stripe.Event, at = now()): Promise<WebhookOutcome> {
+  const db = controlDb(env.DB);
+  const seen = await db.select({ id: stripeEvents.id }).from(stripeEvents).where(eq(stripeEvents.id, event.id)).get();
+  if (seen) return "duplicate";
+  const subject = subjectOf(event);
+  let outcome: WebhookOutcome = "ignored";
+  if (subject.subscription) {
+    const sub = await stripeClient(env).subscriptions.retrieve(subject.subscription);
+    await syncSubscription(env, db, stateOf(sub), at, subject.organizationId, event.type);
+    outcome = "applied";
+  }
+  await db.insert(stripeEvents).values({ id: event.id, type: event.type, receivedAt: at.toISOString() }).onConflictDoNothing();
+  return outcome;
+}
+
+/** Verifies the raw body's signature (400 on a bad or stale one: nothing is read or changed), then applies it. */
+export async function receiveStripeWebhook(env: Env, rawBody: string, signature: string | undefined, at = now()) {
+  if (billingProvider(env) !== "stripe") throw new ApiError(404, "Stripe billing is not configured on this service.");
+  let event: Stripe.Event;
+  try {
+    event = await verifyEvent(env, rawBody, signature);
+  } catch (err) {
+    throw new ApiError(400, `The Stripe signature is not valid: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return { id: event.id, type: event.type, outcome: await applyStripeEvent(env, event, at) };
+}
+
+// ------------------------------------------------------------------ the operator
+
+/**
+ * The operator's override ended (admin DELETE of the subscription): an organization that pays
+ * through Stripe follows its Stripe subscription again, from what D1 last read of it.
+ */
+export async function overrideCleared(env: Env, organizationId: number, at = now()) {
+  const db = controlDb(env.DB);
+  const mirror = await mirrorOf(db, organizationId);
+  if (mirror) await syncSubscription(env, db, stateOfMirror(mirror), at, organizationId, "override.cleared");
+}
+
+export const MonthIn = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/);
+
+/** Month close by hand (the admin API): the same close the Cron Trigger runs, for one ended month. */
+export async function closeBillingMonth(env: Env, month: string, at = now()) {
+  if (!hasEnded(month, at)) throw new ApiError(422, `month: ${month} has not ended yet (months are UTC); close it from the 1st of the next month.`);
+  return closeMonth(env, controlDb(env.DB), month, at);
+}
+
+export const billingCloses = (env: Env, month?: string) => listCloses(controlDb(env.DB), month);
+
+/** The Cron Trigger's run. */
+export async function scheduledClose(env: Env, at = now()) {
+  const runs = await closeEndedMonths(env, controlDb(env.DB), at);
+  console.log(JSON.stringify({ level: "info", message: "month close", runs }));
+  return runs;
+}
+
+export { STRIPE_ACTOR };
