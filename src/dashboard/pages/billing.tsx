@@ -3,6 +3,8 @@ import type { Plan } from "../../limits";
 import type { BillingView } from "../../ops/billing";
 import { PLANS as PLAN_CODES } from "../../limits";
 import { PLANS } from "../../billing/plans";
+import { DataTable } from "../components/DataTable";
+import { Stat } from "../components/Stat";
 import { Badge, Empty, Layout, n, Time, type OrgNav, type Viewer } from "./layout";
 
 const money = (cents: number | null | undefined, currency = "usd") =>
@@ -64,45 +66,28 @@ export function BillingPage(p: { nav: OrgNav; viewer: Viewer; view: BillingView;
       ) : null}
 
       <div class="stats">
-        <div class="stat">
-          <span class="stat-label">Plan</span>
-          <span class="stat-value" id="plan">{v.plan ?? "None"}</span>
-          <span class="muted small">
-            {v.status ? <Badge state={STATUS_BADGE[v.status] ?? v.status} label={v.status} /> : "no subscription"}
-            {v.cancelAtPeriodEnd && v.currentPeriodEnd ? <> · ends on {v.currentPeriodEnd.slice(0, 10)}</> : null}
-          </span>
-        </div>
-        <div class="stat">
-          <span class="stat-label">Price</span>
-          <span class="stat-value">{planPrice ? money(pro ? (planPrice.cents ?? 0) * Math.max(1, coveredCount) : planPrice.cents, planPrice.currency) : "—"}</span>
-          <span class="muted small">{planPrice ? (pro ? `a month for ${coveredCount} site${coveredCount === 1 ? "" : "s"} at ${money(planPrice.cents)} each` : "a month") : stripe ? "" : "as agreed with the operator"}</span>
-        </div>
-        <div class="stat">
-          <span class="stat-label">Next invoice</span>
-          <span class="stat-value">{v.upcoming ? money(v.upcoming.amountDue, v.upcoming.currency) : "—"}</span>
-          <span class="muted small">{v.upcoming?.periodEnd ? <>estimate, on {v.upcoming.periodEnd.slice(0, 10)}, plus this month's overage</> : "estimate"}</span>
-        </div>
+        <Stat
+          label="Plan"
+          valueId="plan"
+          value={v.plan ?? "None"}
+          note={
+            <>
+              {v.status ? <Badge state={STATUS_BADGE[v.status] ?? v.status} label={v.status} /> : "no subscription"}
+              {v.cancelAtPeriodEnd && v.currentPeriodEnd ? <> · ends on {v.currentPeriodEnd.slice(0, 10)}</> : null}
+            </>
+          }
+        />
+        <Stat label="Price" value={planPrice ? money(pro ? (planPrice.cents ?? 0) * Math.max(1, coveredCount) : planPrice.cents, planPrice.currency) : "—"} note={planPrice ? (pro ? `a month for ${coveredCount} site${coveredCount === 1 ? "" : "s"} at ${money(planPrice.cents)} each` : "a month") : stripe ? "" : "as agreed with the operator"} />
+        <Stat label="Next invoice" value={v.upcoming ? money(v.upcoming.amountDue, v.upcoming.currency) : "—"} note={v.upcoming?.periodEnd ? <>estimate, on {v.upcoming.periodEnd.slice(0, 10)}, plus this month's overage</> : "estimate"} />
       </div>
       {paymentWords(v) ? <p>{paymentWords(v)}</p> : null}
 
       <section class="card" aria-labelledby="this-month">
         <h2 id="this-month">This month ({u.month})</h2>
         <div class="stats">
-          <div class="stat">
-            <span class="stat-label">Used</span>
-            <span class="stat-value">{n(u.used_characters)}</span>
-            <span class="muted small">characters</span>
-          </div>
-          <div class="stat">
-            <span class="stat-label">Included</span>
-            <span class="stat-value">{v.plan === null ? "—" : u.included_characters === null ? "Unmetered" : n(u.included_characters)}</span>
-            <span class="muted small">characters</span>
-          </div>
-          <div class="stat">
-            <span class="stat-label">Overage so far</span>
-            <span class="stat-value">{n(u.overage_characters)}</span>
-            <span class="muted small">{money(u.overage_cents, u.currency)}, billed after the month</span>
-          </div>
+          <Stat label="Used" value={n(u.used_characters)} note="characters" />
+          <Stat label="Included" value={v.plan === null ? "—" : u.included_characters === null ? "Unmetered" : n(u.included_characters)} note="characters" />
+          <Stat label="Overage so far" value={n(u.overage_characters)} note={<>{money(u.overage_cents, u.currency)}, billed after the month</>} />
         </div>
         <p class="small">
           <a href={`/dashboard/organizations/${p.nav.organizationId}/usage`}>Usage per day and per site</a>
@@ -199,22 +184,16 @@ export function BillingPage(p: { nav: OrgNav; viewer: Viewer; view: BillingView;
               {pro ? <span class="muted small"> Adding or removing a site changes the licences, prorated.</span> : null}
             </form>
           ) : (
-            <table>
-              <thead>
+            <DataTable
+              columns={["Site", "Covered"]}
+              rows={v.sites}
+              row={(s) => (
                 <tr>
-                  <th scope="col">Site</th>
-                  <th scope="col">Covered</th>
+                  <td>{s.name}</td>
+                  <td>{s.covered ? <Badge state="ok" label="Covered" /> : <Badge state="missing" label="Not covered" />}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {v.sites.map((s) => (
-                  <tr>
-                    <td>{s.name}</td>
-                    <td>{s.covered ? <Badge state="ok" label="Covered" /> : <Badge state="missing" label="Not covered" />}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              )}
+            />
           )
         ) : (
           <Empty title="The organization has no sites yet." />
@@ -224,34 +203,21 @@ export function BillingPage(p: { nav: OrgNav; viewer: Viewer; view: BillingView;
       {stripe && v.managedBy !== "manual" ? (
         <section class="card" aria-labelledby="invoices">
           <h2 id="invoices">Invoices and payment</h2>
-          {v.invoices.length ? (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Invoice</th>
-                  <th scope="col">Date</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" class="num">
-                    Total
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {v.invoices.map((inv) => (
-                  <tr>
-                    <td>{inv.url ? <a href={inv.url}>{inv.number ?? inv.id}</a> : (inv.number ?? inv.id)}</td>
-                    <td>
-                      <Time at={inv.created} />
-                    </td>
-                    <td>{inv.status ?? "—"}</td>
-                    <td class="num">{money(inv.total, inv.currency)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          ) : (
-            <p class="muted">No invoices yet.</p>
-          )}
+          <DataTable
+            columns={["Invoice", "Date", "Status", { label: "Total", class: "num" }]}
+            rows={v.invoices}
+            empty={<p class="muted">No invoices yet.</p>}
+            row={(inv) => (
+              <tr>
+                <td>{inv.url ? <a href={inv.url}>{inv.number ?? inv.id}</a> : (inv.number ?? inv.id)}</td>
+                <td>
+                  <Time at={inv.created} />
+                </td>
+                <td>{inv.status ?? "—"}</td>
+                <td class="num">{money(inv.total, inv.currency)}</td>
+              </tr>
+            )}
+          />
           {owner && (live || v.invoices.length) ? (
             <form method="post" action={`${base}/portal`} class="inline">
               <button type="submit" class="secondary">

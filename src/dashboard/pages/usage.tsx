@@ -1,6 +1,7 @@
 import type { OrganizationUsage } from "../../billing/usage";
 import { Card } from "../components/Card";
 import { DataTable } from "../components/DataTable";
+import { Stat } from "../components/Stat";
 import { Empty, Layout, n, type OrgNav, type Viewer } from "./layout";
 
 /** The organization's month, as the admin API's usage endpoint answers it. */
@@ -77,23 +78,9 @@ export function UsagePage(p: { nav: OrgNav; viewer: Viewer; usage: UsageView; cu
         </nav>
       </div>
       <div class="stats">
-        <div class="stat">
-          <span class="stat-label">Used</span>
-          <span class="stat-value">{n(u.used_characters)}</span>
-          <span class="muted small">characters</span>
-        </div>
-        <div class="stat">
-          <span class="stat-label">Included</span>
-          <span class="stat-value">{u.included_characters === null ? "Unmetered" : n(u.included_characters)}</span>
-          <span class="muted small">{u.plan ? `${u.plan} plan` : "no subscription"}</span>
-        </div>
-        <div class="stat">
-          <span class="stat-label">Overage</span>
-          <span class="stat-value">{n(u.overage_characters)}</span>
-          <span class="muted small">
-            ${(u.overage_cents / 100).toFixed(2)} {u.currency.toUpperCase()}
-          </span>
-        </div>
+        <Stat label="Used" value={n(u.used_characters)} note="characters" />
+        <Stat label="Included" value={u.included_characters === null ? "Unmetered" : n(u.included_characters)} note={u.plan ? `${u.plan} plan` : "no subscription"} />
+        <Stat label="Overage" value={n(u.overage_characters)} note={<>${(u.overage_cents / 100).toFixed(2)} {u.currency.toUpperCase()}</>} />
       </div>
       {pct !== null ? (
         <p>
