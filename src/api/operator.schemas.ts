@@ -14,7 +14,10 @@ export const AuditItemOut = z
     actor: z.string().openapi({ description: "`admin` (the operator's token) or `user:<id>` (a dashboard user)", example: "admin" }),
     action: z.string().openapi({ description: "A dotted verb", example: "key.create" }),
     target: z.string().openapi({ example: "site:12" }),
-    detail: z.record(z.string(), z.unknown()).nullable().openapi({ description: "What changed; never a secret", example: { name: "production", key_id: 4 } }),
+    detail: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .openapi({ description: "What changed; never a secret", example: { name: "production", key_id: 4 } }),
   })
   .openapi("AuditItemOut");
 

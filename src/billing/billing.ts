@@ -6,7 +6,7 @@
 import { and, asc, eq, gt, inArray, lt, or, sql, sum } from "drizzle-orm";
 import type { Estimate } from "../api/schemas";
 import type { ControlDb } from "../control/db";
-import { reservations, subscriptions, subscriptionSites, usageLedger } from "../control/schema";
+import { reservations, subscriptionSites, subscriptions, usageLedger } from "../control/schema";
 import type { SiteSettings } from "../control/sites";
 import { LIMITS, type Plan } from "../limits";
 import { CURRENCY, monthOf, PLANS } from "./plans";
@@ -26,7 +26,16 @@ export interface Entitlement {
 
 export async function entitlement(db: ControlDb, site: SiteSettings): Promise<Entitlement> {
   const sub = await db.select().from(subscriptions).where(eq(subscriptions.organizationId, site.organizationId)).get();
-  if (!sub) return { plan: null, entitled: false, code: "subscription_required", reason: "The organization has no subscription.", included: null, perSite: false, overageCentsPerMillion: 0 };
+  if (!sub)
+    return {
+      plan: null,
+      entitled: false,
+      code: "subscription_required",
+      reason: "The organization has no subscription.",
+      included: null,
+      perSite: false,
+      overageCentsPerMillion: 0,
+    };
   const plan = sub.plan as Plan;
   const rules = PLANS[plan];
   const base = { plan, included: sub.includedCharacters ?? rules.included, perSite: rules.perSite, overageCentsPerMillion: rules.overageCentsPerMillion };

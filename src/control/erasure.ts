@@ -21,15 +21,14 @@ import {
   reservations,
   sessions,
   sites,
-  subscriptions,
   subscriptionSites,
+  subscriptions,
   usageLedger,
   users,
 } from "./schema";
 
 /** R2 prefix of a site's batch bodies; the site object refuses any other. */
 export const batchPrefix = (siteId: number) => `batches/${siteId}/`;
-
 
 /** Ledger rows keep ids, month, the day (per-day invoice figures) and counts; the time of day goes. */
 function scrubLedger(db: ControlDb, where: ReturnType<typeof eq>) {

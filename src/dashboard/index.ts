@@ -11,11 +11,11 @@
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { DASHBOARD_CSP, setPageHeaders } from "../page-headers";
-import { type DashApp, loadUser } from "./auth";
-import { dashboardError, dashboardNotFound } from "./errors";
 import { account } from "./account";
 import { attention } from "./attention";
 import { audit } from "./audit";
+import { type DashApp, loadUser } from "./auth";
+import { dashboardError, dashboardNotFound } from "./errors";
 import { glossary } from "./glossary";
 import { invitations } from "./invitations";
 import { keys } from "./keys";

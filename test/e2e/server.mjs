@@ -35,7 +35,22 @@ export async function startServer() {
   const port = await freePort();
   const child = spawn(
     wranglerNode(),
-    [wranglerBin(), "dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist, "--env-file", envFile, "--show-interactive-dev-session=false", "--log-level", "warn"],
+    [
+      wranglerBin(),
+      "dev",
+      "--local",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--persist-to",
+      persist,
+      "--env-file",
+      envFile,
+      "--show-interactive-dev-session=false",
+      "--log-level",
+      "warn",
+    ],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" } },
   );
   let log = "";
