@@ -20,6 +20,7 @@ import { registerDocument } from "./routes/docs.routes";
 import { jobRoutes } from "./routes/jobs.routes";
 import { resultRoutes } from "./routes/results.routes";
 import { syncRoutes } from "./routes/sync.routes";
+import { describeWebhookEvents, webhookRoutes } from "./routes/webhooks.routes";
 
 export const API_VERSION = "1";
 
@@ -80,9 +81,11 @@ export function createApp(deps: { now?: () => number } = {}) {
   app.route("/", syncRoutes);
   app.route("/", jobRoutes);
   app.route("/", resultRoutes);
+  app.route("/", webhookRoutes);
   app.route("/", adminRoutes);
   app.route("/dashboard", dashboard);
 
+  describeWebhookEvents(app);
   registerDocument(app, API_VERSION);
 
   app.notFound((c) => errorBody(c, 404, `No such endpoint: ${c.req.method} ${c.req.path}.`));

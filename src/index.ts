@@ -1,5 +1,13 @@
 import { createApp } from "./app";
+import type { WebhookMessage } from "./webhooks/events";
+import { consumeBatch, consumerDeps } from "./webhooks/consumer";
 
 export { SiteObject } from "./site/object";
 
-export default createApp() satisfies ExportedHandler<Env>;
+const app = createApp();
+
+export default {
+  fetch: app.fetch,
+  /** Webhook deliveries (src/webhooks/consumer.ts). */
+  queue: (batch: MessageBatch<WebhookMessage>, env: Env) => consumeBatch(batch, consumerDeps(env)),
+} satisfies ExportedHandler<Env, WebhookMessage>;

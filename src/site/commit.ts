@@ -11,6 +11,7 @@
  * are coalesced into the next, so a fast engine does not pay a D1 round trip per batch.
  */
 import { recordUsage, restoreUsage } from "../billing/billing";
+import type { Emit } from "../webhooks/emit";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
 import type { Format } from "../limits";
@@ -108,6 +109,8 @@ export interface CommitDeps {
   store: Store;
   env: Env;
   settings: SiteSettings;
+  /** Webhook events (src/webhooks/emit.ts): returns at once, never throws. */
+  emit?: Emit;
 }
 
 /** Serializes a job's commits within one invocation and coalesces the outcomes that queue up. */
@@ -169,6 +172,9 @@ export class Committer {
     await infra("metering a job's progress", () => recordUsage(db, settings, this.jobId, n, billed, store.clock()));
     if (persist(store, settings, this.jobId, n, outcomes)) {
       this.commits++;
+      const produced = outcomes.flatMap((o) => o.produced);
+      if (produced.some((p) => !p.held)) this.deps.emit?.({ type: "results.available" });
+      if (produced.some((p) => p.held)) this.deps.emit?.({ type: "attention.created" });
       return;
     }
     // Another attempt committed n while this one was metering: its work is kept, not this one's. The row n this attempt

@@ -1,0 +1,59 @@
+/**
+ * The Queue consumer (the Worker's `queue` export): each message composes a coalesced event
+ * from the site's state or attempts a stored delivery, then is acknowledged or retried with
+ * the delivery's next delay. The attempt count lives in the delivery log, not in the message,
+ * so a redelivered message never shortens or lengthens the schedule.
+ */
+import { controlDb } from "../control/db";
+import { siteStub } from "../site/stub";
+import { attempt, type DeliverDeps } from "./deliver";
+import type { WebhookMessage } from "./events";
+import { publishDeps } from "./emit";
+import { findEndpoint } from "../control/webhooks";
+import { logDelivery, type PublishDeps, wants } from "./publish";
+
+export interface ConsumerDeps {
+  publish: PublishDeps;
+  deliver: DeliverDeps;
+  /** The data of a coalesced event as the site is now (the site object, unless a test gives its own). */
+  compose: (siteId: number, type: Extract<WebhookMessage, { kind: "compose" }>["type"]) => Promise<unknown | null>;
+}
+
+export const consumerDeps = (env: Env): ConsumerDeps => ({
+  publish: publishDeps(env),
+  deliver: { db: controlDb(env.DB), fetch: (input, init) => fetch(input, init), now: Date.now },
+  compose: (siteId, type) => siteStub(env, siteId).webhookData(type),
+});
+
+export async function consumeBatch(batch: MessageBatch<WebhookMessage>, deps: ConsumerDeps): Promise<void> {
+  await Promise.all(batch.messages.map((message) => consume(message, deps)));
+}
+
+async function consume(message: Message<WebhookMessage>, deps: ConsumerDeps) {
+  try {
+    const body = message.body;
+    let id: string;
+    if (body.kind === "compose") {
+      // The endpoint may have gone, or stopped wanting the event, since the event was claimed.
+      const endpoint = await findEndpoint(deps.publish.db, body.site_id);
+      const data = endpoint && !endpoint.disabledAt && wants(endpoint, body.type) ? await deps.compose(body.site_id, body.type) : null;
+      // Nothing left to announce (results pulled meanwhile, items decided): no delivery.
+      if (data === null || isEmpty(body.type, data)) return message.ack();
+      // Logged like any other event, and attempted right here rather than through another message.
+      id = await logDelivery(deps.publish, body.site_id, body.type, data);
+    } else {
+      id = body.id;
+    }
+    const outcome = await attempt(deps.deliver, id);
+    if (outcome) message.retry({ delaySeconds: outcome.retryInSeconds });
+    else message.ack();
+  } catch (err) {
+    // D1 or the site object failed: the Queue tries the message again (its own back-off).
+    console.error(JSON.stringify({ level: "warn", message: "webhook message failed; the queue retries it", body: message.body, error: String(err) }));
+    message.retry();
+  }
+}
+
+const isEmpty = (type: string, data: unknown) =>
+  (type === "results.available" && (data as { pending: number }).pending === 0) || (type === "attention.created" && (data as { count: number }).count === 0);
+
