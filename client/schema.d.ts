@@ -347,7 +347,7 @@ export type paths = {
          * Register the site's webhook
          * @description Registers the site's one webhook endpoint, or replaces it, and answers its signing secret (`whsec_…`) this once. `events` omitted means all. `url` must be `https://` without credentials, at most 2,000 characters (plain `http://` to 127.0.0.1, localhost or [::1] only where the service runs with `WEBHOOK_ALLOW_LOOPBACK=true`, for local development). Registering again issues a new secret and re-enables a disabled endpoint. Deliveries are signed as Standard Webhooks describes (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library or the client's `verifyWebhook`.
          */
-        put: operations["putWebhook"];
+        put: operations["setWebhook"];
         post?: never;
         /**
          * Remove the site's webhook
@@ -372,7 +372,7 @@ export type paths = {
          * Rotate the webhook's signing secret
          * @description Issues a new secret and answers it this once. For 24 hours (`previous_secret_expires_at`) deliveries carry two signatures in `webhook-signature`, one per secret, so the receiver can switch at its own pace; then only the new one signs.
          */
-        post: operations["rotateWebhookSecret"];
+        post: operations["replaceWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -392,7 +392,7 @@ export type paths = {
          * Send a test event
          * @description Queues a `ping` to the endpoint (signed, logged and retried like every delivery) and answers its delivery id; follow it in `listWebhookDeliveries`.
          */
-        post: operations["testWebhook"];
+        post: operations["sendWebhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -828,7 +828,7 @@ export type webhooks = {
         put?: never;
         /**
          * A test event
-         * @description Sent by `testWebhook`, to whatever events the endpoint subscribed. Deliveries are signed as Standard Webhooks describes (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library or the client's `verifyWebhook`. Answer 2xx within 10 seconds (redirects are not followed); on a network error, a timeout, 429 or 5xx the delivery is retried with growing delays for about 27 hours, and any other answer is final. The `webhook-id` is the same on every attempt: use it to ignore repeats.
+         * @description Sent by `sendWebhookTest`, to whatever events the endpoint subscribed. Deliveries are signed as Standard Webhooks describes (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library or the client's `verifyWebhook`. Answer 2xx within 10 seconds (redirects are not followed); on a network error, a timeout, 429 or 5xx the delivery is retried with growing delays for about 27 hours, and any other answer is final. The `webhook-id` is the same on every attempt: use it to ignore repeats.
          */
         post: operations["webhook_ping"];
         delete?: never;
@@ -1303,7 +1303,7 @@ export type components = {
              * @example https://example.com/transync/webhook
              */
             url: string;
-            /** @description The event types to send; omitted means all. `ping` is always sent by `testWebhook`. */
+            /** @description The event types to send; omitted means all. `ping` is always sent by `sendWebhookTest`. */
             events?: components["schemas"]["WebhookEventType"][];
         };
         WebhookTestOut: {
@@ -3873,7 +3873,7 @@ export interface operations {
             };
         };
     };
-    putWebhook: {
+    setWebhook: {
         parameters: {
             query?: never;
             header?: never;
@@ -4076,7 +4076,7 @@ export interface operations {
             };
         };
     };
-    rotateWebhookSecret: {
+    replaceWebhookSecret: {
         parameters: {
             query?: never;
             header?: never;
@@ -4174,7 +4174,7 @@ export interface operations {
             };
         };
     };
-    testWebhook: {
+    sendWebhookTest: {
         parameters: {
             query?: never;
             header?: never;

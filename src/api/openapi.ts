@@ -22,7 +22,7 @@ full source-language state of each translatable object as a **unit** (\`pushUnit
 requests **jobs** (\`createJob\`), pulls finished **results** (\`listResults\`), writes them on the
 site as drafts or suggestions, acknowledges them (\`ackResults\`) and reports editors' **reviews**
 (\`submitReviews\`). The service never writes to the website: the connector always pulls.
-Instead of polling, a connector may register a **webhook** (\`putWebhook\`): signed events
+Instead of polling, a connector may register a **webhook** (\`setWebhook\`): signed events
 (described under \`webhooks\`) then say when there is something to pull.
 
 **Authentication.** Every operation except \`getHealth\`, this document and the reference page

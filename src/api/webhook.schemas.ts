@@ -42,7 +42,7 @@ export const WebhookIn = z
       .min(1)
       .max(WEBHOOK_EVENTS.length)
       .optional()
-      .openapi({ description: "The event types to send; omitted means all. `ping` is always sent by `testWebhook`." }),
+      .openapi({ description: "The event types to send; omitted means all. `ping` is always sent by `sendWebhookTest`." }),
   })
   .openapi("WebhookIn");
 export type WebhookInput = z.infer<typeof WebhookIn>;

@@ -32,7 +32,7 @@ webhookRoutes.openapi(
   createRoute({
     method: "put",
     path: "/v1/webhook",
-    operationId: "putWebhook",
+    operationId: "setWebhook",
     summary: "Register the site's webhook",
     description:
       "Registers the site's one webhook endpoint, or replaces it, and answers its signing secret (`whsec_…`) this once. `events` omitted means all. " +
@@ -86,7 +86,7 @@ webhookRoutes.openapi(
   createRoute({
     method: "post",
     path: "/v1/webhook/rotate",
-    operationId: "rotateWebhookSecret",
+    operationId: "replaceWebhookSecret",
     summary: "Rotate the webhook's signing secret",
     description:
       "Issues a new secret and answers it this once. For 24 hours (`previous_secret_expires_at`) deliveries carry two signatures in `webhook-signature`, one per secret, so the receiver can switch at its own pace; then only the new one signs.",
@@ -104,7 +104,7 @@ webhookRoutes.openapi(
   createRoute({
     method: "post",
     path: "/v1/webhook/test",
-    operationId: "testWebhook",
+    operationId: "sendWebhookTest",
     summary: "Send a test event",
     description: "Queues a `ping` to the endpoint (signed, logged and retried like every delivery) and answers its delivery id; follow it in `listWebhookDeliveries`.",
     tags: ["webhooks"],
@@ -144,7 +144,7 @@ const EVENT_DESCRIPTIONS: Record<(typeof WEBHOOK_EVENTS)[number], [string, strin
     "QA held translations back for review in the dashboard: `count` waiting, `items` the first 20 (as `listAttention` lists them). At most one per site every 10 seconds.",
   ],
   "usage.threshold": ["Usage reached a threshold", "The organization's billable characters this month reached 80 % or 100 % of the included volume; once per month each."],
-  ping: ["A test event", "Sent by `testWebhook`, to whatever events the endpoint subscribed."],
+  ping: ["A test event", "Sent by `sendWebhookTest`, to whatever events the endpoint subscribed."],
 };
 
 const WebhookHeaders = z.object({

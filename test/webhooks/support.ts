@@ -30,13 +30,13 @@ export interface Received {
 /** A receiving endpoint: answers each attempt with the next answer in the list (the last one repeats). */
 export function receiver(answers: (() => Response | Promise<Response>)[]) {
   const received: Received[] = [];
-  const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const fetcher = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
     received.push({ headers: Object.fromEntries(request.headers), body: await request.text(), init });
     const answer = answers[Math.min(received.length - 1, answers.length - 1)];
     return answer();
-  }) as typeof fetch;
-  return { fetch, received };
+  }) as typeof globalThis.fetch;
+  return { fetch: fetcher, received };
 }
 
 /** A receiver that never answers: it waits for the attempt's timeout to abort it. */
