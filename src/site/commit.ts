@@ -175,6 +175,7 @@ export class Committer {
       const produced = outcomes.flatMap((o) => o.produced);
       if (produced.some((p) => !p.held)) this.deps.emit?.({ type: "results.available" });
       if (produced.some((p) => p.held)) this.deps.emit?.({ type: "attention.created" });
+      if (billed > 0) this.deps.emit?.({ type: "usage.threshold" });
       return;
     }
     // Another attempt committed n while this one was metering: its work is kept, not this one's. The row n this attempt

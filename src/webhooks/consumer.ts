@@ -10,13 +10,14 @@ import { attempt, type DeliverDeps } from "./deliver";
 import type { WebhookMessage } from "./events";
 import { publishDeps } from "./emit";
 import { findEndpoint } from "../control/webhooks";
-import { logDelivery, type PublishDeps, wants } from "./publish";
+import { logDelivery, type PublishDeps, queueDelivery, wants } from "./publish";
+import { newThresholds } from "./usage";
 
 export interface ConsumerDeps {
   publish: PublishDeps;
   deliver: DeliverDeps;
   /** The data of a coalesced event as the site is now (the site object, unless a test gives its own). */
-  compose: (siteId: number, type: Extract<WebhookMessage, { kind: "compose" }>["type"]) => Promise<unknown | null>;
+  compose: (siteId: number, type: "results.available" | "attention.created") => Promise<unknown | null>;
 }
 
 export const consumerDeps = (env: Env): ConsumerDeps => ({
@@ -34,13 +35,19 @@ async function consume(message: Message<WebhookMessage>, deps: ConsumerDeps) {
     const body = message.body;
     let id: string;
     if (body.kind === "compose") {
+      const { site_id: siteId, type } = body;
+      if (type === "usage.threshold") {
+        // Each crossed threshold is its own delivery, attempted through its own message.
+        for (const data of await newThresholds(deps.publish.db, siteId, deps.publish.now())) await queueDelivery(deps.publish, siteId, type, data);
+        return message.ack();
+      }
       // The endpoint may have gone, or stopped wanting the event, since the event was claimed.
-      const endpoint = await findEndpoint(deps.publish.db, body.site_id);
-      const data = endpoint && !endpoint.disabledAt && wants(endpoint, body.type) ? await deps.compose(body.site_id, body.type) : null;
+      const endpoint = await findEndpoint(deps.publish.db, siteId);
+      const data = endpoint && !endpoint.disabledAt && wants(endpoint, type) ? await deps.compose(siteId, type) : null;
       // Nothing left to announce (results pulled meanwhile, items decided): no delivery.
-      if (data === null || isEmpty(body.type, data)) return message.ack();
+      if (data === null || isEmpty(type, data)) return message.ack();
       // Logged like any other event, and attempted right here rather than through another message.
-      id = await logDelivery(deps.publish, body.site_id, body.type, data);
+      id = await logDelivery(deps.publish, siteId, type, data);
     } else {
       id = body.id;
     }

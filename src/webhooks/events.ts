@@ -7,15 +7,15 @@ import type { EventData, WebhookEventType } from "../api/webhook.schemas";
 /**
  * Events whose data is read when they go out, not when they happen: they are coalesced
  * (at most one per site per 10 seconds), so the data is the site's state at sending time.
+ * `usage.threshold` is emitted after billed work and sent only when a threshold is crossed.
  */
-export const COALESCED = ["results.available", "attention.created"] as const;
+export const COALESCED = ["results.available", "attention.created", "usage.threshold"] as const;
 export type CoalescedType = (typeof COALESCED)[number];
 export const isCoalesced = (type: WebhookEventType): type is CoalescedType => (COALESCED as readonly string[]).includes(type);
 
 export type SiteEvent =
   | { type: CoalescedType }
   | { type: "job.finished"; data: EventData["job.finished"] }
-  | { type: "usage.threshold"; data: EventData["usage.threshold"] }
   | { type: "ping"; data: EventData["ping"] };
 
 /** Queue messages: compose a coalesced event from the site's state, or attempt a stored delivery. */

@@ -26,7 +26,7 @@ export async function publish(deps: PublishDeps, siteId: number, event: SiteEven
   if (isCoalesced(event.type)) {
     const delayMs = await claimWindow(deps.db, siteId, event.type, deps.now(), DELIVERY.coalesceMs);
     if (delayMs === null) return null;
-    const message: WebhookMessage = { kind: "compose", site_id: siteId, type: event.type as "results.available" };
+    const message: WebhookMessage = { kind: "compose", site_id: siteId, type: event.type };
     await deps.queue.send(message, delayMs > 0 ? { delaySeconds: Math.ceil(delayMs / 1000) } : undefined);
     return null;
   }

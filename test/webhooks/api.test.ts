@@ -189,4 +189,43 @@ describe("events from the job pipeline", () => {
     await vi.waitFor(() => expect(logged.mock.calls.some(([line]) => String(line).includes("webhook event not published"))).toBe(true));
     logged.mockRestore();
   });
+
+  it("QA holding translations back sends attention.created with the items as listAttention shows them", async () => {
+    const site = await createSite({ qa_mode: "separate", target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    const { secret } = (await c.put("/v1/webhook", { url: HOOK, events: ["attention.created"] })).body;
+    const fetches = mockFetch([http.post(HOOK, () => new HttpResponse(null, { status: 204 }))]);
+    // The pseudo engine lengthens text by about 30%: a max_length of 12 is a QA error.
+    await c.put("/v1/units", unit("post:1", [{ key: "title", text: "Hello world", max_length: 12 }, { key: "body", text: "Welcome home" }]));
+    await job(c, site.siteId);
+    await vi.waitFor(() => expect(fetches.requests).toHaveLength(1), { timeout: 15_000, interval: 200 });
+    const event = verify(secret, fetches.requests[0]);
+    expect(event).toMatchObject({ type: "attention.created", data: { count: 1 } });
+    expect(event.data.items).toEqual((await c.get("/v1/attention")).body.items);
+  });
+
+  it("usage.threshold at 80 % and 100 % of the included volume, once a month each", async () => {
+    const site = await createSite({ plan: "scale", included_characters: 30, target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    await c.put("/v1/webhook", { url: HOOK, events: ["usage.threshold"] });
+    const fetches = mockFetch([http.post(HOOK, () => new HttpResponse(null, { status: 204 }))]);
+    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Twenty-six characters here" }]));
+    await job(c, site.siteId);
+    await vi.waitFor(() => expect(fetches.requests).toHaveLength(1), { timeout: 15_000, interval: 200 });
+    const usage = (await c.get("/v1/usage")).body;
+    expect(fetches.requests[0].json()).toMatchObject({
+      type: "usage.threshold",
+      data: { month: usage.month_start.slice(0, 7), used_characters: 26, included_characters: 30, percent: 80 },
+    });
+    // Past 100 %: that one, once; 80 % is not announced again.
+    await c.put("/v1/units", unit("post:2", [{ key: "a", text: "More text" }]));
+    await job(c, site.siteId);
+    await vi.waitFor(() => expect(fetches.requests).toHaveLength(2), { timeout: 15_000, interval: 200 });
+    expect(fetches.requests[1].json()).toMatchObject({ type: "usage.threshold", data: { used_characters: 35, percent: 100 } });
+    await c.put("/v1/units", unit("post:3", [{ key: "a", text: "Even more" }]));
+    await job(c, site.siteId);
+    // The third job's check ran (its commit was billed) and found nothing new to announce.
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(fetches.requests).toHaveLength(2);
+  });
 });
