@@ -2,8 +2,8 @@
  * Webhook rows in D1: the site's endpoint, its delivery log (the last 100 kept) and its
  * marks. Statements are returned where an operation batches them with its audit row.
  */
-import { and, desc, eq, notInArray, sql } from "drizzle-orm";
-import type { ControlDb } from "./db";
+import { and, desc, eq, inArray, notInArray, sql } from "drizzle-orm";
+import { type ControlDb, idList } from "./db";
 import { webhookDeliveries, webhookEndpoints, webhookMarks } from "./schema";
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -165,10 +165,11 @@ export async function markOnce(db: ControlDb, siteId: number, mark: string, nowM
   return rows.length > 0;
 }
 
-export function deleteSiteWebhooks(db: ControlDb, siteId: number) {
+/** Erasure: the sites' endpoints (their secrets), delivery logs (event bodies) and marks. */
+export function deleteWebhookRows(db: ControlDb, siteIds: number[]) {
   return [
-    db.delete(webhookEndpoints).where(eq(webhookEndpoints.siteId, siteId)),
-    db.delete(webhookDeliveries).where(eq(webhookDeliveries.siteId, siteId)),
-    db.delete(webhookMarks).where(eq(webhookMarks.siteId, siteId)),
-  ];
+    db.delete(webhookEndpoints).where(inArray(webhookEndpoints.siteId, idList(siteIds))),
+    db.delete(webhookDeliveries).where(inArray(webhookDeliveries.siteId, idList(siteIds))),
+    db.delete(webhookMarks).where(inArray(webhookMarks.siteId, idList(siteIds))),
+  ] as const;
 }

@@ -7,7 +7,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult, runInDurabl
 import { env } from "cloudflare:workers";
 import { http, HttpResponse } from "msw";
 import { Webhook } from "standardwebhooks";
-import { describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { controlDb } from "../../src/control/db";
 import { findDelivery } from "../../src/control/webhooks";
 import worker from "../../src/index";
@@ -23,7 +23,22 @@ import { mockFetch, type RecordedRequest } from "../helpers/http";
 import { job, runJob } from "../helpers/jobs";
 import { siteRef } from "./support";
 
-const HOOK = "https://hooks.example.test/transync";
+/** Each test its own endpoint: retries of an earlier test's deliveries may still arrive (answered 410, and not counted). */
+let HOOK = "";
+beforeEach(() => {
+  HOOK = `https://hooks.example.test/${crypto.randomUUID()}`;
+});
+
+/** The endpoint of this test, answering with `answer`; `requests` holds what reached it. */
+function receive(answer: () => Response) {
+  const url = HOOK;
+  const all = mockFetch([http.post(url, answer), http.post("https://hooks.example.test/*", () => new HttpResponse(null, { status: 410 }))]);
+  return {
+    get requests() {
+      return all.requests.filter((r) => r.url.href === url);
+    },
+  };
+}
 
 const verify = (secret: string, r: RecordedRequest) =>
   new Webhook(secret).verify(r.body, Object.fromEntries(r.headers)) as { type: string; timestamp: string; data: any };
@@ -96,7 +111,7 @@ describe("the Queue consumer in the Workers pool", () => {
   it("a test ping goes through the queue to the endpoint, signed; the log shows it delivered", async () => {
     const c = client((await createSite()).key);
     const { secret } = (await c.put("/v1/webhook", { url: HOOK })).body;
-    const fetches = mockFetch([http.post(HOOK, () => new HttpResponse(null, { status: 204 }))]);
+    const fetches = receive(() => new HttpResponse(null, { status: 204 }));
     const test = await c.post("/v1/webhook/test");
     expect(test.status).toBe(202);
     // The platform's consumer (max_batch_timeout 1 s) takes the message; nothing here calls it.
@@ -114,7 +129,7 @@ describe("the Queue consumer in the Workers pool", () => {
     const failing = await logDelivery({ db, now: Date.now }, site.id, "ping", {});
     const gone = await logDelivery({ db, now: Date.now }, site.id, "ping", {});
     let n = 0;
-    mockFetch([http.post(HOOK, () => new HttpResponse("no", { status: ++n === 1 ? 500 : 410 }))]);
+    receive(() => new HttpResponse("no", { status: ++n === 1 ? 500 : 410 }));
     const messages = [failing, gone].map((id, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: { kind: "deliver", id } as WebhookMessage }));
     const batch = createMessageBatch<WebhookMessage>("transync-webhooks", [messages[0]]);
     const ctx = createExecutionContext();
@@ -136,7 +151,7 @@ describe("events from the job pipeline", () => {
     const site = await createSite();
     const c = client(site.key);
     const { secret } = (await c.put("/v1/webhook", { url: HOOK })).body;
-    const fetches = mockFetch([http.post(HOOK, () => new HttpResponse(null, { status: 200 }))]);
+    const fetches = receive(() => new HttpResponse(null, { status: 200 }));
     await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello" }, { key: "b", text: "World" }]));
     const done = await job(c, site.siteId);
     expect(done.status).toBe("succeeded");
@@ -156,7 +171,7 @@ describe("events from the job pipeline", () => {
     const site = await createSite();
     const c = client(site.key);
     await c.put("/v1/webhook", { url: HOOK, events: ["job.finished"] });
-    const fetches = mockFetch([http.post(HOOK, () => new HttpResponse(null, { status: 204 }))]);
+    const fetches = receive(() => new HttpResponse(null, { status: 204 }));
     await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello" }]));
     const created = await c.post("/v1/jobs", { confirm: true });
     expect((await c.post(`/v1/jobs/${created.body.id}/cancel`)).body.status).toBe("cancelled");
@@ -168,7 +183,7 @@ describe("events from the job pipeline", () => {
     const site = await createSite();
     const c = client(site.key);
     await c.put("/v1/webhook", { url: HOOK });
-    mockFetch([http.post(HOOK, () => HttpResponse.error())]);
+    receive(() => HttpResponse.error());
     // The endpoint is unreachable: the push and the job go on as without a webhook.
     expect((await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello" }]))).status).toBe(200);
     expect((await job(c, site.siteId)).status).toBe("succeeded");
@@ -188,13 +203,15 @@ describe("events from the job pipeline", () => {
     expect((await runJob(c, site.siteId, created.body.id)).status).toBe("succeeded");
     await vi.waitFor(() => expect(logged.mock.calls.some(([line]) => String(line).includes("webhook event not published"))).toBe(true));
     logged.mockRestore();
+    // The unreachable endpoint's retries end here (the next attempt finds no endpoint).
+    expect((await c.del("/v1/webhook")).status).toBe(204);
   });
 
   it("QA holding translations back sends attention.created with the items as listAttention shows them", async () => {
     const site = await createSite({ qa_mode: "separate", target_languages: [{ code: "de" }] });
     const c = client(site.key);
     const { secret } = (await c.put("/v1/webhook", { url: HOOK, events: ["attention.created"] })).body;
-    const fetches = mockFetch([http.post(HOOK, () => new HttpResponse(null, { status: 204 }))]);
+    const fetches = receive(() => new HttpResponse(null, { status: 204 }));
     // The pseudo engine lengthens text by about 30%: a max_length of 12 is a QA error.
     await c.put("/v1/units", unit("post:1", [{ key: "title", text: "Hello world", max_length: 12 }, { key: "body", text: "Welcome home" }]));
     await job(c, site.siteId);
@@ -208,7 +225,7 @@ describe("events from the job pipeline", () => {
     const site = await createSite({ plan: "scale", included_characters: 30, target_languages: [{ code: "de" }] });
     const c = client(site.key);
     await c.put("/v1/webhook", { url: HOOK, events: ["usage.threshold"] });
-    const fetches = mockFetch([http.post(HOOK, () => new HttpResponse(null, { status: 204 }))]);
+    const fetches = receive(() => new HttpResponse(null, { status: 204 }));
     await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Twenty-six characters here" }]));
     await job(c, site.siteId);
     await vi.waitFor(() => expect(fetches.requests).toHaveLength(1), { timeout: 15_000, interval: 200 });
