@@ -1,6 +1,6 @@
 import { createApp } from "./app";
-import type { WebhookMessage } from "./webhooks/events";
 import { consumeBatch, consumerDeps } from "./webhooks/consumer";
+import type { WebhookMessage } from "./webhooks/events";
 
 export { SiteObject } from "./site/object";
 

@@ -11,7 +11,11 @@ export const TAGS = [
   { name: "results", description: "Pulling finished translations to write them on the site as drafts or suggestions, and acknowledging them." },
   { name: "reviews", description: "Reporting editors' decisions on delivered translations." },
   { name: "quality", description: "Translations held back by quality checks for review in the dashboard." },
-  { name: "webhooks", description: "Signed webhooks that tell a connector when there is something to pull (jobs finished, results ready, QA holds, usage thresholds). Optional: polling works as before." },
+  {
+    name: "webhooks",
+    description:
+      "Signed webhooks that tell a connector when there is something to pull (jobs finished, results ready, QA holds, usage thresholds). Optional: polling works as before.",
+  },
   { name: "usage", description: "Billable characters and the plan's included volume." },
   { name: "admin", description: "The operator's provisioning API (organizations, subscriptions, sites, keys, glossaries, the review queue). Needs the ADMIN_TOKEN." },
 ] as const;

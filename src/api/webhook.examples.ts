@@ -30,7 +30,16 @@ export const WEBHOOK_EXAMPLES = {
   deliveries: {
     deliveries: [
       delivery,
-      { ...delivery, id: "msg_0a1b2c3d4e5f60718293a4b5c6d7e8f9", event: "results.available", attempts: 3, status: "pending", status_code: 503, duration_ms: 10_000, error: "HTTP 503: upstream unavailable" },
+      {
+        ...delivery,
+        id: "msg_0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+        event: "results.available",
+        attempts: 3,
+        status: "pending",
+        status_code: 503,
+        duration_ms: 10_000,
+        error: "HTTP 503: upstream unavailable",
+      },
     ],
   },
   events: {

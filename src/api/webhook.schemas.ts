@@ -54,15 +54,21 @@ export const WebhookOut = z
     created_at: Timestamp,
     updated_at: Timestamp,
     /** Rotation: the old secret keeps signing until then. */
-    previous_secret_expires_at: Timestamp.nullable().openapi({ description: "After a rotation, deliveries carry a second signature made with the previous secret until this time." }),
-    disabled_at: Timestamp.nullable().openapi({ description: "Set when the endpoint failed for 3 days; nothing is sent until it is registered again (`PUT`) or re-enabled in the dashboard." }),
+    previous_secret_expires_at: Timestamp.nullable().openapi({
+      description: "After a rotation, deliveries carry a second signature made with the previous secret until this time.",
+    }),
+    disabled_at: Timestamp.nullable().openapi({
+      description: "Set when the endpoint failed for 3 days; nothing is sent until it is registered again (`PUT`) or re-enabled in the dashboard.",
+    }),
     failing_since: Timestamp.nullable().openapi({ description: "The first failed attempt since the last successful delivery." }),
   })
   .openapi("Webhook");
 export type Webhook = z.infer<typeof WebhookOut>;
 
 export const WebhookSecretOut = WebhookOut.extend({
-  secret: z.string().openapi({ description: "The signing secret (`whsec_` + base64), answered only here: store it with the connector.", example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }),
+  secret: z
+    .string()
+    .openapi({ description: "The signing secret (`whsec_` + base64), answered only here: store it with the connector.", example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }),
 }).openapi("WebhookWithSecret");
 export type WebhookWithSecret = z.infer<typeof WebhookSecretOut>;
 
@@ -116,8 +122,7 @@ export type AttentionCreated = z.infer<typeof AttentionCreatedData>;
 export type UsageThreshold = z.infer<typeof UsageThresholdData>;
 
 /** The envelope (Standard Webhooks): `{type, timestamp, data}`. */
-const envelope = <T extends z.ZodType>(type: WebhookEventType, data: T, name: string) =>
-  z.object({ type: z.literal(type), timestamp: Timestamp, data }).openapi(name);
+const envelope = <T extends z.ZodType>(type: WebhookEventType, data: T, name: string) => z.object({ type: z.literal(type), timestamp: Timestamp, data }).openapi(name);
 
 export const WEBHOOK_BODIES = {
   "job.finished": envelope("job.finished", JobOut, "JobFinishedEvent"),

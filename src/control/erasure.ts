@@ -7,7 +7,7 @@
  * audit log's who/what/when/target (an organization's entries lose their `detail`); and the
  * ids themselves, which AUTOINCREMENT never hands out again.
  */
-import { deleteWebhookRows } from "./webhooks";
+
 import { and, eq, inArray, notExists, sql } from "drizzle-orm";
 import { auditStatement } from "./audit";
 import { type ControlDb, idList } from "./db";
@@ -27,6 +27,7 @@ import {
   usageLedger,
   users,
 } from "./schema";
+import { deleteWebhookRows } from "./webhooks";
 
 /** R2 prefix of a site's batch bodies; the site object refuses any other. */
 export const batchPrefix = (siteId: number) => `batches/${siteId}/`;

@@ -54,7 +54,10 @@ export function enableStatement(db: ControlDb, siteId: number, at: string) {
 /** After an attempt: a success clears the failing streak; a failure starts it (once) and may disable. */
 export async function recordEndpointOutcome(db: ControlDb, siteId: number, ok: boolean, at: Date, disableAfterMs: number) {
   if (ok) {
-    await db.update(webhookEndpoints).set({ failingSince: null }).where(and(eq(webhookEndpoints.siteId, siteId), sql`${webhookEndpoints.failingSince} IS NOT NULL`));
+    await db
+      .update(webhookEndpoints)
+      .set({ failingSince: null })
+      .where(and(eq(webhookEndpoints.siteId, siteId), sql`${webhookEndpoints.failingSince} IS NOT NULL`));
     return;
   }
   const iso = at.toISOString();
@@ -74,20 +77,22 @@ export async function recordEndpointOutcome(db: ControlDb, siteId: number, ok: b
 export async function insertDelivery(db: ControlDb, row: { id: string; siteId: number; event: string; payload: string; createdAt: string }, keep: number) {
   await db.batch([
     db.insert(webhookDeliveries).values({ ...row, attempts: 0, status: "pending" }),
-    db.delete(webhookDeliveries).where(
-      and(
-        eq(webhookDeliveries.siteId, row.siteId),
-        notInArray(
-          webhookDeliveries.id,
-          db
-            .select({ id: webhookDeliveries.id })
-            .from(webhookDeliveries)
-            .where(eq(webhookDeliveries.siteId, row.siteId))
-            .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-            .limit(keep),
+    db
+      .delete(webhookDeliveries)
+      .where(
+        and(
+          eq(webhookDeliveries.siteId, row.siteId),
+          notInArray(
+            webhookDeliveries.id,
+            db
+              .select({ id: webhookDeliveries.id })
+              .from(webhookDeliveries)
+              .where(eq(webhookDeliveries.siteId, row.siteId))
+              .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+              .limit(keep),
+          ),
         ),
       ),
-    ),
   ]);
 }
 
@@ -106,12 +111,7 @@ export async function findSiteDelivery(db: ControlDb, siteId: number, id: string
 }
 
 export function listDeliveries(db: ControlDb, siteId: number, limit: number): Promise<DeliveryRow[]> {
-  return db
-    .select()
-    .from(webhookDeliveries)
-    .where(eq(webhookDeliveries.siteId, siteId))
-    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-    .limit(limit);
+  return db.select().from(webhookDeliveries).where(eq(webhookDeliveries.siteId, siteId)).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit);
 }
 
 export async function recordAttempt(

@@ -1,8 +1,8 @@
 /** The Webhooks page (admins and owners): the site's endpoint, its secret, tests, the delivery log. The operations are in ops/webhooks.ts. */
 import { Hono } from "hono";
-import { LIMITS } from "../limits";
 import { WebhookIn } from "../api/webhook.schemas";
 import { ApiError, notFound } from "../errors";
+import { LIMITS } from "../limits";
 import { deleteWebhook, enableWebhook, getWebhook, listWebhookDeliveries, putWebhook, redeliver, rotateWebhookSecret, testWebhook } from "../ops/webhooks";
 import { siteAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";

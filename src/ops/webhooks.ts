@@ -4,23 +4,24 @@
  * remove, rotate the secret, send a test, list and redeliver deliveries, re-enable. Each
  * change is one D1 batch with its audit row (never the secret).
  */
+
+import type { WebhookEventType } from "../api/webhook.schemas";
 import { WEBHOOK_EVENTS, type Webhook, type WebhookDelivery, type WebhookInput, type WebhookWithSecret } from "../api/webhook.schemas";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import {
   deleteEndpointStatement,
-  enableStatement,
+  listDeliveries as deliveriesOf,
   type EndpointRow,
+  enableStatement,
   findEndpoint,
   findSiteDelivery,
-  listDeliveries as deliveriesOf,
   putEndpointStatement,
   resetDeliveryStatement,
   rotateStatement,
 } from "../control/webhooks";
 import { notFound } from "../errors";
 import { publishDeps } from "../webhooks/emit";
-import type { WebhookEventType } from "../api/webhook.schemas";
 import { DELIVERY } from "../webhooks/policy";
 import { queueDelivery } from "../webhooks/publish";
 import { newSecret } from "../webhooks/signing";

@@ -6,16 +6,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { WEBHOOK_EXAMPLES as EX } from "../api/webhook.examples";
-import {
-  WEBHOOK_BODIES,
-  WEBHOOK_EVENTS,
-  WebhookDeliveriesOut,
-  WebhookDeliveriesQuery,
-  WebhookIn,
-  WebhookOut,
-  WebhookSecretOut,
-  WebhookTestOut,
-} from "../api/webhook.schemas";
+import { WEBHOOK_BODIES, WEBHOOK_EVENTS, WebhookDeliveriesOut, WebhookDeliveriesQuery, WebhookIn, WebhookOut, WebhookSecretOut, WebhookTestOut } from "../api/webhook.schemas";
 import type { App } from "../context";
 import { keyActor } from "../ops/actor";
 import { deleteWebhook, getWebhook, listWebhookDeliveries, putWebhook, rotateWebhookSecret, testWebhook } from "../ops/webhooks";
@@ -92,7 +83,11 @@ webhookRoutes.openapi(
       "Issues a new secret and answers it this once. For 24 hours (`previous_secret_expires_at`) deliveries carry two signatures in `webhook-signature`, one per secret, so the receiver can switch at its own pace; then only the new one signs.",
     tags: ["webhooks"],
     security: bearer,
-    responses: { 200: ok(WebhookSecretOut, "The endpoint with its new secret", { ...EX.webhookWithSecret, previous_secret_expires_at: "2026-11-23T10:00:00.000Z" }), ...authErrors, ...notFoundResponse },
+    responses: {
+      200: ok(WebhookSecretOut, "The endpoint with its new secret", { ...EX.webhookWithSecret, previous_secret_expires_at: "2026-11-23T10:00:00.000Z" }),
+      ...authErrors,
+      ...notFoundResponse,
+    },
   }),
   async (c) => {
     const { site, actor } = caller(c);
@@ -159,23 +154,23 @@ const WebhookHeaders = z.object({
 /** Describes every event under the document's top-level `webhooks` (on the main app: a mounted sub-app's entries get a path prefix). */
 export function describeWebhookEvents(app: OpenAPIHono<App>) {
   for (const type of WEBHOOK_EVENTS) {
-  const [summary, description] = EVENT_DESCRIPTIONS[type];
-  app.openAPIRegistry.registerWebhook({
-    method: "post",
-    path: type,
-    operationId: `webhook_${type.replace(".", "_")}`,
-    summary,
-    description: `${description} ${SIGNING} Answer 2xx within 10 seconds (redirects are not followed); on a network error, a timeout, 429 or 5xx the delivery is retried with growing delays for about 27 hours, and any other answer is final. The \`webhook-id\` is the same on every attempt: use it to ignore repeats.`,
-    tags: ["webhooks"],
-    request: {
-      headers: WebhookHeaders,
-      body: { content: { "application/json": { schema: WEBHOOK_BODIES[type], example: EX.events[type] } }, required: true },
-    },
-    responses: {
-      200: { description: "Received (any 2xx)" },
-      410: { description: "Any 4xx other than 429 ends the delivery without further attempts" },
-      503: { description: "429 and 5xx (and no answer within 10 seconds) are tried again later" },
-    },
-  });
-}
+    const [summary, description] = EVENT_DESCRIPTIONS[type];
+    app.openAPIRegistry.registerWebhook({
+      method: "post",
+      path: type,
+      operationId: `webhook_${type.replace(".", "_")}`,
+      summary,
+      description: `${description} ${SIGNING} Answer 2xx within 10 seconds (redirects are not followed); on a network error, a timeout, 429 or 5xx the delivery is retried with growing delays for about 27 hours, and any other answer is final. The \`webhook-id\` is the same on every attempt: use it to ignore repeats.`,
+      tags: ["webhooks"],
+      request: {
+        headers: WebhookHeaders,
+        body: { content: { "application/json": { schema: WEBHOOK_BODIES[type], example: EX.events[type] } }, required: true },
+      },
+      responses: {
+        200: { description: "Received (any 2xx)" },
+        410: { description: "Any 4xx other than 429 ends the delivery without further attempts" },
+        503: { description: "429 and 5xx (and no answer within 10 seconds) are tried again later" },
+      },
+    });
+  }
 }

@@ -11,11 +11,11 @@
  * are coalesced into the next, so a fast engine does not pay a D1 round trip per batch.
  */
 import { recordUsage, restoreUsage } from "../billing/billing";
-import type { Emit } from "../webhooks/emit";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
 import type { Format } from "../limits";
 import type { QAIssue } from "../qa";
+import type { Emit } from "../webhooks/emit";
 import { moveStates, refreshUnits, type StateChange } from "./counts";
 import { infra } from "./faults";
 import { siteTargets } from "./settings";

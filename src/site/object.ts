@@ -15,6 +15,8 @@ import { batchPrefix } from "../control/erasure";
 import type { SiteSettings } from "../control/sites";
 import type { GlossaryTerm } from "../engines/types";
 import { type RpcFailure, toRpcFailure, unauthorized } from "../errors";
+import { type Emit, emitter } from "../webhooks/emit";
+import type { CoalescedType } from "../webhooks/events";
 import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./counts";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
@@ -29,8 +31,6 @@ import { applySnapshot, deleteUnit, pushUnchanged, pushUnit } from "./sync";
 import { listUnits } from "./unit-list";
 import { unitTexts } from "./unit-texts";
 import { attentionCreated, resultsAvailable } from "./webhook-data";
-import { emitter, type Emit } from "../webhooks/emit";
-import type { CoalescedType } from "../webhooks/events";
 
 /** A batch's valid units (validated by the Worker) and the digests of their snapshots as sent. */
 export interface PushedBatch {

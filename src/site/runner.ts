@@ -18,11 +18,11 @@ import type { SiteSettings } from "../control/sites";
 import { engineConcurrency, Semaphore } from "../engines/concurrency";
 import type { Engine, EngineEnv, GlossaryTerm, RequestMeter } from "../engines/types";
 import type { EngineName } from "../limits";
+import type { Emit } from "../webhooks/emit";
 import { addErrors, Committer } from "./commit";
 import { backoffMs, infra, isInfrastructure } from "./faults";
 import { glossaryDue, glossaryFor, replaceGlossary } from "./glossary";
-import { estimateScope, jobOut, type JobRow, type JobScope, markSettled, scopeQuery, unsettledJobs } from "./jobs";
-import type { Emit } from "../webhooks/emit";
+import { estimateScope, type JobRow, type JobScope, jobOut, markSettled, scopeQuery, unsettledJobs } from "./jobs";
 import { runSlice } from "./slice";
 import type { Store } from "./store";
 

@@ -19,8 +19,7 @@ export function resultsAvailable(store: Store): ResultsAvailable {
 /** Translations held back and waiting for a decision: how many, and the first 20 as `listAttention` shows them. */
 export function attentionCreated(store: Store, links: Links): AttentionCreated {
   const count =
-    store.one<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id WHERE r.held = 1 AND ${WAITING_DECISION}`,
-    )?.n ?? 0;
+    store.one<{ n: number }>(`SELECT COUNT(*) AS n FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id WHERE r.held = 1 AND ${WAITING_DECISION}`)
+      ?.n ?? 0;
   return { count, items: listAttention(store, links, { limit: 20 }).items };
 }

@@ -5,11 +5,11 @@
  * so a redelivered message never shortens or lengthens the schedule.
  */
 import { controlDb } from "../control/db";
+import { findEndpoint } from "../control/webhooks";
 import { siteStub } from "../site/stub";
 import { attempt, type DeliverDeps } from "./deliver";
-import type { WebhookMessage } from "./events";
 import { publishDeps } from "./emit";
-import { findEndpoint } from "../control/webhooks";
+import type { WebhookMessage } from "./events";
 import { logDelivery, type PublishDeps, queueDelivery, wants } from "./publish";
 import { newThresholds } from "./usage";
 
@@ -63,4 +63,3 @@ async function consume(message: Message<WebhookMessage>, deps: ConsumerDeps) {
 
 const isEmpty = (type: string, data: unknown) =>
   (type === "results.available" && (data as { pending: number }).pending === 0) || (type === "attention.created" && (data as { count: number }).count === 0);
-

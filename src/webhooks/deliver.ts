@@ -21,7 +21,7 @@ export type AttemptOutcome = { retryInSeconds: number } | null;
 
 export async function attempt(deps: DeliverDeps, id: string): Promise<AttemptOutcome> {
   const delivery = await findDelivery(deps.db, id);
-  if (!delivery || delivery.status !== "pending") return null;
+  if (delivery?.status !== "pending") return null;
   const endpoint = await findEndpoint(deps.db, delivery.siteId);
   if (!endpoint) {
     await failDelivery(deps.db, id, "The webhook endpoint was removed.");
@@ -33,11 +33,16 @@ export async function attempt(deps: DeliverDeps, id: string): Promise<AttemptOut
   }
 
   const started = deps.now();
-  const { statusCode, error } = await post(deps, endpoint.url, {
-    "content-type": "application/json",
-    "user-agent": "Transync-Webhooks/1",
-    ...signatureHeaders(endpoint, id, new Date(started), delivery.payload),
-  }, delivery.payload);
+  const { statusCode, error } = await post(
+    deps,
+    endpoint.url,
+    {
+      "content-type": "application/json",
+      "user-agent": "Transync-Webhooks/1",
+      ...signatureHeaders(endpoint, id, new Date(started), delivery.payload),
+    },
+    delivery.payload,
+  );
   const ended = deps.now();
   const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
   const attempts = delivery.attempts + 1;

@@ -5,7 +5,7 @@
  */
 import { controlDb } from "../control/db";
 import type { SiteEvent } from "./events";
-import { publish, type PublishDeps } from "./publish";
+import { type PublishDeps, publish } from "./publish";
 
 export type Emit = (event: SiteEvent) => void;
 

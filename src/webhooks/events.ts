@@ -13,10 +13,7 @@ export const COALESCED = ["results.available", "attention.created", "usage.thres
 export type CoalescedType = (typeof COALESCED)[number];
 export const isCoalesced = (type: WebhookEventType): type is CoalescedType => (COALESCED as readonly string[]).includes(type);
 
-export type SiteEvent =
-  | { type: CoalescedType }
-  | { type: "job.finished"; data: EventData["job.finished"] }
-  | { type: "ping"; data: EventData["ping"] };
+export type SiteEvent = { type: CoalescedType } | { type: "job.finished"; data: EventData["job.finished"] } | { type: "ping"; data: EventData["ping"] };
 
 /** Queue messages: compose a coalesced event from the site's state, or attempt a stored delivery. */
 export type WebhookMessage = { kind: "compose"; site_id: number; type: CoalescedType } | { kind: "deliver"; id: string };

@@ -391,7 +391,10 @@ test("webhooks: registered on the Webhooks page, a job's events arrive signed, a
       assert.ok(Date.now() < deadline, `events not received: ${JSON.stringify(received)}`);
       await new Promise((r) => setTimeout(r, 500));
     }
-    assert.ok(received.every((r) => r.event), "every delivery verifies with the secret");
+    assert.ok(
+      received.every((r) => r.event),
+      "every delivery verifies with the secret",
+    );
     assert.equal(received.find((r) => r.event.type === "job.finished").event.data.id, created.id);
 
     const listed = await must("GET", "/v1/webhook/deliveries", { key: world.key }, 200);

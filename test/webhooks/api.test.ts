@@ -5,16 +5,16 @@
  */
 import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { http, HttpResponse } from "msw";
+import { HttpResponse, http } from "msw";
 import { Webhook } from "standardwebhooks";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { controlDb } from "../../src/control/db";
+import type { SiteSettings } from "../../src/control/sites";
 import { findDelivery } from "../../src/control/webhooks";
 import worker from "../../src/index";
 import { putWebhook } from "../../src/ops/webhooks";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
-import type { SiteSettings } from "../../src/control/sites";
 import { emitter } from "../../src/webhooks/emit";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { logDelivery } from "../../src/webhooks/publish";
@@ -40,8 +40,7 @@ function receive(answer: () => Response) {
   };
 }
 
-const verify = (secret: string, r: RecordedRequest) =>
-  new Webhook(secret).verify(r.body, Object.fromEntries(r.headers)) as { type: string; timestamp: string; data: any };
+const verify = (secret: string, r: RecordedRequest) => new Webhook(secret).verify(r.body, Object.fromEntries(r.headers)) as { type: string; timestamp: string; data: any };
 
 async function deliveries(c: ReturnType<typeof client>) {
   const res = await c.get("/v1/webhook/deliveries");
@@ -152,7 +151,13 @@ describe("events from the job pipeline", () => {
     const c = client(site.key);
     const { secret } = (await c.put("/v1/webhook", { url: HOOK })).body;
     const fetches = receive(() => new HttpResponse(null, { status: 200 }));
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello" }, { key: "b", text: "World" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "Hello" },
+        { key: "b", text: "World" },
+      ]),
+    );
     const done = await job(c, site.siteId);
     expect(done.status).toBe("succeeded");
     await vi.waitFor(
@@ -190,7 +195,19 @@ describe("events from the job pipeline", () => {
     expect((await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello again" }]))).status).toBe(200);
 
     // Publishing itself throws (D1 and the Queue failing): emit still returns at once, and the job finishes.
-    const broken = { db: { select: () => { throw new Error("D1 is down"); } } as never, queue: { send: () => { throw new Error("queue down"); } } as never, now: Date.now };
+    const broken = {
+      db: {
+        select: () => {
+          throw new Error("D1 is down");
+        },
+      } as never,
+      queue: {
+        send: () => {
+          throw new Error("queue down");
+        },
+      } as never,
+      now: Date.now,
+    };
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const created = await c.post("/v1/jobs", { confirm: true });
     const stub = env.SITE.getByName(String(site.siteId));
@@ -213,7 +230,13 @@ describe("events from the job pipeline", () => {
     const { secret } = (await c.put("/v1/webhook", { url: HOOK, events: ["attention.created"] })).body;
     const fetches = receive(() => new HttpResponse(null, { status: 204 }));
     // The pseudo engine lengthens text by about 30%: a max_length of 12 is a QA error.
-    await c.put("/v1/units", unit("post:1", [{ key: "title", text: "Hello world", max_length: 12 }, { key: "body", text: "Welcome home" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "title", text: "Hello world", max_length: 12 },
+        { key: "body", text: "Welcome home" },
+      ]),
+    );
     await job(c, site.siteId);
     await vi.waitFor(() => expect(fetches.requests).toHaveLength(1), { timeout: 15_000, interval: 200 });
     const event = verify(secret, fetches.requests[0]);

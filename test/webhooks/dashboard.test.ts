@@ -1,13 +1,13 @@
 /** The dashboard's Webhooks page: admins and owners manage the endpoint; editors do not see it. */
 import { env } from "cloudflare:workers";
-import { http, HttpResponse } from "msw";
+import { HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import { controlDb } from "../../src/control/db";
 import { findEndpoint } from "../../src/control/webhooks";
 import { DELIVERY } from "../../src/webhooks/policy";
 import { client, createSite } from "../helpers/api";
+import { dash, person } from "../helpers/dashboard";
 import { mockFetch } from "../helpers/http";
-import { dash, person } from "../dashboard/support";
 
 const HOOK = "https://hooks.example.test/dash";
 

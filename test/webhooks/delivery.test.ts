@@ -15,7 +15,10 @@ import { clock, deps, hang, receiver, siteRef } from "./support";
 
 const URL_ = "https://hooks.example.test/transync";
 const ok = () => new Response(null, { status: 204 });
-const status = (code: number, body = "") => () => new Response(body, { status: code });
+const status =
+  (code: number, body = "") =>
+  () =>
+    new Response(body, { status: code });
 
 async function registered(events?: ("job.finished" | "results.available" | "attention.created" | "usage.threshold" | "ping")[]) {
   const site = siteRef();
@@ -102,7 +105,12 @@ describe("retries", () => {
     const { site } = await registered();
     const d429 = deps({ now: Date.now, fetch: receiver([status(429)]).fetch });
     expect(await attempt(d429.deliver, await queueDelivery(d429.publish, site.id, "ping", {}))).toEqual({ retryInSeconds: 5 });
-    const dNet = deps({ now: Date.now, fetch: (async () => { throw new TypeError("Network connection lost."); }) as typeof fetch });
+    const dNet = deps({
+      now: Date.now,
+      fetch: (async () => {
+        throw new TypeError("Network connection lost.");
+      }) as typeof fetch,
+    });
     const idNet = await queueDelivery(dNet.publish, site.id, "ping", {});
     expect(await attempt(dNet.deliver, idNet)).toEqual({ retryInSeconds: 5 });
     expect((await findDelivery(dNet.db, idNet))?.error).toBe("network error: Network connection lost.");

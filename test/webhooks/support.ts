@@ -1,8 +1,8 @@
 /** Webhook test seams: a queue that records, a clock, and a receiving endpoint's fetch. */
 import { env } from "cloudflare:workers";
 import { controlDb } from "../../src/control/db";
-import type { WebhookMessage } from "../../src/webhooks/events";
 import type { DeliverDeps } from "../../src/webhooks/deliver";
+import type { WebhookMessage } from "../../src/webhooks/events";
 import type { PublishDeps } from "../../src/webhooks/publish";
 
 export interface Sent {
@@ -40,8 +40,7 @@ export function receiver(answers: (() => Response | Promise<Response>)[]) {
 }
 
 /** A receiver that never answers: it waits for the attempt's timeout to abort it. */
-export const hang = (init?: RequestInit) =>
-  new Promise<Response>((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal!.reason)));
+export const hang = (init?: RequestInit) => new Promise<Response>((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal!.reason)));
 
 export function deps(opts: { now: () => number; fetch?: typeof fetch; timeoutMs?: number }) {
   const db = controlDb(env.DB);

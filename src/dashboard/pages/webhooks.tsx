@@ -2,7 +2,7 @@ import { WEBHOOK_EVENTS, type Webhook, type WebhookDelivery } from "../../api/we
 import { Card } from "../components/Card";
 import { DataTable } from "../components/DataTable";
 import { PostButton } from "../components/PostButton";
-import { Badge, Empty, Layout, Time, type SiteNav, type Viewer } from "./layout";
+import { Badge, Empty, Layout, type SiteNav, Time, type Viewer } from "./layout";
 
 const EVENT_WORDS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
   "job.finished": "A job finished (succeeded, failed or cancelled)",
@@ -40,13 +40,13 @@ export function WebhooksPage(p: WebhooksView) {
     <Layout title={`Webhooks · ${p.nav.siteName}`} viewer={p.viewer} site={p.nav} notice={p.notice} error={p.error}>
       <h1>Webhooks</h1>
       <p class="muted">
-        The connector can hear about finished jobs and new results at once instead of polling. Each event is signed (Standard Webhooks); the connector verifies it
-        with the secret and then pulls as usual. Without a webhook, polling works as before.
+        The connector can hear about finished jobs and new results at once instead of polling. Each event is signed (Standard Webhooks); the connector verifies it with the secret
+        and then pulls as usual. Without a webhook, polling works as before.
       </p>
       {hook?.disabled_at ? (
         <p class="alert" role="alert">
-          <strong>This webhook is disabled</strong>: its deliveries failed for 3 days (since <Time at={hook.failing_since} />), so nothing is sent. Fix the
-          receiving endpoint, then enable it again.
+          <strong>This webhook is disabled</strong>: its deliveries failed for 3 days (since <Time at={hook.failing_since} />
+          ), so nothing is sent. Fix the receiving endpoint, then enable it again.
         </p>
       ) : null}
       {p.secret ? (
@@ -68,7 +68,9 @@ export function WebhooksPage(p: WebhooksView) {
         {hook ? (
           <dl class="facts">
             <dt>State</dt>
-            <dd>{hook.disabled_at ? <Badge state="failed" label="Disabled" /> : hook.failing_since ? <Badge state="warning" label="Failing" /> : <Badge state="ok" label="Active" />}</dd>
+            <dd>
+              {hook.disabled_at ? <Badge state="failed" label="Disabled" /> : hook.failing_since ? <Badge state="warning" label="Failing" /> : <Badge state="ok" label="Active" />}
+            </dd>
             <dt>Registered</dt>
             <dd>
               <Time at={hook.created_at} />
@@ -148,7 +150,9 @@ export function WebhooksPage(p: WebhooksView) {
             </Empty>
           }
         />
-        <p class="muted small">The last 100 deliveries are kept. Failed attempts are retried with growing delays for about 27 hours; a 4xx answer other than 429 ends a delivery.</p>
+        <p class="muted small">
+          The last 100 deliveries are kept. Failed attempts are retried with growing delays for about 27 hours; a 4xx answer other than 429 ends a delivery.
+        </p>
       </Card>
     </Layout>
   );
