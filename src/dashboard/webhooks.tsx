@@ -9,7 +9,7 @@ import type { DashApp, DashContext } from "./auth";
 import { form, id, str, strs } from "./form";
 import { WebhooksPage, type WebhooksView } from "./pages/webhooks";
 import { parsed } from "./parse";
-import { notice, render, type SiteAccess, siteNav, viewer } from "./respond";
+import { notice, render, type SiteAccess, siteFrame } from "./respond";
 
 export const webhooks = new Hono<DashApp>();
 
@@ -19,7 +19,7 @@ async function page(c: DashContext, a: SiteAccess, extra: Partial<WebhooksView> 
     throw err;
   });
   const deliveries = await listWebhookDeliveries(c.env, a.site, LIMITS.webhookLog);
-  return render(c, <WebhooksPage nav={siteNav(a, "webhooks")} viewer={viewer(c)} webhook={hook} deliveries={deliveries} {...extra} />, status);
+  return render(c, <WebhooksPage {...siteFrame(c, a, "webhooks")} webhook={hook} deliveries={deliveries} {...extra} />, status);
 }
 
 const access = (c: DashContext) => siteAccess(c, id(c.req.param("site_id")), "admin");
