@@ -21,6 +21,7 @@ import { jobRoutes } from "./routes/jobs.routes";
 import { resultRoutes } from "./routes/results.routes";
 import { stripeWebhookRoutes } from "./routes/stripe-webhook.routes";
 import { syncRoutes } from "./routes/sync.routes";
+import { describeWebhookEvents, webhookRoutes } from "./routes/webhooks.routes";
 
 export const API_VERSION = "1";
 
@@ -81,10 +82,12 @@ export function createApp(deps: { now?: () => number } = {}) {
   app.route("/", syncRoutes);
   app.route("/", jobRoutes);
   app.route("/", resultRoutes);
+  app.route("/", webhookRoutes);
   app.route("/", adminRoutes);
   app.route("/", stripeWebhookRoutes);
   app.route("/dashboard", dashboard);
 
+  describeWebhookEvents(app);
   registerDocument(app, API_VERSION);
 
   app.notFound((c) => errorBody(c, 404, `No such endpoint: ${c.req.method} ${c.req.path}.`));

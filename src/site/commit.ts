@@ -15,6 +15,7 @@ import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
 import type { Format } from "../limits";
 import type { QAIssue } from "../qa";
+import type { Emit } from "../webhooks/emit";
 import { moveStates, refreshUnits, type StateChange } from "./counts";
 import { infra } from "./faults";
 import { siteTargets } from "./settings";
@@ -108,6 +109,8 @@ export interface CommitDeps {
   store: Store;
   env: Env;
   settings: SiteSettings;
+  /** Webhook events (src/webhooks/emit.ts): returns at once, never throws. */
+  emit?: Emit;
 }
 
 /** Serializes a job's commits within one invocation and coalesces the outcomes that queue up. */
@@ -169,6 +172,10 @@ export class Committer {
     await infra("metering a job's progress", () => recordUsage(db, settings, this.jobId, n, billed, store.clock()));
     if (persist(store, settings, this.jobId, n, outcomes)) {
       this.commits++;
+      const produced = outcomes.flatMap((o) => o.produced);
+      if (produced.some((p) => !p.held)) this.deps.emit?.({ type: "results.available" });
+      if (produced.some((p) => p.held)) this.deps.emit?.({ type: "attention.created" });
+      if (billed > 0) this.deps.emit?.({ type: "usage.threshold" });
       return;
     }
     // Another attempt committed n while this one was metering: its work is kept, not this one's. The row n this attempt

@@ -15,6 +15,8 @@ import { batchPrefix } from "../control/erasure";
 import type { SiteSettings } from "../control/sites";
 import type { GlossaryTerm } from "../engines/types";
 import { type RpcFailure, toRpcFailure, unauthorized } from "../errors";
+import { type Emit, emitter } from "../webhooks/emit";
+import type { CoalescedType } from "../webhooks/events";
 import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./counts";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
@@ -28,6 +30,7 @@ import { Store } from "./store";
 import { applySnapshot, deleteUnit, pushUnchanged, pushUnit } from "./sync";
 import { listUnits } from "./unit-list";
 import { unitTexts } from "./unit-texts";
+import { attentionCreated, resultsAvailable } from "./webhook-data";
 
 /** A batch's valid units (validated by the Worker) and the digests of their snapshots as sent. */
 export interface PushedBatch {
@@ -288,10 +291,12 @@ export class SiteObject extends DurableObject<Env> {
 
   async cancelJob(settings: SiteSettings, id: number) {
     return this.call(settings, async (settings) => {
+      const before = getJob(this.store, id).status;
       const job = cancelJob(this.store, id);
       // Settled by the runner once the job's commits have landed (jobs.ts, cancelJob); the reservation goes at once.
       await this.scheduleRun();
       if (job.status === "cancelled") await release(controlDb(this.env.DB), settings.id, [id]);
+      if (job.status === "cancelled" && before !== "cancelled") this.emit(settings)({ type: "job.finished", data: jobOut(job) });
       return jobOut(job);
     });
   }
@@ -332,7 +337,7 @@ export class SiteObject extends DurableObject<Env> {
     if (this.erased) return;
     const settings = this.store.getMeta<SiteSettings>("settings");
     if (!settings) return;
-    const delay = await runAlarm({ store: this.store, env: this.env, settings });
+    const delay = await runAlarm({ store: this.store, env: this.env, settings, emit: this.emit(settings) });
     if (delay !== null) await this.ctx.storage.setAlarm(this.nextRunAt() + delay);
     await this.retain();
   }
@@ -388,7 +393,25 @@ export class SiteObject extends DurableObject<Env> {
   async decideAttention(settings: SiteSettings, id: string, decision: AttentionDecision) {
     return this.call(settings, async (settings) => {
       if (decision.action === "fix") await this.ensureGlossary(settings);
-      return decideAttention(this.store, settings, id, decision);
+      const decided = decideAttention(this.store, settings, id, decision);
+      // A fixed translation is delivered like a job's result.
+      if (decision.action === "fix") this.emit(settings)({ type: "results.available" });
+      return decided;
     });
+  }
+
+  // ------------------------------------------------------------------ webhooks
+
+  /** Webhook events of this site: published in the background (src/webhooks/emit.ts), never awaited. */
+  private emit(settings: SiteSettings): Emit {
+    return emitter(this.env, settings.id, (p) => this.ctx.waitUntil(p));
+  }
+
+  /** The data of a coalesced event as the site is now (the Queue consumer asks when it sends one). */
+  async webhookData(type: CoalescedType) {
+    if (this.erased) return null;
+    const settings = this.store.getMeta<SiteSettings>("settings");
+    if (!settings) return null;
+    return type === "results.available" ? resultsAvailable(this.store) : attentionCreated(this.store, this.links(settings));
   }
 }

@@ -70,12 +70,14 @@ function toResult(row: ResultRow): Result {
 type Position = [number, string, number];
 const isPosition = (v: unknown): v is Position => Array.isArray(v) && v.length === 3 && isNumber(v[0]) && typeof v[1] === "string" && isNumber(v[2]);
 
+/** Deliverable: its segment and unit are live, its source is current, and its language is still a target of the unit (over `results r`, `segments s`, `units u`). */
+export const DELIVERABLE = `r.pending = 1 AND s.removed = 0 AND u.deleted = 0 AND s.fingerprint = r.source_fingerprint
+    AND EXISTS (SELECT 1 FROM unit_counts t WHERE t.unit_id = r.unit_id AND t.language = r.language)`;
+
 export function listResults(store: Store, query: { cursor?: string; limit: number; unit?: string }, wholeUnit: boolean) {
   const unitId = query.unit ? store.one<{ id: number }>("SELECT id FROM units WHERE external_key = ?", query.unit)?.id : undefined;
   if (query.unit && unitId === undefined) return { results: [], next_cursor: null };
-  // Deliverable: its segment and unit are live, its source is current, and its language is still a target of the unit.
-  const live = `r.pending = 1 AND s.removed = 0 AND u.deleted = 0 AND s.fingerprint = r.source_fingerprint
-    AND EXISTS (SELECT 1 FROM unit_counts t WHERE t.unit_id = r.unit_id AND t.language = r.language)`;
+  const live = DELIVERABLE;
   const from = `FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id`;
 
   if (!wholeUnit) {
@@ -226,7 +228,7 @@ export function applyReviews(store: Store, settings: SiteSettings, reviews: Revi
  * segment and unit are live, its language is still a target of the unit, and its source has
  * not changed since (a stale one leaves the queue; the next delta job translates it again).
  */
-const WAITING_DECISION = `s.removed = 0 AND u.deleted = 0 AND s.fingerprint = r.source_fingerprint
+export const WAITING_DECISION = `s.removed = 0 AND u.deleted = 0 AND s.fingerprint = r.source_fingerprint
   AND EXISTS (SELECT 1 FROM translations t WHERE t.segment_id = r.segment_id AND t.language = r.language AND t.result_id = r.id AND t.status = 'attention')
   AND EXISTS (SELECT 1 FROM unit_counts c WHERE c.unit_id = r.unit_id AND c.language = r.language)`;
 

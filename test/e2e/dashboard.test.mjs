@@ -8,10 +8,12 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import AxeBuilder from "@axe-core/playwright";
 import { chromium } from "playwright-core";
+import { Webhook } from "standardwebhooks";
 import { ADMIN_TOKEN, startServer } from "./server.mjs";
 
 const SHOTS = join(import.meta.dirname, "screenshots");
@@ -349,6 +351,61 @@ test("members, glossary and audit pages", async () => {
   await look("audit");
   await page.goto(`${server.base}/dashboard/account`);
   await look("account");
+});
+
+test("webhooks: registered on the Webhooks page, a job's events arrive signed, a 500 is retried, deliveries are listed", async () => {
+  // The connector's receiving endpoint: the first request answers 500, then 204; each is verified with the secret.
+  const received = [];
+  let secret = "";
+  const receiver = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      let event = null;
+      try {
+        event = new Webhook(secret).verify(body, req.headers);
+      } catch {}
+      received.push({ id: req.headers["webhook-id"], event });
+      res.writeHead(received.length === 1 ? 500 : 204).end();
+    });
+  });
+  await new Promise((r) => receiver.listen(0, "127.0.0.1", r));
+  try {
+    const hook = `http://127.0.0.1:${receiver.address().port}/hook`;
+    await page.goto(`${server.base}/dashboard/sites/${world.site.id}/webhooks`);
+    await page.getByRole("heading", { name: "Add a webhook" }).waitFor();
+    await look("webhooks-empty");
+    await page.getByLabel("Endpoint URL").fill(hook);
+    await page.getByRole("button", { name: "Add webhook" }).click();
+    secret = await page.getByRole("textbox", { name: "Signing secret" }).inputValue();
+    assert.match(secret, /^whsec_/);
+    await look("webhooks-created");
+
+    await must("PUT", "/v1/units", { key: world.key, body: { external_key: "post:hooks", adapter: "wordpress", segments: [{ key: "title", text: "Webhooks are here" }] } }, 200);
+    const created = await must("POST", "/v1/jobs", { key: world.key, body: { type: "delta", confirm: true } }, 202);
+    const deadline = Date.now() + 60_000;
+    const verified = () => received.filter((r) => r.event).map((r) => r.event.type);
+    // The first delivery is answered 500 and comes again (same webhook-id) after the first retry delay, 5 s.
+    const retried = () => received.filter((r) => r.id === received[0].id).length === 2;
+    while (!(verified().includes("job.finished") && verified().includes("results.available") && retried())) {
+      assert.ok(Date.now() < deadline, `events not received: ${JSON.stringify(received)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.ok(
+      received.every((r) => r.event),
+      "every delivery verifies with the secret",
+    );
+    assert.equal(received.find((r) => r.event.type === "job.finished").event.data.id, created.id);
+
+    const listed = await must("GET", "/v1/webhook/deliveries", { key: world.key }, 200);
+    assert.ok(listed.deliveries.some((d) => d.event === "job.finished" && d.status === "delivered"));
+    assert.equal(listed.deliveries.find((d) => d.id === received[0].id).attempts, 2, "the 500 was retried");
+    await page.goto(`${server.base}/dashboard/sites/${world.site.id}/webhooks`);
+    await page.getByRole("cell", { name: "job.finished" }).first().waitFor();
+    await look("webhooks-deliveries");
+  } finally {
+    receiver.close();
+  }
 });
 
 test("another organization's pages answer 404", async () => {
