@@ -12,7 +12,6 @@
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
-import type { JSX } from "hono/jsx/jsx-runtime";
 import { AttentionDecisionIn, JobIn, KeyCreateIn, SitePatchIn } from "../api/schemas";
 import { validationDetail } from "../api/issues";
 import { organizationUsage } from "../billing/usage";
@@ -25,9 +24,6 @@ import { createKey, listKeys, revokeKey } from "../control/keys";
 import {
   acceptInvitation,
   canInvite,
-  changePassword,
-  checkCredentials,
-  createInvitation,
   listMembers,
   membershipsOf,
   openInvitation,
@@ -38,9 +34,12 @@ import {
   sitesOf,
   type Role,
 } from "../control/people";
-import { createSession, endOtherSessions, endSession } from "../control/sessions";
+import { createSession, endSession } from "../control/sessions";
 import type { SiteSettings } from "../control/sites";
 import { ApiError } from "../errors";
+import { inviteByMail, resendInvitation } from "../ops/accounts";
+import { rememberStarter } from "../mail/notices";
+import { organizationRequiresTwoFactor, setTwoFactorRequirement } from "../ops/two-factor";
 import { ADAPTERS, ENGINES, FORMALITIES } from "../limits";
 import type { QAIssue } from "../qa";
 import { dashboardBase, siteStub } from "../routes/common";
@@ -48,8 +47,7 @@ import { requestJob } from "../routes/job-request";
 import { updateSiteSettings } from "../site-settings";
 import { can, orgAccess, requireUser, SignInRequired, siteAccess, type OrgAccess } from "./access";
 import { dashboardPath, dashboardTarget, withDone } from "./redirect";
-import { clearSessionCookie, loadUser, setSessionCookie, signInThrottle, type DashApp, type DashContext } from "./auth";
-import { AccountPage } from "./pages/account";
+import { clearSessionCookie, loadUser, setSessionCookie, type DashApp, type DashContext } from "./auth";
 import { DASHBOARD_CSP, setPageHeaders } from "../page-headers";
 import { AttentionConfirmPage, AttentionPage } from "./pages/attention";
 import { AuditPage } from "./pages/audit";
@@ -61,7 +59,14 @@ import { KeysPage } from "./pages/keys";
 import type { OrgNav, SiteNav } from "./pages/layout";
 import { MembersPage } from "./pages/members";
 import { SettingsPage } from "./pages/settings";
-import { SignInPage, TooManyAttemptsPage } from "./pages/sign-in";
+import { SignInPage } from "./pages/sign-in";
+import { account } from "./account";
+import { devMail } from "./dev-mail";
+import { form, id, render, str, strs, viewer, type Form } from "./kit";
+import { passwordReset } from "./password-reset";
+import { signIn } from "./sign-in";
+import { signUpApp } from "./sign-up";
+import { twoFactorGate } from "./two-factor-gate";
 import { EstimatePage, SitePage } from "./pages/site";
 import { UnitPage } from "./pages/unit";
 import { UnitsPage } from "./pages/units";
@@ -73,7 +78,14 @@ export const CSP = DASHBOARD_CSP;
 const NOTICES: Record<string, string> = {
   "signed-out": "You are signed out.",
   joined: "Welcome! You have joined the organization.",
-  "password-changed": "Your password is changed. Other sessions were signed out.",
+  "password-reset": "Your new password is saved and every session was signed out. Sign in with the new password.",
+  "sign-in-expired": "The sign-in took too long. Sign in again.",
+  verified: "Your address is confirmed. Welcome to Transync!",
+  "invitation-sent": "The invitation is on its way by mail.",
+  "invitation-resent": "The invitation was sent again, with a new link (the earlier one no longer works).",
+  "two-factor-required": "Two-factor sign-in is now required of every member.",
+  "two-factor-optional": "Two-factor sign-in is no longer required.",
+  "site-created": "The site is created. Create its API keys on the keys page.",
   "job-cancelled": "The job is cancelled. Segments already translated are kept.",
   fixed: "Saved: the fixed translation goes to the website with the next sync.",
   discarded: "Discarded: the segment stays untranslated until the next job.",
@@ -90,12 +102,7 @@ const NOTICES: Record<string, string> = {
 
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 
-async function render(c: DashContext, page: JSX.Element, status: 200 | 401 | 402 | 403 | 404 | 409 | 413 | 422 | 429 | 500 = 200) {
-  return c.html("<!DOCTYPE html>" + (await page.toString()), status);
-}
-
 const notice = (c: DashContext) => NOTICES[c.req.query("done") ?? ""] ?? null;
-const viewer = (c: DashContext) => ({ email: c.get("user")!.email, userId: c.get("user")!.userId });
 const siteNav = (a: OrgAccess & { site: SiteSettings }, current: SiteNav["current"]): SiteNav => ({
   siteId: a.site.id,
   siteName: a.site.name,
@@ -106,33 +113,18 @@ const siteNav = (a: OrgAccess & { site: SiteSettings }, current: SiteNav["curren
 });
 const orgNav = (a: OrgAccess, current: OrgNav["current"]): OrgNav => ({ organizationId: a.organizationId, organization: a.organization, role: a.role, current });
 
-type Form = Record<string, string | File | (string | File)[]>;
-async function form(c: DashContext): Promise<Form> {
-  return c.req.parseBody({ all: true });
-}
-const str = (f: Form, name: string) => {
-  const v = f[name];
-  const first = Array.isArray(v) ? v[0] : v;
-  return typeof first === "string" ? first : "";
-};
-const strs = (f: Form, name: string) => {
-  const v = f[name];
-  return (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string");
-};
-const id = (value: string | undefined) => {
-  const n = Number(value);
-  return Number.isSafeInteger(n) && n > 0 ? n : -1;
-};
-
 export const dashboard = new Hono<DashApp>();
 
 dashboard.use(async (c, next) => {
   await next();
-  setPageHeaders(c, CSP);
+  // A page that brings its own policy keeps it (the local mailbox's view of a mail's HTML part).
+  setPageHeaders(c, c.res.headers.get("Content-Security-Policy") ?? CSP);
   if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
 });
 dashboard.use(csrf());
 dashboard.use(loadUser);
+// Before anything else: an unverified address can only verify; a person whose organization requires two-factor sets it up.
+dashboard.use(twoFactorGate);
 
 dashboard.onError(async (err, c) => {
   const ctx = c as DashContext;
@@ -159,32 +151,21 @@ dashboard.onError(async (err, c) => {
 
 dashboard.get("/", async (c) => {
   const user = c.get("user");
-  if (!user) return render(c, <SignInPage notice={notice(c)} next={dashboardPath(c.req.query("next") ?? "") ?? ""} />);
+  if (!user) return render(c, <SignInPage notice={notice(c)} next={dashboardPath(c.req.query("next") ?? "") ?? ""} signUp={c.env.SIGNUP === "open"} />);
   const db = controlDb(c.env.DB);
   const memberships = await membershipsOf(db, user.userId);
   const sites = await sitesOf(
     db,
     memberships.map((m) => m.organizationId),
   );
-  return render(c, <HomePage viewer={viewer(c)} memberships={memberships} sites={sites} notice={notice(c)} />);
+  return render(c, <HomePage viewer={viewer(c)} memberships={memberships} sites={sites} notice={notice(c)} signUpOpen={c.env.SIGNUP === "open"} />);
 });
 
-dashboard.post("/sign-in", async (c) => {
-  const f = await form(c);
-  const email = str(f, "email").slice(0, 254);
-  const password = str(f, "password").slice(0, 1000);
-  const next = dashboardTarget(str(f, "next"), "next");
-  const retry = await signInThrottle(c, email);
-  if (retry !== null) {
-    c.header("Retry-After", String(retry));
-    return render(c, <TooManyAttemptsPage retryAfter={retry} />, 429);
-  }
-  const db = controlDb(c.env.DB);
-  const user = email && password ? await checkCredentials(db, email, password) : null;
-  if (!user) return render(c, <SignInPage email={email} next={next ?? ""} error="That email and password do not match an account. Check both and try again." />, 401);
-  setSessionCookie(c, await createSession(db, user.id));
-  return c.redirect(next ?? "/dashboard", 303);
-});
+dashboard.route("/", signIn);
+dashboard.route("/", passwordReset);
+dashboard.route("/", account);
+dashboard.route("/", signUpApp);
+dashboard.route("/", devMail);
 
 dashboard.post("/sign-out", async (c) => {
   // `next`: an invitation for another email signs out to come back to its link.
@@ -193,26 +174,6 @@ dashboard.post("/sign-out", async (c) => {
   if (token) await endSession(controlDb(c.env.DB), token);
   clearSessionCookie(c);
   return c.redirect(withDone(next ?? "/dashboard", "signed-out"), 303);
-});
-
-dashboard.get("/account", async (c) => {
-  requireUser(c);
-  return render(c, <AccountPage viewer={viewer(c)} notice={notice(c)} />);
-});
-
-dashboard.post("/account/password", async (c) => {
-  const user = requireUser(c);
-  const f = await form(c);
-  const db = controlDb(c.env.DB);
-  try {
-    await changePassword(db, user.userId, str(f, "current_password"), str(f, "new_password"));
-  } catch (err) {
-    if (err instanceof ApiError) return render(c, <AccountPage viewer={viewer(c)} error={err.detail} />, 422);
-    throw err;
-  }
-  await endOtherSessions(db, user.userId, user.tokenHash);
-  await recordAudit(db, { organizationId: null, actor: `user:${user.userId}`, action: "user.password_change", target: `user:${user.userId}` });
-  return c.redirect("/dashboard/account?done=password-changed", 303);
 });
 
 dashboard.get("/invitations/:token", async (c) => {
@@ -240,7 +201,7 @@ dashboard.post("/invitations/:token", async (c) => {
     if (!inv) return render(c, <InvitationGonePage viewer={user} />, 404);
     return render(c, <InvitationPage token={token} invitation={inv} viewer={user} error={err.detail} next={next ?? ""} />, err.status as 401 | 403 | 422);
   }
-  if (accepted.newAccount) setSessionCookie(c, await createSession(db, accepted.userId));
+  if (accepted.newAccount) setSessionCookie(c, await createSession(db, accepted.userId, new Date(), c.req.header("user-agent")));
   return c.redirect(withDone(next ?? "/dashboard", "joined"), 303);
 });
 
@@ -297,6 +258,7 @@ dashboard.post("/sites/:site_id/jobs/estimate", async (c) => {
 dashboard.post("/sites/:site_id/jobs", async (c) => {
   const a = await siteAccess(c, siteId(c), "editor");
   const answer = await requestJob(c.env, a.site, jobRequest(await form(c), true));
+  if (answer.kind === "created") await rememberStarter(c.env, a.site.id, answer.job.id, a.userId);
   if (answer.kind === "created")
     await recordAudit(controlDb(c.env.DB), {
       organizationId: a.organizationId,
@@ -570,11 +532,17 @@ dashboard.get("/organizations/:org_id/usage", async (c) => {
   return render(c, <UsagePage nav={orgNav(a, "usage")} viewer={viewer(c)} usage={usage} current={current} />);
 });
 
-async function membersPage(c: DashContext, a: OrgAccess, extra: { created?: { email: string; role: string; url: string }; notice?: string | null; error?: string | null } = {}) {
+async function membersPage(c: DashContext, a: OrgAccess, extra: { notice?: string | null; error?: string | null } = {}) {
   const db = controlDb(c.env.DB);
-  const [members, invitations] = await Promise.all([listMembers(db, a.organizationId), pendingInvitations(db, a.organizationId)]);
+  const [members, invitations, requireTwoFactor] = await Promise.all([
+    listMembers(db, a.organizationId),
+    pendingInvitations(db, a.organizationId),
+    organizationRequiresTwoFactor(c.env, a.organizationId),
+  ]);
   const invitable = ROLES.filter((r) => canInvite(a.role, r));
-  return <MembersPage nav={orgNav(a, "members")} viewer={viewer(c)} members={members} invitations={invitations} invitable={invitable} {...extra} />;
+  return (
+    <MembersPage nav={orgNav(a, "members")} viewer={viewer(c)} members={members} invitations={invitations} invitable={invitable} requireTwoFactor={requireTwoFactor} {...extra} />
+  );
 }
 
 dashboard.get("/organizations/:org_id/members", async (c) => {
@@ -590,9 +558,26 @@ dashboard.post("/organizations/:org_id/members/invite", async (c) => {
   if (!ROLES.includes(role)) return render(c, await membersPage(c, a, { error: "role: choose editor, admin or owner." }), 422);
   if (!canInvite(a.role, role)) throw new ApiError(403, "Only owners can invite owners.");
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) return render(c, await membersPage(c, a, { error: "email: enter an email address, like name@example.com." }), 422);
-  const inv = await createInvitation(controlDb(c.env.DB), { organizationId: a.organizationId, email, role, invitedBy: a.userId, actor: a.actor });
-  // Rendered, not redirected: the link is shown this once.
-  return render(c, await membersPage(c, a, { created: { email: inv.email, role: inv.role, url: `${dashboardBase(c)}/invitations/${inv.token}` } }));
+  // By mail only: the inviter never sees the link, so only the mailbox's owner can choose a new account's password.
+  await inviteByMail(c.env, { organizationId: a.organizationId, email, role, invitedBy: a.userId, actor: a.actor }, dashboardBase(c));
+  return c.redirect(`/dashboard/organizations/${a.organizationId}/members?done=invitation-sent`, 303);
+});
+
+dashboard.post("/organizations/:org_id/members/invitations/:invitation_id/resend", async (c) => {
+  const a = await orgAccess(c, orgId(c), "admin");
+  const invitationId = id(c.req.param("invitation_id"));
+  const pending = (await pendingInvitations(controlDb(c.env.DB), a.organizationId)).find((i) => i.id === invitationId);
+  if (!pending) throw new ApiError(404, "There is no such open invitation.");
+  if (!canInvite(a.role, pending.role as Role)) throw new ApiError(403, "Only owners can send an invitation for an owner.");
+  await resendInvitation(c.env, a.organizationId, invitationId, a.actor, dashboardBase(c));
+  return c.redirect(`/dashboard/organizations/${a.organizationId}/members?done=invitation-resent`, 303);
+});
+
+dashboard.post("/organizations/:org_id/two-factor", async (c) => {
+  const a = await orgAccess(c, orgId(c), "owner");
+  const required = str(await form(c), "required") === "1";
+  await setTwoFactorRequirement(c.env, a.organizationId, required, a.actor);
+  return c.redirect(`/dashboard/organizations/${a.organizationId}/members?done=${required ? "two-factor-required" : "two-factor-optional"}`, 303);
 });
 
 dashboard.post("/organizations/:org_id/members/:user_id/remove", async (c) => {

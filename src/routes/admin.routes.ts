@@ -38,7 +38,7 @@ import { auditStatement, listAudit, recordAudit } from "../control/audit";
 import { eraseOrganization, eraseSite, idList } from "../control/erasure";
 import { replaceGlossary } from "../control/glossary";
 import { createKey, listKeys, revokeKey } from "../control/keys";
-import { createInvitation } from "../control/people";
+import { inviteByMail } from "../ops/accounts";
 import { organizations, sites, subscriptions, subscriptionSites } from "../control/schema";
 import { adminSiteOut, createSite, requireSite } from "../control/sites";
 import { glossaryChanged } from "../glossary";
@@ -477,7 +477,7 @@ adminRoutes.openapi(
     summary: "Invite a person to an organization",
     description:
       "Creates a one-time invitation (valid 7 days) for the email with the role, and answers the link that opens the dashboard's " +
-      "accept-invitation page. The link is shown only in this answer (only a hash of its token is stored); no mail is sent. " +
+      "accept-invitation page. The link is mailed to the address and shown only in this answer (only a hash of its token is stored). " +
       "This is how the operator hands out an organization's first owner; owners and admins invite others from the dashboard.",
     tags: ["admin"],
     security: admin,
@@ -487,7 +487,7 @@ adminRoutes.openapi(
   async (c) => {
     const { org_id } = c.req.valid("param");
     const { email, role } = c.req.valid("json");
-    const inv = await createInvitation(controlDb(c.env.DB), { organizationId: org_id, email, role, invitedBy: null, actor: "admin" });
+    const inv = await inviteByMail(c.env, { organizationId: org_id, email, role, invitedBy: null, actor: "admin" }, dashboardBase(c));
     return c.json({ id: inv.id, email: inv.email, role: inv.role, url: `${dashboardBase(c)}/invitations/${inv.token}`, expires_at: inv.expires_at }, 201);
   },
 );

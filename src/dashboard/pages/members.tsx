@@ -5,9 +5,9 @@ export function MembersPage(p: {
   nav: OrgNav;
   viewer: Viewer & { userId: number };
   members: { userId: number; email: string; role: string; since: string }[];
-  invitations: { id: number; email: string; role: string; createdAt: string; expiresAt: string }[];
+  invitations: { id: number; email: string; role: string; createdAt: string; expiresAt: string; mailedAt: string | null; mailStatus: string | null }[];
   invitable: Role[];
-  created?: { email: string; role: string; url: string } | null;
+  requireTwoFactor: boolean;
   notice?: string | null;
   error?: string | null;
 }) {
@@ -22,19 +22,10 @@ export function MembersPage(p: {
         <strong>Editors</strong> work on sites, jobs and the review queue. <strong>Admins</strong> also change settings, API keys and the glossary, and invite editors and admins.{" "}
         <strong>Owners</strong> also invite owners, remove members, read the audit log and delete sites.
       </p>
-      {p.created ? (
-        <section class="card created" aria-labelledby="new-invite">
-          <h2 id="new-invite">Invitation for {p.created.email}</h2>
-          <p>
-            <strong>Copy this link and send it to them yourself: it is shown only once</strong> and works once, for 7 days.
-          </p>
-          <label for="invite-url">Invitation link</label>
-          <input id="invite-url" class="mono" readonly value={p.created.url} />
-        </section>
-      ) : null}
       {p.invitable.length ? (
         <section class="card" aria-labelledby="invite">
           <h2 id="invite">Invite someone</h2>
+          <p class="muted small">The invitation goes by mail to the address: only its owner can open it. It works once, for 7 days.</p>
           <form method="post" action={`${base}/invite`} class="filters">
             <div>
               <label for="email">Email</label>
@@ -51,7 +42,7 @@ export function MembersPage(p: {
               </select>
             </div>
             <div class="filter-actions">
-              <button type="submit">Create invitation link</button>
+              <button type="submit">Send invitation</button>
             </div>
           </form>
         </section>
@@ -108,6 +99,7 @@ export function MembersPage(p: {
               <tr>
                 <th scope="col">Email</th>
                 <th scope="col">Role</th>
+                <th scope="col">Mail</th>
                 <th scope="col">Expires</th>
                 <th scope="col">
                   <span class="sr-only">Actions</span>
@@ -120,9 +112,20 @@ export function MembersPage(p: {
                   <td>{i.email}</td>
                   <td>{i.role}</td>
                   <td>
+                    {i.mailStatus === "retrying" ? "Sending failed; tried again within 15 minutes" : i.mailedAt ? "Sent " : "Not sent"}
+                    {i.mailStatus !== "retrying" && i.mailedAt ? <Time at={i.mailedAt} /> : null}
+                  </td>
+                  <td>
                     <Time at={i.expiresAt} />
                   </td>
                   <td>
+                    {p.invitable.includes(i.role as Role) ? (
+                      <form method="post" action={`${base}/invitations/${i.id}/resend`}>
+                        <button type="submit" class="secondary" aria-label={`Send the invitation for ${i.email} again`}>
+                          Resend
+                        </button>
+                      </form>
+                    ) : null}
                     {p.invitable.includes(i.role as Role) ? (
                       <form method="post" action={`${base}/invitations/${i.id}/revoke`}>
                         <button type="submit" class="secondary" aria-label={`Withdraw the invitation for ${i.email}`}>
@@ -139,6 +142,22 @@ export function MembersPage(p: {
           <Empty title="No open invitations." />
         )}
       </section>
+      {owner ? (
+        <section class="card" aria-labelledby="security">
+          <h2 id="security">Two-factor sign-in</h2>
+          <p>
+            {p.requireTwoFactor
+              ? "Required: every member signs in with a code from an authenticator app. Members without it are led to set it up before anything else."
+              : "Not required: members choose for themselves."}
+          </p>
+          <form method="post" action={`/dashboard/organizations/${p.nav.organizationId}/two-factor`}>
+            <input type="hidden" name="required" value={p.requireTwoFactor ? "0" : "1"} />
+            <button type="submit" class={p.requireTwoFactor ? "secondary" : undefined}>
+              {p.requireTwoFactor ? "Stop requiring two-factor sign-in" : "Require two-factor sign-in for every member"}
+            </button>
+          </form>
+        </section>
+      ) : null}
       {owner ? (
         <section class="card danger-zone" aria-labelledby="danger">
           <h2 id="danger">Delete this organization</h2>
