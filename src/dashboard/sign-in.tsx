@@ -66,7 +66,7 @@ signIn.post("/sign-in/code", async (c) => {
     if (err instanceof ApiError && err.status === 422) return render(c, <SecondStepPage error={err.detail} />, 422);
     throw err;
   }
-  deleteCookie(c, stepCookie(c), cookieOptions(c));
   setSessionCookie(c, await createSession(controlDb(c.env.DB), done.userId, new Date(), c.req.header("user-agent")));
+  deleteCookie(c, stepCookie(c), cookieOptions(c));
   return c.redirect(dashboardPath(done.next) ?? "/dashboard", 303);
 });

@@ -100,7 +100,8 @@ export async function disableTwoFactor(env: Env, user: { userId: number; email: 
   if (!row?.secret) throw new ApiError(409, "Two-factor sign-in is not on.");
   const requiring = await requiringOrganizations(env, user.userId);
   if (requiring.length) throw new ApiError(409, `${requiring.join(", ")} requires two-factor sign-in of its members, so it cannot be turned off.`);
-  if (acceptCode(row.secret, code, row.last, now.getTime()) === null) throw new ApiError(422, "code: that code is not right. Enter the 6 digits your authenticator app shows now.");
+  // A signed-in person proving they hold the app: a code of the current window, even one used to sign in.
+  if (acceptCode(row.secret, code, null, now.getTime()) === null) throw new ApiError(422, "code: that code is not right. Enter the 6 digits your authenticator app shows now.");
   await db.batch([
     db.update(users).set({ totpSecret: null, totpLastStep: null }).where(eq(users.id, user.userId)),
     db.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.userId)),

@@ -6,13 +6,14 @@ import { outbox } from "../../src/mail/send";
  * Mails to an address, oldest first. Some are sent after the answer (waitUntil), so this waits
  * for at least `atLeast` of them (a bounded poll, not a timing assertion).
  */
-export async function mailsTo(to: string, atLeast = 1) {
+export async function mailsTo(to: string, atLeast = 1, kind?: string) {
+  const read = async () => (await outbox(env, { to })).filter((m) => !kind || m.kind === kind);
   for (let i = 0; i < 100; i++) {
-    const mails = await outbox(env, { to });
+    const mails = await read();
     if (mails.length >= atLeast) return mails;
     await new Promise((r) => setTimeout(r, 20));
   }
-  return outbox(env, { to });
+  return read();
 }
 
 /** The dashboard path of a link in a mail's text (DASHBOARD_URL is https://dash.test in tests; this Worker serves it under /dashboard). */
