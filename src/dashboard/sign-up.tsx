@@ -140,7 +140,7 @@ signUpApp.post("/organizations/:org_id/sites", async (c) => {
       viewer={viewer(c)}
       siteId={site.id}
       siteName={site.name}
-      key={key.key}
+      apiKey={key.key}
       apiBase={new URL(c.req.url).origin}
       sourceLanguage={site.sourceLanguage}
       languages={site.targetLanguages.map((t) => t.code)}

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { accountTokens, users } from "../../src/control/schema";
 import { controlDb } from "../../src/control/db";
 import { totpCode } from "../../src/control/totp";
-import { createSite } from "../helpers/api";
+import { admin, createSite } from "../helpers/api";
 import { linkIn, mailsTo } from "../helpers/mail";
 import { dash, person } from "./support";
 
@@ -191,5 +191,30 @@ describe("two-factor sign-in", () => {
     expect(setupPage.html).toContain("requires two-factor sign-in");
     await turnOnTwoFactor(editor.cookie);
     expect((await dash("GET", `/dashboard/sites/${site.siteId}`, { cookie: editor.cookie })).status).toBe(200);
+  });
+});
+
+describe("invitations by mail", () => {
+  it("the admin API answers the link and mails it; the dashboard only says it went out, resends with a new link, withdraws", async () => {
+    const site = await createSite();
+    const owner = await person(site.orgId, "owner");
+    const email = `invitee-${Date.now()}@example.com`;
+    const viaApi = await admin("POST", `/admin/v1/organizations/${site.orgId}/invitations`, { email, role: "editor" });
+    const [first] = await mailsTo(email, 1, "invitation");
+    expect(first.text).toContain(viaApi.body.url);
+    expect(first.subject).toMatch(/^You are invited to Org \d+ on Transync$/);
+
+    const members = await dash("GET", `/dashboard/organizations/${site.orgId}/members`, { cookie: owner.cookie });
+    expect(members.html).toContain(email);
+    expect(members.html).toMatch(/Sent <time/);
+    expect(members.html).not.toContain(viaApi.body.url.split("/").pop());
+    const invId = new RegExp(`invitations/(\\d+)/resend"[^>]*>\\s*<button[^>]*for ${email.replace(/[.]/g, "\\.")}`).exec(members.html)![1];
+    expect((await dash("POST", `/dashboard/organizations/${site.orgId}/members/invitations/${invId}/resend`, { cookie: owner.cookie })).status).toBe(303);
+    const mails = await mailsTo(email, 2, "invitation");
+    const second = linkIn(mails[1].text, "invitations");
+    expect((await dash("GET", linkIn(mails[0].text, "invitations"))).status).toBe(404); // the first link stopped working
+    expect((await dash("GET", second)).status).toBe(200);
+    expect((await dash("POST", `/dashboard/organizations/${site.orgId}/members/invitations/${invId}/revoke`, { cookie: owner.cookie })).status).toBe(303);
+    expect((await dash("GET", second)).status).toBe(404);
   });
 });

@@ -251,9 +251,9 @@ export function NewSitePage(p: {
   );
 }
 
-export function FirstKeyPage(p: { viewer: Viewer; siteId: number; siteName: string; key: string; apiBase: string; sourceLanguage: string; languages: string[] }) {
+export function FirstKeyPage(p: { viewer: Viewer; siteId: number; siteName: string; apiKey: string; apiBase: string; sourceLanguage: string; languages: string[] }) {
   const curl = `curl -X POST ${p.apiBase}/v1/handshake \\
-  -H "Authorization: Bearer ${p.key}" \\
+  -H "Authorization: Bearer ${p.apiKey}" \\
   -H "Content-Type: application/json" \\
   -d '${JSON.stringify({ connector_version: "quickstart/1", source_language: p.sourceLanguage, languages: p.languages })}'`;
   return (
@@ -264,7 +264,7 @@ export function FirstKeyPage(p: { viewer: Viewer; siteId: number; siteName: stri
           <strong>Copy your API key now: it is shown only once.</strong> Paste it into the connector on your website.
         </p>
         <label for="key-value">API key</label>
-        <input id="key-value" class="mono" readonly value={p.key} />
+        <input id="key-value" class="mono" readonly value={p.apiKey} />
         <h2>Quick start</h2>
         <p>Introduce your connector with a handshake; it tells Transync which languages the website has:</p>
         <label for="quickstart">Handshake (copy and run in a terminal)</label>
