@@ -27,7 +27,8 @@ export async function startServer() {
   const dir = mkdtempSync(join(tmpdir(), "transync-e2e-"));
   const envFile = join(dir, "e2e.vars");
   // DASHBOARD_URL is deliberately unset: links must point at this server's own /dashboard.
-  writeFileSync(envFile, `ADMIN_TOKEN=${ADMIN_TOKEN}\nJOB_ALARM_DELAY_MS=0\n`);
+  // As .dev.vars.example: mails kept in the local outbox, self-serve sign-up open.
+  writeFileSync(envFile, `ADMIN_TOKEN=${ADMIN_TOKEN}\nJOB_ALARM_DELAY_MS=0\nDEV_MAILBOX=true\nSIGNUP=open\n`);
   const persist = join(dir, "state");
   const migrate = await wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { capture: true });
   if (migrate.code !== 0) throw new Error(`migrations failed: ${migrate.stderr || migrate.stdout}`);
