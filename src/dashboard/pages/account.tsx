@@ -121,7 +121,7 @@ export function AccountPage(props: {
         </form>
       </section>
 
-      <section class="card narrow" aria-labelledby="password">
+      <section class="card" aria-labelledby="password">
         <h2 id="password">Change password</h2>
         <form method="post" action="/dashboard/account/password" class="stack">
           <input type="hidden" name="email" value={props.viewer.email} autocomplete="username" />

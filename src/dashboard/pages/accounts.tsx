@@ -220,17 +220,21 @@ export function NewSitePage(p: {
           <fieldset>
             <legend>Target languages (up to 5 here, more in the settings)</legend>
             {rows.map((i) => (
-              <div class="inline">
-                <label for={`t${i}_code`}>Language {i + 1}</label>
-                <input id={`t${i}_code`} name={`t${i}_code`} maxlength={15} placeholder={["de", "fr", "es", "it", "ja"][i]} value={p.values?.[`t${i}_code`] ?? ""} />
-                <label for={`t${i}_engine`}>Engine</label>
-                <select id={`t${i}_engine`} name={`t${i}_engine`}>
-                  {p.engines.map((e) => (
-                    <option value={e} selected={(p.values?.[`t${i}_engine`] ?? p.engines[0]) === e}>
-                      {e}
-                    </option>
-                  ))}
-                </select>
+              <div class="filters">
+                <div>
+                  <label for={`t${i}_code`}>Language {i + 1}</label>
+                  <input id={`t${i}_code`} name={`t${i}_code`} maxlength={15} placeholder={["de", "fr", "es", "it", "ja"][i]} value={p.values?.[`t${i}_code`] ?? ""} />
+                </div>
+                <div>
+                  <label for={`t${i}_engine`}>Engine for language {i + 1}</label>
+                  <select id={`t${i}_engine`} name={`t${i}_engine`}>
+                    {p.engines.map((e) => (
+                      <option value={e} selected={(p.values?.[`t${i}_engine`] ?? p.engines[0]) === e}>
+                        {e}
+                      </option>
+                    ))}
+                  </select>
+                </div>
               </div>
             ))}
           </fieldset>
