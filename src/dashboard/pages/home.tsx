@@ -39,7 +39,7 @@ export function HomePage(props: { viewer: Viewer; memberships: Membership[]; sit
               <a href={`/dashboard/organizations/${m.organizationId}/usage`}>Usage</a>
               <a href={`/dashboard/organizations/${m.organizationId}/members`}>Members</a>
               {m.role === "owner" ? <a href={`/dashboard/organizations/${m.organizationId}/audit`}>Audit log</a> : null}
-              {m.role === "owner" && props.signUpOpen ? <a href={`/dashboard/organizations/${m.organizationId}/sites/new`}>Add a site</a> : null}
+              {m.role === "owner" ? <a href={`/dashboard/organizations/${m.organizationId}/sites/new`}>Add a site</a> : null}
             </p>
             {sites.length ? (
               <table>
@@ -65,7 +65,7 @@ export function HomePage(props: { viewer: Viewer; memberships: Membership[]; sit
               </table>
             ) : (
               <Empty title="No sites yet.">
-                {m.role === "owner" && props.signUpOpen ? (
+                {m.role === "owner" ? (
                   <p>
                     <a href={`/dashboard/organizations/${m.organizationId}/sites/new`}>Add your first site</a>
                   </p>
