@@ -159,8 +159,8 @@ test("a newcomer signs up, verifies by mail, creates an organization and a site,
   await page.getByRole("heading", { name: "Your first site" }).waitFor();
   await page.getByLabel("Site name").fill("books.example");
   await page.getByLabel("Source language (the website's own)").fill("en");
-  await page.getByLabel("Language 1").fill("de");
-  await page.getByLabel("Language 2").fill("fr");
+  await page.getByLabel("Language 1", { exact: true }).fill("de");
+  await page.getByLabel("Language 2", { exact: true }).fill("fr");
   await look("new-site");
   await page.getByRole("button", { name: "Create site" }).click();
   await page.getByRole("heading", { name: "books.example is ready" }).waitFor();
