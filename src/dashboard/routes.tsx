@@ -81,6 +81,7 @@ const NOTICES: Record<string, string> = {
   "password-reset": "Your new password is saved and every session was signed out. Sign in with the new password.",
   "sign-in-expired": "The sign-in took too long. Sign in again.",
   verified: "Your address is confirmed. Welcome to Transync!",
+  "verified-sign-in": "Your address is confirmed. Sign in to continue.",
   "invitation-sent": "The invitation is on its way by mail.",
   "invitation-resent": "The invitation was sent again, with a new link (the earlier one no longer works).",
   "two-factor-required": "Two-factor sign-in is now required of every member.",

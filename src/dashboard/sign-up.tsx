@@ -44,15 +44,17 @@ signUpApp.post("/sign-up", async (c) => {
 });
 
 signUpApp.get("/verify/:token", async (c) => {
-  let userId;
+  let verified;
   try {
-    userId = await verifyEmail(c.env, c.req.param("token"));
+    verified = await verifyEmail(c.env, c.req.param("token"));
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     return render(c, <LinkGonePage detail={err.detail} again={{ href: "/dashboard", label: "Sign in" }} />, 410);
   }
   const current = c.get("user");
-  if (!current || current.userId !== userId) setSessionCookie(c, await createSession(controlDb(c.env.DB), userId, new Date(), c.req.header("user-agent")));
+  if (current?.userId === verified.userId) return c.redirect("/dashboard?done=verified", 303);
+  if (!verified.signIn) return c.redirect("/dashboard?done=verified-sign-in", 303);
+  setSessionCookie(c, await createSession(controlDb(c.env.DB), verified.userId, new Date(), c.req.header("user-agent")));
   return c.redirect("/dashboard?done=verified", 303);
 });
 

@@ -75,7 +75,7 @@ export async function retryMails(env: Env, limit = 50): Promise<{ sent: number; 
   return { sent, failed };
 }
 
-/** The local outbox, newest first (the dev mailbox page and tests). */
+/** The local outbox, oldest first (the dev mailbox page reverses it; tests read it in order). */
 export async function outbox(env: Env, opts: { to?: string; limit?: number } = {}) {
   const db = controlDb(env.DB);
   const where = opts.to ? and(eq(mailOutbox.status, "outbox"), eq(mailOutbox.to, opts.to.toLowerCase())) : eq(mailOutbox.status, "outbox");

@@ -8,7 +8,7 @@ import { closeTokensStatement, claimToken, issueToken, peekToken } from "../cont
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { hashPassword } from "../control/passwords";
-import { createInvitation, findUser, INVITATION_DAYS, normalizeEmail, passwordProblem, type Role } from "../control/people";
+import { createInvitation, findUser, INVITATION_DAYS, passwordProblem, type Role } from "../control/people";
 import { invitations, organizations, sessions, users } from "../control/schema";
 import { endSessionById, endOtherSessions } from "../control/sessions";
 import { randomToken, sha256Hex } from "../control/passwords";
@@ -149,4 +149,3 @@ export async function resendInvitation(env: Env, organizationId: number, invitat
   return mailInvitation(env, invitationId, token, base, now);
 }
 
-export { normalizeEmail };

@@ -4,7 +4,7 @@
  * API key. `SIGNUP=open` switches it on; the default `invite` keeps entry by invitation only.
  */
 import { eq } from "drizzle-orm";
-import { claimToken, issueToken } from "../control/account-tokens";
+import { claimToken, closeTokensStatement, issueToken } from "../control/account-tokens";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { createKey } from "../control/keys";
@@ -71,8 +71,13 @@ export async function verifyEmail(env: Env, token: string, now = new Date()) {
   const claimed = await claimToken(db, "verify", token, now);
   if (claimed.state !== "open")
     throw new ApiError(410, claimed.state === "expired" ? "This link has expired (verification links work for 24 hours). Sign in to get a new one." : LINK_WORDS[claimed.state]);
-  await db.update(users).set({ emailVerifiedAt: now.toISOString() }).where(eq(users.id, claimed.userId));
-  return claimed.userId;
+  // Any other verification link of the person stops working with this one.
+  const [[user]] = await db.batch([
+    db.update(users).set({ emailVerifiedAt: now.toISOString() }).where(eq(users.id, claimed.userId)).returning({ id: users.id, totp: users.totpSecret }),
+    closeTokensStatement(db, claimed.userId, "verify", now),
+  ]);
+  // With two-factor on, a link from the mailbox alone never signs anyone in.
+  return { userId: claimed.userId, signIn: !user?.totp };
 }
 
 /** A new organization with the person as its owner (sign-up's second step; any verified person when sign-up is open). */
@@ -122,4 +127,3 @@ export async function firstKey(env: Env, organizationId: number, siteId: number,
   return created;
 }
 
-export { findUser };

@@ -88,6 +88,20 @@ describe("sign-up", () => {
     expect((await dash("POST", "/dashboard/sign-in", { form: { email: p.email, password: p.password } })).status).toBe(303);
   });
 
+  it("a new verification link can be asked for; following one ends the others", async () => {
+    const email = unique();
+    await dash("POST", "/dashboard/sign-up", { form: { name: "Twice", email, password: "a long enough password" } });
+    const signedIn = await dash("POST", "/dashboard/sign-in", { form: { email, password: "a long enough password" } });
+    const resent = await dash("POST", "/dashboard/verify/resend", { cookie: signedIn.cookie });
+    expect(resent.html).toContain("A new link is on its way.");
+    const [first, second] = await mailsTo(email, 2, "verify");
+    expect((await dash("GET", linkIn(second.text, "verify"))).status).toBe(303);
+    const old = await dash("GET", linkIn(first.text, "verify"));
+    expect(old.status).toBe(410);
+    expect(old.html).toContain("This link was used already");
+    expect((await dash("GET", "/dashboard", { cookie: signedIn.cookie })).status).toBe(200); // verified now
+  });
+
   it("refuses a bad form naming the field, and limits sign-ups per client", async () => {
     const short = await dash("POST", "/dashboard/sign-up", { form: { name: "X", email: unique(), password: "short" } });
     expect(short.status).toBe(422);
