@@ -12,7 +12,7 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import { organizationUsage } from "../billing/usage";
 import { controlDb, type ControlDb } from "../control/db";
 import { jobStarters, mailOnce, memberships, organizations, sites, subscriptions, users } from "../control/schema";
-import { getSite } from "../control/sites";
+import { getSite, siteSettingsOf } from "../control/sites";
 import { siteStub } from "../routes/common";
 import type { Mail, OptionalKind } from "./message";
 import { compose } from "./message";
@@ -73,11 +73,11 @@ export async function reviewDigestMails(env: Env, base: string, now = new Date()
   const db = controlDb(env.DB);
   const day = now.toISOString().slice(0, 10);
   if (!(await once(db, `digest-run:${day}`, now))) return 0;
-  const siteRows = await db.select({ id: sites.id }).from(sites);
+  // Every site with its settings in one D1 query; then one status call per site object.
+  const rows = await db.select({ site: sites, organization: organizations.name }).from(sites).innerJoin(organizations, eq(organizations.id, sites.organizationId));
   const waiting: { siteId: number; organizationId: number; name: string; count: number }[] = [];
-  for (const s of siteRows) {
-    const site = await getSite(db, s.id);
-    if (!site) continue;
+  for (const row of rows) {
+    const site = siteSettingsOf(row.site, row.organization);
     const status = await siteStub(env, site.id).status(site, "").catch(() => null);
     const count = status?.languages.reduce((a, l) => a + l.attention, 0) ?? 0;
     if (count > 0) waiting.push({ siteId: site.id, organizationId: site.organizationId, name: site.name, count });
