@@ -26,6 +26,10 @@ import { settings } from "./settings";
 import { sites } from "./sites";
 import { units } from "./units";
 import { usage } from "./usage";
+import { devMail } from "./dev-mail";
+import { passwordReset } from "./password-reset";
+import { signUpApp } from "./sign-up";
+import { twoFactorGate } from "./two-factor-gate";
 
 export const CSP = DASHBOARD_CSP;
 
@@ -39,9 +43,13 @@ dashboard.use(async (c, next) => {
 });
 dashboard.use(csrf());
 dashboard.use(loadUser);
+// Before anything else: an unverified address can only verify; a person whose organization requires two-factor sets it up.
+dashboard.use(twoFactorGate);
 dashboard.onError(dashboardError);
 
-// Signing in, one's own account and invitation links; a site's pages; an organization's pages.
-for (const sub of [session, account, invitations, sites, units, attention, keys, settings, glossary, usage, billingPages, members, audit]) dashboard.route("/", sub);
+// Signing in, password reset, sign-up, one's own account and invitation links; a site's pages;
+// an organization's pages; the local mailbox (404 unless DEV_MAILBOX=true).
+for (const sub of [session, passwordReset, signUpApp, account, invitations, sites, units, attention, keys, settings, glossary, usage, billingPages, members, audit, devMail])
+  dashboard.route("/", sub);
 
 dashboard.all("*", dashboardNotFound);

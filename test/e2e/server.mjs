@@ -28,7 +28,8 @@ export async function startServer(vars = {}) {
   const dir = mkdtempSync(join(tmpdir(), "transync-e2e-"));
   const envFile = join(dir, "e2e.vars");
   // DASHBOARD_URL is deliberately unset: links must point at this server's own /dashboard.
-  const extra = Object.entries(vars).map(([k, v]) => `${k}=${v}\n`).join("");
+  // As .dev.vars.example: mails kept in the local outbox, self-serve sign-up open.
+  const extra = Object.entries({ DEV_MAILBOX: "true", SIGNUP: "open", ...vars }).map(([k, v]) => `${k}=${v}\n`).join("");
   writeFileSync(envFile, `ADMIN_TOKEN=${ADMIN_TOKEN}\nJOB_ALARM_DELAY_MS=0\n${extra}`);
   const persist = join(dir, "state");
   const migrate = await wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { capture: true });
