@@ -47,7 +47,7 @@ signUpApp.post("/sign-up", async (c) => {
 });
 
 signUpApp.get("/verify/:token", async (c) => {
-  let verified;
+  let verified: Awaited<ReturnType<typeof verifyEmail>>;
   try {
     verified = await verifyEmail(c.env, c.req.param("token"));
   } catch (err) {
@@ -128,7 +128,7 @@ signUpApp.post("/organizations/:org_id/sites", async (c) => {
   const f = await form(c);
   const db = controlDb(c.env.DB);
   const first = (await sitesOf(db, [a.organizationId])).length === 0;
-  let site;
+  let site: Awaited<ReturnType<typeof createSiteAsOwner>>;
   try {
     site = await createSiteAsOwner(c.env, a.organizationId, siteBody(f), a.actor);
   } catch (err) {

@@ -24,26 +24,23 @@ export interface Mail {
   html: string;
 }
 
-const escape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** A paragraph, or a button-like link with its label. */
 export type Block = string | { link: string; label: string } | { code: string };
 
 /** Builds both parts from the same blocks, so the text and HTML always say the same. */
 export function compose(kind: MailKind, to: string, subject: string, blocks: Block[]): Mail {
-  const text =
-    blocks
-      .map((b) => (typeof b === "string" ? b : "link" in b ? `${b.label}:\n${b.link}` : b.code))
-      .join("\n\n") + "\n\n-- \nTransync\n";
+  const text = `${blocks.map((b) => (typeof b === "string" ? b : "link" in b ? `${b.label}:\n${b.link}` : b.code)).join("\n\n")}\n\n-- \nTransync\n`;
   const body = blocks
     .map((b) =>
       typeof b === "string"
-        ? `<p>${escape(b)}</p>`
+        ? `<p>${escapeHtml(b)}</p>`
         : "link" in b
-          ? `<p><a href="${escape(b.link)}" style="display:inline-block;padding:10px 16px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px">${escape(b.label)}</a></p><p style="color:#555;font-size:13px">Or open this address: ${escape(b.link)}</p>`
-          : `<pre style="background:#f3f4f6;padding:12px;border-radius:6px">${escape(b.code)}</pre>`,
+          ? `<p><a href="${escapeHtml(b.link)}" style="display:inline-block;padding:10px 16px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px">${escapeHtml(b.label)}</a></p><p style="color:#555;font-size:13px">Or open this address: ${escapeHtml(b.link)}</p>`
+          : `<pre style="background:#f3f4f6;padding:12px;border-radius:6px">${escapeHtml(b.code)}</pre>`,
     )
     .join("\n");
-  const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${escape(subject)}</title></head><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111;max-width:560px;margin:0 auto;padding:16px">${body}<p style="color:#555;font-size:13px">— Transync</p></body></html>`;
+  const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111;max-width:560px;margin:0 auto;padding:16px">${body}<p style="color:#555;font-size:13px">— Transync</p></body></html>`;
   return { kind, to, subject, text, html };
 }

@@ -1,22 +1,21 @@
 /**
- * Account operations (DESIGN.md "Accounts and email"): password reset, sessions, mail
- * preferences (invitation mails: ops/people.ts). Each takes what the door parsed, writes D1 with its audit
- * row, sends what has to go out (never failing on a mail) and answers what the page shows.
+ * Account operations (DESIGN.md "Accounts and email"): password reset, sessions and mail
+ * preferences (invitation mails are in ops/people.ts). Each takes what the door parsed, writes
+ * D1 with its audit row, sends what has to go out (never failing on a mail) and answers what
+ * the page shows.
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { closeTokensStatement, claimToken, issueToken, peekToken } from "../control/account-tokens";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { hashPassword } from "../control/passwords";
-import { createInvitation, findUser, INVITATION_DAYS, passwordProblem, type Role } from "../control/people";
-import { invitations, organizations, sessions, users } from "../control/schema";
+import { findUser, passwordProblem } from "../control/people";
+import { sessions, users } from "../control/schema";
 import { endOtherSessionsStatements, endSessionById, listSessions } from "../control/sessions";
-import { randomToken } from "../control/passwords";
-import { sha256Hex } from "../digest";
 import { ApiError, notFound } from "../errors";
 import { OPTIONAL_KINDS, type OptionalKind } from "../mail/message";
 import { sendMail } from "../mail/send";
-import { invitationMail, resetMail } from "../mail/templates";
+import { resetMail } from "../mail/templates";
 
 // ------------------------------------------------------------------ password reset
 

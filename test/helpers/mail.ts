@@ -20,5 +20,5 @@ export async function mailsTo(to: string, atLeast = 1, kind?: string) {
 export function linkIn(text: string, path: string): string {
   const m = new RegExp(`https://dash\\.test(/${path}/[A-Za-z0-9_-]+)`).exec(text);
   if (!m) throw new Error(`no /${path}/ link in: ${text}`);
-  return "/dashboard" + m[1];
+  return `/dashboard${m[1]}`;
 }

@@ -23,7 +23,17 @@ describe("sending", () => {
     // The real binding of the pool, watched: it answers a messageId.
     const send = vi.fn((message: Parameters<SendEmail["send"]>[0]) => env.EMAIL!.send(message as never));
     const answers: unknown[] = [];
-    const watched = { ...env, DEV_MAILBOX: "false", EMAIL_FROM: "mail@transync.test", EMAIL: { send: async (m: never) => (answers.push(await send(m)), answers.at(-1)) } as unknown as SendEmail };
+    const watched = {
+      ...env,
+      DEV_MAILBOX: "false",
+      EMAIL_FROM: "mail@transync.test",
+      EMAIL: {
+        send: async (m: never) => {
+          answers.push(await send(m));
+          return answers.at(-1);
+        },
+      } as unknown as SendEmail,
+    };
     expect(await sendMail(watched, mail(to))).toBe("sent");
     expect(send).toHaveBeenCalledWith({ from: "mail@transync.test", to, subject: "Choose a new Transync password", text: expect.stringContaining("https://dash.test/reset/abc"), html: expect.stringContaining("<a href=\"https://dash.test/reset/abc\"") });
     expect(answers[0]).toMatchObject({ messageId: expect.any(String) });
