@@ -19,8 +19,7 @@ export default {
    */
   scheduled(controller, env, ctx) {
     if (controller.cron === MONTH_CLOSE_CRON) ctx.waitUntil(scheduledClose(env, new Date(controller.scheduledTime)));
-    else if (controller.cron === MAIL_CRON)
-      ctx.waitUntil(mailTick(env).then((r) => console.log(JSON.stringify({ level: "info", where: "cron.mail", ...r }))));
+    else if (controller.cron === MAIL_CRON) ctx.waitUntil(mailTick(env).then((r) => console.log(JSON.stringify({ level: "info", where: "cron.mail", ...r }))));
     else console.warn(JSON.stringify({ level: "warn", where: "cron", error: `no job for cron "${controller.cron}"` }));
   },
 } satisfies ExportedHandler<Env>;

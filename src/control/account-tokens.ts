@@ -4,8 +4,8 @@
  * in one conditional update, so it works exactly once even when used twice at once.
  */
 import { and, eq, gt, isNull } from "drizzle-orm";
-import type { ControlDb } from "./db";
 import { sha256Hex } from "../digest";
+import type { ControlDb } from "./db";
 import { randomToken } from "./passwords";
 import { accountTokens } from "./schema";
 

@@ -12,27 +12,26 @@ import { auditStatement } from "./audit";
 import { type ControlDb, idList } from "./db";
 import { forgetSite } from "./keys";
 import {
+  accountTokens,
   apiKeys,
   auditLog,
   glossaryTerms,
-  accountTokens,
   invitations,
-  recoveryCodes,
   memberships,
   organizations,
+  recoveryCodes,
   reservations,
   sessions,
   sites,
   stripeSubscriptions,
-  subscriptions,
   subscriptionSites,
+  subscriptions,
   usageLedger,
   users,
 } from "./schema";
 
 /** R2 prefix of a site's batch bodies; the site object refuses any other. */
 export const batchPrefix = (siteId: number) => `batches/${siteId}/`;
-
 
 /** Ledger rows keep ids, month, the day (per-day invoice figures) and counts; the time of day goes. */
 function scrubLedger(db: ControlDb, where: ReturnType<typeof eq>) {

@@ -5,8 +5,8 @@
  * D1 write an hour, not one per page.
  */
 import { and, desc, eq, gt, like, lte, ne, sql } from "drizzle-orm";
-import type { ControlDb } from "./db";
 import { sha256Hex } from "../digest";
+import type { ControlDb } from "./db";
 import { randomToken } from "./passwords";
 import { memberships, organizations, sessions, users } from "./schema";
 
@@ -80,9 +80,7 @@ export async function endSession(db: ControlDb, token: string) {
  */
 export function endOtherSessionsStatements(db: ControlDb, userId: number, keepTokenHash: string | null, now = new Date()) {
   return [
-    keepTokenHash
-      ? db.delete(sessions).where(and(eq(sessions.userId, userId), ne(sessions.tokenHash, keepTokenHash)))
-      : db.delete(sessions).where(eq(sessions.userId, userId)),
+    keepTokenHash ? db.delete(sessions).where(and(eq(sessions.userId, userId), ne(sessions.tokenHash, keepTokenHash))) : db.delete(sessions).where(eq(sessions.userId, userId)),
     db.delete(sessions).where(lte(sessions.expiresAt, now.toISOString())),
   ] as const;
 }

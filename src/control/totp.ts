@@ -13,8 +13,7 @@ export const TOTP_DIGITS = 6;
 export const RECOVERY_CODES = 10;
 const ISSUER = "Transync";
 
-const totp = (secret: string, label = "") =>
-  new TOTP({ issuer: ISSUER, label, algorithm: "SHA1", digits: TOTP_DIGITS, period: TOTP_PERIOD, secret: Secret.fromBase32(secret) });
+const totp = (secret: string, label = "") => new TOTP({ issuer: ISSUER, label, algorithm: "SHA1", digits: TOTP_DIGITS, period: TOTP_PERIOD, secret: Secret.fromBase32(secret) });
 
 /** A new secret: 20 random bytes (160 bits, RFC 4226's recommendation), base32. */
 export const newTotpSecret = () => new Secret({ size: 20 }).base32;

@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { groupedKey, totpQrSvg, totpUri } from "../control/totp";
 import { ApiError } from "../errors";
 import { dashboardBase } from "../links";
-import { endAllOtherSessions, endOneSession, mailPreferences, setMailPreferences, sessionsOf } from "../ops/accounts";
+import { endAllOtherSessions, endOneSession, mailPreferences, sessionsOf, setMailPreferences } from "../ops/accounts";
 import { changePassword } from "../ops/sessions";
 import { beginTwoFactor, confirmTwoFactor, disableTwoFactor, pendingSecret, recoveryCodesLeft } from "../ops/two-factor";
 import { requireUser } from "./access";
@@ -22,16 +22,7 @@ export const account = new Hono<DashApp>();
 async function accountPage(c: DashContext, extra: { error?: string | null; notice?: string | null } = {}) {
   const user = requireUser(c);
   const [sessions, recoveryLeft, mail] = await Promise.all([sessionsOf(c.env, user), recoveryCodesLeft(c.env, user.userId), mailPreferences(c.env, user.userId)]);
-  return (
-    <AccountPage
-      viewer={viewer(c)}
-      sessions={sessions}
-      twoFactor={{ on: user.twoFactor, recoveryLeft }}
-      mail={mail}
-      notice={extra.notice ?? notice(c)}
-      error={extra.error}
-    />
-  );
+  return <AccountPage viewer={viewer(c)} sessions={sessions} twoFactor={{ on: user.twoFactor, recoveryLeft }} mail={mail} notice={extra.notice ?? notice(c)} error={extra.error} />;
 }
 
 account.get("/account", async (c) => render(c, await accountPage(c)));
@@ -72,7 +63,14 @@ async function setupPage(c: DashContext, setup: string, secret: string, error?: 
   const user = requireUser(c);
   return render(
     c,
-    <TwoFactorSetupPage viewer={viewer(c)} setup={setup} secretGrouped={groupedKey(secret)} qrSvg={totpQrSvg(totpUri(secret, user.email))} required={user.twoFactorRequired} error={error} />,
+    <TwoFactorSetupPage
+      viewer={viewer(c)}
+      setup={setup}
+      secretGrouped={groupedKey(secret)}
+      qrSvg={totpQrSvg(totpUri(secret, user.email))}
+      required={user.twoFactorRequired}
+      error={error}
+    />,
     error ? 422 : 200,
   );
 }

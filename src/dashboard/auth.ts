@@ -11,7 +11,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
-import { SESSION_DAYS, sessionUser, type SessionUser } from "../control/sessions";
+import { SESSION_DAYS, type SessionUser, sessionUser } from "../control/sessions";
 
 export interface DashApp {
   Bindings: Env;

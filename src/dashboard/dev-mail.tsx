@@ -1,14 +1,15 @@
 /** The local mailbox (DEV_MAILBOX=true): every mail the service would have sent. 404 otherwise, to everyone. */
-import { Hono } from "hono";
+
 import { and, eq } from "drizzle-orm";
+import { Hono } from "hono";
 import { controlDb } from "../control/db";
 import { mailOutbox } from "../control/schema";
 import { ApiError } from "../errors";
 import { outbox } from "../mail/send";
 import type { DashApp } from "./auth";
 import { id } from "./form";
-import { render } from "./respond";
 import { DevMailPage } from "./pages/accounts";
+import { render } from "./respond";
 
 export const devMail = new Hono<DashApp>();
 
@@ -24,7 +25,11 @@ devMail.get("/dev/mail", async (c) => {
 });
 
 devMail.get("/dev/mail/:id/html", async (c) => {
-  const row = await controlDb(c.env.DB).select().from(mailOutbox).where(and(eq(mailOutbox.id, id(c.req.param("id"))), eq(mailOutbox.status, "outbox"))).get();
+  const row = await controlDb(c.env.DB)
+    .select()
+    .from(mailOutbox)
+    .where(and(eq(mailOutbox.id, id(c.req.param("id"))), eq(mailOutbox.status, "outbox")))
+    .get();
   if (!row) throw new ApiError(404, "There is no such mail.");
   // The mail's own HTML, styled inline as mails are: its own policy, sandboxed, no scripts.
   c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox");

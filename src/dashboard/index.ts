@@ -11,25 +11,25 @@
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { DASHBOARD_CSP, setPageHeaders } from "../page-headers";
-import { type DashApp, loadUser } from "./auth";
-import { dashboardError, dashboardNotFound } from "./errors";
 import { account } from "./account";
 import { attention } from "./attention";
 import { audit } from "./audit";
+import { type DashApp, loadUser } from "./auth";
 import { billingPages } from "./billing";
+import { devMail } from "./dev-mail";
+import { dashboardError, dashboardNotFound } from "./errors";
 import { glossary } from "./glossary";
 import { invitations } from "./invitations";
 import { keys } from "./keys";
 import { members } from "./members";
+import { passwordReset } from "./password-reset";
 import { session } from "./session";
 import { settings } from "./settings";
+import { signUpApp } from "./sign-up";
 import { sites } from "./sites";
+import { twoFactorGate } from "./two-factor-gate";
 import { units } from "./units";
 import { usage } from "./usage";
-import { devMail } from "./dev-mail";
-import { passwordReset } from "./password-reset";
-import { signUpApp } from "./sign-up";
-import { twoFactorGate } from "./two-factor-gate";
 
 export const CSP = DASHBOARD_CSP;
 

@@ -6,14 +6,14 @@
  */
 import { Hono } from "hono";
 import { ApiError } from "../errors";
+import { dashboardBase } from "../links";
 import { LINK_WORDS, requestPasswordReset, resetLinkState, resetPassword } from "../ops/accounts";
 import type { DashApp } from "./auth";
-import { dashboardBase } from "../links";
 import { clientIp, limited } from "./auth";
 import { form, str } from "./form";
-import { afterAnswer, render } from "./respond";
 import { ForgotPage, ForgotSentPage, LinkGonePage, ResetPage } from "./pages/accounts";
 import { TooManyAttemptsPage } from "./pages/sign-in";
+import { afterAnswer, render } from "./respond";
 
 export const passwordReset = new Hono<DashApp>();
 const again = { href: "/dashboard/forgot", label: "Ask for a new link" };
@@ -21,7 +21,9 @@ const again = { href: "/dashboard/forgot", label: "Ask for a new link" };
 passwordReset.get("/forgot", (c) => render(c, <ForgotPage />));
 
 passwordReset.post("/forgot", async (c) => {
-  const email = str(await form(c), "email").trim().slice(0, 254);
+  const email = str(await form(c), "email")
+    .trim()
+    .slice(0, 254);
   if (!email) return render(c, <ForgotPage error="email: enter the address you sign in with." />, 422);
   const retry = await limited(c, [`ip:${clientIp(c)}`, `reset:${email.toLowerCase()}`]);
   if (retry !== null) {

@@ -10,7 +10,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { ApiError } from "../errors";
 import { completeSignIn, homeOf, signIn, signOut } from "../ops/sessions";
 import { secondStepOf } from "../ops/two-factor";
-import { type DashApp, type DashContext, clearSessionCookie, clientIp, isLocalHttp, limited, setSessionCookie, signInThrottle } from "./auth";
+import { clearSessionCookie, clientIp, type DashApp, type DashContext, isLocalHttp, limited, setSessionCookie, signInThrottle } from "./auth";
 import { form, str } from "./form";
 import { SecondStepPage } from "./pages/accounts";
 import { HomePage } from "./pages/home";

@@ -5,20 +5,19 @@
  * the organization's page. Sign-ups are limited per client address (SIGNIN_LIMITER).
  */
 import { Hono } from "hono";
-import { ApiError } from "../errors";
 import { controlDb } from "../control/db";
+import { sitesOf } from "../control/people";
+import { ApiError } from "../errors";
 import { ADAPTERS } from "../limits";
+import { dashboardBase } from "../links";
 import { startSession } from "../ops/sessions";
 import { createOrganizationAsOwner, createSiteAsOwner, firstKey, runnableEngines, sendVerification, signUp, signUpProblem, signupOpen, verifyEmail } from "../ops/signup";
-import { sitesOf } from "../control/people";
 import { orgAccess, requireUser } from "./access";
-import { setSessionCookie, type DashApp, type DashContext } from "./auth";
-import { dashboardBase } from "../links";
-import { clientIp, limited } from "./auth";
+import { clientIp, type DashApp, type DashContext, limited, setSessionCookie } from "./auth";
 import { type Form, form, id, str, strs } from "./form";
-import { afterAnswer, render, viewer } from "./respond";
 import { CheckMailPage, FirstKeyPage, LinkGonePage, NewOrganizationPage, NewSitePage, SignUpPage } from "./pages/accounts";
 import { TooManyAttemptsPage } from "./pages/sign-in";
+import { afterAnswer, render, viewer } from "./respond";
 
 export const signUpApp = new Hono<DashApp>();
 
@@ -133,7 +132,10 @@ signUpApp.post("/organizations/:org_id/sites", async (c) => {
     site = await createSiteAsOwner(c.env, a.organizationId, siteBody(f), a.actor);
   } catch (err) {
     if (err instanceof ApiError && err.status === 422)
-      return newSitePage(c, a.organizationId, { error: err.detail, values: Object.fromEntries(Object.entries(f).filter(([, v]) => typeof v === "string")) as Record<string, string> });
+      return newSitePage(c, a.organizationId, {
+        error: err.detail,
+        values: Object.fromEntries(Object.entries(f).filter(([, v]) => typeof v === "string")) as Record<string, string>,
+      });
     throw err;
   }
   if (!first) return c.redirect(`/dashboard/sites/${site.id}?done=site-created`, 303);
@@ -152,4 +154,3 @@ signUpApp.post("/organizations/:org_id/sites", async (c) => {
     />,
   );
 });
-

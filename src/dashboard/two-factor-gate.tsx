@@ -6,8 +6,8 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { DashApp } from "./auth";
-import { render } from "./respond";
 import { CheckMailPage } from "./pages/accounts";
+import { render } from "./respond";
 
 const ALWAYS = /^\/dashboard\/(sign-out|dev\/mail)(\/|$)/;
 const UNVERIFIED_MAY = /^\/dashboard\/verify(\/|$)/;

@@ -10,7 +10,7 @@
  */
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { organizationUsage } from "../billing/usage";
-import { controlDb, type ControlDb } from "../control/db";
+import { type ControlDb, controlDb } from "../control/db";
 import { jobStarters, mailOnce, memberships, organizations, sites, subscriptions, users } from "../control/schema";
 import { getSite, siteSettingsOf } from "../control/sites";
 import { siteStub } from "../site/stub";
@@ -46,9 +46,16 @@ export async function jobFinishedMails(env: Env, base: string, now = new Date())
   const mails: Mail[] = [];
   for (const row of open) {
     const site = await getSite(db, row.siteId);
-    const job = site ? await siteStub(env, site.id).getJob(site, row.jobId).catch(() => null) : null;
+    const job = site
+      ? await siteStub(env, site.id)
+          .getJob(site, row.jobId)
+          .catch(() => null)
+      : null;
     if (site && job && !ENDED.has(job.status)) continue;
-    await db.update(jobStarters).set({ notifiedAt: now.toISOString() }).where(and(eq(jobStarters.siteId, row.siteId), eq(jobStarters.jobId, row.jobId)));
+    await db
+      .update(jobStarters)
+      .set({ notifiedAt: now.toISOString() })
+      .where(and(eq(jobStarters.siteId, row.siteId), eq(jobStarters.jobId, row.jobId)));
     if (!site || !job) continue;
     const to = (await recipients(db, [row.userId], "job_finished")).get(row.userId);
     if (!to || !(await once(db, `job:${row.siteId}:${row.jobId}`, now))) continue;
@@ -78,7 +85,9 @@ export async function reviewDigestMails(env: Env, base: string, now = new Date()
   const waiting: { siteId: number; organizationId: number; name: string; count: number }[] = [];
   for (const row of rows) {
     const site = siteSettingsOf(row.site, row.organization);
-    const status = await siteStub(env, site.id).status(site, "").catch(() => null);
+    const status = await siteStub(env, site.id)
+      .status(site, "")
+      .catch(() => null);
     const count = status?.languages.reduce((a, l) => a + l.attention, 0) ?? 0;
     if (count > 0) waiting.push({ siteId: site.id, organizationId: site.organizationId, name: site.name, count });
   }
@@ -102,21 +111,40 @@ export async function reviewDigestMails(env: Env, base: string, now = new Date()
 export async function usageMails(env: Env, base: string, now = new Date()) {
   const db = controlDb(env.DB);
   const month = now.toISOString().slice(0, 7);
-  const orgs = await db.select({ id: subscriptions.organizationId, name: organizations.name }).from(subscriptions).innerJoin(organizations, eq(organizations.id, subscriptions.organizationId));
+  const orgs = await db
+    .select({ id: subscriptions.organizationId, name: organizations.name })
+    .from(subscriptions)
+    .innerJoin(organizations, eq(organizations.id, subscriptions.organizationId));
   const mails: Mail[] = [];
   for (const org of orgs) {
     const usage = await organizationUsage(db, org.id, month);
     if (!usage.included_characters) continue;
     const percent = usage.used_characters >= usage.included_characters ? 100 : usage.used_characters >= 0.8 * usage.included_characters ? 80 : null;
     if (!percent) continue;
-    const owners = await db.select({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.organizationId, org.id), eq(memberships.role, "owner")));
-    const to = await recipients(db, owners.map((o) => o.userId), "usage");
+    const owners = await db
+      .select({ userId: memberships.userId })
+      .from(memberships)
+      .where(and(eq(memberships.organizationId, org.id), eq(memberships.role, "owner")));
+    const to = await recipients(
+      db,
+      owners.map((o) => o.userId),
+      "usage",
+    );
     // Passing 100 % also settles 80 % (one mail, not two, when both are crossed at once).
     const fresh = await once(db, `usage:${org.id}:${month}:${percent}`, now);
     if (percent === 100) await once(db, `usage:${org.id}:${month}:80`, now);
     if (!fresh) continue;
     for (const email of to.values())
-      mails.push(usageMail(email, { organization: org.name, percent, used: usage.used_characters, included: usage.included_characters, month, link: `${base}/organizations/${org.id}/usage` }));
+      mails.push(
+        usageMail(email, {
+          organization: org.name,
+          percent,
+          used: usage.used_characters,
+          included: usage.included_characters,
+          month,
+          link: `${base}/organizations/${org.id}/usage`,
+        }),
+      );
   }
   await sendMails(env, mails, now);
   return mails.length;
@@ -127,8 +155,15 @@ export async function billingProblemMails(env: Env, organizationId: number, prob
   const db = controlDb(env.DB);
   const org = await db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, organizationId)).get();
   if (!org) return 0;
-  const owners = await db.select({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.organizationId, organizationId), eq(memberships.role, "owner")));
-  const to = await recipients(db, owners.map((o) => o.userId), "billing");
+  const owners = await db
+    .select({ userId: memberships.userId })
+    .from(memberships)
+    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.role, "owner")));
+  const to = await recipients(
+    db,
+    owners.map((o) => o.userId),
+    "billing",
+  );
   const mails = [...to.values()].map((email) =>
     compose("billing", email, `Billing problem for ${org.name}`, [`${org.name}: ${problem}`, { link: `${base}/organizations/${organizationId}/billing`, label: "Open billing" }]),
   );

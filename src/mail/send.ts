@@ -56,7 +56,12 @@ export async function sendMails(env: Env, mails: Mail[], now = new Date()) {
 export async function retryMails(env: Env, limit = 50): Promise<{ sent: number; failed: number }> {
   if (devMailbox(env)) return { sent: 0, failed: 0 };
   const db = controlDb(env.DB);
-  const due = await db.select().from(mailOutbox).where(and(eq(mailOutbox.status, "retry"), lt(mailOutbox.attempts, 2))).orderBy(asc(mailOutbox.id)).limit(limit);
+  const due = await db
+    .select()
+    .from(mailOutbox)
+    .where(and(eq(mailOutbox.status, "retry"), lt(mailOutbox.attempts, 2)))
+    .orderBy(asc(mailOutbox.id))
+    .limit(limit);
   let sent = 0;
   let failed = 0;
   for (const row of due) {
@@ -64,11 +69,17 @@ export async function retryMails(env: Env, limit = 50): Promise<{ sent: number; 
     try {
       await viaBinding(env, mail);
       // Delivered: the copy is no longer needed (only the local outbox keeps mails to read).
-      await db.update(mailOutbox).set({ status: "sent", attempts: row.attempts + 1, text: "", html: "" }).where(eq(mailOutbox.id, row.id));
+      await db
+        .update(mailOutbox)
+        .set({ status: "sent", attempts: row.attempts + 1, text: "", html: "" })
+        .where(eq(mailOutbox.id, row.id));
       sent++;
     } catch (err) {
       logFailure(mail, err, true);
-      await db.update(mailOutbox).set({ status: "failed", attempts: row.attempts + 1, lastError: String(err).slice(0, 500) }).where(eq(mailOutbox.id, row.id));
+      await db
+        .update(mailOutbox)
+        .set({ status: "failed", attempts: row.attempts + 1, lastError: String(err).slice(0, 500) })
+        .where(eq(mailOutbox.id, row.id));
       failed++;
     }
   }
@@ -79,5 +90,10 @@ export async function retryMails(env: Env, limit = 50): Promise<{ sent: number; 
 export async function outbox(env: Env, opts: { to?: string; limit?: number } = {}) {
   const db = controlDb(env.DB);
   const where = opts.to ? and(eq(mailOutbox.status, "outbox"), eq(mailOutbox.to, opts.to.toLowerCase())) : eq(mailOutbox.status, "outbox");
-  return db.select().from(mailOutbox).where(where).orderBy(asc(mailOutbox.id)).limit(opts.limit ?? 100);
+  return db
+    .select()
+    .from(mailOutbox)
+    .where(where)
+    .orderBy(asc(mailOutbox.id))
+    .limit(opts.limit ?? 100);
 }

@@ -31,18 +31,13 @@ export const resetMail = (to: string, p: { link: string }): Mail =>
   ]);
 
 export const twoFactorMail = (to: string, p: { on: boolean; account: string }): Mail =>
-  compose(
-    "two_factor",
-    to,
-    p.on ? "Two-factor sign-in is now on for your Transync account" : "Two-factor sign-in was turned off for your Transync account",
-    [
-      p.on
-        ? "Two-factor sign-in was turned on: from now on, signing in asks for a code from your authenticator app after your password. Keep your recovery codes somewhere safe."
-        : "Two-factor sign-in was turned off: signing in now asks only for your password.",
-      { link: p.account, label: "Review your account" },
-      "If this was not you, change your password at once and contact your organization's owner.",
-    ],
-  );
+  compose("two_factor", to, p.on ? "Two-factor sign-in is now on for your Transync account" : "Two-factor sign-in was turned off for your Transync account", [
+    p.on
+      ? "Two-factor sign-in was turned on: from now on, signing in asks for a code from your authenticator app after your password. Keep your recovery codes somewhere safe."
+      : "Two-factor sign-in was turned off: signing in now asks only for your password.",
+    { link: p.account, label: "Review your account" },
+    "If this was not you, change your password at once and contact your organization's owner.",
+  ]);
 
 export const jobFinishedMail = (to: string, p: { site: string; jobId: number; status: string; done: number; total: number; held: number; link: string }): Mail =>
   compose("job_finished", to, `Job #${p.jobId} on ${p.site} ${p.status === "succeeded" ? "finished" : p.status}`, [

@@ -5,7 +5,7 @@
  * the page shows.
  */
 import { eq } from "drizzle-orm";
-import { closeTokensStatement, claimToken, issueToken, peekToken } from "../control/account-tokens";
+import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { hashPassword } from "../control/passwords";
@@ -58,7 +58,10 @@ export async function resetPassword(env: Env, token: string, password: string, n
   const user = await db.select().from(users).where(eq(users.id, userId)).get();
   if (!user) throw new ApiError(410, LINK_WORDS.unknown);
   await db.batch([
-    db.update(users).set({ passwordHash: await hashPassword(password), emailVerifiedAt: user.emailVerifiedAt ?? now.toISOString() }).where(eq(users.id, userId)),
+    db
+      .update(users)
+      .set({ passwordHash: await hashPassword(password), emailVerifiedAt: user.emailVerifiedAt ?? now.toISOString() })
+      .where(eq(users.id, userId)),
     db.delete(sessions).where(eq(sessions.userId, userId)),
     closeTokensStatement(db, userId, "reset", now),
     closeTokensStatement(db, userId, "mfa", now),

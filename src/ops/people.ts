@@ -18,9 +18,9 @@ import {
   listMembers,
   openInvitation,
   pendingInvitations,
+  type Role,
   removeMember as remove,
   revokeInvitation,
-  type Role,
   type SignedIn,
 } from "../control/people";
 import { invitations as invitationRows, organizations } from "../control/schema";
@@ -61,7 +61,11 @@ async function mailInvitation(env: Env, invitationId: number, token: string, bas
     .where(eq(invitationRows.id, invitationId))
     .get();
   if (!row) throw notFound(`Invitation ${invitationId}`);
-  const delivery = await sendMail(env, invitationMail(row.email, { organization: row.organization, role: row.role, link: `${base}/invitations/${token}`, expiresAt: row.expiresAt }), now);
+  const delivery = await sendMail(
+    env,
+    invitationMail(row.email, { organization: row.organization, role: row.role, link: `${base}/invitations/${token}`, expiresAt: row.expiresAt }),
+    now,
+  );
   const status = delivery === "retry" ? "retrying" : "sent";
   await db.update(invitationRows).set({ mailedAt: now.toISOString(), mailStatus: status }).where(eq(invitationRows.id, invitationId));
   return status;

@@ -4,14 +4,14 @@
  * API key. `SIGNUP=open` switches it on; the default `invite` keeps entry by invitation only.
  */
 import { eq } from "drizzle-orm";
+import { validationDetail } from "../api/issues";
+import { SiteCreateIn } from "../api/schemas";
 import { claimToken, closeTokensStatement, issueToken } from "../control/account-tokens";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { hashPassword } from "../control/passwords";
 import { findUser, normalizeEmail, passwordProblem } from "../control/people";
 import { memberships, organizations, users } from "../control/schema";
-import { SiteCreateIn } from "../api/schemas";
-import { validationDetail } from "../api/issues";
 import { engineConfiguration } from "../engines/registry";
 import { ApiError } from "../errors";
 import { ENGINES, type EngineName } from "../limits";

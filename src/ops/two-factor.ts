@@ -79,7 +79,10 @@ export async function checkSecondFactor(env: Env, userId: number, code: string, 
 }
 
 export async function recoveryCodesLeft(env: Env, userId: number) {
-  const rows = await controlDb(env.DB).select({ h: recoveryCodes.codeHash }).from(recoveryCodes).where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)));
+  const rows = await controlDb(env.DB)
+    .select({ h: recoveryCodes.codeHash })
+    .from(recoveryCodes)
+    .where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)));
   return rows.length;
 }
 
@@ -115,7 +118,12 @@ export async function setTwoFactorRequirement(env: Env, organizationId: number, 
   const db = controlDb(env.DB);
   await db.batch([
     db.update(organizations).set({ requireTwoFactor: required }).where(eq(organizations.id, organizationId)),
-    auditStatement(db, { organizationId, actor, action: required ? "organization.require_two_factor" : "organization.allow_without_two_factor", target: `organization:${organizationId}` }),
+    auditStatement(db, {
+      organizationId,
+      actor,
+      action: required ? "organization.require_two_factor" : "organization.allow_without_two_factor",
+      target: `organization:${organizationId}`,
+    }),
   ]);
 }
 

@@ -5,16 +5,16 @@
 import type { AttentionDecision, Result, Review } from "../api/schemas";
 import type { SiteSettings } from "../control/sites";
 import { ApiError } from "../errors";
+import type { Format } from "../limits";
+import { type QAIssue, runQA } from "../qa";
 import { refreshUnits } from "./counts";
 import { decodeCursor, encodeCursor, isNumber } from "./cursor";
-import { rememberTranslation } from "./memory";
-import { attentionUrl, type Links } from "./status";
-import { stateSql } from "./state";
-import { capabilities, siteTargets } from "./settings";
-import type { Store } from "./store";
-import type { Format } from "../limits";
-import { runQA, type QAIssue } from "../qa";
 import { glossaryFor } from "./glossary";
+import { rememberTranslation } from "./memory";
+import { capabilities, siteTargets } from "./settings";
+import { stateSql } from "./state";
+import { attentionUrl, type Links } from "./status";
+import type { Store } from "./store";
 
 export const resultId = (n: number) => `r_${n}`;
 
@@ -79,7 +79,7 @@ export function listResults(store: Store, query: { cursor?: string; limit: numbe
   const from = `FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id`;
 
   if (!wholeUnit) {
-    const after = query.cursor ? decodeCursor(query.cursor, isNumber) ?? 0 : 0;
+    const after = query.cursor ? (decodeCursor(query.cursor, isNumber) ?? 0) : 0;
     const rows = store.all<ResultRow>(
       `SELECT ${RESULT_COLUMNS} ${from} WHERE ${live} AND r.id > ?1 ${unitId !== undefined ? "AND r.unit_id = ?3" : ""} ORDER BY r.id LIMIT ?2`,
       after,
@@ -125,10 +125,7 @@ export function acknowledge(store: Store, ids: string[]): { acknowledged: number
   const numbers = [...new Set(ids.map(parseResultId).filter((n): n is number => n !== undefined))];
   if (!numbers.length) return { acknowledged: 0 };
   return store.tx(() => {
-    const current = store.all<{ id: number }>(
-      "SELECT r.id FROM json_each(?) j JOIN results r ON r.id = j.value WHERE r.superseded = 0 AND r.held = 0",
-      JSON.stringify(numbers),
-    );
+    const current = store.all<{ id: number }>("SELECT r.id FROM json_each(?) j JOIN results r ON r.id = j.value WHERE r.superseded = 0 AND r.held = 0", JSON.stringify(numbers));
     store.run(
       "UPDATE results SET acknowledged = 1, pending = 0 WHERE id IN (SELECT value FROM json_each(?)) AND superseded = 0 AND held = 0",
       JSON.stringify(current.map((r) => r.id)),
@@ -240,7 +237,7 @@ interface HeldRow extends ResultRow {
 
 /** The review queue, oldest first; `unit` and `language` narrow it (the dashboard's `attention_url` filters). */
 export function listAttention(store: Store, links: Links, query: { cursor?: string; limit: number; unit?: string; language?: string }) {
-  const after = query.cursor ? decodeCursor(query.cursor, isNumber) ?? 0 : 0;
+  const after = query.cursor ? (decodeCursor(query.cursor, isNumber) ?? 0) : 0;
   const rows = store.all<HeldRow>(
     `SELECT ${RESULT_COLUMNS}, s.text AS source_text, r.created_at
      FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id

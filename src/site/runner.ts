@@ -263,10 +263,16 @@ function fixScopeChunk(deps: RunnerDeps, job: JobRow, chunk: number): boolean {
   const after = job.scope_cursor ?? 0;
   const last = store.one<{ id: number }>("SELECT id FROM segments WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?", after, chunk - 1);
   const upTo = last?.id ?? Number.MAX_SAFE_INTEGER;
-  const q = scopeQuery(settings, JSON.parse(job.request) as JobScope, JSON.parse(job.languages) as string[], `${Number(job.id)} AS job_id, s.id AS segment_id, l.value AS language`, {
-    after,
-    upTo,
-  });
+  const q = scopeQuery(
+    settings,
+    JSON.parse(job.request) as JobScope,
+    JSON.parse(job.languages) as string[],
+    `${Number(job.id)} AS job_id, s.id AS segment_id, l.value AS language`,
+    {
+      after,
+      upTo,
+    },
+  );
   store.tx(() => {
     store.run(`INSERT OR IGNORE INTO job_items (job_id, segment_id, language) ${q.sql}`, ...q.args);
     store.run("UPDATE jobs SET scope_cursor = ? WHERE id = ? AND status = 'running'", last ? upTo : null, job.id);

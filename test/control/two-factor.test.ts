@@ -1,7 +1,7 @@
 /** TOTP against RFC 6238's test vectors and a code computed here (RFC 4226's truncation), recovery codes used once. */
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
 import { Secret } from "otpauth";
+import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
 import { users } from "../../src/control/schema";
 import { acceptCode, newRecoveryCodes, newTotpSecret, totpCode, totpUri } from "../../src/control/totp";
@@ -55,7 +55,9 @@ describe("TOTP codes", () => {
     expect(acceptCode(secret, await codeByHand(secret, now + 30_000), step, now)).toBe(step + 1);
     expect(acceptCode(secret, String((Number(code) + 1) % 1_000_000).padStart(6, "0"), null, now)).toBeNull();
     expect(acceptCode(secret, "abcdef", null, now)).toBeNull();
-    expect(totpUri(secret, "a@example.com")).toMatch(new RegExp(`^otpauth://totp/Transync:a%40example\\.com\\?issuer=Transync&secret=${secret}&algorithm=SHA1&digits=6&period=30$`));
+    expect(totpUri(secret, "a@example.com")).toMatch(
+      new RegExp(`^otpauth://totp/Transync:a%40example\\.com\\?issuer=Transync&secret=${secret}&algorithm=SHA1&digits=6&period=30$`),
+    );
   });
 });
 
@@ -63,7 +65,10 @@ describe("recovery codes", () => {
   it("are ten, shown once, stored hashed, and each works once", async () => {
     expect(new Set(newRecoveryCodes()).size).toBe(10);
     const db = controlDb(env.DB);
-    const [user] = await db.insert(users).values({ email: `rc-${Date.now()}@example.com`, passwordHash: "x", emailVerifiedAt: new Date().toISOString() }).returning();
+    const [user] = await db
+      .insert(users)
+      .values({ email: `rc-${Date.now()}@example.com`, passwordHash: "x", emailVerifiedAt: new Date().toISOString() })
+      .returning();
     const { setup, secret } = await beginTwoFactor(env, user.id);
     const now = new Date();
     const codes = await confirmTwoFactor(env, { userId: user.id, email: user.email }, setup, totpCode(secret, now.getTime()), "https://dash.test", now);

@@ -2,12 +2,12 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { accountTokens, users } from "../../src/control/schema";
 import { controlDb } from "../../src/control/db";
+import { accountTokens, users } from "../../src/control/schema";
 import { totpCode } from "../../src/control/totp";
 import { admin, createSite } from "../helpers/api";
-import { linkIn, mailsTo } from "../helpers/mail";
 import { dash, person } from "../helpers/dashboard";
+import { linkIn, mailsTo } from "../helpers/mail";
 
 const signIn = (email: string, password: string, headers: Record<string, string> = {}) => dash("POST", "/dashboard/sign-in", { form: { email, password }, headers });
 
@@ -53,7 +53,10 @@ describe("forgot password", () => {
     // Expired: an hour later the link says so.
     await dash("POST", "/dashboard/forgot", { form: { email: p.email } });
     const late = linkIn((await mailsTo(p.email, 2, "reset"))[1].text, "reset");
-    await controlDb(env.DB).update(accountTokens).set({ expiresAt: new Date(Date.now() - 1000).toISOString() }).where(eq(accountTokens.purpose, "reset"));
+    await controlDb(env.DB)
+      .update(accountTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000).toISOString() })
+      .where(eq(accountTokens.purpose, "reset"));
     const expired = await dash("POST", late, { form: { new_password: "yet another password" } });
     expect(expired.status).toBe(410);
     expect(expired.html).toContain("has expired");
@@ -104,7 +107,7 @@ describe("sessions on /dashboard/account", () => {
     expect((await dash("GET", "/dashboard/account", { cookie: p.cookie })).status).toBe(303);
     const after = await dash("GET", "/dashboard/account", { cookie: firefox.cookie });
     expect(after.status).toBe(200);
-    expect(after.html).not.toContain("/end\"");
+    expect(after.html).not.toContain('/end"');
   });
 });
 

@@ -1,12 +1,12 @@
 /** Self-serve sign-up (SIGNUP=open in the test pool): sign-up → verification mail → organization → site → a key that answers GET /v1/site. */
-import { env } from "cloudflare:workers";
+
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { request } from "../helpers/api";
-import { linkIn, mailsTo } from "../helpers/mail";
+import { createSite, request } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
-import { createSite } from "../helpers/api";
+import { linkIn, mailsTo } from "../helpers/mail";
 
 const unique = () => `new-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
 
@@ -48,7 +48,10 @@ describe("sign-up", () => {
     expect(newSite.html).not.toContain('<option value="deepl"'); // no DeepL credentials in the pool
     const orgId = /organizations\/(\d+)\/sites/.exec(org.location!)![1];
 
-    const bad = await dash("POST", `/dashboard/organizations/${orgId}/sites`, { cookie, form: { name: "Shop", source_language: "en", t0_code: "de", t0_engine: "deepl", adapters: ["wordpress"] } });
+    const bad = await dash("POST", `/dashboard/organizations/${orgId}/sites`, {
+      cookie,
+      form: { name: "Shop", source_language: "en", t0_code: "de", t0_engine: "deepl", adapters: ["wordpress"] },
+    });
     expect(bad.status).toBe(422);
     expect(bad.html).toContain("not set up on this service");
 
@@ -69,7 +72,10 @@ describe("sign-up", () => {
     expect(site.body.target_languages.map((t: { code: string }) => t.code)).toEqual(["de", "fr"]);
 
     // Further sites from the organization's page; no key is made for those.
-    const second = await dash("POST", `/dashboard/organizations/${orgId}/sites`, { cookie, form: { name: "Blog", source_language: "en", t0_code: "es", t0_engine: "pseudo", adapters: ["drupal"] } });
+    const second = await dash("POST", `/dashboard/organizations/${orgId}/sites`, {
+      cookie,
+      form: { name: "Blog", source_language: "en", t0_code: "es", t0_engine: "pseudo", adapters: ["drupal"] },
+    });
     expect(second.status).toBe(303);
     expect(second.location).toMatch(/^\/dashboard\/sites\/\d+\?done=site-created$/);
   });
@@ -108,7 +114,8 @@ describe("sign-up", () => {
     expect(short.html).toContain("password: use at least 10 characters");
     const headers = { "cf-connecting-ip": `198.51.100.${Math.floor(Math.random() * 200)}` };
     const answers = [];
-    for (let i = 0; i < 11; i++) answers.push((await dash("POST", "/dashboard/sign-up", { form: { name: "X", email: unique(), password: "a long enough password" }, headers })).status);
+    for (let i = 0; i < 11; i++)
+      answers.push((await dash("POST", "/dashboard/sign-up", { form: { name: "X", email: unique(), password: "a long enough password" }, headers })).status);
     expect(answers.slice(0, 10).every((s) => s === 200)).toBe(true);
     expect(answers[10]).toBe(429);
   });

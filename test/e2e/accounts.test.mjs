@@ -5,12 +5,13 @@
  * and a newcomer's sign-up through verification to an API key that answers GET /v1/site.
  * Every page is checked by axe-core and screenshotted to test/e2e/screenshots/accounts-*.png.
  */
-import AxeBuilder from "@axe-core/playwright";
+
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import AxeBuilder from "@axe-core/playwright";
 import { Secret, TOTP } from "otpauth";
 import { chromium } from "playwright-core";
 import { ADMIN_TOKEN, startServer } from "./server.mjs";
@@ -28,7 +29,11 @@ const world = {};
 const chromiumPath = () => process.env.CHROMIUM_PATH || execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"], { encoding: "utf8" }).trim();
 
 async function api(method, path, { key = ADMIN_TOKEN, body } = {}) {
-  const res = await fetch(server.base + path, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(server.base + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
@@ -37,7 +42,17 @@ async function look(name) {
   await page.screenshot({ path: join(SHOTS, `accounts-${name}.png`), fullPage: true });
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`), [], `accessibility violations on ${name}`);
+  assert.deepEqual(
+    bad.map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+          .map((n) => n.target.join(" "))
+          .slice(0, 3)
+          .join(", ")}`,
+    ),
+    [],
+    `accessibility violations on ${name}`,
+  );
 }
 
 /** The newest mail to `to` in the local outbox page, as text; its first link under /dashboard/<path>/. */
@@ -171,5 +186,8 @@ test("a newcomer signs up, verifies by mail, creates an organization and a site,
   assert.equal(site.status, 200, JSON.stringify(site.body));
   assert.equal(site.body.name, "books.example");
   assert.equal(site.body.organization, "Nora's Books");
-  assert.deepEqual(site.body.target_languages.map((t) => t.code), ["de", "fr"]);
+  assert.deepEqual(
+    site.body.target_languages.map((t) => t.code),
+    ["de", "fr"],
+  );
 });

@@ -4,12 +4,13 @@
  * visited is checked by axe-core (no serious or critical violation) and screenshotted to
  * test/e2e/screenshots/ for review.
  */
-import AxeBuilder from "@axe-core/playwright";
+
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import AxeBuilder from "@axe-core/playwright";
 import { chromium } from "playwright-core";
 import { ADMIN_TOKEN, startServer } from "./server.mjs";
 
@@ -61,7 +62,13 @@ async function look(name) {
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(
-    bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`),
+    bad.map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+          .map((n) => n.target.join(" "))
+          .slice(0, 3)
+          .join(", ")}`,
+    ),
     [],
     `accessibility violations on ${name}`,
   );
@@ -83,21 +90,59 @@ before(async () => {
   const site = await must(
     "POST",
     "/admin/v1/sites",
-    { body: { organization_id: org.id, name: "Acme blog", source_language: "en", target_languages: [{ code: "de", engine: "pseudo" }, { code: "fr", engine: "pseudo" }], qa_mode: "separate" } },
+    {
+      body: {
+        organization_id: org.id,
+        name: "Acme blog",
+        source_language: "en",
+        target_languages: [
+          { code: "de", engine: "pseudo" },
+          { code: "fr", engine: "pseudo" },
+        ],
+        qa_mode: "separate",
+      },
+    },
     201,
   );
   await must("PUT", `/admin/v1/organizations/${org.id}/subscription`, { body: { plan: "pro", status: "active", site_ids: [site.id] } }, 200);
   const key = (await must("POST", `/admin/v1/sites/${site.id}/keys`, { body: { name: "connector" } }, 201)).key;
   await must("POST", "/v1/handshake", { key, body: { connector_version: "wp-transync/2.3.1", source_language: "en", languages: ["de", "fr"], adapters: ["wordpress"] } }, 200);
   const units = [
-    { external_key: "post:1", adapter: "wordpress", label: "Hello world", path: "/hello", segments: [{ key: "title", text: "Hello world", max_length: 12 }, { key: "body", text: "Welcome to our blog. We write about books." }] },
-    { external_key: "page:about", adapter: "wordpress", label: "About us", path: "/about", segments: [{ key: "title", text: "About us" }, { key: "body", text: "We are a small publisher from Berlin." }] },
+    {
+      external_key: "post:1",
+      adapter: "wordpress",
+      label: "Hello world",
+      path: "/hello",
+      segments: [
+        { key: "title", text: "Hello world", max_length: 12 },
+        { key: "body", text: "Welcome to our blog. We write about books." },
+      ],
+    },
+    {
+      external_key: "page:about",
+      adapter: "wordpress",
+      label: "About us",
+      path: "/about",
+      segments: [
+        { key: "title", text: "About us" },
+        { key: "body", text: "We are a small publisher from Berlin." },
+      ],
+    },
   ];
   const pushed = await must("PUT", "/v1/units/batch", { key, body: { units } }, 200);
-  assert.deepEqual(pushed.results.map((r) => r.ok), [true, true], JSON.stringify(pushed));
+  assert.deepEqual(
+    pushed.results.map((r) => r.ok),
+    [true, true],
+    JSON.stringify(pushed),
+  );
 
   const other = await must("POST", "/admin/v1/organizations", { body: { name: "Other Corp" } }, 201);
-  const otherSite = await must("POST", "/admin/v1/sites", { body: { organization_id: other.id, name: "Other site", source_language: "en", target_languages: [{ code: "es", engine: "pseudo" }] } }, 201);
+  const otherSite = await must(
+    "POST",
+    "/admin/v1/sites",
+    { body: { organization_id: other.id, name: "Other site", source_language: "en", target_languages: [{ code: "es", engine: "pseudo" }] } },
+    201,
+  );
   Object.assign(world, { org, site, key, other, otherSite });
 });
 
@@ -207,7 +252,11 @@ test("estimate, confirm, start a job and watch it finish", async () => {
   await page.getByText(/Job #\d+ (is queued|is running|finished)/).waitFor();
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const state = await page.locator("section", { has: page.getByRole("heading", { name: "Jobs" }) }).locator("tbody tr").first().innerText();
+    const state = await page
+      .locator("section", { has: page.getByRole("heading", { name: "Jobs" }) })
+      .locator("tbody tr")
+      .first()
+      .innerText();
     if (/Finished/.test(state)) {
       await page.getByText(/Job #\d+ finished: 4 of 4 segments translated/).waitFor();
       break;
@@ -284,7 +333,11 @@ test("members, glossary and audit pages", async () => {
   await page.goto(`${server.base}/dashboard/dev/mail`);
   await page.getByRole("heading", { name: "You are invited to Acme Publishing on Transync" }).first().waitFor();
   await look("dev-mail");
-  const mailText = await page.locator("article.mail", { has: page.locator(".mail-to", { hasText: "editor@example.com" }) }).first().locator(".mail-text").innerText();
+  const mailText = await page
+    .locator("article.mail", { has: page.locator(".mail-to", { hasText: "editor@example.com" }) })
+    .first()
+    .locator(".mail-text")
+    .innerText();
   const link = /(http:\/\/\S+\/dashboard\/invitations\/[A-Za-z0-9_-]+)/.exec(mailText)[1];
   // Opened while signed in as someone else, the link says so and offers no way to accept.
   await page.goto(link);
@@ -300,7 +353,8 @@ test("members, glossary and audit pages", async () => {
   await look("glossary");
   await page.goto(`${server.base}/dashboard/organizations/${world.org.id}/audit`);
   const log = await page.locator("table").innerText();
-  for (const action of ["key.create", "key.revoke", "site.update", "job.create", "attention.fix", "glossary.add", "invitation.create"]) assert.match(log, new RegExp(action.replace(".", "\\.")));
+  for (const action of ["key.create", "key.revoke", "site.update", "job.create", "attention.fix", "glossary.add", "invitation.create"])
+    assert.match(log, new RegExp(action.replace(".", "\\.")));
   assert.match(log, new RegExp(OWNER));
   await look("audit");
   await page.goto(`${server.base}/dashboard/account`);
@@ -308,7 +362,12 @@ test("members, glossary and audit pages", async () => {
 });
 
 test("another organization's pages answer 404", async () => {
-  for (const path of [`/dashboard/sites/${world.otherSite.id}`, `/dashboard/sites/${world.otherSite.id}/settings`, `/dashboard/organizations/${world.other.id}/usage`, `/dashboard/organizations/${world.other.id}/members`]) {
+  for (const path of [
+    `/dashboard/sites/${world.otherSite.id}`,
+    `/dashboard/sites/${world.otherSite.id}/settings`,
+    `/dashboard/organizations/${world.other.id}/usage`,
+    `/dashboard/organizations/${world.other.id}/members`,
+  ]) {
     const res = await page.goto(server.base + path);
     assert.equal(res.status(), 404, path);
   }

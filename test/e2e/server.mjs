@@ -29,7 +29,9 @@ export async function startServer(vars = {}) {
   const envFile = join(dir, "e2e.vars");
   // DASHBOARD_URL is deliberately unset: links must point at this server's own /dashboard.
   // As .dev.vars.example: mails kept in the local outbox, self-serve sign-up open.
-  const extra = Object.entries({ DEV_MAILBOX: "true", SIGNUP: "open", ...vars }).map(([k, v]) => `${k}=${v}\n`).join("");
+  const extra = Object.entries({ DEV_MAILBOX: "true", SIGNUP: "open", ...vars })
+    .map(([k, v]) => `${k}=${v}\n`)
+    .join("");
   writeFileSync(envFile, `ADMIN_TOKEN=${ADMIN_TOKEN}\nJOB_ALARM_DELAY_MS=0\n${extra}`);
   const persist = join(dir, "state");
   const migrate = await wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { capture: true });
@@ -40,7 +42,24 @@ export async function startServer(vars = {}) {
   const inspectorPort = await freePort();
   const child = spawn(
     wranglerNode(),
-    [wranglerBin(), "dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", persist, "--env-file", envFile, "--show-interactive-dev-session=false", "--log-level", "warn"],
+    [
+      wranglerBin(),
+      "dev",
+      "--local",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspectorPort),
+      "--persist-to",
+      persist,
+      "--env-file",
+      envFile,
+      "--show-interactive-dev-session=false",
+      "--log-level",
+      "warn",
+    ],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" } },
   );
   let log = "";

@@ -1,15 +1,16 @@
 /** Mail: the Email Sending binding in the Workers pool, the local outbox, failed sends retried once, both parts in every mail, the dev mailbox page. */
-import { env } from "cloudflare:workers";
+
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { controlDb } from "../../src/control/db";
 import { mailOutbox } from "../../src/control/schema";
+import worker from "../../src/index";
 import type { Mail } from "../../src/mail/message";
 import { outbox, retryMails, sendMail } from "../../src/mail/send";
 import * as templates from "../../src/mail/templates";
-import worker from "../../src/index";
 import { dash } from "../helpers/dashboard";
 
 const mail = (to: string): Mail => templates.resetMail(to, { link: "https://dash.test/reset/abc" });
@@ -35,7 +36,13 @@ describe("sending", () => {
       } as unknown as SendEmail,
     };
     expect(await sendMail(watched, mail(to))).toBe("sent");
-    expect(send).toHaveBeenCalledWith({ from: "mail@transync.test", to, subject: "Choose a new Transync password", text: expect.stringContaining("https://dash.test/reset/abc"), html: expect.stringContaining("<a href=\"https://dash.test/reset/abc\"") });
+    expect(send).toHaveBeenCalledWith({
+      from: "mail@transync.test",
+      to,
+      subject: "Choose a new Transync password",
+      text: expect.stringContaining("https://dash.test/reset/abc"),
+      html: expect.stringContaining('<a href="https://dash.test/reset/abc"'),
+    });
     expect(answers[0]).toMatchObject({ messageId: expect.any(String) });
     expect(await rows(to)).toEqual([]);
   });
@@ -52,7 +59,15 @@ describe("sending", () => {
   it("never fails the action: a refused send is logged and kept, the cron retries it once", async () => {
     const to = unique("flaky");
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const failing = { ...env, DEV_MAILBOX: "false", EMAIL: { send: async () => { throw new Error("sender domain not onboarded"); } } as unknown as SendEmail };
+    const failing = {
+      ...env,
+      DEV_MAILBOX: "false",
+      EMAIL: {
+        send: async () => {
+          throw new Error("sender domain not onboarded");
+        },
+      } as unknown as SendEmail,
+    };
     expect(await sendMail(failing, mail(to))).toBe("retry");
     expect(errors.mock.calls.some(([line]) => String(line).includes('"where":"mail"'))).toBe(true);
     expect((await rows(to))[0]).toMatchObject({ status: "retry", attempts: 1, lastError: expect.stringContaining("not onboarded") });
@@ -126,7 +141,15 @@ describe("/dashboard/dev/mail", () => {
   it("the 15-minute cron runs the retries (not month close); the daily one does not touch mail", async () => {
     const logs = vi.spyOn(console, "log").mockImplementation(() => {});
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const failing = { ...env, DEV_MAILBOX: "false", EMAIL: { send: async () => { throw new Error("down"); } } as unknown as SendEmail };
+    const failing = {
+      ...env,
+      DEV_MAILBOX: "false",
+      EMAIL: {
+        send: async () => {
+          throw new Error("down");
+        },
+      } as unknown as SendEmail,
+    };
     const to = unique("cron");
     await sendMail(failing, mail(to));
     const send = vi.fn(async () => ({ messageId: "x" }));

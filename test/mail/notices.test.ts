@@ -6,8 +6,8 @@ import { controlDb } from "../../src/control/db";
 import { usageLedger } from "../../src/control/schema";
 import { jobFinishedMails, reviewDigestMails, usageMails } from "../../src/mail/notices";
 import { client, createSite, unit } from "../helpers/api";
-import { mailsTo } from "../helpers/mail";
 import { dash, person } from "../helpers/dashboard";
+import { mailsTo } from "../helpers/mail";
 
 const BASE = "https://dash.test";
 
@@ -15,7 +15,13 @@ const BASE = "https://dash.test";
 async function siteWithReview() {
   const site = await createSite({ qa_mode: "separate" });
   const starter = await person(site.orgId, "editor");
-  await client(site.key).put("/v1/units", unit("post:1", [{ key: "title", text: "Hello world", max_length: 12 }, { key: "body", text: "A body text." }]));
+  await client(site.key).put(
+    "/v1/units",
+    unit("post:1", [
+      { key: "title", text: "Hello world", max_length: 12 },
+      { key: "body", text: "A body text." },
+    ]),
+  );
   const started = await dash("POST", `/dashboard/sites/${site.siteId}/jobs`, { cookie: starter.cookie, form: { languages: ["de"], confirm: "1" } });
   expect(started.status).toBe(303);
   return { site, starter };

@@ -46,8 +46,8 @@ export function ForgotSentPage() {
   return (
     <Narrow title="Check your mail">
       <p>
-        If that address has an account, a link to choose a new password is on its way. It works once, for 1 hour. Nothing arrives? Check the spam folder, or ask
-        again in a few minutes.
+        If that address has an account, a link to choose a new password is on its way. It works once, for 1 hour. Nothing arrives? Check the spam folder, or ask again in a few
+        minutes.
       </p>
       <p>
         <a href="/dashboard">Back to sign-in</a>
@@ -102,7 +102,12 @@ export function SecondStepPage(p: { error?: string | null }) {
 export function TwoFactorSetupPage(p: { viewer: Viewer; setup: string; secretGrouped: string; qrSvg: string; required?: boolean; error?: string | null }) {
   const svg = p.qrSvg.replace("<svg ", '<svg role="img" aria-label="QR code to add Transync to your authenticator app" width="220" height="220" ');
   return (
-    <Narrow title="Set up two-factor sign-in" viewer={p.viewer} error={p.error} notice={p.required ? "An organization you belong to requires two-factor sign-in. Set it up to continue." : null}>
+    <Narrow
+      title="Set up two-factor sign-in"
+      viewer={p.viewer}
+      error={p.error}
+      notice={p.required ? "An organization you belong to requires two-factor sign-in. Set it up to continue." : null}
+    >
       <ol>
         <li>Open an authenticator app (for example 1Password, Google Authenticator, Aegis or Microsoft Authenticator).</li>
         <li>Scan this QR code, or type the setup key below.</li>
@@ -110,7 +115,10 @@ export function TwoFactorSetupPage(p: { viewer: Viewer; setup: string; secretGro
       </ol>
       <div class="qr">{raw(svg)}</div>
       <p>
-        Setup key: <code class="mono" id="setup-key">{p.secretGrouped}</code>
+        Setup key:{" "}
+        <code class="mono" id="setup-key">
+          {p.secretGrouped}
+        </code>
       </p>
       <form method="post" action="/dashboard/account/two-factor" class="stack">
         <input type="hidden" name="setup" value={p.setup} />
@@ -276,8 +284,8 @@ export function FirstKeyPage(p: { viewer: Viewer; siteId: number; siteName: stri
           {curl}
         </textarea>
         <p>
-          Then push content with <code>PUT /v1/units/batch</code> and start a job. The API reference is at <a href="/docs">/docs</a>. Translating needs a plan that
-          covers the site: until then jobs answer <code>402 site_not_covered</code>.
+          Then push content with <code>PUT /v1/units/batch</code> and start a job. The API reference is at <a href="/docs">/docs</a>. Translating needs a plan that covers the site:
+          until then jobs answer <code>402 site_not_covered</code>.
         </p>
         <p>
           <a href={`/dashboard/sites/${p.siteId}`}>Go to the site</a>
@@ -302,9 +310,7 @@ export function DevMailPage(p: { mails: OutboxMail[]; viewer?: Viewer | null }) 
   return (
     <Layout title="Local mailbox" viewer={p.viewer}>
       <h1>Local mailbox</h1>
-      <p class="muted">
-        DEV_MAILBOX is on: mails are kept here instead of being sent. Newest first; links in them work on this server.
-      </p>
+      <p class="muted">DEV_MAILBOX is on: mails are kept here instead of being sent. Newest first; links in them work on this server.</p>
       {p.mails.length ? (
         p.mails.map((m) => (
           <article class="card mail" aria-labelledby={`mail-${m.id}`}>
