@@ -14,6 +14,9 @@ export default defineConfig(async () => {
           TEST_MIGRATIONS: migrations,
           ADMIN_TOKEN: "test-admin-token-0123456789abcdefghij",
           DASHBOARD_URL: "https://dash.test",
+          // Mails land in the local outbox (D1), where tests read them; test/mail covers the binding itself.
+          DEV_MAILBOX: "true",
+          SIGNUP: "open",
           // The model-based suite's run count and seed (test/model): MODEL_RUNS=1000 npx vitest run test/model.
           MODEL_RUNS: process.env.MODEL_RUNS ?? "",
           MODEL_SEED: process.env.MODEL_SEED ?? "",

@@ -686,7 +686,7 @@ export type paths = {
         put?: never;
         /**
          * Invite a person to an organization
-         * @description Creates a one-time invitation (valid 7 days) for the email with the role, and answers the link that opens the dashboard's accept-invitation page. The link is shown only in this answer (only a hash of its token is stored); no mail is sent. This is how the operator hands out an organization's first owner; owners and admins invite others from the dashboard.
+         * @description Creates a one-time invitation (valid 7 days) for the email with the role, and answers the link that opens the dashboard's accept-invitation page. The link is mailed to the address and shown only in this answer (only a hash of its token is stored). This is how the operator hands out an organization's first owner; owners and admins invite others from the dashboard.
          */
         post: operations["adminCreateInvitation"];
         delete?: never;

@@ -364,6 +364,8 @@ export function printDashboardLink(link, baseUrl) {
   if (link.kind === "invitation")
     console.log(`  ${green(baseUrl + link.path)}\n  ${dim(`one click: choose a password for the demo owner ${link.email} and you are in the demo site`)}`);
   else console.log(`  ${green(baseUrl + link.path)}\n  ${dim(`sign in as ${link.email} (the demo owner)`)}`);
+  // DEV_MAILBOX=true (.dev.vars.example): mails (invitations, resets, sign-up links) land here instead of being sent.
+  console.log(`  ${dim("mails (DEV_MAILBOX=true in .dev.vars):")} ${baseUrl}/dashboard/dev/mail`);
   console.log("");
 }
 

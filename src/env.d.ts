@@ -9,6 +9,14 @@ declare namespace Cloudflare {
     KEY_LIMITER: RateLimit;
     AUTH_FAILURE_LIMITER: RateLimit;
     SIGNIN_LIMITER: RateLimit;
+    /** Email Sending (wrangler.toml [[send_email]]); mail goes to the local outbox without it. */
+    EMAIL?: SendEmail;
+    /** The sender address of every mail (a domain onboarded to Email Sending). */
+    EMAIL_FROM?: string;
+    /** "true": mails go to the local outbox shown at /dashboard/dev/mail, never out. */
+    DEV_MAILBOX?: string;
+    /** "open": anyone can sign up at /dashboard/sign-up; "invite" (the default): invitations only. */
+    SIGNUP?: string;
     /** Base of dashboard links; unset → the request's origin + /dashboard. */
     DASHBOARD_URL?: string;
     /** Billing through Stripe (both set) or by the operator (`manual`, the default). */

@@ -13,12 +13,14 @@ import { auditStatement } from "./audit";
 import { type ControlDb, idList } from "./db";
 import { forgetSite } from "./keys";
 import {
+  accountTokens,
   apiKeys,
   auditLog,
   glossaryTerms,
   invitations,
   memberships,
   organizations,
+  recoveryCodes,
   reservations,
   sessions,
   sites,
@@ -94,6 +96,8 @@ export async function eraseOrganizationRows(db: ControlDb, orgId: number, siteId
     db.delete(glossaryTerms).where(eq(glossaryTerms.organizationId, orgId)),
     db.delete(invitations).where(eq(invitations.organizationId, orgId)),
     db.delete(sessions).where(inArray(sessions.userId, idList(lonely))),
+    db.delete(accountTokens).where(inArray(accountTokens.userId, idList(lonely))),
+    db.delete(recoveryCodes).where(inArray(recoveryCodes.userId, idList(lonely))),
     db.delete(memberships).where(eq(memberships.organizationId, orgId)),
     db.delete(users).where(and(inArray(users.id, idList(lonely)), withoutMembership)),
     ...deleteWebhookRows(db, siteIds),

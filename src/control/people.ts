@@ -182,7 +182,15 @@ export async function createInvitation(
 
 export async function pendingInvitations(db: ControlDb, organizationId: number, now = new Date()) {
   return db
-    .select({ id: invitations.id, email: invitations.email, role: invitations.role, createdAt: invitations.createdAt, expiresAt: invitations.expiresAt })
+    .select({
+      id: invitations.id,
+      email: invitations.email,
+      role: invitations.role,
+      createdAt: invitations.createdAt,
+      expiresAt: invitations.expiresAt,
+      mailedAt: invitations.mailedAt,
+      mailStatus: invitations.mailStatus,
+    })
     .from(invitations)
     .where(and(eq(invitations.organizationId, organizationId), isNull(invitations.acceptedAt), gt(invitations.expiresAt, now.toISOString())))
     .orderBy(desc(invitations.id));
@@ -268,7 +276,12 @@ export async function acceptInvitation(db: ControlDb, token: string, who: { sign
   if (signedIn)
     userId = signedIn.userId; // its email is the invitation's (checked above)
   else {
-    const [created] = await db.insert(users).values({ email: invitation.email, passwordHash: passwordHash! }).onConflictDoNothing().returning({ id: users.id });
+    // A new account through an invitation is verified: the link came through the mailbox.
+    const [created] = await db
+      .insert(users)
+      .values({ email: invitation.email, passwordHash: passwordHash!, emailVerifiedAt: now.toISOString() })
+      .onConflictDoNothing()
+      .returning({ id: users.id });
     if (!created) {
       // The account appeared since the check (another link, at the same moment): it is not this link's to join.
       await db.update(invitations).set({ acceptedAt: null }).where(eq(invitations.id, invitation.id));

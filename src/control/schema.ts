@@ -8,6 +8,8 @@ export const organizations = sqliteTable("organizations", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   name: text("name").notNull(),
   createdAt: text("created_at").notNull().default(now),
+  /** Owners can require two-factor sign-in of every member (1); members without it set it up first. */
+  requireTwoFactor: integer("require_two_factor", { mode: "boolean" }).notNull().default(false),
 });
 
 export interface TargetLanguageSetting {
@@ -152,6 +154,16 @@ export const users = sqliteTable(
     /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>`; the password itself is never stored. */
     passwordHash: text("password_hash").notNull(),
     createdAt: text("created_at").notNull().default(now),
+    /** When the person followed a verification link (or accepted an invitation, which proves the mailbox); null: can only verify. */
+    emailVerifiedAt: text("email_verified_at"),
+    /** The name given at sign-up (invited people may have none). */
+    name: text("name"),
+    /** The TOTP secret (base32) once two-factor is confirmed by a first code; a pending set-up lives in `account_tokens`. */
+    totpSecret: text("totp_secret"),
+    /** The last accepted TOTP time step: a code is never accepted twice. */
+    totpLastStep: integer("totp_last_step"),
+    /** Mail kinds the person turned off (security mails cannot be turned off). */
+    mailOptOut: text("mail_opt_out", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
   },
   (t) => [uniqueIndex("users_email").on(t.email)],
 );
@@ -182,6 +194,10 @@ export const sessions = sqliteTable(
       .references(() => users.id),
     createdAt: text("created_at").notNull(),
     expiresAt: text("expires_at").notNull(),
+    /** Updated at most once an hour (a write per page would cost a D1 write each). */
+    lastUsedAt: text("last_used_at"),
+    /** The browser's User-Agent when the session began (cut to 300 characters), to tell sessions apart. */
+    userAgent: text("user_agent"),
   },
   (t) => [index("sessions_user").on(t.userId)],
 );
@@ -202,6 +218,9 @@ export const invitations = sqliteTable(
     createdAt: text("created_at").notNull(),
     expiresAt: text("expires_at").notNull(),
     acceptedAt: text("accepted_at"),
+    /** When the invitation mail last went out, and whether it was delivered or waits for its retry. */
+    mailedAt: text("mailed_at"),
+    mailStatus: text("mail_status"),
   },
   (t) => [uniqueIndex("invitations_token").on(t.tokenHash), index("invitations_org").on(t.organizationId)],
 );
@@ -331,4 +350,82 @@ export const webhookMarks = sqliteTable(
     at: integer("at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.siteId, t.mark] })],
+);
+
+// ------------------------------------------------------------------ accounts and mail
+
+/**
+ * One-time links and short-lived steps of a person's account: `reset` (password reset, 1 hour),
+ * `verify` (email verification, 24 hours), `mfa` (password accepted, second factor awaited,
+ * 10 minutes) and `totp_setup` (a secret shown for set-up, kept in `data` until a first code
+ * confirms it). Only the SHA-256 of the token is stored.
+ */
+export const accountTokens = sqliteTable(
+  "account_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    purpose: text("purpose").notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    usedAt: text("used_at"),
+    data: text("data"),
+  },
+  (t) => [index("account_tokens_user").on(t.userId, t.purpose)],
+);
+
+/** Two-factor recovery codes: 10 per person, only their SHA-256, each usable once. */
+export const recoveryCodes = sqliteTable(
+  "recovery_codes",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id),
+    codeHash: text("code_hash").notNull(),
+    usedAt: text("used_at"),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.codeHash] })],
+);
+
+/**
+ * Mails that did not go out through the binding: `outbox` (the local mailbox, DEV_MAILBOX or
+ * no binding: shown at /dashboard/dev/mail), `retry` (the binding failed once; the cron tries
+ * again), `sent` (sent on the retry) and `failed` (the retry failed too; logged, given up).
+ */
+export const mailOutbox = sqliteTable(
+  "mail_outbox",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    kind: text("kind").notNull(),
+    to: text("to").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    html: text("html").notNull(),
+    status: text("status").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("mail_outbox_status").on(t.status, t.id), index("mail_outbox_to").on(t.to, t.id)],
+);
+
+/** Mails that go once (usage at 80 % / 100 % a month, a day's digest, a job's end): the key of each one sent. */
+export const mailOnce = sqliteTable("mail_once", {
+  key: text("key").primaryKey(),
+  createdAt: text("created_at").notNull(),
+});
+
+/** Jobs started in the dashboard, and by whom: the person is mailed when the job ends. */
+export const jobStarters = sqliteTable(
+  "job_starters",
+  {
+    siteId: integer("site_id").notNull(),
+    jobId: integer("job_id").notNull(),
+    userId: integer("user_id").notNull(),
+    createdAt: text("created_at").notNull(),
+    notifiedAt: text("notified_at"),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.jobId] }), index("job_starters_open").on(t.notifiedAt)],
 );

@@ -1,19 +1,31 @@
-/** The person's own account: changing the password (which signs them out everywhere else). */
+/**
+ * /dashboard/account: the person's password (changing it signs them out everywhere else), their
+ * sessions (end one, or all others), two-factor sign-in (set up with a QR code made here,
+ * confirmed by a first code; turned off with a current code) and which mails they get.
+ */
 import { Hono } from "hono";
+import { groupedKey, totpQrSvg, totpUri } from "../control/totp";
 import { ApiError } from "../errors";
+import { dashboardBase } from "../links";
+import { endAllOtherSessions, endOneSession, mailPreferences, sessionsOf, setMailPreferences } from "../ops/accounts";
 import { changePassword } from "../ops/sessions";
+import { beginTwoFactor, confirmTwoFactor, disableTwoFactor, pendingSecret, recoveryCodesLeft } from "../ops/two-factor";
 import { requireUser } from "./access";
-import type { DashApp } from "./auth";
-import { form, str } from "./form";
+import type { DashApp, DashContext } from "./auth";
+import { form, str, strs } from "./form";
 import { AccountPage } from "./pages/account";
+import { RecoveryCodesPage, TwoFactorSetupPage } from "./pages/accounts";
 import { notice, render, viewer } from "./respond";
 
 export const account = new Hono<DashApp>();
 
-account.get("/account", async (c) => {
-  requireUser(c);
-  return render(c, <AccountPage viewer={viewer(c)} notice={notice(c)} />);
-});
+async function accountPage(c: DashContext, extra: { error?: string | null; notice?: string | null } = {}) {
+  const user = requireUser(c);
+  const [sessions, recoveryLeft, mail] = await Promise.all([sessionsOf(c.env, user), recoveryCodesLeft(c.env, user.userId), mailPreferences(c.env, user.userId)]);
+  return <AccountPage viewer={viewer(c)} sessions={sessions} twoFactor={{ on: user.twoFactor, recoveryLeft }} mail={mail} notice={extra.notice ?? notice(c)} error={extra.error} />;
+}
+
+account.get("/account", async (c) => render(c, await accountPage(c)));
 
 account.post("/account/password", async (c) => {
   const user = requireUser(c);
@@ -21,8 +33,76 @@ account.post("/account/password", async (c) => {
   try {
     await changePassword(c.env, user, str(f, "current_password"), str(f, "new_password"));
   } catch (err) {
-    if (err instanceof ApiError) return render(c, <AccountPage viewer={viewer(c)} error={err.detail} />, 422);
+    if (err instanceof ApiError) return render(c, await accountPage(c, { error: err.detail }), 422);
     throw err;
   }
   return c.redirect("/dashboard/account?done=password-changed", 303);
+});
+
+account.post("/account/sessions/end-others", async (c) => {
+  const user = requireUser(c);
+  await endAllOtherSessions(c.env, user.userId, user.tokenHash);
+  return c.redirect("/dashboard/account?done=others-ended", 303);
+});
+
+account.post("/account/sessions/:id/end", async (c) => {
+  const user = requireUser(c);
+  await endOneSession(c.env, user.userId, c.req.param("id"));
+  return c.redirect("/dashboard/account?done=session-ended", 303);
+});
+
+account.post("/account/mail", async (c) => {
+  const user = requireUser(c);
+  await setMailPreferences(c.env, user.userId, strs(await form(c), "mail"));
+  return c.redirect("/dashboard/account?done=mail-saved", 303);
+});
+
+// ------------------------------------------------------------------ two-factor set-up
+
+async function setupPage(c: DashContext, setup: string, secret: string, error?: string) {
+  const user = requireUser(c);
+  return render(
+    c,
+    <TwoFactorSetupPage
+      viewer={viewer(c)}
+      setup={setup}
+      secretGrouped={groupedKey(secret)}
+      qrSvg={totpQrSvg(totpUri(secret, user.email))}
+      required={user.twoFactorRequired}
+      error={error}
+    />,
+    error ? 422 : 200,
+  );
+}
+
+account.get("/account/two-factor", async (c) => {
+  const user = requireUser(c);
+  const { setup, secret } = await beginTwoFactor(c.env, user.userId);
+  return setupPage(c, setup, secret);
+});
+
+account.post("/account/two-factor", async (c) => {
+  const user = requireUser(c);
+  const f = await form(c);
+  const setup = str(f, "setup");
+  try {
+    const codes = await confirmTwoFactor(c.env, user, setup, str(f, "code"), dashboardBase(c));
+    return render(c, <RecoveryCodesPage viewer={viewer(c)} codes={codes} />);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 422) throw err;
+    const secret = await pendingSecret(c.env, user.userId, setup);
+    if (!secret) throw err;
+    return setupPage(c, setup, secret, err.detail);
+  }
+});
+
+account.post("/account/two-factor/off", async (c) => {
+  const user = requireUser(c);
+  try {
+    await disableTwoFactor(c.env, user, str(await form(c), "code"), dashboardBase(c));
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 422 || err.status === 409)) return render(c, await accountPage(c, { error: err.detail }), err.status);
+    throw err;
+  }
+  return c.redirect("/dashboard/account?done=two-factor-off", 303);
 });

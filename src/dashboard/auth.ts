@@ -59,7 +59,13 @@ export const loadUser: MiddlewareHandler<DashApp> = async (c, next) => {
 
 /** The seconds to wait when sign-in attempts from this address or for this email are over the limit (10 a minute each), else null. */
 export async function signInThrottle(c: DashContext, email: string): Promise<number | null> {
-  const ip = c.req.header("cf-connecting-ip") ?? "unknown";
-  const [byIp, byEmail] = await Promise.all([c.env.SIGNIN_LIMITER.limit({ key: `ip:${ip}` }), c.env.SIGNIN_LIMITER.limit({ key: `email:${email.trim().toLowerCase()}` })]);
-  return byIp.success && byEmail.success ? null : 60;
+  return limited(c, [`ip:${clientIp(c)}`, `email:${email.trim().toLowerCase()}`]);
+}
+
+export const clientIp = (c: DashContext) => c.req.header("cf-connecting-ip") ?? "unknown";
+
+/** Over SIGNIN_LIMITER (10 a minute) for any of the keys (sign-in, codes, password reset, sign-up): the seconds to wait, else null. */
+export async function limited(c: DashContext, keys: string[]): Promise<number | null> {
+  const results = await Promise.all(keys.map((key) => c.env.SIGNIN_LIMITER.limit({ key })));
+  return results.every((r) => r.success) ? null : 60;
 }

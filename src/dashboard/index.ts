@@ -16,14 +16,18 @@ import { attention } from "./attention";
 import { audit } from "./audit";
 import { type DashApp, loadUser } from "./auth";
 import { billingPages } from "./billing";
+import { devMail } from "./dev-mail";
 import { dashboardError, dashboardNotFound } from "./errors";
 import { glossary } from "./glossary";
 import { invitations } from "./invitations";
 import { keys } from "./keys";
 import { members } from "./members";
+import { passwordReset } from "./password-reset";
 import { session } from "./session";
 import { settings } from "./settings";
+import { signUpApp } from "./sign-up";
 import { sites } from "./sites";
+import { twoFactorGate } from "./two-factor-gate";
 import { units } from "./units";
 import { usage } from "./usage";
 import { webhooks } from "./webhooks";
@@ -40,9 +44,31 @@ dashboard.use(async (c, next) => {
 });
 dashboard.use(csrf());
 dashboard.use(loadUser);
+// Before anything else: an unverified address can only verify; a person whose organization requires two-factor sets it up.
+dashboard.use(twoFactorGate);
 dashboard.onError(dashboardError);
 
-// Signing in, one's own account and invitation links; a site's pages; an organization's pages.
-for (const sub of [session, account, invitations, sites, units, attention, keys, webhooks, settings, glossary, usage, billingPages, members, audit]) dashboard.route("/", sub);
+// Signing in, password reset, sign-up, one's own account and invitation links; a site's pages;
+// an organization's pages; the local mailbox (404 unless DEV_MAILBOX=true).
+for (const sub of [
+  session,
+  passwordReset,
+  signUpApp,
+  account,
+  invitations,
+  sites,
+  units,
+  attention,
+  keys,
+  webhooks,
+  settings,
+  glossary,
+  usage,
+  billingPages,
+  members,
+  audit,
+  devMail,
+])
+  dashboard.route("/", sub);
 
 dashboard.all("*", dashboardNotFound);

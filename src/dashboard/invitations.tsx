@@ -37,6 +37,6 @@ invitations.post("/invitations/:token", async (c) => {
     if (!inv) return render(c, <InvitationGonePage viewer={user} />, 404);
     return render(c, <InvitationPage token={token} invitation={inv} viewer={user} error={err.detail} next={next ?? ""} />, err.status as 401 | 403 | 422);
   }
-  if (accepted.newAccount) setSessionCookie(c, await startSession(c.env, accepted.userId));
+  if (accepted.newAccount) setSessionCookie(c, await startSession(c.env, accepted.userId, c.req.header("user-agent")));
   return c.redirect(withDone(next ?? "/dashboard", "joined"), 303);
 });

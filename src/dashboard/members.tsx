@@ -1,13 +1,15 @@
 /**
- * The organization's members and invitations: invite (the link is shown this once), withdraw,
- * remove; and deleting the organization (owners, after typing its name). Who may invite whom
+ * The organization's members and invitations: invite (by mail only: the inviter never sees the
+ * link), resend, withdraw, remove; whether two-factor sign-in is required of every member
+ * (owners); and deleting the organization (owners, after typing its name). Who may invite whom
  * is decided in ops/people.ts, for both doors.
  */
 import { Hono } from "hono";
 import { InvitationIn } from "../api/schemas";
 import { dashboardBase } from "../links";
 import { eraseOrganization } from "../ops/erasure";
-import { type Inviter, invite, membersOf, removeMember, withdrawInvitation } from "../ops/people";
+import { type Inviter, invite, membersOf, removeMember, resendInvitation, withdrawInvitation } from "../ops/people";
+import { organizationRequiresTwoFactor, setTwoFactorRequirement } from "../ops/two-factor";
 import { type OrgAccess, orgAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { form, id, str } from "./form";
@@ -18,9 +20,9 @@ export const members = new Hono<DashApp>();
 
 const inviter = (a: OrgAccess): Inviter => ({ actor: a.actor, userId: a.userId, role: a.role });
 
-async function membersPage(c: DashContext, a: OrgAccess, extra: { created?: { email: string; role: string; url: string }; notice?: string | null; error?: string | null } = {}) {
-  const data = await membersOf(c.env, a.organizationId, inviter(a));
-  return <MembersPage {...orgFrame(c, a, "members")} {...data} {...extra} />;
+async function membersPage(c: DashContext, a: OrgAccess, extra: { notice?: string | null; error?: string | null } = {}) {
+  const [data, requireTwoFactor] = await Promise.all([membersOf(c.env, a.organizationId, inviter(a)), organizationRequiresTwoFactor(c.env, a.organizationId)]);
+  return <MembersPage {...orgFrame(c, a, "members")} {...data} requireTwoFactor={requireTwoFactor} {...extra} />;
 }
 
 members.get("/organizations/:org_id/members", async (c) => {
@@ -36,9 +38,22 @@ members.post("/organizations/:org_id/members/invite", async (c) => {
     const field = input.error.issues[0]?.path[0] === "role" ? "role: choose editor, admin or owner." : "email: enter an email address, like name@example.com.";
     return render(c, await membersPage(c, a, { error: field }), 422);
   }
-  const created = await invite(c.env, inviter(a), a.organizationId, input.data, dashboardBase(c));
-  // Rendered, not redirected: the link is shown this once.
-  return render(c, await membersPage(c, a, { created }));
+  // By mail only: the inviter never sees the link, so only the mailbox's owner can choose a new account's password.
+  await invite(c.env, inviter(a), a.organizationId, input.data, dashboardBase(c));
+  return c.redirect(`/dashboard/organizations/${a.organizationId}/members?done=invitation-sent`, 303);
+});
+
+members.post("/organizations/:org_id/members/invitations/:invitation_id/resend", async (c) => {
+  const a = await orgAccess(c, id(c.req.param("org_id")), "admin");
+  await resendInvitation(c.env, inviter(a), a.organizationId, id(c.req.param("invitation_id")), dashboardBase(c));
+  return c.redirect(`/dashboard/organizations/${a.organizationId}/members?done=invitation-resent`, 303);
+});
+
+members.post("/organizations/:org_id/two-factor", async (c) => {
+  const a = await orgAccess(c, id(c.req.param("org_id")), "owner");
+  const required = str(await form(c), "required") === "1";
+  await setTwoFactorRequirement(c.env, a.organizationId, required, a.actor);
+  return c.redirect(`/dashboard/organizations/${a.organizationId}/members?done=${required ? "two-factor-required" : "two-factor-optional"}`, 303);
 });
 
 members.post("/organizations/:org_id/members/:user_id/remove", async (c) => {

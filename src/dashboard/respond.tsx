@@ -10,6 +10,19 @@ const NOTICES: Record<string, string> = {
   "signed-out": "You are signed out.",
   joined: "Welcome! You have joined the organization.",
   "password-changed": "Your password is changed. Other sessions were signed out.",
+  "password-reset": "Your new password is saved and every session was signed out. Sign in with the new password.",
+  "sign-in-expired": "The sign-in took too long. Sign in again.",
+  verified: "Your address is confirmed. Welcome to Transync!",
+  "verified-sign-in": "Your address is confirmed. Sign in to continue.",
+  "session-ended": "That session is signed out.",
+  "others-ended": "You are signed out everywhere else.",
+  "mail-saved": "Mail settings saved.",
+  "two-factor-off": "Two-factor sign-in is off.",
+  "invitation-sent": "The invitation is on its way by mail.",
+  "invitation-resent": "The invitation was sent again, with a new link (the earlier one no longer works).",
+  "two-factor-required": "Two-factor sign-in is now required of every member.",
+  "two-factor-optional": "Two-factor sign-in is no longer required.",
+  "site-created": "The site is created. Create its API keys on the keys page.",
   "job-cancelled": "The job is cancelled. Segments already translated are kept.",
   fixed: "Saved: the fixed translation goes to the website with the next sync.",
   discarded: "Discarded: the segment stays untranslated until the next job.",
@@ -28,10 +41,20 @@ const NOTICES: Record<string, string> = {
   "webhook-redelivered": "The delivery is sent again, with the same webhook-id.",
 };
 
-export type PageStatus = 200 | 401 | 402 | 403 | 404 | 409 | 413 | 422 | 429 | 500;
+export type PageStatus = 200 | 401 | 402 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 500;
 
 export async function render(c: DashContext, page: JSX.Element, status: PageStatus = 200) {
   return c.html(`<!DOCTYPE html>${await page.toString()}`, status);
+}
+
+/** Runs work after the answer (mails, and what must not show in the answer's timing); awaited where there is no execution context. */
+export async function afterAnswer(c: DashContext, work: Promise<unknown>) {
+  const guarded = work.catch((err) => console.error(JSON.stringify({ level: "error", where: "dashboard.after", error: String(err).slice(0, 300) })));
+  try {
+    c.executionCtx.waitUntil(guarded);
+  } catch {
+    await guarded;
+  }
 }
 
 export const notice = (c: DashContext) => NOTICES[c.req.query("done") ?? ""] ?? null;

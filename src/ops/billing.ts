@@ -9,15 +9,16 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { closeEndedMonths, closeMonth, hasEnded, listCloses } from "../billing/close";
 import { PLANS } from "../billing/plans";
-import { billingProvider, type Provider, priceOf, type Stripe, stripeClient, verifyEvent } from "../billing/stripe";
+import { billingProvider, contractStatus, type Provider, priceOf, type Stripe, stripeClient, verifyEvent } from "../billing/stripe";
 import { coveredSiteIds, mirrorOf, STRIPE_ACTOR, siteLimitOf, stateOf, stateOfMirror, syncSubscription } from "../billing/stripe-sync";
 import { organizationUsage } from "../billing/usage";
 import { now } from "../clock";
 import { auditStatement } from "../control/audit";
 import { type ControlDb, controlDb } from "../control/db";
-import { sites, stripeEvents, subscriptionSites, subscriptions } from "../control/schema";
+import { sites, stripeEvents, stripeSubscriptions, subscriptionSites, subscriptions } from "../control/schema";
 import { ApiError } from "../errors";
 import { PLANS as PLAN_CODES, type Plan } from "../limits";
+import { billingProblemMails } from "../mail/notices";
 
 /** Who the audit log names: `user:<id>` (the dashboard) or `admin` (the operator); house's `ops/actor.ts` type fits. */
 export type Actor = string;
@@ -331,28 +332,59 @@ function subjectOf(event: Stripe.Event): { subscription: string | null; organiza
   }
 }
 
+/** The contract's status of the organization a subscription belongs to, before an event is applied (null: none known). */
+async function contractBefore(db: ControlDb, subscriptionId: string, organizationId: number | null | undefined) {
+  const orgId =
+    organizationId ??
+    (await db.select({ id: stripeSubscriptions.organizationId }).from(stripeSubscriptions).where(eq(stripeSubscriptions.subscriptionId, subscriptionId)).get())?.id;
+  if (!orgId) return null;
+  return (await db.select({ status: subscriptions.status }).from(subscriptions).where(eq(subscriptions.organizationId, orgId)).get())?.status ?? null;
+}
+
+/**
+ * What the owners are mailed about after an event (src/mail/notices.ts `billingProblemMails`,
+ * the `billing` mail kind): a failed payment, and a subscription that stopped being active.
+ */
+export function billingProblemOf(eventType: string, before: string | null, after: { status: string; applied: boolean; stripeStatus: string }): string | null {
+  if (eventType === "invoice.payment_failed")
+    return "A payment for your subscription failed. Stripe tries again over the next days; check the payment method on the Billing page. Jobs keep running for 7 days past due.";
+  if (after.applied && before === "active" && after.status !== "active")
+    return `Your subscription is no longer active (Stripe reports it ${after.stripeStatus.replaceAll("_", " ")}). New translation jobs are refused until it is active again: see the Billing page.`;
+  return null;
+}
+
 /**
  * One verified delivery. Each event id is applied once (stored after it was applied, so a
  * failure lets Stripe's retry try again). The subscription is retrieved from Stripe rather
- * than read from the event, so deliveries in any order end in Stripe's current state.
+ * than read from the event, so deliveries in any order end in Stripe's current state. A
+ * payment problem is mailed to the owners once the event is recorded (`base`: the dashboard's
+ * address, for the mail's link); a mail never fails the delivery.
  */
-export async function applyStripeEvent(env: Env, event: Stripe.Event, at = now()): Promise<WebhookOutcome> {
+export async function applyStripeEvent(env: Env, event: Stripe.Event, at = now(), base = "/dashboard"): Promise<WebhookOutcome> {
   const db = controlDb(env.DB);
   const seen = await db.select({ id: stripeEvents.id }).from(stripeEvents).where(eq(stripeEvents.id, event.id)).get();
   if (seen) return "duplicate";
   const subject = subjectOf(event);
   let outcome: WebhookOutcome = "ignored";
+  let problem: { organizationId: number; text: string } | null = null;
   if (subject.subscription) {
-    const sub = await stripeClient(env).subscriptions.retrieve(subject.subscription);
-    await syncSubscription(env, db, stateOf(sub), at, subject.organizationId, event.type);
+    const sub = stateOf(await stripeClient(env).subscriptions.retrieve(subject.subscription));
+    const before = await contractBefore(db, sub.id, subject.organizationId ?? sub.organizationId);
+    const result = await syncSubscription(env, db, sub, at, subject.organizationId, event.type);
+    const text = result.organizationId ? billingProblemOf(event.type, before, { status: contractStatus(sub.status), applied: result.applied, stripeStatus: sub.status }) : null;
+    if (text && result.organizationId) problem = { organizationId: result.organizationId, text };
     outcome = "applied";
   }
   await db.insert(stripeEvents).values({ id: event.id, type: event.type, receivedAt: at.toISOString() }).onConflictDoNothing();
+  if (problem)
+    await billingProblemMails(env, problem.organizationId, problem.text, base, at).catch((err) =>
+      console.error(JSON.stringify({ level: "error", where: "billing.problem_mail", organization: problem.organizationId, error: String(err).slice(0, 300) })),
+    );
   return outcome;
 }
 
 /** Verifies the raw body's signature (400 on a bad or stale one: nothing is read or changed), then applies it. */
-export async function receiveStripeWebhook(env: Env, rawBody: string, signature: string | undefined, at = now()) {
+export async function receiveStripeWebhook(env: Env, rawBody: string, signature: string | undefined, base: string, at = now()) {
   if (billingProvider(env) !== "stripe") throw new ApiError(404, "Stripe billing is not configured on this service.");
   let event: Stripe.Event;
   try {
@@ -360,7 +392,7 @@ export async function receiveStripeWebhook(env: Env, rawBody: string, signature:
   } catch (err) {
     throw new ApiError(400, `The Stripe signature is not valid: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return { id: event.id, type: event.type, outcome: await applyStripeEvent(env, event, at) };
+  return { id: event.id, type: event.type, outcome: await applyStripeEvent(env, event, at, base) };
 }
 
 // ------------------------------------------------------------------ the operator

@@ -2,14 +2,19 @@
  * People of an organization: members, invitations (the operator hands out the first owner's;
  * owners and admins invite from the Members page) and accepting one. The rules are here once:
  * who may invite whom (owners invite anyone, admins editors and admins, the operator anyone),
- * the email and role (InvitationIn, the admin API's schema), the last owner staying.
+ * the email and role (InvitationIn, the admin API's schema), the last owner staying. Every
+ * invitation goes by mail (resending makes a new link).
  */
+import { and, eq, isNull } from "drizzle-orm";
 import type { InvitationCreate } from "../api/schemas";
+import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
+import { randomToken } from "../control/passwords";
 import {
   acceptInvitation as accept,
   canInvite,
   createInvitation,
+  INVITATION_DAYS,
   listMembers,
   openInvitation,
   pendingInvitations,
@@ -18,7 +23,11 @@ import {
   revokeInvitation,
   type SignedIn,
 } from "../control/people";
-import { ApiError } from "../errors";
+import { invitations as invitationRows, organizations } from "../control/schema";
+import { sha256Hex } from "../digest";
+import { ApiError, notFound } from "../errors";
+import { sendMail } from "../mail/send";
+import { invitationMail } from "../mail/templates";
 import type { Actor } from "./actor";
 
 /** Who invites: the operator (null role: anyone) or a member with their role. */
@@ -30,11 +39,59 @@ export interface Inviter {
 
 const mayInvite = (inviter: Inviter, role: Role) => inviter.role === null || canInvite(inviter.role, role);
 
-/** A one-time invitation; `url` is the link made from `invitationsBase` and the token, shown only in this answer. */
-export async function invite(env: Env, inviter: Inviter, organizationId: number, input: InvitationCreate, invitationsBase: string) {
+/**
+ * A one-time invitation, mailed to the address. `url` is the link made from `invitationsBase`
+ * and the token: the admin API (the operator's tool) answers it; the dashboard shows only that
+ * the mail went out (so only the mailbox's owner can choose a new account's password).
+ */
+export async function invite(env: Env, inviter: Inviter, organizationId: number, input: InvitationCreate, invitationsBase: string, now = new Date()) {
   if (!mayInvite(inviter, input.role)) throw new ApiError(403, "Only owners can invite owners.");
-  const inv = await createInvitation(controlDb(env.DB), { organizationId, email: input.email, role: input.role, invitedBy: inviter.userId, actor: inviter.actor });
+  const inv = await createInvitation(controlDb(env.DB), { organizationId, email: input.email, role: input.role, invitedBy: inviter.userId, actor: inviter.actor }, now);
+  // Whether it went out or waits for its retry is kept on the invitation (the Members page shows it).
+  await mailInvitation(env, inv.id, inv.token, invitationsBase, now);
   return { id: inv.id, email: inv.email, role: inv.role, url: `${invitationsBase}/invitations/${inv.token}`, expires_at: inv.expires_at };
+}
+
+async function mailInvitation(env: Env, invitationId: number, token: string, base: string, now: Date) {
+  const db = controlDb(env.DB);
+  const row = await db
+    .select({ email: invitationRows.email, role: invitationRows.role, expiresAt: invitationRows.expiresAt, organization: organizations.name })
+    .from(invitationRows)
+    .innerJoin(organizations, eq(organizations.id, invitationRows.organizationId))
+    .where(eq(invitationRows.id, invitationId))
+    .get();
+  if (!row) throw notFound(`Invitation ${invitationId}`);
+  const delivery = await sendMail(
+    env,
+    invitationMail(row.email, { organization: row.organization, role: row.role, link: `${base}/invitations/${token}`, expiresAt: row.expiresAt }),
+    now,
+  );
+  const status = delivery === "retry" ? "retrying" : "sent";
+  await db.update(invitationRows).set({ mailedAt: now.toISOString(), mailStatus: status }).where(eq(invitationRows.id, invitationId));
+  return status;
+}
+
+/**
+ * Sends an open invitation again with a fresh link (the old one stops working: only a hash is
+ * kept, so the old link cannot be mailed twice) valid another 7 days.
+ */
+export async function resendInvitation(env: Env, inviter: Inviter, organizationId: number, invitationId: number, base: string, now = new Date()) {
+  const db = controlDb(env.DB);
+  const pending = (await pendingInvitations(db, organizationId)).find((i) => i.id === invitationId);
+  if (!pending) throw new ApiError(404, "There is no such open invitation.");
+  if (!mayInvite(inviter, pending.role as Role)) throw new ApiError(403, "Only owners can send an invitation for an owner.");
+  const token = randomToken();
+  const expiresAt = new Date(now.getTime() + INVITATION_DAYS * 86_400_000).toISOString();
+  const [updated] = await db.batch([
+    db
+      .update(invitationRows)
+      .set({ tokenHash: await sha256Hex(token), expiresAt })
+      .where(and(eq(invitationRows.id, invitationId), eq(invitationRows.organizationId, organizationId), isNull(invitationRows.acceptedAt)))
+      .returning({ id: invitationRows.id }),
+    auditStatement(db, { organizationId, actor: inviter.actor, action: "invitation.resend", target: `invitation:${invitationId}` }, now),
+  ]);
+  if (!updated.length) throw notFound(`Invitation ${invitationId}`);
+  return mailInvitation(env, invitationId, token, base, now);
 }
 
 export async function withdrawInvitation(env: Env, inviter: Inviter, organizationId: number, invitationId: number) {

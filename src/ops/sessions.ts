@@ -1,22 +1,39 @@
 /**
- * Signing in and out of the dashboard, and changing one's password (which ends the person's
- * other sessions, in the same batch as the new password and the audit row).
+ * Signing in and out of the dashboard (the password, then a code when two-factor is on: see
+ * ops/two-factor.ts), and changing one's password (which ends the person's other sessions, in
+ * the same batch as the new password and the audit row).
  */
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { checkCredentials, membershipsOf, passwordChangeStatement, sitesOf } from "../control/people";
 import { createSession, endOtherSessionsStatements, endSession } from "../control/sessions";
 import { userActor } from "./actor";
+import { beginSecondStep, completeSecondStep } from "./two-factor";
 
-/** A new session's token for the matching email and password, or null. */
-export async function signIn(env: Env, email: string, password: string): Promise<string | null> {
+/**
+ * The password step: null when the email and password do not match; a new session's token
+ * (`session`) for a person without two-factor; else a 10-minute step token (`code`) that only
+ * a code completes (`completeSignIn`), remembering where they were going (`next`).
+ */
+export async function signIn(
+  env: Env,
+  input: { email: string; password: string; next: string; userAgent?: string | null },
+): Promise<{ kind: "session"; token: string } | { kind: "code"; step: string } | null> {
   const db = controlDb(env.DB);
-  const user = email && password ? await checkCredentials(db, email, password) : null;
-  return user ? createSession(db, user.id) : null;
+  const user = input.email && input.password ? await checkCredentials(db, input.email, input.password) : null;
+  if (!user) return null;
+  if (user.totpSecret) return { kind: "code", step: await beginSecondStep(env, user.id, input.next) };
+  return { kind: "session", token: await createSession(db, user.id, new Date(), input.userAgent) };
 }
 
-export async function startSession(env: Env, userId: number): Promise<string> {
-  return createSession(controlDb(env.DB), userId);
+/** The code step: a session for the person and where they were going, or an ApiError (422 wrong code, 410 step expired). */
+export async function completeSignIn(env: Env, step: string, code: string, userAgent?: string | null) {
+  const done = await completeSecondStep(env, step, code);
+  return { token: await createSession(controlDb(env.DB), done.userId, new Date(), userAgent), next: done.next };
+}
+
+export async function startSession(env: Env, userId: number, userAgent?: string | null): Promise<string> {
+  return createSession(controlDb(env.DB), userId, new Date(), userAgent);
 }
 
 export async function signOut(env: Env, token: string) {

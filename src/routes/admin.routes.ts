@@ -381,7 +381,7 @@ adminRoutes.openapi(
     summary: "Invite a person to an organization",
     description:
       "Creates a one-time invitation (valid 7 days) for the email with the role, and answers the link that opens the dashboard's " +
-      "accept-invitation page. The link is shown only in this answer (only a hash of its token is stored); no mail is sent. " +
+      "accept-invitation page. The link is mailed to the address and shown only in this answer (only a hash of its token is stored). " +
       "This is how the operator hands out an organization's first owner; owners and admins invite others from the dashboard.",
     tags: ["admin"],
     security: admin,

@@ -8,6 +8,7 @@
  */
 import { Hono } from "hono";
 import type { App } from "../context";
+import { dashboardBase } from "../links";
 import { receiveStripeWebhook } from "../ops/billing";
 
 export const STRIPE_WEBHOOK_PATH = "/billing/stripe/webhook";
@@ -15,6 +16,6 @@ export const STRIPE_WEBHOOK_PATH = "/billing/stripe/webhook";
 export const stripeWebhookRoutes = new Hono<App>();
 
 stripeWebhookRoutes.post(STRIPE_WEBHOOK_PATH, async (c) => {
-  const result = await receiveStripeWebhook(c.env, await c.req.text(), c.req.header("stripe-signature"));
+  const result = await receiveStripeWebhook(c.env, await c.req.text(), c.req.header("stripe-signature"), dashboardBase(c));
   return c.json({ received: true, ...result }, 200);
 });

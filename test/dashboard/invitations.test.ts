@@ -8,15 +8,17 @@ import { controlDb } from "../../src/control/db";
 import { acceptInvitation, createInvitation, findUser, openInvitation, roleIn } from "../../src/control/people";
 import { admin, createSite } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
+import { mailsTo } from "../helpers/mail";
 
 let n = 0;
 const email = (name: string) => `${name}-${++n}-${Date.now()}@bigcorp.example`;
 
-/** An invitation made from the Members page by a signed-in owner or admin; the link as this Worker serves it. */
+/** An invitation made from the Members page by a signed-in owner or admin; the link as mailed (the inviter never sees it). */
 async function inviteFromDashboard(cookie: string | null, orgId: number, address: string, role: "owner" | "admin" | "editor") {
   const res = await dash("POST", `/dashboard/organizations/${orgId}/members/invite`, { cookie, form: { email: address, role } });
-  expect(res.status).toBe(200);
-  const token = /https:\/\/dash\.test\/invitations\/([A-Za-z0-9_-]{43})/.exec(res.html)?.[1];
+  expect(res.status).toBe(303);
+  const mails = await mailsTo(address, 1, "invitation");
+  const token = /https:\/\/dash\.test\/invitations\/([A-Za-z0-9_-]{43})/.exec(mails.at(-1)!.text)?.[1];
   expect(token).toBeDefined();
   return { token: token!, path: `/dashboard/invitations/${token}` };
 }

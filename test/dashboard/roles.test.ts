@@ -4,6 +4,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
+import { mailsTo } from "../helpers/mail";
 
 let site: TestSite;
 let other: TestSite;
@@ -83,8 +84,13 @@ describe("actions check the role too", () => {
 
   it("admins invite editors and admins but not owners; only owners remove members", async () => {
     const ok = await dash("POST", `/dashboard/organizations/${site.orgId}/members/invite`, { cookie: adminP.cookie, form: { email: "new-editor@example.com", role: "editor" } });
-    expect(ok.status).toBe(200);
-    expect(ok.html).toMatch(/https:\/\/dash\.test\/invitations\/[A-Za-z0-9_-]{43}/);
+    // Delivered by mail only: the inviter is told it went out and never sees the link.
+    expect(ok.status).toBe(303);
+    const members0 = await dash("GET", ok.location!, { cookie: adminP.cookie });
+    expect(members0.html).toContain("The invitation is on its way by mail.");
+    expect(members0.html).not.toMatch(/invitations\/[A-Za-z0-9_-]{43}/);
+    const [mail] = await mailsTo("new-editor@example.com");
+    expect(mail.text).toMatch(/https:\/\/dash\.test\/invitations\/[A-Za-z0-9_-]{43}/);
     const ownerInvite = await dash("POST", `/dashboard/organizations/${site.orgId}/members/invite`, { cookie: adminP.cookie, form: { email: "boss@example.com", role: "owner" } });
     expect(ownerInvite.status).toBe(403);
     const badEmail = await dash("POST", `/dashboard/organizations/${site.orgId}/members/invite`, { cookie: owner.cookie, form: { email: "nope", role: "editor" } });

@@ -327,10 +327,20 @@ test("the usage page draws the month's characters per day", async () => {
 test("members, glossary and audit pages", async () => {
   await page.goto(`${server.base}/dashboard/organizations/${world.org.id}/members`);
   await page.getByLabel("Email").fill("editor@example.com");
-  await page.getByRole("button", { name: "Create invitation link" }).click();
-  const link = await page.getByLabel("Invitation link").inputValue();
-  assert.match(link, /\/dashboard\/invitations\//);
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  await page.getByText("The invitation is on its way by mail.").waitFor();
+  assert.doesNotMatch(await page.content(), /\/dashboard\/invitations\/[A-Za-z0-9_-]{20}/, "the inviter never sees the link");
   await look("members");
+  // The link is in the local outbox (DEV_MAILBOX=true).
+  await page.goto(`${server.base}/dashboard/dev/mail`);
+  await page.getByRole("heading", { name: "You are invited to Acme Publishing on Transync" }).first().waitFor();
+  await look("dev-mail");
+  const mailText = await page
+    .locator("article.mail", { has: page.locator(".mail-to", { hasText: "editor@example.com" }) })
+    .first()
+    .locator(".mail-text")
+    .innerText();
+  const link = /(http:\/\/\S+\/dashboard\/invitations\/[A-Za-z0-9_-]+)/.exec(mailText)[1];
   // Opened while signed in as someone else, the link says so and offers no way to accept.
   await page.goto(link);
   await page.getByText(`You are signed in as`).waitFor();

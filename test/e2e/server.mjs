@@ -28,11 +28,12 @@ export async function startServer(vars = {}) {
   const dir = mkdtempSync(join(tmpdir(), "transync-e2e-"));
   const envFile = join(dir, "e2e.vars");
   // DASHBOARD_URL is deliberately unset: links must point at this server's own /dashboard.
-  // WEBHOOK_ALLOW_LOOPBACK: the webhook test's receiver listens on 127.0.0.1 over plain http (as in .dev.vars.example).
-  const extra = Object.entries(vars)
+  // As .dev.vars.example: mails kept in the local outbox, self-serve sign-up open, webhooks to 127.0.0.1 allowed
+  // (the webhook test's receiver listens there over plain http).
+  const extra = Object.entries({ DEV_MAILBOX: "true", SIGNUP: "open", WEBHOOK_ALLOW_LOOPBACK: "true", ...vars })
     .map(([k, v]) => `${k}=${v}\n`)
     .join("");
-  writeFileSync(envFile, `ADMIN_TOKEN=${ADMIN_TOKEN}\nJOB_ALARM_DELAY_MS=0\nWEBHOOK_ALLOW_LOOPBACK=true\n${extra}`);
+  writeFileSync(envFile, `ADMIN_TOKEN=${ADMIN_TOKEN}\nJOB_ALARM_DELAY_MS=0\n${extra}`);
   const persist = join(dir, "state");
   const migrate = await wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { capture: true });
   if (migrate.code !== 0) throw new Error(`migrations failed: ${migrate.stderr || migrate.stdout}`);

@@ -9,13 +9,22 @@ export interface HomeSite {
   targetLanguages: { code: string }[];
 }
 
-export function HomePage(props: { viewer: Viewer; memberships: Membership[]; sites: HomeSite[]; notice?: string | null }) {
+export function HomePage(props: { viewer: Viewer; memberships: Membership[]; sites: HomeSite[]; notice?: string | null; signUpOpen?: boolean }) {
   return (
     <Layout title="Your sites" viewer={props.viewer} notice={props.notice}>
       <h1>Your sites</h1>
       {props.memberships.length === 0 ? (
         <Empty title="You are not a member of any organization yet.">
-          <p>Ask an owner or admin of your organization for an invitation link.</p>
+          {props.signUpOpen ? (
+            <p>
+              <a class="button" href="/dashboard/organizations/new">
+                Create your organization
+              </a>{" "}
+              or ask an owner of an existing one to invite you.
+            </p>
+          ) : (
+            <p>Ask an owner or admin of your organization for an invitation link.</p>
+          )}
         </Empty>
       ) : null}
       {props.memberships.map((m) => {
@@ -30,6 +39,7 @@ export function HomePage(props: { viewer: Viewer; memberships: Membership[]; sit
               <a href={`/dashboard/organizations/${m.organizationId}/usage`}>Usage</a>
               <a href={`/dashboard/organizations/${m.organizationId}/members`}>Members</a>
               {m.role === "owner" ? <a href={`/dashboard/organizations/${m.organizationId}/audit`}>Audit log</a> : null}
+              {m.role === "owner" ? <a href={`/dashboard/organizations/${m.organizationId}/sites/new`}>Add a site</a> : null}
             </p>
             {sites.length ? (
               <table>
@@ -55,7 +65,13 @@ export function HomePage(props: { viewer: Viewer; memberships: Membership[]; sit
               </table>
             ) : (
               <Empty title="No sites yet.">
-                <p>Sites are set up by the operator of this service; ask them to add yours.</p>
+                {m.role === "owner" ? (
+                  <p>
+                    <a href={`/dashboard/organizations/${m.organizationId}/sites/new`}>Add your first site</a>
+                  </p>
+                ) : (
+                  <p>Sites are set up by the operator of this service; ask them to add yours.</p>
+                )}
               </Empty>
             )}
           </section>

@@ -9,9 +9,9 @@ export function MembersPage(p: {
   nav: OrgNav;
   viewer: Viewer & { userId: number };
   members: { userId: number; email: string; role: string; since: string }[];
-  invitations: { id: number; email: string; role: string; createdAt: string; expiresAt: string }[];
+  invitations: { id: number; email: string; role: string; createdAt: string; expiresAt: string; mailedAt: string | null; mailStatus: string | null }[];
   invitable: Role[];
-  created?: { email: string; role: string; url: string } | null;
+  requireTwoFactor: boolean;
   notice?: string | null;
   error?: string | null;
 }) {
@@ -26,17 +26,9 @@ export function MembersPage(p: {
         <strong>Editors</strong> work on sites, jobs and the review queue. <strong>Admins</strong> also change settings, API keys and the glossary, and invite editors and admins.{" "}
         <strong>Owners</strong> also invite owners, remove members, read the audit log and delete sites.
       </p>
-      {p.created ? (
-        <Card id="new-invite" class="created" title={`Invitation for ${p.created.email}`}>
-          <p>
-            <strong>Copy this link and send it to them yourself: it is shown only once</strong> and works once, for 7 days.
-          </p>
-          <label for="invite-url">Invitation link</label>
-          <input id="invite-url" class="mono" readonly value={p.created.url} />
-        </Card>
-      ) : null}
       {p.invitable.length ? (
         <Card id="invite" title="Invite someone">
+          <p class="muted small">The invitation goes by mail to the address: only its owner can open it. It works once, for 7 days.</p>
           <form method="post" action={`${base}/invite`} class="filters">
             <div>
               <label for="email">Email</label>
@@ -53,7 +45,7 @@ export function MembersPage(p: {
               </select>
             </div>
             <div class="filter-actions">
-              <button type="submit">Create invitation link</button>
+              <button type="submit">Send invitation</button>
             </div>
           </form>
         </Card>
@@ -90,13 +82,17 @@ export function MembersPage(p: {
       </Card>
       <Card id="pending" title="Open invitations">
         <DataTable
-          columns={["Email", "Role", "Expires"]}
+          columns={["Email", "Role", "Mail", "Expires"]}
           actions
           rows={p.invitations}
           row={(i) => (
             <tr>
               <td>{i.email}</td>
               <td>{i.role}</td>
+              <td>
+                {i.mailStatus === "retrying" ? "Sending failed; tried again within 15 minutes" : i.mailedAt ? "Sent " : "Not sent"}
+                {i.mailStatus !== "retrying" && i.mailedAt ? <Time at={i.mailedAt} /> : null}
+              </td>
               <td>
                 <Time at={i.expiresAt} />
               </td>
@@ -106,12 +102,32 @@ export function MembersPage(p: {
                     Withdraw
                   </PostButton>
                 ) : null}
+                {p.invitable.includes(i.role as Role) ? (
+                  <PostButton action={`${base}/invitations/${i.id}/resend`} kind="secondary" label={`Send the invitation for ${i.email} again`}>
+                    Resend
+                  </PostButton>
+                ) : null}
               </td>
             </tr>
           )}
           empty={<Empty title="No open invitations." />}
         />
       </Card>
+      {owner ? (
+        <Card id="security" title="Two-factor sign-in">
+          <p>
+            {p.requireTwoFactor
+              ? "Required: every member signs in with a code from an authenticator app. Members without it are led to set it up before anything else."
+              : "Not required: members choose for themselves."}
+          </p>
+          <form method="post" action={`/dashboard/organizations/${p.nav.organizationId}/two-factor`}>
+            <input type="hidden" name="required" value={p.requireTwoFactor ? "0" : "1"} />
+            <button type="submit" class={p.requireTwoFactor ? "secondary" : undefined}>
+              {p.requireTwoFactor ? "Stop requiring two-factor sign-in" : "Require two-factor sign-in for every member"}
+            </button>
+          </form>
+        </Card>
+      ) : null}
       {owner ? (
         <ConfirmDelete what="organization" name={p.nav.organization} action={`/dashboard/organizations/${p.nav.organizationId}/erase`}>
           Erases every site of {p.nav.organization} with its content, translations, keys and glossary, and removes its members and invitations. Usage records stay for billing.

@@ -1,6 +1,6 @@
 import { Layout } from "./layout";
 
-export function SignInPage(props: { email?: string; error?: string | null; notice?: string | null; next?: string }) {
+export function SignInPage(props: { email?: string; error?: string | null; notice?: string | null; next?: string; signUp?: boolean }) {
   return (
     <Layout title="Sign in" error={props.error} notice={props.notice}>
       <section class="narrow card">
@@ -14,7 +14,16 @@ export function SignInPage(props: { email?: string; error?: string | null; notic
           <input id="password" name="password" type="password" autocomplete="current-password" required />
           <button type="submit">Sign in</button>
         </form>
-        <p class="muted small">No account yet? You join through an invitation link from an owner or admin of your organization.</p>
+        <p>
+          <a href="/dashboard/forgot">Forgot your password?</a>
+        </p>
+        {props.signUp ? (
+          <p>
+            No account yet? <a href="/dashboard/sign-up">Sign up</a>
+          </p>
+        ) : (
+          <p class="muted small">No account yet? You join through an invitation link from an owner or admin of your organization.</p>
+        )}
       </section>
     </Layout>
   );

@@ -1,0 +1,53 @@
+/**
+ * Forgotten passwords: /dashboard/forgot asks for the address and answers the same page
+ * whether or not it has an account (the look-up and the mail run after the answer);
+ * /dashboard/reset/{token} sets the new password once, within the hour, and signs out
+ * every session. Limited like sign-in: per client address and per address asked for.
+ */
+import { Hono } from "hono";
+import { ApiError } from "../errors";
+import { dashboardBase } from "../links";
+import { LINK_WORDS, requestPasswordReset, resetLinkState, resetPassword } from "../ops/accounts";
+import type { DashApp } from "./auth";
+import { clientIp, limited } from "./auth";
+import { form, str } from "./form";
+import { ForgotPage, ForgotSentPage, LinkGonePage, ResetPage } from "./pages/accounts";
+import { TooManyAttemptsPage } from "./pages/sign-in";
+import { afterAnswer, render } from "./respond";
+
+export const passwordReset = new Hono<DashApp>();
+const again = { href: "/dashboard/forgot", label: "Ask for a new link" };
+
+passwordReset.get("/forgot", (c) => render(c, <ForgotPage />));
+
+passwordReset.post("/forgot", async (c) => {
+  const email = str(await form(c), "email")
+    .trim()
+    .slice(0, 254);
+  if (!email) return render(c, <ForgotPage error="email: enter the address you sign in with." />, 422);
+  const retry = await limited(c, [`ip:${clientIp(c)}`, `reset:${email.toLowerCase()}`]);
+  if (retry !== null) {
+    c.header("Retry-After", String(retry));
+    return render(c, <TooManyAttemptsPage retryAfter={retry} />, 429);
+  }
+  await afterAnswer(c, requestPasswordReset(c.env, email, dashboardBase(c)));
+  return render(c, <ForgotSentPage />);
+});
+
+passwordReset.get("/reset/:token", async (c) => {
+  const state = await resetLinkState(c.env, c.req.param("token"));
+  if (state !== "open") return render(c, <LinkGonePage detail={LINK_WORDS[state]} again={again} />, 410);
+  return render(c, <ResetPage token={c.req.param("token")} />);
+});
+
+passwordReset.post("/reset/:token", async (c) => {
+  const token = c.req.param("token");
+  try {
+    await resetPassword(c.env, token, str(await form(c), "new_password"));
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    if (err.status === 422) return render(c, <ResetPage token={token} error={err.detail} />, 422);
+    return render(c, <LinkGonePage detail={err.detail} again={again} />, 410);
+  }
+  return c.redirect("/dashboard?done=password-reset", 303);
+});

@@ -1,0 +1,62 @@
+/** Every mail the service sends, as plain sentences (message.ts makes the text and HTML parts). */
+import { compose, type Mail } from "./message";
+
+export const invitationMail = (to: string, p: { organization: string; role: string; link: string; expiresAt: string }): Mail =>
+  compose("invitation", to, `You are invited to ${p.organization} on Transync`, [
+    `You are invited to join ${p.organization} on Transync as ${p.role === "admin" ? "an admin" : `an ${p.role}`}.`,
+    { link: p.link, label: "Accept the invitation" },
+    `The link works once and until ${p.expiresAt.slice(0, 16).replace("T", " ")} UTC. If you did not expect this mail, ignore it: nothing happens without you.`,
+  ]);
+
+export const verifyMail = (to: string, p: { link: string }): Mail =>
+  compose("verify", to, "Confirm your email address for Transync", [
+    "Welcome to Transync. Confirm that this address is yours to finish signing up.",
+    { link: p.link, label: "Confirm my address" },
+    "The link works once, for 24 hours. If you did not sign up, ignore this mail: the account stays unusable without it.",
+  ]);
+
+export const alreadyRegisteredMail = (to: string, p: { signIn: string; forgot: string }): Mail =>
+  compose("already_registered", to, "You already have a Transync account", [
+    "Someone (probably you) tried to sign up to Transync with this address, but it already has an account. No new account was made.",
+    { link: p.signIn, label: "Sign in" },
+    { link: p.forgot, label: "Forgot your password? Choose a new one" },
+    "If this was not you, ignore this mail: your account is unchanged.",
+  ]);
+
+export const resetMail = (to: string, p: { link: string }): Mail =>
+  compose("reset", to, "Choose a new Transync password", [
+    "Someone (probably you) asked to reset the password of the Transync account with this address.",
+    { link: p.link, label: "Choose a new password" },
+    "The link works once, for 1 hour. Choosing a new password signs you out everywhere else. If you did not ask, ignore this mail: your password stays as it is.",
+  ]);
+
+export const twoFactorMail = (to: string, p: { on: boolean; account: string }): Mail =>
+  compose("two_factor", to, p.on ? "Two-factor sign-in is now on for your Transync account" : "Two-factor sign-in was turned off for your Transync account", [
+    p.on
+      ? "Two-factor sign-in was turned on: from now on, signing in asks for a code from your authenticator app after your password. Keep your recovery codes somewhere safe."
+      : "Two-factor sign-in was turned off: signing in now asks only for your password.",
+    { link: p.account, label: "Review your account" },
+    "If this was not you, change your password at once and contact your organization's owner.",
+  ]);
+
+export const jobFinishedMail = (to: string, p: { site: string; jobId: number; status: string; done: number; total: number; held: number; link: string }): Mail =>
+  compose("job_finished", to, `Job #${p.jobId} on ${p.site} ${p.status === "succeeded" ? "finished" : p.status}`, [
+    `The job #${p.jobId} you started on ${p.site} ${p.status === "succeeded" ? "finished" : `ended: ${p.status}`}. ${p.done} of ${p.total} segments were translated${p.held ? `, ${p.held} of them held back for review` : ""}.`,
+    { link: p.link, label: "Open the site" },
+    "You get this mail because you started the job in the dashboard. Turn these mails off on your account page.",
+  ]);
+
+export const digestMail = (to: string, p: { sites: { name: string; count: number; link: string }[]; account: string }): Mail =>
+  compose("review_digest", to, `Translations wait for review on ${p.sites.length === 1 ? p.sites[0].name : `${p.sites.length} sites`}`, [
+    "These translations were held back by quality checks and wait for a decision in the review queue:",
+    ...p.sites.map((s) => ({ link: s.link, label: `${s.name}: ${s.count} waiting` })),
+    `You get this daily digest as a member of these sites. Turn it off on your account page: ${p.account}`,
+  ]);
+
+export const usageMail = (to: string, p: { organization: string; percent: 80 | 100; used: number; included: number; month: string; link: string }): Mail =>
+  compose("usage", to, `${p.organization} has used ${p.percent} % of this month's included volume`, [
+    `${p.organization} has translated ${p.used.toLocaleString("en-US")} characters in ${p.month}, ${p.percent} % of the ${p.included.toLocaleString("en-US")} its plan includes.` +
+      (p.percent === 100 ? " Characters beyond it are billed as overage after the month." : ""),
+    { link: p.link, label: "See the usage" },
+    "You get this mail as an owner of the organization, once a month for each threshold. Turn it off on your account page.",
+  ]);

@@ -1,0 +1,156 @@
+/**
+ * Two-factor sign-in (DESIGN.md "Accounts and email"): set-up confirmed by a first code, ten
+ * recovery codes shown once and stored hashed, the second step of sign-in, turning it off
+ * with a current code, and owners requiring it for their organization.
+ */
+import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens";
+import { auditStatement } from "../control/audit";
+import { controlDb } from "../control/db";
+import { memberships, organizations, recoveryCodes, users } from "../control/schema";
+import { acceptCode, looksLikeRecoveryCode, newRecoveryCodes, newTotpSecret, recoveryHash } from "../control/totp";
+import { ApiError } from "../errors";
+import { sendMail } from "../mail/send";
+import { twoFactorMail } from "../mail/templates";
+
+export const WRONG_CODE = "code: that code is not right. Enter the 6 digits your authenticator app shows now, or one of your recovery codes.";
+
+/** Starts a set-up: a new secret kept with a set-up token (30 minutes) until a first code confirms it. */
+export async function beginTwoFactor(env: Env, userId: number, now = new Date()) {
+  const secret = newTotpSecret();
+  const setup = await issueToken(controlDb(env.DB), "totp_setup", userId, now, secret);
+  return { setup, secret };
+}
+
+/** The secret of a pending set-up of this person, or null (expired, used, someone else's). */
+export async function pendingSecret(env: Env, userId: number, setup: string, now = new Date()) {
+  const t = await peekToken(controlDb(env.DB), "totp_setup", setup, now);
+  return t.state === "open" && t.userId === userId ? t.data : null;
+}
+
+/** Confirms a set-up with a first code: two-factor is on and the ten recovery codes (answered once) replace any earlier ones. */
+export async function confirmTwoFactor(env: Env, user: { userId: number; email: string }, setup: string, code: string, base: string, now = new Date()) {
+  const db = controlDb(env.DB);
+  const secret = await pendingSecret(env, user.userId, setup, now);
+  if (!secret) throw new ApiError(410, "This set-up has expired (30 minutes). Start again: a new QR code is shown.");
+  const step = acceptCode(secret, code, null, now.getTime());
+  if (step === null) throw new ApiError(422, "code: that code is not right. Enter the 6 digits your authenticator app shows for Transync now.");
+  const claimed = await claimToken(db, "totp_setup", setup, now);
+  if (claimed.state !== "open") throw new ApiError(410, "This set-up was confirmed already.");
+  const codes = newRecoveryCodes();
+  const hashes = await Promise.all(codes.map(recoveryHash));
+  await db.batch([
+    db.update(users).set({ totpSecret: secret, totpLastStep: step }).where(eq(users.id, user.userId)),
+    db.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.userId)),
+    db.insert(recoveryCodes).values(hashes.map((codeHash) => ({ userId: user.userId, codeHash }))),
+    closeTokensStatement(db, user.userId, "totp_setup", now),
+    auditStatement(db, { organizationId: null, actor: `user:${user.userId}`, action: "user.two_factor_on", target: `user:${user.userId}` }, now),
+  ]);
+  await sendMail(env, twoFactorMail(user.email, { on: true, account: `${base}/account` }), now);
+  return codes;
+}
+
+/**
+ * Checks a second factor: a current TOTP code (each accepted once: the step is recorded in a
+ * conditional update) or an unused recovery code (used up here). Answers how it passed, or null.
+ */
+export async function checkSecondFactor(env: Env, userId: number, code: string, now = new Date()): Promise<"totp" | "recovery" | null> {
+  const db = controlDb(env.DB);
+  const user = await db.select({ secret: users.totpSecret, last: users.totpLastStep }).from(users).where(eq(users.id, userId)).get();
+  if (!user?.secret) return null;
+  const step = acceptCode(user.secret, code, user.last, now.getTime());
+  if (step !== null) {
+    const moved = await db
+      .update(users)
+      .set({ totpLastStep: step })
+      .where(and(eq(users.id, userId), or(isNull(users.totpLastStep), lt(users.totpLastStep, step))))
+      .returning({ id: users.id });
+    return moved.length ? "totp" : null;
+  }
+  if (!looksLikeRecoveryCode(code)) return null;
+  const used = await db
+    .update(recoveryCodes)
+    .set({ usedAt: now.toISOString() })
+    .where(and(eq(recoveryCodes.userId, userId), eq(recoveryCodes.codeHash, await recoveryHash(code)), isNull(recoveryCodes.usedAt)))
+    .returning({ h: recoveryCodes.codeHash });
+  if (!used.length) return null;
+  await db.batch([auditStatement(db, { organizationId: null, actor: `user:${userId}`, action: "user.recovery_code_used", target: `user:${userId}` }, now)]);
+  return "recovery";
+}
+
+export async function recoveryCodesLeft(env: Env, userId: number) {
+  const rows = await controlDb(env.DB)
+    .select({ h: recoveryCodes.codeHash })
+    .from(recoveryCodes)
+    .where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)));
+  return rows.length;
+}
+
+/** Organizations of the person that require two-factor (names), to refuse turning it off while any does. */
+async function requiringOrganizations(env: Env, userId: number) {
+  const rows = await controlDb(env.DB)
+    .select({ name: organizations.name })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+    .where(and(eq(memberships.userId, userId), eq(organizations.requireTwoFactor, true)));
+  return rows.map((r) => r.name);
+}
+
+/** Turns two-factor off; needs a current code from the app (not a recovery code), and no organization of theirs requiring it. */
+export async function disableTwoFactor(env: Env, user: { userId: number; email: string }, code: string, base: string, now = new Date()) {
+  const db = controlDb(env.DB);
+  const row = await db.select({ secret: users.totpSecret, last: users.totpLastStep }).from(users).where(eq(users.id, user.userId)).get();
+  if (!row?.secret) throw new ApiError(409, "Two-factor sign-in is not on.");
+  const requiring = await requiringOrganizations(env, user.userId);
+  if (requiring.length) throw new ApiError(409, `${requiring.join(", ")} requires two-factor sign-in of its members, so it cannot be turned off.`);
+  // A signed-in person proving they hold the app: a code of the current window, even one used to sign in.
+  if (acceptCode(row.secret, code, null, now.getTime()) === null) throw new ApiError(422, "code: that code is not right. Enter the 6 digits your authenticator app shows now.");
+  await db.batch([
+    db.update(users).set({ totpSecret: null, totpLastStep: null }).where(eq(users.id, user.userId)),
+    db.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.userId)),
+    auditStatement(db, { organizationId: null, actor: `user:${user.userId}`, action: "user.two_factor_off", target: `user:${user.userId}` }, now),
+  ]);
+  await sendMail(env, twoFactorMail(user.email, { on: false, account: `${base}/account` }), now);
+}
+
+/** Owners require (or stop requiring) two-factor of every member; members without it are led to set it up first. */
+export async function setTwoFactorRequirement(env: Env, organizationId: number, required: boolean, actor: string) {
+  const db = controlDb(env.DB);
+  await db.batch([
+    db.update(organizations).set({ requireTwoFactor: required }).where(eq(organizations.id, organizationId)),
+    auditStatement(db, {
+      organizationId,
+      actor,
+      action: required ? "organization.require_two_factor" : "organization.allow_without_two_factor",
+      target: `organization:${organizationId}`,
+    }),
+  ]);
+}
+
+export async function organizationRequiresTwoFactor(env: Env, organizationId: number) {
+  const row = await controlDb(env.DB).select({ r: organizations.requireTwoFactor }).from(organizations).where(eq(organizations.id, organizationId)).get();
+  return !!row?.r;
+}
+
+// ------------------------------------------------------------------ the sign-in step
+
+/** After a correct password of a person with two-factor: a 10-minute step token (a cookie) that only a code completes. */
+export async function beginSecondStep(env: Env, userId: number, next: string, now = new Date()) {
+  return issueToken(controlDb(env.DB), "mfa", userId, now, next);
+}
+
+export async function secondStepOf(env: Env, token: string, now = new Date()) {
+  const t = await peekToken(controlDb(env.DB), "mfa", token, now);
+  return t.state === "open" ? { userId: t.userId, next: t.data ?? "" } : null;
+}
+
+/** Completes the step with a code; answers the person and where they were going, or throws 422. */
+export async function completeSecondStep(env: Env, token: string, code: string, now = new Date()) {
+  const step = await secondStepOf(env, token, now);
+  if (!step) throw new ApiError(410, "The sign-in took too long (10 minutes). Sign in again.");
+  const how = await checkSecondFactor(env, step.userId, code, now);
+  if (!how) throw new ApiError(422, WRONG_CODE);
+  const claimed = await claimToken(controlDb(env.DB), "mfa", token, now);
+  if (claimed.state !== "open") throw new ApiError(410, "The sign-in took too long (10 minutes). Sign in again.");
+  return { userId: step.userId, next: step.next, how };
+}
