@@ -10,7 +10,7 @@
  * committed work. Commits run one at a time; outcomes that finish while one is being written
  * are coalesced into the next, so a fast engine does not pay a D1 round trip per batch.
  */
-import { recordUsage } from "../billing/billing";
+import { recordUsage, removeUncommittedUsage } from "../billing/billing";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
 import type { Format } from "../limits";
@@ -110,6 +110,15 @@ export interface CommitDeps {
   settings: SiteSettings;
 }
 
+/**
+ * Items one commit stores at most when it gathers outcomes that queued up while the previous
+ * one was written (its first outcome always goes, whatever its size): the transaction is one
+ * step of CPU that no request can interrupt, about 10 µs an item.
+ */
+export const COMMIT_ITEMS = 2_000;
+
+const itemsOf = (o: Outcome) => o.produced.length + o.skipped.length + o.failed.reduce((n, f) => n + f.items.length, 0);
+
 /** Serializes a job's commits within one invocation and coalesces the outcomes that queue up. */
 export class Committer {
   private queue: { outcome: Outcome; resolve: () => void; reject: (err: unknown) => void }[] = [];
@@ -126,6 +135,8 @@ export class Committer {
   constructor(
     private readonly deps: CommitDeps,
     private readonly jobId: number,
+    /** Counts work done (item-steps) and lets waiting requests in between steps (Invocation.step). */
+    private readonly step: (items: number) => Promise<void> = async () => {},
   ) {}
 
   commit(outcome: Outcome): Promise<void> {
@@ -140,7 +151,11 @@ export class Committer {
     this.draining = true;
     try {
       while (this.queue.length) {
-        const group = this.queue.splice(0);
+        // Gathered up to COMMIT_ITEMS, so one transaction stays a short step.
+        let take = 1;
+        for (let items = itemsOf(this.queue[0].outcome); take < this.queue.length && items + itemsOf(this.queue[take].outcome) <= COMMIT_ITEMS; take++)
+          items += itemsOf(this.queue[take].outcome);
+        const group = this.queue.splice(0, take);
         if (this.failure) {
           for (const g of group) g.reject(this.failure.error);
           continue;
@@ -160,14 +175,21 @@ export class Committer {
 
   private async write(outcomes: Outcome[]) {
     const { store, settings, env } = this.deps;
-    const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", this.jobId);
+    // A job cancelled meanwhile gets no further commit: its outcomes are dropped, unbilled.
+    const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ? AND status = 'running'", this.jobId);
     if (!current) return;
     const n = current.slices + 1;
     const billed = outcomes.reduce((sum, o) => sum + o.billed, 0);
     // Meter first: if the object dies before the commit, the attempt that commits n later replaces this row.
-    await infra("metering a job's progress", () => recordUsage(controlDb(env.DB), settings, this.jobId, n, billed, store.clock()));
-    persist(store, settings, this.jobId, n, outcomes);
+    const db = controlDb(env.DB);
+    await infra("metering a job's progress", () => recordUsage(db, settings, this.jobId, n, billed, store.clock()));
+    if (persist(store, settings, this.jobId, n, outcomes) === "not running") {
+      // Cancelled while the ledger row was written: the row goes again, so the job bills only what it stored.
+      await infra("removing the ledger row of a cancelled job's commit", () => removeUncommittedUsage(db, settings.id, this.jobId, n - 1));
+      return;
+    }
     this.commits++;
+    await this.step(outcomes.reduce((sum, o) => sum + itemsOf(o), 0));
   }
 }
 
@@ -178,12 +200,16 @@ export class Committer {
  */
 const RESULTS_JSON = 400_000;
 
-/** Writes the outcomes as commit number `n` of the job, in one transaction. */
-export function persist(store: Store, settings: SiteSettings, jobId: number, n: number, outcomes: Outcome[]) {
+/**
+ * Writes the outcomes as commit number `n` of the job, in one transaction. Writes nothing for
+ * a job that is no longer running (cancelled while the commit's ledger row was written).
+ */
+export function persist(store: Store, settings: SiteSettings, jobId: number, n: number, outcomes: Outcome[]): "stored" | "not running" | "already committed" {
   const now = store.now();
-  store.tx(() => {
-    const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", jobId);
-    if (!current || current.slices !== n - 1) return; // another invocation already committed n
+  return store.tx(() => {
+    const current = store.one<{ slices: number; status: string }>("SELECT slices, status FROM jobs WHERE id = ?", jobId);
+    if (!current || current.status !== "running") return "not running";
+    if (current.slices !== n - 1) return "already committed"; // another invocation already committed n
     const counters = { done: 0, failed: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0, billed: 0 };
     const errors: JobError[] = [];
     const units = new Set<number>();
@@ -334,5 +360,6 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
     );
     if (recount) refreshUnits(store, siteTargets(settings), units);
     else moveStates(store, changes);
+    return "stored";
   });
 }
