@@ -207,3 +207,63 @@ describe("a push that lands between a slice's load and its commit, with a zero-l
     expect(fast).toEqual(slow);
   });
 });
+
+describe("cancel wins", () => {
+  it("cancelling a running zero-latency job is answered while it works; no engine request or commit follows, and it bills exactly what it stored", async () => {
+    const { site, c } = await siteWithUnit(["de", "fr"], 3_000, "Cancelled entry");
+    const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
+    const { engine, stats } = zeroLatencyEngine();
+    const running = runInObject(site.siteId, engine);
+    let seen: any;
+    for (let i = 0; i < 5_000; i++) {
+      seen = (await c.get(`/v1/jobs/${jobId}`)).body;
+      if (seen.status === "running" && seen.done_segments > 0) break;
+    }
+    const cancelled = await c.post(`/v1/jobs/${jobId}/cancel`);
+    const callsAtCancel = stats.calls;
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe("cancelled");
+    expect(cancelled.body.done_segments).toBeLessThan(6_000);
+    await running;
+
+    expect(stats.calls).toBe(callsAtCancel);
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job).toMatchObject({ status: "cancelled", done_segments: cancelled.body.done_segments, characters: cancelled.body.characters });
+    expect(await allResults(c)).toHaveLength(job.done_segments);
+    expect((await ledger(site.siteId)).sum).toBe(job.characters);
+    const left = await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => o.store.one<{ n: number }>("SELECT count(*) AS n FROM job_items")!.n);
+    expect(left).toBe(0);
+    const reserved = await env.DB.prepare("SELECT count(*) AS n FROM reservations WHERE site_id = ?").bind(site.siteId).first<{ n: number }>();
+    expect(reserved?.n).toBe(0);
+    const counts = await countsAndRecount(site.siteId);
+    expect(counts.maintained).toEqual(counts.recount);
+  });
+
+  it("a queued job is cancelled while another job works; the running one goes on to the end", async () => {
+    const { site, c, segments } = await siteWithUnit(["de", "fr"], 3_000, "Queued entry");
+    const first = (await c.post("/v1/jobs", { confirm: true, languages: ["de"] })).body.id as number;
+    const second = (await c.post("/v1/jobs", { confirm: true, languages: ["fr"] })).body.id as number;
+    const { engine } = zeroLatencyEngine();
+    const turns = { count: 0 };
+    const running = runInObject(site.siteId, engine, { turns });
+    let seen: any;
+    for (let i = 0; i < 5_000; i++) {
+      seen = (await c.get(`/v1/jobs/${first}`)).body;
+      if (seen.status === "running" && seen.done_segments > 0) break;
+    }
+    const cancelled = await c.post(`/v1/jobs/${second}/cancel`);
+    const answeredAt = turns.count;
+    expect(cancelled.body).toMatchObject({ status: "cancelled", done_segments: 0 });
+    expect(await running).toBe(false);
+    // The first job turned again after the answer: it was still at work.
+    expect(answeredAt).toBeLessThan(turns.count);
+
+    const one = (await c.get(`/v1/jobs/${first}`)).body;
+    const two = (await c.get(`/v1/jobs/${second}`)).body;
+    expect(one).toMatchObject({ status: "succeeded", done_segments: 3_000, characters: sumCharacters(segments.map((s) => s.text)) });
+    expect(two).toMatchObject({ status: "cancelled", done_segments: 0, characters: 0, started_at: null });
+    expect((await ledger(site.siteId)).sum).toBe(one.characters);
+    const reserved = await env.DB.prepare("SELECT count(*) AS n FROM reservations WHERE site_id = ?").bind(site.siteId).first<{ n: number }>();
+    expect(reserved?.n).toBe(0);
+  });
+});
