@@ -42,18 +42,22 @@ export const SUBREQUEST_BUDGET = 2_000;
 const COMMIT_BUDGET = 400;
 /**
  * Items (segment × language) one transaction fixes when a started job's scope is fixed: a
- * step of about 10–20 ms, so requests are answered between chunks even on a site of a
- * million segments (whose scope is fixed across several invocations).
+ * step of a few ms, so requests are answered between chunks even on a site of a million
+ * segments (whose scope is fixed across several invocations).
  */
-export const SCOPE_ITEMS = 5_000;
+export const SCOPE_ITEMS = 2_000;
 
 /**
  * Work between two turns of the event loop, in item-steps: one item loaded, checked by QA or
- * stored is one. An item-step costs about 10 µs of CPU (bench d: about 30 µs an item all the
- * way through), so a step of this size is about 10–15 ms, far inside the ~50 ms a waiting
- * request should wait at most.
+ * stored is one. An item-step costs about 10–30 µs of CPU (bench d: about 33 µs an item all
+ * the way through, three item-steps), so a step is a few ms. A request that arrives waits for
+ * the step under way in each of the job's chains of work (its languages, its commits), and
+ * never for more than one of each; the longest steps are a slice's load (up to 1,000 items,
+ * one query) and a commit (COMMIT_ITEMS in commit.ts). Shorter steps would cost more than they
+ * give: a turn costs about 1 ms when the step before it took less than that (workerd's timers
+ * move in whole ms), nothing once it takes more.
  */
-export const STEP_WORK = 1_000;
+export const STEP_WORK = 100;
 
 /** Lets waiting requests (and I/O) in: the next turn of the event loop. */
 export const nextTurn = (): Promise<void> => scheduler.wait(0);
