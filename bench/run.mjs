@@ -7,10 +7,12 @@
  *   npm run bench -- a c       only scenarios a and c (b runs with a)
  *   BENCH_RUNS=9 npm run bench more runs for the slow scenarios (default 5; fast reads take 4×)
  *   BENCH_JOB_CAP_S=0 npm run bench -- d   let scenario d's job run to the end (default cap 40 s)
+ *   npm run bench -- h         answering while a 100,000-item job works (probes' p50/p99 against idle)
  */
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { startRuntime } from "./runtime.mjs";
+import { answeringScenario } from "./scenarios/answering.mjs";
 import { jobScenario } from "./scenarios/job.mjs";
 import { largeScenario } from "./scenarios/large.mjs";
 import { latencyScenario } from "./scenarios/latency.mjs";
@@ -43,6 +45,7 @@ try {
   if (want("e")) show(await resultsScenario(rt, { runs: runs * 4 }));
   if (want("f")) show(await latencyScenario(rt));
   if (want("g")) show(await largeScenario(rt));
+  if (want("h")) show(await answeringScenario(rt, { runs }));
 } finally {
   await rt.dispose();
 }
