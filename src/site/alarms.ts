@@ -37,13 +37,16 @@ export class AlarmScheduler {
    * need. With `onlyEarlier`, a registration already due sooner stays as it is.
    */
   async schedule(need: Need, at: number, { onlyEarlier = false } = {}): Promise<void> {
+    // A registration that changes nothing writes nothing (a job polled while it runs, say), so a run's own answer stands.
     this.store.run(
       `INSERT INTO alarms (need, due_at, version) VALUES (?1, ?2, 1)
-       ON CONFLICT (need) DO UPDATE SET due_at = CASE WHEN ?3 THEN min(due_at, excluded.due_at) ELSE excluded.due_at END, version = version + 1`,
+       ON CONFLICT (need) DO UPDATE SET due_at = excluded.due_at, version = alarms.version + 1
+       WHERE NOT ?3 OR excluded.due_at < alarms.due_at`,
       need,
       Math.round(at),
       onlyEarlier ? 1 : 0,
     );
+    // Also repairs an alarm that went missing.
     await this.arm();
   }
 

@@ -52,6 +52,17 @@ describe("one alarm scheduler", () => {
       expect(o.alarms.dueAt("jobs")).toBe(t0 + 1.5 * HOUR);
       expect(await state.storage.getAlarm()).toBe(t0 + 1.5 * HOUR);
 
+      // A registration that changes nothing while the need runs (a job polled meanwhile) leaves the run's answer standing.
+      await o.alarms.schedule("jobs", t0 + HOUR);
+      await o.alarms.fire({
+        jobs: async () => {
+          await o.alarms.schedule("jobs", t0 + 5 * HOUR, { onlyEarlier: true });
+          return t0 + 2 * HOUR;
+        },
+        retention: record("retention", null),
+      });
+      expect(o.alarms.dueAt("jobs")).toBe(t0 + 2 * HOUR);
+
       // A handler that throws is tried again later, not lost.
       await o.alarms.fire({
         jobs: async () => {
