@@ -2,7 +2,7 @@
  * h. Answering while a job works: a delta job over 50,000 segments × 2 languages (100,000
  *    items) runs in the site object with the real runJobs and a zero-latency engine, while a
  *    second client calls GET /v1/status, PUT /v1/units (one unit of 5 segments, one text
- *    changed each time) and GET /v1/results?limit=100 one after another, a call every 50 ms
+ *    changed each time) and GET /v1/results?limit=100 one after another, a call every 100 ms
  *    (BENCH_H_INTERVAL_MS; 0 calls back to back, which takes a good part of the object's CPU
  *    from the job: every call runs in the same process and thread as the job here). The same calls on the idle object (the same site once the job is done) are the
  *    baseline. The job is also run on a twin site without the probes: the probes may slow it
@@ -21,8 +21,8 @@ const UNITS = 1_000;
 const SEGMENTS_PER_UNIT = 50;
 const ITEMS = UNITS * SEGMENTS_PER_UNIT * LANGUAGES.length;
 const P99_GOAL_MS = 300;
-/** The second client's pace: a call every 50 ms (20 a second); BENCH_H_INTERVAL_MS=0 calls back to back. */
-const INTERVAL_MS = Number(process.env.BENCH_H_INTERVAL_MS ?? 50);
+/** The second client's pace: a call every 100 ms (10 a second, each endpoint 3 times a second); BENCH_H_INTERVAL_MS=0 calls back to back. */
+const INTERVAL_MS = Number(process.env.BENCH_H_INTERVAL_MS ?? 100);
 
 /**
  * A site seeded in bulk (every segment missing), the probes' unit pushed (so the probe's
