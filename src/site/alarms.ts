@@ -101,14 +101,13 @@ export class AlarmScheduler {
    * that is sooner.
    */
   private settle(row: Row, next: number | null) {
-    this.store.tx(() => {
-      const now = this.store.one<{ version: number }>("SELECT version FROM alarms WHERE need = ?", row.need);
-      if (!now) {
-        if (next !== null) this.store.run("INSERT INTO alarms (need, due_at, version) VALUES (?, ?, 1)", row.need, Math.round(next));
-      } else if (now.version === row.version) {
-        if (next === null) this.store.run("DELETE FROM alarms WHERE need = ? AND version = ?", row.need, row.version);
-        else this.store.run("UPDATE alarms SET due_at = ? WHERE need = ?", Math.round(next), row.need);
-      } else if (next !== null) this.store.run("UPDATE alarms SET due_at = min(due_at, ?) WHERE need = ?", Math.round(next), row.need);
-    });
+    // Synchronous, so nothing runs between the read and the write (no transaction needed).
+    const now = this.store.one<{ version: number }>("SELECT version FROM alarms WHERE need = ?", row.need);
+    if (!now) {
+      if (next !== null) this.store.run("INSERT INTO alarms (need, due_at, version) VALUES (?, ?, 1)", row.need, Math.round(next));
+    } else if (now.version === row.version) {
+      if (next === null) this.store.run("DELETE FROM alarms WHERE need = ? AND version = ?", row.need, row.version);
+      else this.store.run("UPDATE alarms SET due_at = ? WHERE need = ?", Math.round(next), row.need);
+    } else if (next !== null) this.store.run("UPDATE alarms SET due_at = min(due_at, ?) WHERE need = ?", Math.round(next), row.need);
   }
 }
