@@ -20,6 +20,7 @@ import { flushCounts, mergeCounts, rebuildCounts, type CountSink } from "./count
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, scopeOf, unsettledJobs, type ScopeEstimate } from "./jobs";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
+import { AlarmScheduler } from "./alarms";
 import { currentJob, runAlarm } from "./runner";
 import { capabilities, siteTargets } from "./settings";
 import { siteStatus, unitStatus, unitsWithWork, type Links } from "./status";
@@ -40,12 +41,15 @@ const ERASED_MARK = "erased_at";
 
 export class SiteObject extends DurableObject<Env> {
   readonly store: Store;
+  /** The object's one alarm, shared by its timed needs (jobs, retention). */
+  readonly alarms: AlarmScheduler;
   /** The site was erased (src/control/erasure.ts): its storage holds only this mark, and every call is refused. */
   private erased = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new Store(ctx.storage, now);
+    this.alarms = new AlarmScheduler(this.store, ctx.storage);
     ctx.blockConcurrencyWhile(async () => {
       this.erased = (await ctx.storage.get(ERASED_MARK)) !== undefined;
       if (!this.erased) await migrate(drizzle(ctx.storage), migrations);
@@ -296,13 +300,14 @@ export class SiteObject extends DurableObject<Env> {
     });
   }
 
-  /** Makes sure an alarm is set while a job is queued or running or a cancelled one is to be settled (also repairs a lost alarm). */
+  /**
+   * Makes sure the job need is due now while a job is queued or running or a cancelled one is
+   * to be settled (also repairs a lost alarm). Only ever brings it forward: a running job's
+   * next step is not pushed back.
+   */
   private async scheduleRun() {
     if (!currentJob(this.store) && !unsettledJobs(this.store).length) return;
-    // An alarm set for later (retention's, days ahead) does not count: the job needs one now.
-    const current = await this.ctx.storage.getAlarm();
-    const at = this.nextRunAt();
-    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+    await this.alarms.schedule("jobs", this.nextRunAt(), { onlyEarlier: true });
   }
 
   /** Jobs run as soon as possible; tests set JOB_ALARM_DELAY_MS to drive alarms themselves. */
@@ -324,43 +329,54 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   /**
-   * Runs the site's jobs (runner.ts decides what runs next), then one bounded step of retention.
-   * Faults never escape the runner: it answers a back-off delay instead, so an alarm stays set
-   * while a job has work and no job depends on a client request to continue.
+   * The one alarm (alarms.ts): runs the timed needs that are due. Jobs: the runner (runner.ts
+   * decides what runs next); faults never escape it, it answers a back-off delay instead, so
+   * the need stays due while a job has work and no job depends on a client request to continue.
+   * Retention: one bounded run.
    */
   override async alarm() {
     if (this.erased) return;
     const settings = this.store.getMeta<SiteSettings>("settings");
     if (!settings) return;
-    const delay = await runAlarm({ store: this.store, env: this.env, settings });
-    if (delay !== null) await this.ctx.storage.setAlarm(this.nextRunAt() + delay);
-    await this.retain();
+    await this.alarms.fire({
+      jobs: async () => {
+        const delay = await runAlarm({ store: this.store, env: this.env, settings });
+        // The job's commits superseded results: retention purges them in 30 days.
+        await this.scheduleRetention();
+        return delay === null ? null : this.nextRunAt() + delay;
+      },
+      retention: async () => this.retentionDue(this.retain()),
+    });
   }
 
   // ------------------------------------------------------------------ retention
 
-  /** One bounded run of retention (src/site/retention.ts), then the alarm for what is left. */
-  private async retain() {
+  /** One bounded run of retention (src/site/retention.ts). */
+  private retain(): RetentionRun {
     const run = runRetention(this.store);
     if (run.units || run.segments || run.results)
       console.log(JSON.stringify({ level: "info", message: "retention purged", site_id: this.store.getMeta<SiteSettings>("settings")?.id, ...run }));
-    await this.scheduleRetention(run);
+    return run;
   }
 
   /**
-   * Makes sure an alarm is set while retention has work: at once when a run stopped at its
-   * bound, otherwise when the next item expires. Only ever moves the alarm earlier, so the
-   * job runner's alarms are left as they are.
+   * When retention is next due: at once when a run stopped at its bound, otherwise when the
+   * next item expires (null: nothing waits). Never before a job's own next run in tests, which
+   * drive alarms themselves (JOB_ALARM_DELAY_MS).
    */
-  private async scheduleRetention(after?: RetentionRun) {
+  private retentionDue(after?: RetentionRun): number | null {
     const due = nextRetentionAt(this.store);
-    if (!after?.more && !due) return;
+    if (!after?.more && !due) return null;
     let delay = after?.more ? 0 : due!.getTime() - this.store.clock().getTime();
     // Due but not purged (a unit waiting for its job to finish): look again in an hour, not in a loop.
     if (!after?.more && delay <= 0 && after) delay = 3_600_000;
-    const at = Math.max(Date.now() + delay, this.nextRunAt());
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
+    return Math.max(Date.now() + delay, this.nextRunAt());
+  }
+
+  /** Registers retention's next time after something may have given it work (a deleted unit, a superseded result). */
+  private async scheduleRetention() {
+    const at = this.retentionDue();
+    if (at !== null) await this.alarms.schedule("retention", at, { onlyEarlier: true });
   }
 
   // ------------------------------------------------------------------ results
@@ -388,7 +404,10 @@ export class SiteObject extends DurableObject<Env> {
   async decideAttention(settings: SiteSettings, id: string, decision: AttentionDecision) {
     return this.call(settings, async (settings) => {
       if (decision.action === "fix") await this.ensureGlossary(settings);
-      return decideAttention(this.store, settings, id, decision);
+      const decided = decideAttention(this.store, settings, id, decision);
+      // A fix supersedes the held result: retention purges it in 30 days.
+      if (decision.action === "fix") await this.scheduleRetention();
+      return decided;
     });
   }
 }
