@@ -219,7 +219,7 @@ export class Committer {
     if (kept) await infra("metering a job's progress", () => restoreUsage(db, settings.id, this.jobId, n, kept.slices, kept.characters));
     // Cancelled while its ledger row was written: the outcomes are dropped (cancel wins), and the row, numbered above the
     // job's counter, goes when the runner settles the cancelled job (runner.ts, settleJob): it bills only what it stored.
-    if (!kept || kept.status !== "running") return;
+    if (kept?.status !== "running") return;
     // Still running: the outcomes are not landed (their items stay pending, to be redone).
     throw new CommitConflict(this.jobId, n);
   }
@@ -252,7 +252,7 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
   const now = store.now();
   return store.tx(() => {
     const current = store.one<{ slices: number; status: string }>("SELECT slices, status FROM jobs WHERE id = ?", jobId);
-    if (!current || current.status !== "running") return false; // cancelled (or ended) meanwhile: nothing more is stored
+    if (current?.status !== "running") return false; // cancelled (or ended) meanwhile: nothing more is stored
     if (current.slices !== n - 1) return false; // another attempt already committed n
     const counters = { done: 0, failed: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0, billed: 0 };
     const errors: JobError[] = [];

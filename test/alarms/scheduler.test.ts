@@ -17,7 +17,10 @@ describe("one alarm scheduler", () => {
     await runInDurableObject(stubOf("scheduler-two-needs"), async (o: SiteObject, state) => {
       const t0 = Date.now();
       const ran: Need[] = [];
-      const record = (need: Need, next: number | null) => async () => (ran.push(need), next);
+      const record = (need: Need, next: number | null) => async () => {
+        ran.push(need);
+        return next;
+      };
 
       await o.alarms.schedule("jobs", t0 + HOUR);
       await o.alarms.schedule("retention", t0 + 3 * HOUR);

@@ -190,7 +190,10 @@ describe("commits as short steps", () => {
       origin: "mt",
       limits: { maxSegments: 1_000, maxCharacters: 1_000_000 },
       supports: () => true,
-      translate: async (request) => (calls.push(request.segments.length), request.segments.map((s) => `de: ${s.text}`)),
+      translate: async (request) => {
+        calls.push(request.segments.length);
+        return request.segments.map((s) => `de: ${s.text}`);
+      },
     };
     await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine });
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;

@@ -178,7 +178,12 @@ describe("a push that lands between a slice's load and its commit, with a zero-l
       await runInObject(site.siteId, slowEngine);
     } else
       // At every step a turn; the push comes at the first turn after a slice's items were loaded and sorted.
-      await runInObject(site.siteId, engine, { stepWork: 1, between: async (at) => at === "slice" && (await push(), true) });
+      await runInObject(site.siteId, engine, { stepWork: 1, between: async (at) => {
+          if (at !== "slice") return false;
+          await push();
+          return true;
+        },
+      });
     expect(changed).toBeDefined();
 
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
