@@ -27,9 +27,7 @@ function ddlFor(table: string): string[] {
 /** A batch's segment rows as pushUnit stores them (unit ids 1…n, fingerprints computed). */
 function segmentRows(units: BatchUnit[]): SegmentRow[] {
   const rows: SegmentRow[] = [];
-  units.forEach((unit, u) =>
-    unit.segments.forEach((s, i) => rows.push([u + 1, s.key, s.text, fingerprint(s.text), s.format ?? "plain", s.position ?? i])),
-  );
+  units.forEach((unit, u) => unit.segments.forEach((s, i) => rows.push([u + 1, s.key, s.text, fingerprint(s.text), s.format ?? "plain", s.position ?? i])));
   return rows;
 }
 

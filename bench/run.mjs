@@ -14,8 +14,8 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { startRuntime } from "./runtime.mjs";
 import { answeringScenario } from "./scenarios/answering.mjs";
-import { jobScenario } from "./scenarios/job.mjs";
 import { hostileScenario } from "./scenarios/hostile.mjs";
+import { jobScenario } from "./scenarios/job.mjs";
 import { largeScenario } from "./scenarios/large.mjs";
 import { latencyScenario } from "./scenarios/latency.mjs";
 import { overheadScenario } from "./scenarios/overhead.mjs";
@@ -55,5 +55,6 @@ try {
 
 const verdicts = reports.flatMap((r) => r.verdicts());
 console.log(`\nSummary (goals)`);
-for (const v of verdicts) console.log(`  ${v.verdict.padEnd(5)} ${v.scenario.slice(0, 2).padEnd(3)} ${v.label.padEnd(62)} ${`${v.value.toFixed(2)}×`.padStart(8)}  goal ≤ ${v.goal}×`);
+for (const v of verdicts)
+  console.log(`  ${v.verdict.padEnd(5)} ${v.scenario.slice(0, 2).padEnd(3)} ${v.label.padEnd(62)} ${`${v.value.toFixed(2)}×`.padStart(8)}  goal ≤ ${v.goal}×`);
 console.log(`\nTotal ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -13,6 +13,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // and the vitest plugin. Imported by path so the bench adds no dependency.
 const { build } = await import(path.join(root, "node_modules/esbuild/lib/main.js"));
 const { Miniflare, convertV4MiniflareOptions, Request: MiniflareRequest } = await import(path.join(root, "node_modules/miniflare/dist/src/index.js"));
+
 /** Miniflare's own Request class: dispatchFetch takes its requests (the generated client builds them with it). */
 export { MiniflareRequest };
 
@@ -39,8 +40,7 @@ async function controlMigrations() {
   const dir = path.join(root, "migrations/control");
   const files = (await readdir(dir)).filter((f) => f.endsWith(".sql")).sort();
   const statements = [];
-  for (const file of files)
-    for (const s of (await readFile(path.join(dir, file), "utf8")).split("--> statement-breakpoint")) if (s.trim()) statements.push(s.trim());
+  for (const file of files) for (const s of (await readFile(path.join(dir, file), "utf8")).split("--> statement-breakpoint")) if (s.trim()) statements.push(s.trim());
   return statements;
 }
 

@@ -4,15 +4,16 @@
  * staging a batch for an object-side push figure, and running jobs with a zero-latency engine
  * injected through RunnerDeps.engineFor.
  */
+
+import type { UnitSnapshot } from "../src/api/schemas";
 import type { SiteSettings } from "../src/control/sites";
+import { createPseudoEngine } from "../src/engines/pseudo";
 import type { Engine } from "../src/engines/types";
-import { SiteObject } from "../src/site/object";
 import { rebuildCounts } from "../src/site/counts";
 import { characters, fingerprint } from "../src/site/fingerprint";
-import { createPseudoEngine } from "../src/engines/pseudo";
 import { estimateScope, scopeOf } from "../src/site/jobs";
+import { SiteObject } from "../src/site/object";
 import { currentJob, runJobs } from "../src/site/runner";
-import type { UnitSnapshot } from "../src/api/schemas";
 import { batchBody, segmentKey, segmentText, unitKey } from "./data.mjs";
 
 /**

@@ -20,3 +20,18 @@ export interface TransyncClientOptions extends Omit<ClientOptions, "baseUrl" | "
 export type TransyncClient = Client<paths, "application/json">;
 
 export function createTransyncClient(options: TransyncClientOptions): TransyncClient;
+
+/** A webhook delivery's body: `{type, timestamp, data}`, by event type. */
+export type WebhookEvent =
+  | Schemas["JobFinishedEvent"]
+  | Schemas["ResultsAvailableEvent"]
+  | Schemas["AttentionCreatedEvent"]
+  | Schemas["UsageThresholdEvent"]
+  | Schemas["PingEvent"];
+
+/**
+ * Verifies a webhook delivery with the endpoint's secret (`whsec_…`) and answers its event;
+ * throws when the signature does not match or the timestamp is more than 5 minutes off.
+ * `body` is the raw request body as received.
+ */
+export function verifyWebhook(secret: string, headers: Headers | Record<string, string | string[] | undefined>, body: string): WebhookEvent;

@@ -331,6 +331,94 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show the site's webhook
+         * @description The endpoint without its secret; `disabled_at` is set when it failed for 3 days (register it again to re-enable it). 404 when none is registered.
+         */
+        get: operations["getWebhook"];
+        /**
+         * Register the site's webhook
+         * @description Registers the site's one webhook endpoint, or replaces it, and answers its signing secret (`whsec_…`) this once. `events` omitted means all. `url` must be `https://` without credentials, at most 2,000 characters (plain `http://` to 127.0.0.1, localhost or [::1] only where the service runs with `WEBHOOK_ALLOW_LOOPBACK=true`, for local development). Registering again issues a new secret and re-enables a disabled endpoint. Deliveries are signed as Standard Webhooks describes (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library or the client's `verifyWebhook`.
+         */
+        put: operations["setWebhook"];
+        post?: never;
+        /**
+         * Remove the site's webhook
+         * @description Nothing is sent from then on; deliveries still waiting end as failed. Always answers 204, also when none was registered. Polling works as before.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the webhook's signing secret
+         * @description Issues a new secret and answers it this once. For 24 hours (`previous_secret_expires_at`) deliveries carry two signatures in `webhook-signature`, one per secret, so the receiver can switch at its own pace; then only the new one signs.
+         */
+        post: operations["replaceWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Queues a `ping` to the endpoint (signed, logged and retried like every delivery) and answers its delivery id; follow it in `listWebhookDeliveries`.
+         */
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recent deliveries
+         * @description The site's last deliveries, newest first (100 are kept): event, attempts, the last attempt's status code, duration and error. A delivery is retried with growing delays for about 27 hours after network errors, timeouts, 429 and 5xx; any other answer than 2xx is final.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/organizations": {
         parameters: {
             query?: never;
@@ -688,9 +776,249 @@ export type paths = {
         trace?: never;
     };
 };
-export type webhooks = Record<string, never>;
+export type webhooks = {
+    "job.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A job finished
+         * @description A job succeeded, failed or was cancelled; `data` is its `JobOut`, as `getJob` answers. Deliveries are signed as Standard Webhooks describes (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library or the client's `verifyWebhook`. Answer 2xx within 10 seconds (redirects are not followed); on a network error, a timeout, 429 or 5xx the delivery is retried with growing delays for about 27 hours, and any other answer is final. The `webhook-id` is the same on every attempt: use it to ignore repeats.
+         */
+        post: operations["webhook_job_finished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "results.available": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Results are ready to pull
+         * @description Results became pullable (`listResults`): `pending` is how many are ready now, `languages` which. At most one per site every 10 seconds; the data is read when it is sent. Pull and acknowledge as usual. Deliveries are signed as Standard Webhooks describes (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library or the client's `verifyWebhook`. Answer 2xx within 10 seconds (redirects are not followed); on a network error, a timeout, 429 or 5xx the delivery is retried with growing delays for about 27 hours, and any other answer is final. The `webhook-id` is the same on every attempt: use it to ignore repeats.
+         */
+        post: operations["webhook_results_available"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "attention.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * QA held translations back
+         * @description QA held translations back for review in the dashboard: `count` waiting, `items` the first 20 (as `listAttention` lists them). At most one per site every 10 seconds. Deliveries are signed as Standard Webhooks describes (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library or the client's `verifyWebhook`. Answer 2xx within 10 seconds (redirects are not followed); on a network error, a timeout, 429 or 5xx the delivery is retried with growing delays for about 27 hours, and any other answer is final. The `webhook-id` is the same on every attempt: use it to ignore repeats.
+         */
+        post: operations["webhook_attention_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "usage.threshold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Usage reached a threshold
+         * @description The organization's billable characters this month reached 80 % or 100 % of the included volume; once per month each. Deliveries are signed as Standard Webhooks describes (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library or the client's `verifyWebhook`. Answer 2xx within 10 seconds (redirects are not followed); on a network error, a timeout, 429 or 5xx the delivery is retried with growing delays for about 27 hours, and any other answer is final. The `webhook-id` is the same on every attempt: use it to ignore repeats.
+         */
+        post: operations["webhook_usage_threshold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event
+         * @description Sent by `sendWebhookTest`, to whatever events the endpoint subscribed. Deliveries are signed as Standard Webhooks describes (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library or the client's `verifyWebhook`. Answer 2xx within 10 seconds (redirects are not followed); on a network error, a timeout, 429 or 5xx the delivery is retried with growing delays for about 27 hours, and any other answer is final. The `webhook-id` is the same on every attempt: use it to ignore repeats.
+         */
+        post: operations["webhook_ping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
 export type components = {
     schemas: {
+        JobFinishedEvent: {
+            /** @enum {string} */
+            type: "job.finished";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: components["schemas"]["JobOut"];
+        };
+        JobOut: {
+            id: number;
+            type: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+            languages: string[];
+            units?: string[] | null;
+            /** @default  */
+            prefix?: string;
+            force: boolean;
+            estimated_segments: number;
+            estimated_characters: number;
+            estimated_tm_segments: number;
+            done_segments: number;
+            failed_segments: number;
+            characters: number;
+            qa_failed_segments: number;
+            tm_segments: number;
+            tm_characters: number;
+            reused_segments: number;
+            reused_characters: number;
+            errors: components["schemas"]["JobError"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            finished_at: string | null;
+        };
+        JobError: {
+            language: string;
+            message: string;
+            segments: number;
+        };
+        ResultsAvailableEvent: {
+            /** @enum {string} */
+            type: "results.available";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: components["schemas"]["ResultsAvailableData"];
+        };
+        ResultsAvailableData: {
+            /** @description Results ready to pull now (`listResults`). */
+            pending: number;
+            /** @description The languages with results ready to pull. */
+            languages: string[];
+        };
+        AttentionCreatedEvent: {
+            /** @enum {string} */
+            type: "attention.created";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: components["schemas"]["AttentionCreatedData"];
+        };
+        AttentionCreatedData: {
+            /** @description Translations held back by QA and waiting for a decision in the dashboard. */
+            count: number;
+            /** @description The first 20 of them. */
+            items: components["schemas"]["AttentionItemOut"][];
+        };
+        AttentionItemOut: {
+            /**
+             * @description Opaque; clients must not parse it.
+             * @example r_1042
+             */
+            id: string;
+            unit: string;
+            key: string;
+            language: string;
+            text: string;
+            source_text: string;
+            qa: components["schemas"]["QAIssueOut"][];
+            job_id: number | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            dashboard_url: string;
+        };
+        QAIssueOut: {
+            code: string;
+            /** @enum {string} */
+            severity: "error" | "warning";
+            message: string;
+        };
+        UsageThresholdEvent: {
+            /** @enum {string} */
+            type: "usage.threshold";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: components["schemas"]["UsageThresholdData"];
+        };
+        UsageThresholdData: {
+            /** @example 2026-11 */
+            month: string;
+            used_characters: number;
+            included_characters: number;
+            percent: 80 | 100;
+        };
+        PingEvent: {
+            /** @enum {string} */
+            type: "ping";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            timestamp: string;
+            data: components["schemas"]["PingData"];
+        };
+        PingData: Record<string, never>;
         HealthOut: {
             status: string;
             api_version: string;
@@ -862,12 +1190,6 @@ export type components = {
             };
             held_back?: string[];
         };
-        QAIssueOut: {
-            code: string;
-            /** @enum {string} */
-            severity: "error" | "warning";
-            message: string;
-        };
         JobEstimateOut: {
             languages: string[];
             estimated_segments: number;
@@ -885,49 +1207,6 @@ export type components = {
             overage_cents: number;
             currency: string;
             requires_confirmation: boolean;
-        };
-        JobOut: {
-            id: number;
-            type: string;
-            /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
-            languages: string[];
-            units?: string[] | null;
-            /** @default  */
-            prefix?: string;
-            force: boolean;
-            estimated_segments: number;
-            estimated_characters: number;
-            estimated_tm_segments: number;
-            done_segments: number;
-            failed_segments: number;
-            characters: number;
-            qa_failed_segments: number;
-            tm_segments: number;
-            tm_characters: number;
-            reused_segments: number;
-            reused_characters: number;
-            errors: components["schemas"]["JobError"][];
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            started_at: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            finished_at: string | null;
-        };
-        JobError: {
-            language: string;
-            message: string;
-            segments: number;
         };
         BillingErrorOut: {
             detail: string;
@@ -1017,25 +1296,86 @@ export type components = {
             items: components["schemas"]["AttentionItemOut"][];
             next_cursor: string | null;
         };
-        AttentionItemOut: {
+        WebhookWithSecret: components["schemas"]["Webhook"] & {
             /**
-             * @description Opaque; clients must not parse it.
-             * @example r_1042
+             * @description The signing secret (`whsec_` + base64), answered only here: store it with the connector.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
-            id: string;
-            unit: string;
-            key: string;
-            language: string;
-            text: string;
-            source_text: string;
-            qa: components["schemas"]["QAIssueOut"][];
-            job_id: number | null;
+            secret: string;
+        };
+        /** @enum {string} */
+        WebhookEventType: "job.finished" | "results.available" | "attention.created" | "usage.threshold" | "ping";
+        Webhook: {
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
-            dashboard_url: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description After a rotation, deliveries carry a second signature made with the previous secret until this time.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            previous_secret_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description Set when the endpoint failed for 3 days; nothing is sent until it is registered again (`PUT`) or re-enabled in the dashboard.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description The first failed attempt since the last successful delivery.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            failing_since: string | null;
+        };
+        WebhookIn: {
+            /**
+             * Format: uri
+             * @example https://example.com/transync/webhook
+             */
+            url: string;
+            /** @description The event types to send; omitted means all. `ping` is always sent by `sendWebhookTest`. */
+            events?: components["schemas"]["WebhookEventType"][];
+        };
+        WebhookTestOut: {
+            id: string;
+            /** @enum {string} */
+            event: "ping";
+        };
+        WebhookDeliveries: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        WebhookDelivery: {
+            /**
+             * @description The delivery's `webhook-id`, the same on every attempt.
+             * @example msg_2f1c7b0e6a4d4c1f9b3a8e5d7c6b4a21
+             */
+            id: string;
+            event: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            attempts: number;
+            /**
+             * @description `pending` while attempts remain, `delivered` after a 2xx, `failed` after a final answer or 24 hours of retries.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** @description The last attempt's HTTP status; null when it got none (network error, timeout). */
+            status_code: number | null;
+            duration_ms: number | null;
+            error: string | null;
         };
         Organization: {
             id: number;
@@ -3508,6 +3848,598 @@ export interface operations {
             };
         };
     };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://example.com/transync/webhook",
+                     *       "events": [
+                     *         "job.finished",
+                     *         "results.available",
+                     *         "attention.created",
+                     *         "usage.threshold",
+                     *         "ping"
+                     *       ],
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "updated_at": "2026-11-22T10:00:00.000Z",
+                     *       "previous_secret_expires_at": null,
+                     *       "disabled_at": null,
+                     *       "failing_since": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    setWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/transync/webhook",
+                 *       "events": [
+                 *         "job.finished",
+                 *         "results.available"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookIn"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret (shown only here and on rotation) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://example.com/transync/webhook",
+                     *       "events": [
+                     *         "job.finished",
+                     *         "results.available",
+                     *         "attention.created",
+                     *         "usage.threshold",
+                     *         "ping"
+                     *       ],
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "updated_at": "2026-11-22T10:00:00.000Z",
+                     *       "previous_secret_expires_at": null,
+                     *       "disabled_at": null,
+                     *       "failing_since": null,
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is 10 MB (10,485,760 bytes) or more. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body is too large: the limit is 10485760 bytes (10 MB)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is not sent as JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body must be JSON (Content-Type: application/json)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed (or none was registered) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    replaceWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://example.com/transync/webhook",
+                     *       "events": [
+                     *         "job.finished",
+                     *         "results.available",
+                     *         "attention.created",
+                     *         "usage.threshold",
+                     *         "ping"
+                     *       ],
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "updated_at": "2026-11-22T10:00:00.000Z",
+                     *       "previous_secret_expires_at": "2026-11-23T10:00:00.000Z",
+                     *       "disabled_at": null,
+                     *       "failing_since": null,
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ping is queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_7d3e0c1b9a8f4e2d8c6b5a4f3e2d1c0b",
+                     *       "event": "ping"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookTestOut"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deliveries, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "msg_2f1c7b0e6a4d4c1f9b3a8e5d7c6b4a21",
+                     *           "event": "job.finished",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "attempts": 1,
+                     *           "status": "delivered",
+                     *           "status_code": 204,
+                     *           "duration_ms": 182,
+                     *           "error": null
+                     *         },
+                     *         {
+                     *           "id": "msg_0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+                     *           "event": "results.available",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "attempts": 3,
+                     *           "status": "pending",
+                     *           "status_code": 503,
+                     *           "duration_ms": 10000,
+                     *           "error": "HTTP 503: upstream unavailable"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveries"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     adminCreateOrganization: {
         parameters: {
             query?: never;
@@ -5884,6 +6816,315 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorOut"];
                 };
+            };
+        };
+    };
+    webhook_job_finished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64>` signatures, space-separated: one per secret (two for 24 hours after a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "job.finished",
+                 *       "timestamp": "2026-11-22T10:00:00.000Z",
+                 *       "data": {
+                 *         "id": 12,
+                 *         "type": "delta",
+                 *         "status": "succeeded",
+                 *         "languages": [
+                 *           "de",
+                 *           "fr"
+                 *         ],
+                 *         "units": null,
+                 *         "prefix": "",
+                 *         "force": false,
+                 *         "estimated_segments": 240,
+                 *         "estimated_characters": 18400,
+                 *         "estimated_tm_segments": 12,
+                 *         "done_segments": 120,
+                 *         "failed_segments": 0,
+                 *         "characters": 9150,
+                 *         "qa_failed_segments": 1,
+                 *         "tm_segments": 6,
+                 *         "tm_characters": 310,
+                 *         "reused_segments": 4,
+                 *         "reused_characters": 96,
+                 *         "errors": [],
+                 *         "created_at": "2026-11-22T10:00:00.000Z",
+                 *         "started_at": "2026-11-22T10:00:01.250Z",
+                 *         "finished_at": "2026-11-22T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["JobFinishedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 4xx other than 429 ends the delivery without further attempts */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 and 5xx (and no answer within 10 seconds) are tried again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_results_available: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64>` signatures, space-separated: one per secret (two for 24 hours after a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "results.available",
+                 *       "timestamp": "2026-11-22T10:00:00.000Z",
+                 *       "data": {
+                 *         "pending": 240,
+                 *         "languages": [
+                 *           "de",
+                 *           "fr"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResultsAvailableEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 4xx other than 429 ends the delivery without further attempts */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 and 5xx (and no answer within 10 seconds) are tried again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_attention_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64>` signatures, space-separated: one per secret (two for 24 hours after a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "attention.created",
+                 *       "timestamp": "2026-11-22T10:00:00.000Z",
+                 *       "data": {
+                 *         "count": 1,
+                 *         "items": [
+                 *           {
+                 *             "id": "r_7000000103",
+                 *             "unit": "post:42",
+                 *             "key": "body",
+                 *             "language": "de",
+                 *             "text": "<p>Willkommen! Lesen Sie <a href=\"/more\">mehr</a>.</p>",
+                 *             "source_text": "<p>Welcome, {name}! Read <a href=\"/more\">more</a>.</p>",
+                 *             "qa": [
+                 *               {
+                 *                 "code": "placeholders",
+                 *                 "severity": "error",
+                 *                 "message": "The placeholder {name} is missing from the translation."
+                 *               }
+                 *             ],
+                 *             "job_id": 12,
+                 *             "created_at": "2026-11-22T10:00:00.000Z",
+                 *             "dashboard_url": "https://dashboard.transync.dev/sites/7/attention?unit=post:42&language=de"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AttentionCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 4xx other than 429 ends the delivery without further attempts */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 and 5xx (and no answer within 10 seconds) are tried again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_usage_threshold: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64>` signatures, space-separated: one per secret (two for 24 hours after a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "usage.threshold",
+                 *       "timestamp": "2026-11-22T10:00:00.000Z",
+                 *       "data": {
+                 *         "month": "2026-11",
+                 *         "used_characters": 800000,
+                 *         "included_characters": 1000000,
+                 *         "percent": 80
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UsageThresholdEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 4xx other than 429 ends the delivery without further attempts */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 and 5xx (and no answer within 10 seconds) are tried again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_ping: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's id, the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64>` signatures, space-separated: one per secret (two for 24 hours after a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "ping",
+                 *       "timestamp": "2026-11-22T10:00:00.000Z",
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": components["schemas"]["PingEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 4xx other than 429 ends the delivery without further attempts */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 429 and 5xx (and no answer within 10 seconds) are tried again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -52,7 +52,9 @@ function connector(baseUrl, key) {
     try {
       res = await api.request(method.toLowerCase(), path, { ...init, signal: AbortSignal.timeout(30_000) });
     } catch (err) {
-      throw new DemoError(`${method} ${path}: cannot reach ${baseUrl} (${err.cause?.code ?? err.cause?.errors?.[0]?.code ?? err.cause?.message ?? err.message}). Is \`npm run dev\` running?`);
+      throw new DemoError(
+        `${method} ${path}: cannot reach ${baseUrl} (${err.cause?.code ?? err.cause?.errors?.[0]?.code ?? err.cause?.message ?? err.message}). Is \`npm run dev\` running?`,
+      );
     }
     const { response } = res;
     const json = res.data ?? res.error ?? null;
@@ -61,7 +63,8 @@ function connector(baseUrl, key) {
     if (!quiet) console.log(dim(`  → ${method} ${decodeURIComponent(shown)} ${response.status} (${ms} ms)`));
     if (!expect.includes(response.status)) {
       const detail = json?.detail ?? JSON.stringify(json)?.slice(0, 500);
-      if (response.status === 401) throw new DemoError(`${method} ${path}: 401 ${detail}\n  The key is not valid on ${baseUrl}: pass --key, or run \`npm run dev\` on an empty database to seed one.`);
+      if (response.status === 401)
+        throw new DemoError(`${method} ${path}: 401 ${detail}\n  The key is not valid on ${baseUrl}: pass --key, or run \`npm run dev\` on an empty database to seed one.`);
       throw new DemoError(`${method} ${path}: expected ${expect.join("/")}, got ${response.status}: ${detail}`);
     }
     return { status: response.status, body: json };
@@ -101,7 +104,11 @@ function printUnitStatus(label, unit, formats) {
   console.log(`  ${bold(unit.external_key)} ${dim(`"${unit.label}", ${unit.segments_total} segments, ${unit.segments_needing_work} need work`)} ${dim(label)}`);
   table(
     ["segment", "format", ...langs],
-    unit.segments.map((s) => [s.key, formats.get(s.key) ?? "", ...langs.map((l) => state(s.states[l]) + (s.qa?.[l]?.length ? yellow(` (${s.qa[l].map((q) => q.code).join(",")})`) : ""))]),
+    unit.segments.map((s) => [
+      s.key,
+      formats.get(s.key) ?? "",
+      ...langs.map((l) => state(s.states[l]) + (s.qa?.[l]?.length ? yellow(` (${s.qa[l].map((q) => q.code).join(",")})`) : "")),
+    ]),
   );
 }
 
@@ -132,7 +139,14 @@ function sampleUnits(run) {
           text: '<p>Hello <strong>%s</strong>, you have <a href="https://example.com/inbox">{count} new messages</a>.</p>',
         },
         { key: "excerpt", field: "post_excerpt", kind: "excerpt", format: "markdown", text: "**Fast** set-up: read [the guide](https://example.com/guide) and run `npm install`." },
-        { key: "meta_description", field: "_yoast_wpseo_metadesc", kind: "meta_description", format: "plain", max_length: 160, text: "Everything :name needs to know before ordering." },
+        {
+          key: "meta_description",
+          field: "_yoast_wpseo_metadesc",
+          kind: "meta_description",
+          format: "plain",
+          max_length: 160,
+          text: "Everything :name needs to know before ordering.",
+        },
       ],
     },
     {
@@ -146,7 +160,7 @@ function sampleUnits(run) {
           key: "content",
           kind: "body",
           format: "html",
-          text: "<h2>Our story</h2><p>Since 2012 we ship to <em>%1$s countries</em>. <img src=\"/team.jpg\" alt=\"Our team\"></p>",
+          text: '<h2>Our story</h2><p>Since 2012 we ship to <em>%1$s countries</em>. <img src="/team.jpg" alt="Our team"></p>',
         },
       ],
     },
@@ -182,7 +196,9 @@ async function main() {
   const health = await call("GET", "/v1/health");
   const site = (await call("GET", "/v1/site")).body;
   console.log(`  service ${health.body.status}, API version ${health.body.api_version}`);
-  console.log(`  site ${site.id} "${site.name}" of ${site.organization}: ${site.source_language} → ${site.target_languages.map((t) => `${t.code} (${t.engine}${t.writable ? ", writable" : ""})`).join(", ")}`);
+  console.log(
+    `  site ${site.id} "${site.name}" of ${site.organization}: ${site.source_language} → ${site.target_languages.map((t) => `${t.code} (${t.engine}${t.writable ? ", writable" : ""})`).join(", ")}`,
+  );
 
   heading("Handshake (POST /v1/handshake)");
   const hello = {
@@ -194,7 +210,14 @@ async function main() {
   };
   console.log(dim(`  sends ${JSON.stringify(hello)}`));
   const hs = (await call("POST", "/v1/handshake", { body: hello })).body;
-  console.log(`  writable languages: ${hs.target_languages.filter((t) => t.writable).map((t) => t.code).join(", ") || red("none")}`);
+  console.log(
+    `  writable languages: ${
+      hs.target_languages
+        .filter((t) => t.writable)
+        .map((t) => t.code)
+        .join(", ") || red("none")
+    }`,
+  );
   console.log(`  capabilities understood: ${hs.capabilities.join(", ") || "none"}; qa_mode ${hs.qa_mode}, review_mode ${hs.review_mode}`);
   for (const w of hs.warnings) console.log(yellow(`  warning: ${w}`));
   const writable = hs.target_languages.filter((t) => t.writable).map((t) => t.code);
@@ -205,7 +228,16 @@ async function main() {
   const batch = (await call("PUT", "/v1/units/batch", { body: { units } })).body;
   table(
     ["unit", "ok", "created", "added", "changed", "removed", "unchanged", "stale"],
-    batch.results.map((r) => [r.external_key, r.ok ? green("yes") : red(`no: ${r.error}`), r.result?.unit_created ?? "", r.result?.added ?? "", r.result?.changed ?? "", r.result?.removed ?? "", r.result?.unchanged ?? "", r.result?.stale_translations ?? ""]),
+    batch.results.map((r) => [
+      r.external_key,
+      r.ok ? green("yes") : red(`no: ${r.error}`),
+      r.result?.unit_created ?? "",
+      r.result?.added ?? "",
+      r.result?.changed ?? "",
+      r.result?.removed ?? "",
+      r.result?.unchanged ?? "",
+      r.result?.stale_translations ?? "",
+    ]),
   );
   if (batch.results.some((r) => !r.ok)) throw new DemoError("the service refused a sample unit (see above).");
   const again = (await call("PUT", "/v1/units", { body: units[1] }, { quiet: true })).body;
@@ -221,7 +253,9 @@ async function main() {
   const jobBody = { type: "translate", units: units.map((u) => u.external_key) };
   heading("Estimate (POST /v1/jobs, estimate_only)");
   const est = (await call("POST", "/v1/jobs", { body: { ...jobBody, estimate_only: true } })).body;
-  console.log(`  ${est.estimated_segments} segments into ${est.languages.join(", ")}: ${est.estimated_characters} billable characters, ${est.estimated_tm_segments} from the translation memory`);
+  console.log(
+    `  ${est.estimated_segments} segments into ${est.languages.join(", ")}: ${est.estimated_characters} billable characters, ${est.estimated_tm_segments} from the translation memory`,
+  );
   const c = est.cost;
   console.log(
     `  plan volume: ${c.included_characters === null ? "not metered" : `${c.included_characters} included`}, used ${c.used_characters} this month, reserved ${c.reserved_characters}; ` +
@@ -262,7 +296,15 @@ async function main() {
   const ours = new Set(units.map((u) => u.external_key));
   table(
     ["id", "unit", "segment", "lang", "origin", "text", "qa"],
-    results.map((r) => [r.id, ours.has(r.unit) ? r.unit : dim(r.unit), r.key, r.language, `${r.origin}/${r.engine}`, clip(r.text, 60), r.qa.map((q) => `${q.severity}:${q.code}`).join(",")]),
+    results.map((r) => [
+      r.id,
+      ours.has(r.unit) ? r.unit : dim(r.unit),
+      r.key,
+      r.language,
+      `${r.origin}/${r.engine}`,
+      clip(r.text, 60),
+      r.qa.map((q) => `${q.severity}:${q.code}`).join(","),
+    ]),
   );
   const unitResults = results.filter((r) => r.unit === unitKey);
 
@@ -284,7 +326,9 @@ async function main() {
   ].filter((c) => c.result);
   const reviews = chosen.map((c) => ({ id: c.result.id, outcome: c.outcome, reviewer: c.reviewer, ...(c.text ? { text: c.text } : {}) }));
   for (const c of chosen)
-    console.log(`  ${c.result.id} ${c.result.key}/${c.result.language}: ${c.outcome === "approved" ? green(c.outcome) : red(c.outcome)}${c.text ? ` with edited text "${c.text}"` : c.outcome === "approved" ? " as is" : ""} (by ${c.reviewer})`);
+    console.log(
+      `  ${c.result.id} ${c.result.key}/${c.result.language}: ${c.outcome === "approved" ? green(c.outcome) : red(c.outcome)}${c.text ? ` with edited text "${c.text}"` : c.outcome === "approved" ? " as is" : ""} (by ${c.reviewer})`,
+    );
   const rev = (await call("POST", "/v1/reviews", { body: { reviews } })).body;
   console.log(`  updated ${rev.updated}, ignored ${rev.ignored.length ? rev.ignored.join(", ") : "none"}`);
 
@@ -300,12 +344,10 @@ async function main() {
     })
     .join("; ");
   console.log(`  change since before the job: ${diff}`);
-  console.log(
-    `\n${green("Done.")} Approved segments are ok, the rejected one is missing again (the next delta job retranslates it), the rest wait in review as drafts.`,
-  );
+  console.log(`\n${green("Done.")} Approved segments are ok, the rejected one is missing again (the next delta job retranslates it), the rest wait in review as drafts.`);
 }
 
 main().catch((err) => {
-  console.error(red(`\ndemo: ${err instanceof DemoError ? err.message : err?.stack ?? err}`));
+  console.error(red(`\ndemo: ${err instanceof DemoError ? err.message : (err?.stack ?? err)}`));
   process.exit(1);
 });

@@ -25,7 +25,23 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { constants } from "node:os";
-import { bold, d1Flags, demoDashboardLink, dim, green, prepareLocal, printDashboardLink, printKey, red, ROOT, SetupError, step, wranglerBin, wranglerNode, yellow } from "./seed.mjs";
+import {
+  bold,
+  d1Flags,
+  demoDashboardLink,
+  dim,
+  green,
+  prepareLocal,
+  printDashboardLink,
+  printKey,
+  ROOT,
+  red,
+  SetupError,
+  step,
+  wranglerBin,
+  wranglerNode,
+  yellow,
+} from "./seed.mjs";
 
 const DEFAULT_PORT = 8787;
 const READY_TIMEOUT_MS = 120_000;
@@ -134,6 +150,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(red(`dev: ${err instanceof SetupError ? err.message : err?.stack ?? err}`));
+  console.error(red(`dev: ${err instanceof SetupError ? err.message : (err?.stack ?? err)}`));
   process.exit(1);
 });

@@ -45,7 +45,7 @@ import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTransyncClient } from "../client/index.js";
-import { applyMigrations, bold, cyan, dim, ensureDevVars, green, readDevVars, red, rel, ROOT, SetupError, wranglerBin, wranglerNode, yellow } from "./seed.mjs";
+import { applyMigrations, bold, cyan, dim, ensureDevVars, green, ROOT, readDevVars, red, rel, SetupError, wranglerBin, wranglerNode, yellow } from "./seed.mjs";
 
 const HELP = `Usage: npm run load [-- options]
 A bounded load run against wrangler dev --local on loopback; prints figures and a consistency verdict.
@@ -87,16 +87,36 @@ function parseArgs(argv) {
       return v;
     };
     switch (name) {
-      case "--sites": opts.sites = int(name, value(), 1, 500); break;
-      case "--clients": opts.clients = int(name, value(), 1, 32); break;
-      case "--seconds": opts.seconds = int(name, value(), 1, 3600); break;
-      case "--drain-seconds": opts.drainSeconds = int(name, value(), 1, 7200); break;
-      case "--seed": opts.seed = int(name, value(), 0, 2 ** 31 - 1); break;
-      case "--url": opts.url = value(); break;
-      case "--admin-token": opts.adminToken = value(); break;
-      case "--keep": opts.keep = true; break;
-      case "--help": case "-h": opts.help = true; break;
-      default: throw new UsageError(`unknown argument ${argv[i]}\n${HELP}`);
+      case "--sites":
+        opts.sites = int(name, value(), 1, 500);
+        break;
+      case "--clients":
+        opts.clients = int(name, value(), 1, 32);
+        break;
+      case "--seconds":
+        opts.seconds = int(name, value(), 1, 3600);
+        break;
+      case "--drain-seconds":
+        opts.drainSeconds = int(name, value(), 1, 7200);
+        break;
+      case "--seed":
+        opts.seed = int(name, value(), 0, 2 ** 31 - 1);
+        break;
+      case "--url":
+        opts.url = value();
+        break;
+      case "--admin-token":
+        opts.adminToken = value();
+        break;
+      case "--keep":
+        opts.keep = true;
+        break;
+      case "--help":
+      case "-h":
+        opts.help = true;
+        break;
+      default:
+        throw new UsageError(`unknown argument ${argv[i]}\n${HELP}`);
     }
   }
   return opts;
@@ -198,7 +218,8 @@ async function http(baseUrl, method, path, { token, body } = {}) {
 const rateLimited = { perKey: 0, authFailures: 0 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const detail = (res) => (res.status === 0 ? res.error : `${res.status} ${typeof res.body === "object" ? (res.body?.detail ?? JSON.stringify(res.body)) : String(res.body).slice(0, 200)}`);
+const detail = (res) =>
+  res.status === 0 ? res.error : `${res.status} ${typeof res.body === "object" ? (res.body?.detail ?? JSON.stringify(res.body)) : String(res.body).slice(0, 200)}`;
 
 async function mapLimit(items, limit, fn) {
   const out = new Array(items.length);
@@ -331,7 +352,22 @@ async function provisionSite(ctx, i) {
     ackUnresolved: new Set(), // ids of acknowledgements that failed (outcome unknown)
     anomalies: [],
     jobs: new Map(), // job id → the job as last seen
-    counters: { batches: 0, unitsPushed: 0, unitsRefused: 0, added: 0, changed: 0, removed: 0, unchanged: 0, stale: 0, jobsStarted: 0, pulls: 0, delivered: 0, ackSent: 0, ackCounted: 0, ackProbes: 0 },
+    counters: {
+      batches: 0,
+      unitsPushed: 0,
+      unitsRefused: 0,
+      added: 0,
+      changed: 0,
+      removed: 0,
+      unchanged: 0,
+      stale: 0,
+      jobsStarted: 0,
+      pulls: 0,
+      delivered: 0,
+      ackSent: 0,
+      ackCounted: 0,
+      ackProbes: 0,
+    },
   };
 }
 
@@ -373,7 +409,15 @@ class Unit {
     this.key = externalKey;
     this.segments = Array.from({ length: SEGMENTS_PER_UNIT }, (_, i) => {
       const format = i === 0 ? "title" : ["html", "plain", "markdown"][i % 3];
-      return { key: `s${String(i).padStart(2, "0")}`, format, kind: i === 0 ? "title" : pick(rng, KINDS), position: i, seed: Math.floor(rng() * 4000), history: [], removed: false };
+      return {
+        key: `s${String(i).padStart(2, "0")}`,
+        format,
+        kind: i === 0 ? "title" : pick(rng, KINDS),
+        position: i,
+        seed: Math.floor(rng() * 4000),
+        history: [],
+        removed: false,
+      };
     });
     this.committed = null; // Set of segment keys in the last snapshot the service accepted
     this.dirty = false; // a push of this unit had an unknown outcome
@@ -406,7 +450,11 @@ class Unit {
       } else if (what < 0.75) {
         if (s.history.length) [s.seed, s.history[s.history.length - 1]] = [s.history[s.history.length - 1], s.seed];
       } else if (what < 0.87) {
-        if (s.format !== "title") s.kind = pick(rng, KINDS.filter((k) => k !== s.kind));
+        if (s.format !== "title")
+          s.kind = pick(
+            rng,
+            KINDS.filter((k) => k !== s.kind),
+          );
       } else if (this.segments.filter((x) => !x.removed).length > 1) s.removed = true;
     }
   }
@@ -564,7 +612,8 @@ async function finalJob(ctx, site, deadline) {
   }
   site.jobs.set(job.id, job);
   if (job.status !== "succeeded") return { job, error: `final delta job ${job.id} ${job.status}: ${job.errors.map((e) => e.message).join("; ") || "no detail"}` };
-  if (job.failed_segments) return { job, error: `final delta job ${job.id}: ${job.failed_segments} segments failed (${job.errors.map((e) => `${e.language}: ${e.message}`).join("; ")})` };
+  if (job.failed_segments)
+    return { job, error: `final delta job ${job.id}: ${job.failed_segments} segments failed (${job.errors.map((e) => `${e.language}: ${e.message}`).join("; ")})` };
   return { job };
 }
 
@@ -642,7 +691,8 @@ async function verifySite(ctx, site, drainDeadline) {
     facts.languages[code] = l;
     review += l.review;
     if (l.missing || l.stale) fail(`${code}: ${l.missing} missing and ${l.stale} stale after the final job`);
-    if (l.ok + l.review + l.attention + l.missing + l.stale !== st.segments_total) fail(`${code}: the states add up to ${l.ok + l.review + l.attention + l.missing + l.stale}, not ${st.segments_total}`);
+    if (l.ok + l.review + l.attention + l.missing + l.stale !== st.segments_total)
+      fail(`${code}: the states add up to ${l.ok + l.review + l.attention + l.missing + l.stale}, not ${st.segments_total}`);
   }
 
   // Results in review = acknowledged and current + still listed. Acknowledging again the ids the
@@ -708,14 +758,11 @@ function printEndpointTable(s) {
 
 function errorSummary(s) {
   const parts = [];
-  for (const [name, e] of s.endpoints)
-    for (const [status, n] of e.statuses) if (!(typeof status === "number" && status < 400)) parts.push({ status: String(status), name, n });
+  for (const [name, e] of s.endpoints) for (const [status, n] of e.statuses) if (!(typeof status === "number" && status < 400)) parts.push({ status: String(status), name, n });
   if (!parts.length) return "none";
   const byStatus = new Map();
   for (const p of parts) byStatus.set(p.status, [...(byStatus.get(p.status) ?? []), p]);
-  return [...byStatus.entries()]
-    .map(([status, list]) => `${status} ×${list.reduce((a, p) => a + p.n, 0)} (${list.map((p) => `${p.name} ${p.n}`).join(", ")})`)
-    .join("; ");
+  return [...byStatus.entries()].map(([status, list]) => `${status} ×${list.reduce((a, p) => a + p.n, 0)} (${list.map((p) => `${p.name} ${p.n}`).join(", ")})`).join("; ");
 }
 
 function idList(sites) {
@@ -766,16 +813,26 @@ async function main() {
       console.log(`${bold("Load run")} against ${baseUrl} ${dim(`(${server.command}; log ${rel(server.logPath)})`)}`);
     }
     if (!adminToken) throw new SetupError("no admin token: set ADMIN_TOKEN in .dev.vars or pass --admin-token.");
-    console.log(dim(`sites ${opts.sites}, clients per site ${opts.clients}, ${opts.seconds} s, ${UNITS_PER_BATCH} units × ${SEGMENTS_PER_UNIT} segments per batch, languages ${LANGUAGES.join(", ")} (pseudo), seed ${seed}`));
+    console.log(
+      dim(
+        `sites ${opts.sites}, clients per site ${opts.clients}, ${opts.seconds} s, ${UNITS_PER_BATCH} units × ${SEGMENTS_PER_UNIT} segments per batch, languages ${LANGUAGES.join(", ")} (pseudo), seed ${seed}`,
+      ),
+    );
 
     // 1. provisioning
     const ctx = { baseUrl, adminToken, run, seed, clients: opts.clients };
     phase = "provision";
-    const sites = await mapLimit(Array.from({ length: opts.sites }, (_, i) => i), PROVISION_CONCURRENCY, (i) => provisionSite(ctx, i));
+    const sites = await mapLimit(
+      Array.from({ length: opts.sites }, (_, i) => i),
+      PROVISION_CONCURRENCY,
+      (i) => provisionSite(ctx, i),
+    );
     stats.provision.endedAt = performance.now();
     const notWritable = sites.filter((s) => s.writable.length !== LANGUAGES.length);
     if (notWritable.length) throw new SetupError(`the handshake left sites ${notWritable.map((s) => s.id).join(", ")} without all of ${LANGUAGES.join(", ")} writable`);
-    console.log(`\n${cyan("provisioned")} ${sites.length} sites (organization, site, scale subscription, key, handshake) in ${fmt(stats.provision.seconds(), 1)} s (includes the Worker's cold start): site ids ${idList(sites)}`);
+    console.log(
+      `\n${cyan("provisioned")} ${sites.length} sites (organization, site, scale subscription, key, handshake) in ${fmt(stats.provision.seconds(), 1)} s (includes the Worker's cold start): site ids ${idList(sites)}`,
+    );
 
     // 2. load
     phase = "load";
@@ -790,12 +847,16 @@ async function main() {
     stats.load.endedAt = performance.now();
 
     const s = stats.load;
-    console.log(`\n${cyan("load phase")}: ${fmt(s.seconds(), 1)} s, ${s.requests} requests, ${bold(`${fmt(s.requests / s.seconds(), 1)} req/s`)} from ${sites.length * opts.clients} concurrent clients`);
+    console.log(
+      `\n${cyan("load phase")}: ${fmt(s.seconds(), 1)} s, ${s.requests} requests, ${bold(`${fmt(s.requests / s.seconds(), 1)} req/s`)} from ${sites.length * opts.clients} concurrent clients`,
+    );
     printEndpointTable(s);
     console.log(`  errors by status: ${errorSummary(s)}`);
     console.log(
       rateLimited.perKey + rateLimited.authFailures
-        ? yellow(`  rate limits met: ${rateLimited.perKey} × 429 from the per-key limit (600 requests / 60 s per key), ${rateLimited.authFailures} × 429 from the failed-authentication limit (60 / 60 s per address)`)
+        ? yellow(
+            `  rate limits met: ${rateLimited.perKey} × 429 from the per-key limit (600 requests / 60 s per key), ${rateLimited.authFailures} × 429 from the failed-authentication limit (60 / 60 s per address)`,
+          )
         : `  rate limits: none met (each client has its own key: at most 600 requests / 60 s each)`,
     );
     const sum = (k) => sites.reduce((a, site) => a + site.counters[k], 0);
@@ -837,7 +898,10 @@ async function main() {
         problems.length ? red(`${problems.length} problem${problems.length === 1 ? "" : "s"}`) : green("ok"),
       ];
     });
-    printTable(["site", "units", "segments", `missing ${LANGUAGES.join("/")}`, "stale", "review", "attention", "drain s", "final job", "delivered", "review = acked + listed", "check"], rows);
+    printTable(
+      ["site", "units", "segments", `missing ${LANGUAGES.join("/")}`, "stale", "review", "attention", "drain s", "final job", "delivered", "review = acked + listed", "check"],
+      rows,
+    );
     console.log(dim(`  final phase: ${stats.final.requests} requests in ${fmt(stats.final.seconds(), 1)} s`));
     const jobs = sites.flatMap((site) => [...site.jobs.values()]);
     const byStatus = new Map();
@@ -865,10 +929,21 @@ async function main() {
     server = undefined;
     console.log("");
     if (failures.length) {
-      console.log(red(bold(`consistency: FAILED (${failures.length} problem${failures.length === 1 ? "" : "s"} in ${checks.filter((c) => c.problems.length).length} of ${sites.length} sites; first: ${failures[0]})`)));
+      console.log(
+        red(
+          bold(
+            `consistency: FAILED (${failures.length} problem${failures.length === 1 ? "" : "s"} in ${checks.filter((c) => c.problems.length).length} of ${sites.length} sites; first: ${failures[0]})`,
+          ),
+        ),
+      );
       return 1;
     }
-    console.log(green(bold(`consistency: OK`)) + dim(` (${sites.length} sites: every pushed segment accounted for, none missing or stale after the final job, every delivered result acknowledged or still listed, none lost or duplicated)`));
+    console.log(
+      green(bold(`consistency: OK`)) +
+        dim(
+          ` (${sites.length} sites: every pushed segment accounted for, none missing or stale after the final job, every delivered result acknowledged or still listed, none lost or duplicated)`,
+        ),
+    );
     return 0;
   } catch (err) {
     await cleanup().catch(() => {});
@@ -876,7 +951,7 @@ async function main() {
       console.error(red(`load: ${err.message}`));
       return 2;
     }
-    console.error(red(`load: ${err instanceof SetupError ? err.message : err?.stack ?? err}`));
+    console.error(red(`load: ${err instanceof SetupError ? err.message : (err?.stack ?? err)}`));
     console.log(red(bold(`consistency: FAILED (the run did not complete: ${String(err?.message ?? err).split("\n")[0]})`)));
     return 1;
   }

@@ -296,11 +296,17 @@ export async function seedIfEmpty(flags = []) {
 
   const saved = readDemoKey();
   if (!saved)
-    return { seeded: false, note: `The database already holds data and no demo key is saved in ${rel(DEMO_KEY_FILE)}; create a key with the admin API (POST /admin/v1/sites/{site_id}/keys).` };
+    return {
+      seeded: false,
+      note: `The database already holds data and no demo key is saved in ${rel(DEMO_KEY_FILE)}; create a key with the admin API (POST /admin/v1/sites/{site_id}/keys).`,
+    };
   const hash = createHash("sha256").update(saved, "utf8").digest("hex");
   const [rows] = await d1(`SELECT site_id, revoked_at FROM api_keys WHERE hash = ${q(hash)}`, { flags });
   if (!rows.length)
-    return { seeded: false, note: `The key saved in ${rel(DEMO_KEY_FILE)} is not in this database (it was seeded into another one); create a key with the admin API, or start from an empty database.` };
+    return {
+      seeded: false,
+      note: `The key saved in ${rel(DEMO_KEY_FILE)} is not in this database (it was seeded into another one); create a key with the admin API, or start from an empty database.`,
+    };
   if (rows[0].revoked_at) return { seeded: false, note: `The demo key saved in ${rel(DEMO_KEY_FILE)} was revoked at ${rows[0].revoked_at}; create a new key with the admin API.` };
   if (!isCurrentKey(saved)) {
     // A key from before the checksum format: the service refuses it. Replace it for the same site.
@@ -355,7 +361,8 @@ export async function demoDashboardLink(flags = []) {
 export function printDashboardLink(link, baseUrl) {
   if (!link) return;
   console.log(bold("Dashboard"));
-  if (link.kind === "invitation") console.log(`  ${green(baseUrl + link.path)}\n  ${dim(`one click: choose a password for the demo owner ${link.email} and you are in the demo site`)}`);
+  if (link.kind === "invitation")
+    console.log(`  ${green(baseUrl + link.path)}\n  ${dim(`one click: choose a password for the demo owner ${link.email} and you are in the demo site`)}`);
   else console.log(`  ${green(baseUrl + link.path)}\n  ${dim(`sign in as ${link.email} (the demo owner)`)}`);
   console.log("");
 }
@@ -397,7 +404,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const seed = await prepareLocal(flags);
     printKey(seed, "http://127.0.0.1:8787");
   } catch (err) {
-    console.error(red(`seed: ${err instanceof SetupError ? err.message : err?.stack ?? err}`));
+    console.error(red(`seed: ${err instanceof SetupError ? err.message : (err?.stack ?? err)}`));
     process.exit(1);
   }
 }

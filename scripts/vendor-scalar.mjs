@@ -16,7 +16,10 @@ const VERSION = process.argv[2] ?? "1.72.1";
 const target = join(ROOT, "public/vendor/scalar");
 const dir = mkdtempSync(join(tmpdir(), "scalar-"));
 try {
-  const tarball = execFileSync("npm", ["pack", `@scalar/api-reference@${VERSION}`, "--silent"], { cwd: dir, encoding: "utf8" }).trim().split("\n").pop();
+  const tarball = execFileSync("npm", ["pack", `@scalar/api-reference@${VERSION}`, "--silent"], { cwd: dir, encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .pop();
   execFileSync("tar", ["xzf", tarball, "package/dist/browser/standalone.js"], { cwd: dir });
   mkdirSync(target, { recursive: true });
   copyFileSync(join(dir, "package/dist/browser/standalone.js"), join(target, "standalone.js"));

@@ -8,11 +8,11 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { EXAMPLES } from "./api/examples";
 import { validationDetail } from "./api/issues";
 import { HealthOut } from "./api/schemas";
-import type { App } from "./context";
 import { adminAuth, apiKeyAuth, declaredBodyLimit } from "./auth";
+import type { App } from "./context";
+import { dashboard } from "./dashboard";
 import { ApiError, ensureErrorBody, errorBody, renderError } from "./errors";
 import { LIMITS } from "./limits";
-import { dashboard } from "./dashboard";
 import { adminRoutes } from "./routes/admin.routes";
 import { boundedJsonBody } from "./routes/body-bounds";
 import { authErrors, ok } from "./routes/common";
@@ -21,6 +21,7 @@ import { jobRoutes } from "./routes/jobs.routes";
 import { resultRoutes } from "./routes/results.routes";
 import { stripeWebhookRoutes } from "./routes/stripe-webhook.routes";
 import { syncRoutes } from "./routes/sync.routes";
+import { describeWebhookEvents, webhookRoutes } from "./routes/webhooks.routes";
 
 export const API_VERSION = "1";
 
@@ -41,10 +42,15 @@ export function createApp(deps: { now?: () => number } = {}) {
     await next();
   });
   app.use(ensureErrorBody);
-  app.use(methodNotAllowed({ app, onMethodNotAllowed: (c, methods) => {
-    c.header("Allow", methods.join(", "));
-    return errorBody(c, 405, `${c.req.method} is not allowed on ${c.req.path}; use ${methods.join(", ")}.`);
-  } }));
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) => {
+        c.header("Allow", methods.join(", "));
+        return errorBody(c, 405, `${c.req.method} is not allowed on ${c.req.path}; use ${methods.join(", ")}.`);
+      },
+    }),
+  );
   // Order of work (src/auth.ts): a declared oversized body, then who is calling, then the body.
   app.use(declaredBodyLimit);
   app.use("/v1/*", apiKeyAuth(deps.now));
@@ -76,10 +82,12 @@ export function createApp(deps: { now?: () => number } = {}) {
   app.route("/", syncRoutes);
   app.route("/", jobRoutes);
   app.route("/", resultRoutes);
+  app.route("/", webhookRoutes);
   app.route("/", adminRoutes);
   app.route("/", stripeWebhookRoutes);
   app.route("/dashboard", dashboard);
 
+  describeWebhookEvents(app);
   registerDocument(app, API_VERSION);
 
   app.notFound((c) => errorBody(c, 404, `No such endpoint: ${c.req.method} ${c.req.path}.`));

@@ -8,8 +8,9 @@
  * the answer is 429 with Retry-After. There is no general per-IP limit: many sites'
  * connectors can share a host's address, and volumetric floods are the WAF's job.
  */
-import type { Context, Next } from "hono";
+
 import { timingSafeEqual } from "node:crypto";
+import type { Context, Next } from "hono";
 import type { App } from "./context";
 import { controlDb } from "./control/db";
 import { authenticate } from "./control/keys";

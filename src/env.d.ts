@@ -23,6 +23,10 @@ declare namespace Cloudflare {
     STRIPE_API_BASE?: string;
     /** Delay before a site's job alarm fires (0 in production; tests drive alarms themselves). */
     JOB_ALARM_DELAY_MS?: string;
+    /** Webhook deliveries (src/webhooks/): producer and consumer in this Worker. */
+    WEBHOOK_QUEUE: Queue<import("./webhooks/events").WebhookMessage>;
+    /** `true` lets a webhook endpoint be plain http:// to a loopback host (local development only). */
+    WEBHOOK_ALLOW_LOOPBACK?: string;
   }
 }
 interface Env extends Cloudflare.Env {}

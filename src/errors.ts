@@ -80,9 +80,7 @@ export function renderError<E extends WithRequestId>(err: unknown, c: Context<E>
   if (err instanceof SyntaxError) return errorBody(c, 422, "body is not valid JSON");
   // Drivers quote bound parameters in their messages (a key's hash, customer text): keep them out of logs.
   const redact = (s: string | undefined) => s?.replace(/params:.*$/gms, "params: [redacted]");
-  console.error(
-    JSON.stringify({ level: "error", request_id: c.get("requestId"), error: redact(String(err)), stack: redact(err instanceof Error ? err.stack : undefined) }),
-  );
+  console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), error: redact(String(err)), stack: redact(err instanceof Error ? err.stack : undefined) }));
   return errorBody(c, 500, `Something went wrong on our side. Quote request id ${c.get("requestId")} if you contact support.`);
 }
 

@@ -1,5 +1,7 @@
 import { createApp } from "./app";
 import { scheduledClose } from "./ops/billing";
+import { consumeBatch, consumerDeps } from "./webhooks/consumer";
+import type { WebhookMessage } from "./webhooks/events";
 
 export { SiteObject } from "./site/object";
 
@@ -11,4 +13,6 @@ export default {
   scheduled(controller, env, ctx) {
     ctx.waitUntil(scheduledClose(env, new Date(controller.scheduledTime)));
   },
-} satisfies ExportedHandler<Env>;
+  /** Webhook deliveries (src/webhooks/consumer.ts). */
+  queue: (batch: MessageBatch<WebhookMessage>, env: Env) => consumeBatch(batch, consumerDeps(env)),
+} satisfies ExportedHandler<Env, WebhookMessage>;

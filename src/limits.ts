@@ -34,6 +34,10 @@ export const LIMITS = {
   jobsListed: 20,
   confirmationCharacters: 100_000,
   agencySites: 10,
+  /** A webhook endpoint's URL, in characters. */
+  webhookUrl: 2_000,
+  /** Deliveries kept in a site's webhook log. */
+  webhookLog: 100,
 } as const;
 
 export const ADAPTERS = ["wordpress", "drupal", "wagtail", "strapi"] as const;

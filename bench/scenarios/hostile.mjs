@@ -19,7 +19,7 @@ const SHAPES = [
   ["object of 100,000 keys (1.1 MB)", () => `{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":0`).join(",")}}`],
   ["object of 700,000 keys (9.5 MB)", () => `{${Array.from({ length: 700_000 }, (_, i) => `"k${i}":0`).join(",")}}`],
   ["string of 1,500,000 \\u0000 escapes (9 MB)", () => `{"a":"${"\\u0000".repeat(1_500_000)}"}`],
-  ["string of 4,500,000 \\\" escapes (9 MB)", () => `{"a":"${'\\"'.repeat(4_500_000)}"}`],
+  ['string of 4,500,000 \\" escapes (9 MB)', () => `{"a":"${'\\"'.repeat(4_500_000)}"}`],
 ];
 
 const unitText = (key, metadata) => `{"external_key":"${key}","adapter":"wordpress","segments":[{"key":"a","text":"Hello"}],"metadata":${metadata}}`;
@@ -42,7 +42,10 @@ export async function hostileScenario(rt, { runs = 3 } = {}) {
     const single = unitText(`hostile:${n}`, metadata);
     const batch = `{"units":[${unitText(`hostile:${n}:a`, "{}")},${unitText(`hostile:${n}:b`, metadata)},${unitText(`hostile:${n}:c`, "{}")}]}`;
     n++;
-    for (const [where, path, body] of [["PUT /v1/units", "/v1/units", single], ["PUT /v1/units/batch", "/v1/units/batch", batch]]) {
+    for (const [where, path, body] of [
+      ["PUT /v1/units", "/v1/units", single],
+      ["PUT /v1/units/batch", "/v1/units/batch", batch],
+    ]) {
       const samples = [];
       let answer;
       for (let r = 0; r < runs; r++) {
@@ -54,8 +57,7 @@ export async function hostileScenario(rt, { runs = 3 } = {}) {
         path === "/v1/units"
           ? `${answer.status} ${answer.json.detail}`
           : `${answer.status} ${answer.json.results ? answer.json.results.map((r) => (r.ok ? "ok" : `refused: ${r.error}`)).join(" | ") : answer.json.detail}`;
-      if (path === "/v1/units" ? answer.status < 400 || answer.status >= 500 : answer.status !== 200 && answer.status !== 422)
-        throw new Error(`${where} ${name}: ${detail}`);
+      if (path === "/v1/units" ? answer.status < 400 || answer.status >= 500 : answer.status !== 200 && answer.status !== 422) throw new Error(`${where} ${name}: ${detail}`);
       const median = report.timing(`${where}: ${name}`, samples);
       report.figure(`  answer (${(body.length / 1e6).toFixed(1)} MB sent)`, detail.slice(0, 150));
       worst = Math.max(worst, median);

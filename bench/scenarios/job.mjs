@@ -96,12 +96,20 @@ export async function jobScenario(rt, { runs }) {
       `floor = ${ITEMS.toLocaleString("en")} result rows (same table and indexes as results) inserted by a FloorObject, rows staged first`,
       `the job runs in steps of runJobs(budget ${STEP_MS / 1000} s), timed from Node; runs slower than ${SLOW_MS / 1000} s are not repeated`,
       ...(unfinished
-        ? [`NOT FINISHED: stopped after ${(unfinished.runMs / 1000).toFixed(1)} s with ${unfinished.done.toLocaleString("en")} of ${ITEMS.toLocaleString("en")} results; the time and ratio below are lower bounds`]
+        ? [
+            `NOT FINISHED: stopped after ${(unfinished.runMs / 1000).toFixed(1)} s with ${unfinished.done.toLocaleString("en")} of ${ITEMS.toLocaleString("en")} results; the time and ratio below are lower bounds`,
+          ]
         : []),
     ].join("\n"),
   );
-  report.timing("POST /v1/jobs (estimate, billing, create; HTTP)", jobs.map((j) => j.createMs));
-  const job = report.timing(`runJobs to the end (real runner, zero-latency engine)${unfinished ? " ≥" : ""}`, jobs.map((j) => j.runMs));
+  report.timing(
+    "POST /v1/jobs (estimate, billing, create; HTTP)",
+    jobs.map((j) => j.createMs),
+  );
+  const job = report.timing(
+    `runJobs to the end (real runner, zero-latency engine)${unfinished ? " ≥" : ""}`,
+    jobs.map((j) => j.runMs),
+  );
   const floor = report.timing(`floor: ${ITEMS.toLocaleString("en")} INSERTs into results, one transactionSync`, floorOne);
   const sliced = report.timing(`floor: the same in transactions of ${SLICE.toLocaleString("en")} (as this job's slices)`, floorSliced);
   const last = jobs[jobs.length - 1];

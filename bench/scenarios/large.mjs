@@ -53,7 +53,10 @@ export async function largeScenario(rt) {
   report.timing("estimate over the whole scope (object side)", [estimate.ms]);
   report.timing("POST /v1/jobs estimate_only (HTTP, D1 cost check)", [http.ms]);
   report.timing("first invocation: start + first chunks", [steps[0].ms]);
-  report.timing("each later invocation (fixing chunks)", steps.slice(1).map((s) => s.ms));
+  report.timing(
+    "each later invocation (fixing chunks)",
+    steps.slice(1).map((s) => s.ms),
+  );
   report.figure("invocations until the scope is fixed", `${steps.length} (${items.toLocaleString("en")} items)`);
   report.ratio("estimate / CPU limit", estimate.ms, CPU_LIMIT_MS, 1);
   report.ratio("slowest invocation / CPU limit", Math.max(...steps.map((s) => s.ms)), CPU_LIMIT_MS, 1);

@@ -68,7 +68,11 @@ export async function pushScenarios(rt, { runs }) {
     await keep("rpcFirst", () => rpcSite.pushStaged(), checkSummary({ ok: UNITS, added: segments }));
     await keep("insertFloor", () => insertFloor.insertStaged(), rows);
     await keep("insertReturning", () => returningFloor.insertStaged(true), rows);
-    await keep("hash", () => insertFloor.hashStaged(), () => {});
+    await keep(
+      "hash",
+      () => insertFloor.hashStaged(),
+      () => {},
+    );
     await keep("httpAgain", () => put(httpSite), checkBatch({ unchanged: SEGMENTS, added: 0 }));
     await keep("rpcAgain", () => rpcSite.pushStaged(), checkSummary({ ok: UNITS, unchanged: segments }));
   }

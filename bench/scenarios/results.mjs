@@ -24,7 +24,10 @@ const expectPage = (body) => {
 export async function resultsScenario(rt, { runs }) {
   const small = await seededSite(rt, 40);
   const large = await seededSite(rt, 400);
-  const get = (site, query = "") => () => call(rt.mf, "GET", `/v1/results?limit=${PAGE}${query}`, { key: site.key });
+  const get =
+    (site, query = "") =>
+    () =>
+      call(rt.mf, "GET", `/v1/results?limit=${PAGE}${query}`, { key: site.key });
   // A page that starts 1,000 results before the end.
   const deep = (site) => `&cursor=${cursor(site.lastId - 1_000)}`;
   const plain = await interleaved(

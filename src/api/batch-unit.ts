@@ -11,8 +11,8 @@
  * test/api/batch-unit.test.ts checks both paths against `UnitSnapshotIn` on generated units.
  */
 import { z } from "@hono/zod-openapi";
-import { UnitSnapshotIn, isPlainText, type SegmentInput, type UnitSnapshot } from "./schemas";
-import { FORMATS, LIMITS, type Format } from "../limits";
+import { FORMATS, type Format, LIMITS } from "../limits";
+import { isPlainText, type SegmentInput, type UnitSnapshot, UnitSnapshotIn } from "./schemas";
 
 /** The unit's own fields; its segments are checked below (or by UnitSnapshotIn). */
 const UnitFields = UnitSnapshotIn.omit({ segments: true });
@@ -69,7 +69,10 @@ function plainSegments(raw: unknown): SegmentInput[] | undefined {
       if (v !== null && (typeof v !== "string" || !isPlainText(v, max))) return undefined;
       segment[name] = v;
     }
-    for (const [name, min] of [["max_length", 1], ["position", 0]] as const) {
+    for (const [name, min] of [
+      ["max_length", 1],
+      ["position", 0],
+    ] as const) {
       const v = s[name];
       if (v === undefined) continue;
       if (v !== null && !isInteger(v, min)) return undefined;

@@ -164,7 +164,13 @@ export const EXAMPLES = {
   jobIn: { type: "delta", prefix: "post:", languages: ["de", "fr"], confirm: true },
   job,
   jobs: [job, { ...job, id: 11, status: "succeeded", done_segments: 240, finished_at: "2026-11-21T09:12:40.000Z" }],
-  jobEstimate: { languages: ["de", "fr"], estimated_segments: 240, estimated_characters: 18_400, estimated_tm_segments: 12, cost: { ...estimate, characters: 18_400, overage_characters: 0, overage_cents: 0, requires_confirmation: false } },
+  jobEstimate: {
+    languages: ["de", "fr"],
+    estimated_segments: 240,
+    estimated_characters: 18_400,
+    estimated_tm_segments: 12,
+    cost: { ...estimate, characters: 18_400, overage_characters: 0, overage_cents: 0, requires_confirmation: false },
+  },
   usage: {
     plan: "agency",
     entitled: true,
@@ -175,7 +181,10 @@ export const EXAMPLES = {
     used_characters: 1_950_000,
     per_site: false,
   },
-  results: { results: [result, { ...result, id: "r_7000000102", key: "body", text: '<p>Willkommen, {name}! Lesen Sie <a href="/more">mehr</a>.</p>', format: "html" }], next_cursor: null },
+  results: {
+    results: [result, { ...result, id: "r_7000000102", key: "body", text: '<p>Willkommen, {name}! Lesen Sie <a href="/more">mehr</a>.</p>', format: "html" }],
+    next_cursor: null,
+  },
   ackIn: { ids: ["r_7000000101", "r_7000000102"] },
   ackOut: { acknowledged: 2 },
   reviewsIn: {
@@ -192,7 +201,7 @@ export const EXAMPLES = {
         unit: "post:42",
         key: "body",
         language: "de",
-        text: "<p>Willkommen! Lesen Sie <a href=\"/more\">mehr</a>.</p>",
+        text: '<p>Willkommen! Lesen Sie <a href="/more">mehr</a>.</p>',
         source_text: '<p>Welcome, {name}! Read <a href="/more">more</a>.</p>',
         qa: [{ code: "placeholders", severity: "error", message: "The placeholder {name} is missing from the translation." }],
         job_id: 12,
@@ -220,7 +229,7 @@ export const EXAMPLES = {
   attentionConfirm: {
     detail: "The fix has QA errors, so it was not saved. Change the text, or send it again with confirm: true to save it anyway.",
     qa: [{ code: "html_tags", severity: "error", message: "The HTML tags differ from the source: unexpected <script>, </script>." }],
-    source_text: "<p>Welcome, {name}! Read <a href=\"/more\">more</a>.</p>",
+    source_text: '<p>Welcome, {name}! Read <a href="/more">more</a>.</p>',
   },
   organizationIn: { name: "Acme" },
   organization: { id: 3, name: "Acme" },
@@ -231,7 +240,10 @@ export const EXAMPLES = {
     organization_id: 3,
     name: "acme.example",
     source_language: "en",
-    target_languages: [{ code: "de", engine: "deepl", formality: "formal" }, { code: "fr", engine: "deepl" }],
+    target_languages: [
+      { code: "de", engine: "deepl", formality: "formal" },
+      { code: "fr", engine: "deepl" },
+    ],
   },
   adminSite: { ...site, organization_id: 3, qa_mode: "editors", review_mode: "draft" },
   keyCreateIn: { name: "production" },

@@ -68,8 +68,7 @@ const MAX_RAW_STRING = LIMITS.segmentText * 12;
 const STRING_RULE = `is too long: no field takes more than ${LIMITS.segmentText} characters`;
 
 export const depthRule = (max = LIMITS.jsonDepth) => `must be nested at most ${max} levels deep`;
-const widthRule = (array: boolean) =>
-  array ? `must have at most ${LIMITS.jsonWidth} items` : `must have at most ${LIMITS.jsonWidth} keys`;
+const widthRule = (array: boolean) => (array ? `must have at most ${LIMITS.jsonWidth} items` : `must have at most ${LIMITS.jsonWidth} keys`);
 
 /** `units[3].metadata.a` for the container opened below `frames[0..count)`. */
 function pathOf(frames: Frame[], count: number): string {

@@ -11,6 +11,11 @@ export const TAGS = [
   { name: "results", description: "Pulling finished translations to write them on the site as drafts or suggestions, and acknowledging them." },
   { name: "reviews", description: "Reporting editors' decisions on delivered translations." },
   { name: "quality", description: "Translations held back by quality checks for review in the dashboard." },
+  {
+    name: "webhooks",
+    description:
+      "Signed webhooks that tell a connector when there is something to pull (jobs finished, results ready, QA holds, usage thresholds). Optional: polling works as before.",
+  },
   { name: "usage", description: "Billable characters and the plan's included volume." },
   { name: "admin", description: "The operator's provisioning API (organizations, subscriptions, sites, keys, glossaries, the review queue). Needs the ADMIN_TOKEN." },
 ] as const;
@@ -21,6 +26,8 @@ full source-language state of each translatable object as a **unit** (\`pushUnit
 requests **jobs** (\`createJob\`), pulls finished **results** (\`listResults\`), writes them on the
 site as drafts or suggestions, acknowledges them (\`ackResults\`) and reports editors' **reviews**
 (\`submitReviews\`). The service never writes to the website: the connector always pulls.
+Instead of polling, a connector may register a **webhook** (\`setWebhook\`): signed events
+(described under \`webhooks\`) then say when there is something to pull.
 
 **Authentication.** Every operation except \`getHealth\`, this document and the reference page
 needs \`Authorization: Bearer <API key>\` (keys start with \`tsk_\`; one identifies one site). A

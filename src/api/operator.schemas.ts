@@ -14,7 +14,10 @@ export const AuditItemOut = z
     actor: z.string().openapi({ description: "`admin` (the operator's token) or `user:<id>` (a dashboard user)", example: "admin" }),
     action: z.string().openapi({ description: "A dotted verb", example: "key.create" }),
     target: z.string().openapi({ example: "site:12" }),
-    detail: z.record(z.string(), z.unknown()).nullable().openapi({ description: "What changed; never a secret", example: { name: "production", key_id: 4 } }),
+    detail: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .openapi({ description: "What changed; never a secret", example: { name: "production", key_id: 4 } }),
   })
   .openapi("AuditItemOut");
 
@@ -49,7 +52,9 @@ export const BillingCloseOut = z
     used_characters: z.number().int(),
     overage_characters: z.number().int(),
     overage_cents: z.number().int(),
-    provider: z.enum(["manual", "stripe"]).openapi({ description: "`stripe`: an invoice item was added to the customer's next invoice; `manual`: the operator invoices from this row" }),
+    provider: z
+      .enum(["manual", "stripe"])
+      .openapi({ description: "`stripe`: an invoice item was added to the customer's next invoice; `manual`: the operator invoices from this row" }),
     invoice_item_id: z.string().nullable().openapi({ description: "Stripe's invoice item (`ii_…`); null for manual closes and months without overage", example: "ii_1QxYz" }),
     closed_at: z.string(),
   })

@@ -4,18 +4,8 @@
  * document at GET /v1/openapi.json is generated from them.
  */
 import { z } from "@hono/zod-openapi";
-import {
-  ADAPTERS,
-  CAPABILITIES,
-  ENGINES,
-  FORMALITIES,
-  FORMATS,
-  LIMITS,
-  PLANS,
-  QA_MODES,
-  REVIEW_MODES,
-} from "../limits";
 import { characters } from "../characters";
+import { ADAPTERS, CAPABILITIES, ENGINES, FORMALITIES, FORMATS, LIMITS, PLANS, QA_MODES, REVIEW_MODES } from "../limits";
 
 // ---------------------------------------------------------------- common formats
 
@@ -218,9 +208,7 @@ export const SyncOut = z
   .openapi("SyncOut");
 export type SyncResult = z.infer<typeof SyncOut>;
 
-export const BatchIn = z
-  .object({ units: z.array(UnitSnapshotIn).min(1).max(LIMITS.unitsPerBatch) })
-  .openapi("BatchIn");
+export const BatchIn = z.object({ units: z.array(UnitSnapshotIn).min(1).max(LIMITS.unitsPerBatch) }).openapi("BatchIn");
 
 /** What the Worker validates for a batch as a whole: each unit is then checked on its own. */
 export const BatchEnvelope = z.object({ units: z.array(z.unknown()).min(1).max(LIMITS.unitsPerBatch) });
@@ -276,16 +264,12 @@ export const UnitWorkOut = z
   })
   .openapi("UnitWorkOut");
 
-export const UnitsWorkOut = z
-  .object({ units: z.array(UnitWorkOut), next_cursor: z.string().nullable() })
-  .openapi("UnitsWorkOut");
+export const UnitsWorkOut = z.object({ units: z.array(UnitWorkOut), next_cursor: z.string().nullable() }).openapi("UnitsWorkOut");
 export type UnitsWork = z.infer<typeof UnitsWorkOut>;
 
 export const SegmentState = z.enum(["ok", "stale", "review", "missing", "attention"]);
 
-export const QAIssueOut = z
-  .object({ code: z.string(), severity: z.enum(["error", "warning"]), message: z.string() })
-  .openapi("QAIssueOut");
+export const QAIssueOut = z.object({ code: z.string(), severity: z.enum(["error", "warning"]), message: z.string() }).openapi("QAIssueOut");
 export type QAIssue = z.infer<typeof QAIssueOut>;
 
 export const SegmentStatusOut = z
@@ -370,10 +354,8 @@ export const JobIn = z
     estimate_only: z.boolean().default(false),
   })
   .superRefine((job, ctx) => {
-    if (job.type === "translate" && !job.units?.length)
-      ctx.addIssue({ code: "custom", path: ["units"], message: "is required (at least one unit key) for a translate job" });
-    if (job.type === "translate" && job.prefix)
-      ctx.addIssue({ code: "custom", path: ["prefix"], message: "is only allowed for delta jobs" });
+    if (job.type === "translate" && !job.units?.length) ctx.addIssue({ code: "custom", path: ["units"], message: "is required (at least one unit key) for a translate job" });
+    if (job.type === "translate" && job.prefix) ctx.addIssue({ code: "custom", path: ["prefix"], message: "is only allowed for delta jobs" });
     // A delta job is narrowed with prefix; silently ignoring units would run (and bill) the whole site.
     if (job.type === "delta" && job.units != null)
       ctx.addIssue({ code: "custom", path: ["units"], message: 'is only allowed for translate jobs (narrow a delta job with "prefix")' });
@@ -381,9 +363,7 @@ export const JobIn = z
   .openapi("JobIn");
 export type JobRequest = z.infer<typeof JobIn>;
 
-export const JobError = z
-  .object({ language: z.string(), message: z.string(), segments: z.number().int() })
-  .openapi("JobError");
+export const JobError = z.object({ language: z.string(), message: z.string(), segments: z.number().int() }).openapi("JobError");
 
 export const JobOut = z
   .object({
@@ -442,9 +422,7 @@ export const ResultOut = z
   .openapi("ResultOut");
 export type Result = z.infer<typeof ResultOut>;
 
-export const ResultsOut = z
-  .object({ results: z.array(ResultOut), next_cursor: z.string().nullable() })
-  .openapi("ResultsOut");
+export const ResultsOut = z.object({ results: z.array(ResultOut), next_cursor: z.string().nullable() }).openapi("ResultsOut");
 
 /**
  * A result id as a request names it: any string. Unknown or malformed ids never refuse the
@@ -464,9 +442,7 @@ export const ReviewIn = z.object({
 export type Review = z.infer<typeof ReviewIn>;
 
 export const ReviewsIn = z.object({ reviews: z.array(ReviewIn).max(LIMITS.reviewsPerRequest) }).openapi("ReviewsIn");
-export const ReviewsOut = z
-  .object({ updated: z.number().int(), ignored: z.array(z.string()) })
-  .openapi("ReviewsOut");
+export const ReviewsOut = z.object({ updated: z.number().int(), ignored: z.array(z.string()) }).openapi("ReviewsOut");
 
 export const AttentionItemOut = z
   .object({
@@ -483,9 +459,7 @@ export const AttentionItemOut = z
   })
   .openapi("AttentionItemOut");
 
-export const AttentionOut = z
-  .object({ items: z.array(AttentionItemOut), next_cursor: z.string().nullable() })
-  .openapi("AttentionOut");
+export const AttentionOut = z.object({ items: z.array(AttentionItemOut), next_cursor: z.string().nullable() }).openapi("AttentionOut");
 export type Attention = z.infer<typeof AttentionOut>;
 
 // ---------------------------------------------------------------- query parameters
@@ -518,7 +492,12 @@ export const UnitKeyParam = z.object({ external_key: UnitKey.openapi({ param: { 
 /** DELETE /v1/units/{key} answers 204 for every key (DESIGN.md), one that could never exist included. */
 export const AnyUnitKeyParam = z.object({ external_key: z.string().openapi({ param: { name: "external_key", in: "path" }, example: "post:42" }) });
 export const JobIdParam = z.object({
-  job_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ param: { name: "job_id", in: "path" }, type: "integer" }),
+  job_id: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .openapi({ param: { name: "job_id", in: "path" }, type: "integer" }),
 });
 
 // ---------------------------------------------------------------- admin API (DESIGN.md)
@@ -632,9 +611,7 @@ export const AdminSiteDetailOut = AdminSiteOut.extend({
 }).openapi("AdminSiteDetail");
 
 export const KeyCreateIn = z.object({ name: text(200).min(1) });
-export const KeyCreatedOut = z
-  .object({ id: z.number().int(), name: z.string(), key: z.string(), created_at: Timestamp })
-  .openapi("KeyCreated");
+export const KeyCreatedOut = z.object({ id: z.number().int(), name: z.string(), key: z.string(), created_at: Timestamp }).openapi("KeyCreated");
 export const KeyOut = z
   .object({
     id: z.number().int(),

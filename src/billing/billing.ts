@@ -5,11 +5,11 @@
  */
 import { and, asc, eq, gt, inArray, lt, or, sql, sum } from "drizzle-orm";
 import type { Estimate } from "../api/schemas";
+import { now } from "../clock";
 import type { ControlDb } from "../control/db";
-import { reservations, subscriptions, subscriptionSites, usageLedger } from "../control/schema";
+import { reservations, subscriptionSites, subscriptions, usageLedger } from "../control/schema";
 import type { SiteSettings } from "../control/sites";
 import { LIMITS, type Plan } from "../limits";
-import { now } from "../clock";
 import { CURRENCY, monthOf, PAST_DUE_GRACE_MS, PLANS } from "./plans";
 
 export type BillingCode = "subscription_required" | "subscription_inactive" | "site_not_covered";
@@ -31,13 +31,27 @@ export interface Entitlement {
  */
 export async function entitlement(db: ControlDb, site: SiteSettings, at: Date = now()): Promise<Entitlement> {
   const sub = await db.select().from(subscriptions).where(eq(subscriptions.organizationId, site.organizationId)).get();
-  if (!sub) return { plan: null, entitled: false, code: "subscription_required", reason: "The organization has no subscription.", included: null, perSite: false, overageCentsPerMillion: 0 };
+  if (!sub)
+    return {
+      plan: null,
+      entitled: false,
+      code: "subscription_required",
+      reason: "The organization has no subscription.",
+      included: null,
+      perSite: false,
+      overageCentsPerMillion: 0,
+    };
   const plan = sub.plan as Plan;
   const rules = PLANS[plan];
   const base = { plan, included: sub.includedCharacters ?? rules.included, perSite: rules.perSite, overageCentsPerMillion: rules.overageCentsPerMillion };
   if (sub.status !== "active") return { ...base, entitled: false, code: "subscription_inactive", reason: `The subscription is ${sub.status}.` };
   if (sub.pastDueSince && at.getTime() - Date.parse(sub.pastDueSince) >= PAST_DUE_GRACE_MS)
-    return { ...base, entitled: false, code: "subscription_inactive", reason: `The subscription's payment is past due since ${sub.pastDueSince.slice(0, 10)}; update the payment method on the Billing page.` };
+    return {
+      ...base,
+      entitled: false,
+      code: "subscription_inactive",
+      reason: `The subscription's payment is past due since ${sub.pastDueSince.slice(0, 10)}; update the payment method on the Billing page.`,
+    };
   const maxSites = sub.siteLimit ?? rules.maxSites;
   const covered = await db
     .select({ siteId: subscriptionSites.siteId })

@@ -11,8 +11,8 @@
 import { asc, eq, sql } from "drizzle-orm";
 import type { ControlDb } from "../control/db";
 import { billingCloses, stripeSubscriptions, subscriptions, usageLedger } from "../control/schema";
-import { monthOf } from "./plans";
 import type { Plan } from "../limits";
+import { monthOf } from "./plans";
 import { billingProvider, type Provider, stripeClient } from "./stripe";
 import { organizationUsage } from "./usage";
 
@@ -93,16 +93,18 @@ export async function closeMonth(env: Env, db: ControlDb, month: string, at: Dat
         const earlier = (await stripe.invoiceItems.list({ customer: mirror.customerId, limit: 100 })).data.find(
           (i) => i.metadata?.organization_id === String(id) && i.metadata?.month === month,
         );
-        const item = earlier ?? await stripe.invoiceItems.create(
-          {
-            customer: mirror.customerId,
-            amount: usage.overage_cents,
-            currency: usage.currency,
-            description: `Translation overage ${month}: ${usage.overage_characters.toLocaleString("en-US")} characters beyond the included volume`,
-            metadata: { organization_id: String(id), month, overage_characters: String(usage.overage_characters) },
-          },
-          { idempotencyKey: overageKey(id, month) },
-        );
+        const item =
+          earlier ??
+          (await stripe.invoiceItems.create(
+            {
+              customer: mirror.customerId,
+              amount: usage.overage_cents,
+              currency: usage.currency,
+              description: `Translation overage ${month}: ${usage.overage_characters.toLocaleString("en-US")} characters beyond the included volume`,
+              metadata: { organization_id: String(id), month, overage_characters: String(usage.overage_characters) },
+            },
+            { idempotencyKey: overageKey(id, month) },
+          ));
         invoiceItemId = item.id;
       } catch (err) {
         pending.push({ organization_id: id, detail: `Stripe did not take the invoice item: ${err instanceof Error ? err.message : String(err)}` });

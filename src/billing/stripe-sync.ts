@@ -11,7 +11,7 @@ import { and, asc, eq } from "drizzle-orm";
 import type Stripe from "stripe";
 import { auditStatement } from "../control/audit";
 import type { ControlDb } from "../control/db";
-import { sites, stripeSubscriptions, subscriptions, subscriptionSites } from "../control/schema";
+import { sites, stripeSubscriptions, subscriptionSites, subscriptions } from "../control/schema";
 import type { Plan } from "../limits";
 import { PLANS } from "./plans";
 import { contractStatus, planOfPrice } from "./stripe";
@@ -93,10 +93,7 @@ export async function syncSubscription(env: Env, db: ControlDb, sub: Subscriptio
     console.warn(JSON.stringify({ level: "warn", message: "Stripe subscription without an organization", subscription: sub.id }));
     return { organizationId: null, applied: false };
   }
-  const [mirror, contract] = await Promise.all([
-    mirrorOf(db, organizationId),
-    db.select().from(subscriptions).where(eq(subscriptions.organizationId, organizationId)).get(),
-  ]);
+  const [mirror, contract] = await Promise.all([mirrorOf(db, organizationId), db.select().from(subscriptions).where(eq(subscriptions.organizationId, organizationId)).get()]);
   const status = contractStatus(sub.status);
   // An ended subscription never replaces a live one (an owner who subscribed again).
   if (mirror && mirror.subscriptionId !== sub.id && contractStatus(mirror.status as Stripe.Subscription.Status) !== "canceled" && status === "canceled")
@@ -128,15 +125,29 @@ export async function syncSubscription(env: Env, db: ControlDb, sub: Subscriptio
     // The grace is counted from the first time it was seen past due.
     const pastDueSince = sub.status === "past_due" ? (contract?.provider === "stripe" && contract.pastDueSince ? contract.pastDueSince : syncedAt) : null;
     const values = { plan, status, includedCharacters: null, provider: "stripe", siteLimit: plan === "pro" ? quantity : null, pastDueSince, updatedAt: syncedAt };
-    writes.push(db.insert(subscriptions).values({ organizationId, ...values }).onConflictDoUpdate({ target: subscriptions.organizationId, set: values }));
+    writes.push(
+      db
+        .insert(subscriptions)
+        .values({ organizationId, ...values })
+        .onConflictDoUpdate({ target: subscriptions.organizationId, set: values }),
+    );
     if (!contract) {
       const limit = siteLimitOf(plan, quantity);
-      const oldest = await db.select({ id: sites.id }).from(sites).where(eq(sites.organizationId, organizationId)).orderBy(asc(sites.id)).limit(limit ?? 1_000);
+      const oldest = await db
+        .select({ id: sites.id })
+        .from(sites)
+        .where(eq(sites.organizationId, organizationId))
+        .orderBy(asc(sites.id))
+        .limit(limit ?? 1_000);
       writes.push(db.delete(subscriptionSites).where(eq(subscriptionSites.organizationId, organizationId)));
-      for (let i = 0; i < oldest.length; i += 50)
-        writes.push(db.insert(subscriptionSites).values(oldest.slice(i, i + 50).map((s) => ({ organizationId, siteId: s.id }))));
+      for (let i = 0; i < oldest.length; i += 50) writes.push(db.insert(subscriptionSites).values(oldest.slice(i, i + 50).map((s) => ({ organizationId, siteId: s.id }))));
     }
-    const changed = !contract || contract.plan !== plan || contract.status !== status || (contract.pastDueSince !== null) !== (pastDueSince !== null) || mirror?.cancelAtPeriodEnd !== sub.cancelAtPeriodEnd;
+    const changed =
+      !contract ||
+      contract.plan !== plan ||
+      contract.status !== status ||
+      (contract.pastDueSince !== null) !== (pastDueSince !== null) ||
+      mirror?.cancelAtPeriodEnd !== sub.cancelAtPeriodEnd;
     if (changed)
       writes.push(
         auditStatement(
@@ -152,7 +163,7 @@ export async function syncSubscription(env: Env, db: ControlDb, sub: Subscriptio
         ),
       );
   }
-  await db.batch(writes as [typeof writes[number], ...typeof writes]);
+  await db.batch(writes as [(typeof writes)[number], ...typeof writes]);
   return { organizationId, applied };
 }
 

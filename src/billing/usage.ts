@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, sql, sum } from "drizzle-orm";
 import type { ControlDb } from "../control/db";
-import { sites, subscriptions, subscriptionSites, usageLedger } from "../control/schema";
+import { sites, subscriptionSites, subscriptions, usageLedger } from "../control/schema";
 import type { Plan } from "../limits";
 import { CURRENCY, PLANS } from "./plans";
 
@@ -53,9 +53,7 @@ export async function organizationUsage(db: ControlDb, organizationId: number, m
   const usedBySite = new Map(perSite.map((r) => [r.siteId, Number(r.n ?? 0)]));
   const names = new Map<number, string | null>(current.map((s) => [s.id, s.name]));
   for (const id of usedBySite.keys()) if (!names.has(id)) names.set(id, null);
-  const siteRows = [...names]
-    .sort(([a], [b]) => a - b)
-    .map(([id, name]) => ({ site_id: id, name, used_characters: usedBySite.get(id) ?? 0 }));
+  const siteRows = [...names].sort(([a], [b]) => a - b).map(([id, name]) => ({ site_id: id, name, used_characters: usedBySite.get(id) ?? 0 }));
   const used = siteRows.reduce((a, s) => a + s.used_characters, 0);
   const includedPerScope = sub ? (sub.includedCharacters ?? rules!.included) : null;
 

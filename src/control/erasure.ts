@@ -7,6 +7,7 @@
  * audit log's who/what/when/target (an organization's entries lose their `detail`); and the
  * ids themselves, which AUTOINCREMENT never hands out again.
  */
+
 import { and, eq, inArray, notExists, sql } from "drizzle-orm";
 import { auditStatement } from "./audit";
 import { type ControlDb, idList } from "./db";
@@ -22,15 +23,15 @@ import {
   sessions,
   sites,
   stripeSubscriptions,
-  subscriptions,
   subscriptionSites,
+  subscriptions,
   usageLedger,
   users,
 } from "./schema";
+import { deleteWebhookRows } from "./webhooks";
 
 /** R2 prefix of a site's batch bodies; the site object refuses any other. */
 export const batchPrefix = (siteId: number) => `batches/${siteId}/`;
-
 
 /** Ledger rows keep ids, month, the day (per-day invoice figures) and counts; the time of day goes. */
 function scrubLedger(db: ControlDb, where: ReturnType<typeof eq>) {
@@ -69,6 +70,7 @@ export async function eraseSiteRows(db: ControlDb, site: { id: number; organizat
     scrubLedger(db, eq(usageLedger.siteId, site.id)),
     db.delete(reservations).where(eq(reservations.siteId, site.id)),
     db.delete(subscriptionSites).where(eq(subscriptionSites.siteId, site.id)),
+    ...deleteWebhookRows(db, [site.id]),
     db.delete(sites).where(eq(sites.id, site.id)),
     auditStatement(db, { organizationId: site.organizationId, actor, action: "site.erase", target: `site:${site.id}` }),
   ]);
@@ -94,6 +96,7 @@ export async function eraseOrganizationRows(db: ControlDb, orgId: number, siteId
     db.delete(sessions).where(inArray(sessions.userId, idList(lonely))),
     db.delete(memberships).where(eq(memberships.organizationId, orgId)),
     db.delete(users).where(and(inArray(users.id, idList(lonely)), withoutMembership)),
+    ...deleteWebhookRows(db, siteIds),
     db.delete(sites).where(eq(sites.organizationId, orgId)),
     db.delete(organizations).where(eq(organizations.id, orgId)),
     db.update(auditLog).set({ detail: null }).where(eq(auditLog.organizationId, orgId)),

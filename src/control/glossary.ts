@@ -5,8 +5,8 @@
  * are the same everywhere.
  */
 import { and, asc, count, eq } from "drizzle-orm";
-import { GlossaryIn, type GlossaryTerm } from "../api/schemas";
 import { validationDetail } from "../api/issues";
+import { GlossaryIn, type GlossaryTerm } from "../api/schemas";
 import { ApiError } from "../errors";
 import type { ControlDb } from "./db";
 import { glossaryTerms } from "./schema";
@@ -45,7 +45,11 @@ export function insertTermStatement(db: ControlDb, organizationId: number, term:
 }
 
 export async function findTerm(db: ControlDb, organizationId: number, termId: number) {
-  return db.select().from(glossaryTerms).where(and(eq(glossaryTerms.id, termId), eq(glossaryTerms.organizationId, organizationId))).get();
+  return db
+    .select()
+    .from(glossaryTerms)
+    .where(and(eq(glossaryTerms.id, termId), eq(glossaryTerms.organizationId, organizationId)))
+    .get();
 }
 
 export function deleteTermStatement(db: ControlDb, termId: number) {

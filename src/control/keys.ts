@@ -151,7 +151,10 @@ export async function newKey(db: ControlDb, siteId: number, name: string, now = 
   return {
     key,
     createdAt,
-    insert: db.insert(apiKeys).values({ siteId, name, prefix: key.slice(0, KEY_PREFIX.length + 6), hash, createdAt }).returning({ id: apiKeys.id }),
+    insert: db
+      .insert(apiKeys)
+      .values({ siteId, name, prefix: key.slice(0, KEY_PREFIX.length + 6), hash, createdAt })
+      .returning({ id: apiKeys.id }),
     keyIdOf: sql`(SELECT ${apiKeys.id} FROM ${apiKeys} WHERE ${apiKeys.hash} = ${hash})`,
   };
 }
@@ -170,7 +173,11 @@ export async function listKeys(db: ControlDb, siteId: number) {
 
 /** The key's id if it is one of the site's (revoked or not). */
 export async function findKey(db: ControlDb, siteId: number, keyId: number) {
-  return db.select({ id: apiKeys.id }).from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.siteId, siteId))).get();
+  return db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.siteId, siteId)))
+    .get();
 }
 
 /** Marks a key revoked (a key revoked before keeps its first time). */

@@ -14,7 +14,10 @@ export function insertOrganizationStatement(db: ControlDb, name: string) {
 
 /** The organization of each given site that exists. */
 export async function siteOrganizations(db: ControlDb, siteIds: number[]) {
-  return db.select({ id: sites.id, org: sites.organizationId }).from(sites).where(inArray(sites.id, idList(siteIds)));
+  return db
+    .select({ id: sites.id, org: sites.organizationId })
+    .from(sites)
+    .where(inArray(sites.id, idList(siteIds)));
 }
 
 const chunks = <T>(list: T[], size: number) => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
@@ -27,7 +30,15 @@ export function setSubscriptionStatements(
   now = new Date(),
 ) {
   // The operator's word: `manual` until DELETE, whatever Stripe says meanwhile (no site limit or grace of Stripe's).
-  const values = { plan: input.plan, status: input.status, includedCharacters: input.includedCharacters, provider: "manual", siteLimit: null, pastDueSince: null, updatedAt: now.toISOString() };
+  const values = {
+    plan: input.plan,
+    status: input.status,
+    includedCharacters: input.includedCharacters,
+    provider: "manual",
+    siteLimit: null,
+    pastDueSince: null,
+    updatedAt: now.toISOString(),
+  };
   return [
     db
       .insert(subscriptions)

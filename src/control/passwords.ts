@@ -37,5 +37,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 /** A random token for a cookie or a link (32 bytes, base64url), and its stored SHA-256 hex. */
 export function randomToken(): string {
-  return b64(crypto.getRandomValues(new Uint8Array(32))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return b64(crypto.getRandomValues(new Uint8Array(32)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }

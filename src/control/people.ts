@@ -5,10 +5,10 @@
  * endpoint alike.
  */
 import { and, asc, desc, eq, gt, inArray, isNull } from "drizzle-orm";
+import { sha256Hex } from "../digest";
 import { ApiError, notFound } from "../errors";
 import { auditStatement } from "./audit";
 import type { ControlDb } from "./db";
-import { sha256Hex } from "../digest";
 import { hashPassword, randomToken, verifyPassword } from "./passwords";
 import { invitations, memberships, organizations, sites, users } from "./schema";
 
@@ -37,7 +37,11 @@ export function passwordProblem(password: string, field = "password"): string | 
 // ------------------------------------------------------------------ users
 
 export async function findUser(db: ControlDb, email: string) {
-  return db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+  return db
+    .select()
+    .from(users)
+    .where(eq(users.email, normalizeEmail(email)))
+    .get();
 }
 
 /** The user whose email and password match, or null. Unknown emails cost a hash too, so timing does not tell them apart. */
@@ -55,7 +59,12 @@ export async function passwordChangeStatement(db: ControlDb, userId: number, cur
   const problem = passwordProblem(next, "new_password");
   if (problem) throw new ApiError(422, problem);
   // Wrapped: a drizzle query is a thenable, and an async function would run it.
-  return { update: db.update(users).set({ passwordHash: await hashPassword(next) }).where(eq(users.id, userId)) };
+  return {
+    update: db
+      .update(users)
+      .set({ passwordHash: await hashPassword(next) })
+      .where(eq(users.id, userId)),
+  };
 }
 
 // ------------------------------------------------------------------ memberships
@@ -146,9 +155,27 @@ export async function createInvitation(
   const [[row]] = await db.batch([
     db
       .insert(invitations)
-      .values({ organizationId: input.organizationId, email, role: input.role, tokenHash: await sha256Hex(token), invitedBy: input.invitedBy, createdAt: now.toISOString(), expiresAt })
+      .values({
+        organizationId: input.organizationId,
+        email,
+        role: input.role,
+        tokenHash: await sha256Hex(token),
+        invitedBy: input.invitedBy,
+        createdAt: now.toISOString(),
+        expiresAt,
+      })
       .returning({ id: invitations.id }),
-    auditStatement(db, { organizationId: input.organizationId, actor: input.actor, action: "invitation.create", target: `organization:${input.organizationId}`, detail: { email, role: input.role } }, now),
+    auditStatement(
+      db,
+      {
+        organizationId: input.organizationId,
+        actor: input.actor,
+        action: "invitation.create",
+        target: `organization:${input.organizationId}`,
+        detail: { email, role: input.role },
+      },
+      now,
+    ),
   ]);
   return { id: row.id, email, role: input.role, token, expires_at: expiresAt };
 }
@@ -162,7 +189,11 @@ export async function pendingInvitations(db: ControlDb, organizationId: number, 
 }
 
 export async function revokeInvitation(db: ControlDb, organizationId: number, id: number, actor: string) {
-  const row = await db.select().from(invitations).where(and(eq(invitations.id, id), eq(invitations.organizationId, organizationId), isNull(invitations.acceptedAt))).get();
+  const row = await db
+    .select()
+    .from(invitations)
+    .where(and(eq(invitations.id, id), eq(invitations.organizationId, organizationId), isNull(invitations.acceptedAt)))
+    .get();
   if (!row) throw notFound(`Invitation ${id}`);
   await db.batch([
     db.delete(invitations).where(eq(invitations.id, id)),
@@ -174,7 +205,14 @@ export async function revokeInvitation(db: ControlDb, organizationId: number, id
 export async function openInvitation(db: ControlDb, token: string, now = new Date()) {
   if (!token || token.length > 100) return undefined;
   const row = await db
-    .select({ id: invitations.id, organizationId: invitations.organizationId, organization: organizations.name, email: invitations.email, role: invitations.role, expiresAt: invitations.expiresAt })
+    .select({
+      id: invitations.id,
+      organizationId: invitations.organizationId,
+      organization: organizations.name,
+      email: invitations.email,
+      role: invitations.role,
+      expiresAt: invitations.expiresAt,
+    })
     .from(invitations)
     .innerJoin(organizations, eq(organizations.id, invitations.organizationId))
     .where(and(eq(invitations.tokenHash, await sha256Hex(token)), isNull(invitations.acceptedAt), gt(invitations.expiresAt, now.toISOString())))
@@ -227,7 +265,8 @@ export async function acceptInvitation(db: ControlDb, token: string, who: { sign
     .returning({ id: invitations.id });
   if (!claimed.length) throw new ApiError(404, "This invitation link was used already.");
   let userId: number;
-  if (signedIn) userId = signedIn.userId; // its email is the invitation's (checked above)
+  if (signedIn)
+    userId = signedIn.userId; // its email is the invitation's (checked above)
   else {
     const [created] = await db.insert(users).values({ email: invitation.email, passwordHash: passwordHash! }).onConflictDoNothing().returning({ id: users.id });
     if (!created) {
@@ -244,7 +283,17 @@ export async function acceptInvitation(db: ControlDb, token: string, who: { sign
       .insert(memberships)
       .values({ userId, organizationId: invitation.organizationId, role })
       .onConflictDoUpdate({ target: [memberships.userId, memberships.organizationId], set: { role } }),
-    auditStatement(db, { organizationId: invitation.organizationId, actor: `user:${userId}`, action: "invitation.accept", target: `invitation:${invitation.id}`, detail: { email: invitation.email, role } }, now),
+    auditStatement(
+      db,
+      {
+        organizationId: invitation.organizationId,
+        actor: `user:${userId}`,
+        action: "invitation.accept",
+        target: `invitation:${invitation.id}`,
+        detail: { email: invitation.email, role },
+      },
+      now,
+    ),
   ]);
   return { userId, organizationId: invitation.organizationId, newAccount: !signedIn };
 }

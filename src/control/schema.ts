@@ -281,3 +281,54 @@ export const billingCloses = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.month] }), index("billing_closes_month").on(t.month)],
 );
+
+// ------------------------------------------------------------------ webhooks (migrations/control/0004_webhooks.sql)
+
+/** A site's one webhook endpoint. The secret signs deliveries, so it is stored as issued. */
+export const webhookEndpoints = sqliteTable("webhook_endpoints", {
+  siteId: integer("site_id").primaryKey(),
+  url: text("url").notNull(),
+  /** The subscribed event types; null means all. */
+  events: text("events", { mode: "json" }).$type<string[] | null>(),
+  secret: text("secret").notNull(),
+  /** After a rotation the old secret signs too, until `previous_until`. */
+  previousSecret: text("previous_secret"),
+  previousUntil: text("previous_until"),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+  /** The first failed attempt since the last success; three days of it disable the endpoint. */
+  failingSince: text("failing_since"),
+  disabledAt: text("disabled_at"),
+});
+
+/** The delivery log; the last 100 per site are kept. `id` is the stable `webhook-id`. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    siteId: integer("site_id").notNull(),
+    event: text("event").notNull(),
+    /** The body exactly as signed and sent, every attempt. */
+    payload: text("payload").notNull(),
+    createdAt: text("created_at").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    /** `pending`, `delivered` or `failed`. */
+    status: text("status").notNull().default("pending"),
+    statusCode: integer("status_code"),
+    durationMs: integer("duration_ms"),
+    error: text("error"),
+    nextAttemptAt: text("next_attempt_at"),
+  },
+  (t) => [index("webhook_deliveries_site").on(t.siteId, t.createdAt)],
+);
+
+/** Per-site marks: `results.available` (ms of its latest send), `usage.threshold:<month>:<percent>`. */
+export const webhookMarks = sqliteTable(
+  "webhook_marks",
+  {
+    siteId: integer("site_id").notNull(),
+    mark: text("mark").notNull(),
+    at: integer("at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.mark] })],
+);

@@ -4,8 +4,8 @@
  * (so a session costs at most one D1 write a day, not one per page).
  */
 import { and, eq, gt, lte, ne } from "drizzle-orm";
-import type { ControlDb } from "./db";
 import { sha256Hex } from "../digest";
+import type { ControlDb } from "./db";
 import { randomToken } from "./passwords";
 import { sessions, users } from "./schema";
 

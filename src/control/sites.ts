@@ -92,9 +92,7 @@ export function changedFields(current: SiteSettings, patch: SitePatch): (keyof S
     qa_mode: current.qaMode,
     review_mode: current.reviewMode,
   };
-  return (Object.keys(before) as (keyof SitePatch)[]).filter(
-    (field) => patch[field] !== undefined && JSON.stringify(patch[field]) !== JSON.stringify(before[field]),
-  );
+  return (Object.keys(before) as (keyof SitePatch)[]).filter((field) => patch[field] !== undefined && JSON.stringify(patch[field]) !== JSON.stringify(before[field]));
 }
 
 /** The update statement of a patch; it bumps `settings_version` in the same statement (atomic under concurrent patches). */

@@ -23,10 +23,7 @@ attention.get("/sites/:site_id/attention", async (c) => {
     { cursor: filters.cursor || undefined, limit: 20, unit: filters.unit || undefined, language: filters.language || undefined },
     dashboardBase(c),
   );
-  return render(
-    c,
-    <AttentionPage {...siteFrame(c, a, "attention")} data={data} filters={filters} languages={a.site.targetLanguages.map((t) => t.code)} notice={notice(c)} />,
-  );
+  return render(c, <AttentionPage {...siteFrame(c, a, "attention")} data={data} filters={filters} languages={a.site.targetLanguages.map((t) => t.code)} notice={notice(c)} />);
 });
 
 /**

@@ -16,7 +16,10 @@ audit.get("/organizations/:org_id/audit", async (c) => {
   const cursorText = c.req.query("cursor") ?? "";
   const cursor = cursorText ? id(cursorText) : undefined;
   if (cursor === -1) throw new ApiError(422, "cursor: not a page of this list.");
-  const [data, people] = await Promise.all([auditOf(c.env, { organizationId: a.organizationId, cursor, limit: 50 }), membersOf(c.env, a.organizationId, { actor: a.actor, userId: a.userId, role: a.role })]);
+  const [data, people] = await Promise.all([
+    auditOf(c.env, { organizationId: a.organizationId, cursor, limit: 50 }),
+    membersOf(c.env, a.organizationId, { actor: a.actor, userId: a.userId, role: a.role }),
+  ]);
   const actors = Object.fromEntries(people.members.map((m) => [`user:${m.userId}`, m.email]));
   return render(c, <AuditPage {...orgFrame(c, a, "audit")} data={data} actors={actors} cursor={cursorText} />);
 });

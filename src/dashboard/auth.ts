@@ -11,7 +11,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
-import { SESSION_DAYS, sessionUser, type SessionUser } from "../control/sessions";
+import { SESSION_DAYS, type SessionUser, sessionUser } from "../control/sessions";
 
 export interface DashApp {
   Bindings: Env;
@@ -60,9 +60,6 @@ export const loadUser: MiddlewareHandler<DashApp> = async (c, next) => {
 /** The seconds to wait when sign-in attempts from this address or for this email are over the limit (10 a minute each), else null. */
 export async function signInThrottle(c: DashContext, email: string): Promise<number | null> {
   const ip = c.req.header("cf-connecting-ip") ?? "unknown";
-  const [byIp, byEmail] = await Promise.all([
-    c.env.SIGNIN_LIMITER.limit({ key: `ip:${ip}` }),
-    c.env.SIGNIN_LIMITER.limit({ key: `email:${email.trim().toLowerCase()}` }),
-  ]);
+  const [byIp, byEmail] = await Promise.all([c.env.SIGNIN_LIMITER.limit({ key: `ip:${ip}` }), c.env.SIGNIN_LIMITER.limit({ key: `email:${email.trim().toLowerCase()}` })]);
   return byIp.success && byEmail.success ? null : 60;
 }

@@ -8,12 +8,12 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { PLANS } from "../billing/plans";
 import { ApiError } from "../errors";
-import { billingView, changePlan, PlanIn, portalSession, setCancelAtPeriodEnd, setCoveredSites, startCheckout } from "../ops/billing";
 import { dashboardBase } from "../links";
-import { orgAccess, type OrgAccess } from "./access";
+import { billingView, changePlan, PlanIn, portalSession, setCancelAtPeriodEnd, setCoveredSites, startCheckout } from "../ops/billing";
+import { DASHBOARD_CSP } from "../page-headers";
+import { type OrgAccess, orgAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { BillingPage, type SiteChoice } from "./pages/billing";
-import { DASHBOARD_CSP } from "../page-headers";
 
 const NOTICES: Record<string, string> = {
   checkout: "Thank you. The subscription starts as soon as Stripe confirms the payment (usually within seconds): reload this page to see it.",
@@ -91,7 +91,10 @@ billingPages.post("/organizations/:org_id/billing/plan", async (c) => {
   const keep = f.one("choosing") ? ids(f.all("keep")) : undefined;
   const result = await changePlan(c.env, a.actor, a.organizationId, plan, keep);
   if (result.kind === "choose-sites")
-    return render(c, a, { choose: { plan, limit: result.limit, covered: result.covered }, error: `The ${plan} plan covers at most ${PLANS[plan].maxSites} sites: choose which stay covered.` });
+    return render(c, a, {
+      choose: { plan, limit: result.limit, covered: result.covered },
+      error: `The ${plan} plan covers at most ${PLANS[plan].maxSites} sites: choose which stay covered.`,
+    });
   return c.redirect(`${page(c)}?done=plan-changed`, 303);
 });
 

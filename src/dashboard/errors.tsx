@@ -4,8 +4,8 @@ import { HTTPException } from "hono/http-exception";
 import { ApiError } from "../errors";
 import { SignInRequired } from "./access";
 import type { DashApp, DashContext } from "./auth";
-import { dashboardPath } from "./redirect";
 import { ErrorPage } from "./pages/error";
+import { dashboardPath } from "./redirect";
 import { render } from "./respond";
 
 export async function dashboardError(err: Error, c: Context<DashApp>) {

@@ -43,7 +43,12 @@ glossary.post("/sites/:site_id/glossary", async (c) => {
   const a = await siteAccess(c, id(c.req.param("site_id")), "admin");
   const f = await form(c);
   const term = { source: str(f, "source"), language: str(f, "language").trim(), target: str(f, "target"), case_sensitive: str(f, "case_sensitive") === "1" };
-  const refused = await refusedOnPage(c, a, () => addTerm(c.env, a.actor, a.organizationId, term), (d) => d.replace(/^terms\[0\]\./, ""));
+  const refused = await refusedOnPage(
+    c,
+    a,
+    () => addTerm(c.env, a.actor, a.organizationId, term),
+    (d) => d.replace(/^terms\[0\]\./, ""),
+  );
   return refused ?? c.redirect(`/dashboard/sites/${a.site.id}/glossary?done=term-added`, 303);
 });
 

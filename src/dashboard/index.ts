@@ -11,12 +11,12 @@
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { DASHBOARD_CSP, setPageHeaders } from "../page-headers";
-import { type DashApp, loadUser } from "./auth";
-import { dashboardError, dashboardNotFound } from "./errors";
 import { account } from "./account";
 import { attention } from "./attention";
 import { audit } from "./audit";
+import { type DashApp, loadUser } from "./auth";
 import { billingPages } from "./billing";
+import { dashboardError, dashboardNotFound } from "./errors";
 import { glossary } from "./glossary";
 import { invitations } from "./invitations";
 import { keys } from "./keys";
@@ -26,6 +26,7 @@ import { settings } from "./settings";
 import { sites } from "./sites";
 import { units } from "./units";
 import { usage } from "./usage";
+import { webhooks } from "./webhooks";
 
 export const CSP = DASHBOARD_CSP;
 
@@ -42,6 +43,6 @@ dashboard.use(loadUser);
 dashboard.onError(dashboardError);
 
 // Signing in, one's own account and invitation links; a site's pages; an organization's pages.
-for (const sub of [session, account, invitations, sites, units, attention, keys, settings, glossary, usage, billingPages, members, audit]) dashboard.route("/", sub);
+for (const sub of [session, account, invitations, sites, units, attention, keys, webhooks, settings, glossary, usage, billingPages, members, audit]) dashboard.route("/", sub);
 
 dashboard.all("*", dashboardNotFound);

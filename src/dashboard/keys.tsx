@@ -5,8 +5,8 @@ import { createKey, listKeys, revokeKey } from "../ops/keys";
 import { siteAccess } from "./access";
 import type { DashApp } from "./auth";
 import { form, id, str } from "./form";
-import { parsed } from "./parse";
 import { KeysPage } from "./pages/keys";
+import { parsed } from "./parse";
 import { notice, render, siteFrame } from "./respond";
 
 export const keys = new Hono<DashApp>();

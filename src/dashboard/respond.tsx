@@ -22,6 +22,10 @@ const NOTICES: Record<string, string> = {
   "invitation-withdrawn": "Invitation withdrawn: its link no longer works.",
   "site-deleted": "The site is deleted.",
   "organization-deleted": "The organization is deleted.",
+  "webhook-test": "A test event (ping) is on its way; its delivery appears below within seconds.",
+  "webhook-enabled": "The webhook is enabled again: the next events are sent.",
+  "webhook-removed": "The webhook is removed. The connector can still poll for results.",
+  "webhook-redelivered": "The delivery is sent again, with the same webhook-id.",
 };
 
 export type PageStatus = 200 | 401 | 402 | 403 | 404 | 409 | 413 | 422 | 429 | 500;

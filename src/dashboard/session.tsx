@@ -1,7 +1,7 @@
 /** Signing in and out, and the home page (the person's organizations and sites). */
 import { Hono } from "hono";
 import { homeOf, signIn, signOut } from "../ops/sessions";
-import { type DashApp, clearSessionCookie, setSessionCookie, signInThrottle } from "./auth";
+import { clearSessionCookie, type DashApp, setSessionCookie, signInThrottle } from "./auth";
 import { form, str } from "./form";
 import { HomePage } from "./pages/home";
 import { SignInPage, TooManyAttemptsPage } from "./pages/sign-in";

@@ -17,15 +17,7 @@ export const settings = new Hono<DashApp>();
 
 function settingsPage(c: DashContext, a: SiteAccess, extra: { notice?: string | null; error?: string | null } = {}) {
   return (
-    <SettingsPage
-      {...siteFrame(c, a, "settings")}
-      settings={a.site}
-      engines={ENGINES}
-      formalities={FORMALITIES}
-      adapters={ADAPTERS}
-      danger={can(a.role, "owner")}
-      {...extra}
-    />
+    <SettingsPage {...siteFrame(c, a, "settings")} settings={a.site} engines={ENGINES} formalities={FORMALITIES} adapters={ADAPTERS} danger={can(a.role, "owner")} {...extra} />
   );
 }
 

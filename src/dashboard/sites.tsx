@@ -27,7 +27,15 @@ sites.get("/sites/:site_id", async (c) => {
     : null;
   return render(
     c,
-    <SitePage {...siteFrame(c, a, "overview")} sourceLanguage={view.source_language} targets={targets} connector={connector} status={status} jobs={jobs.slice(0, 20)} notice={startedNotice ?? notice(c)} />,
+    <SitePage
+      {...siteFrame(c, a, "overview")}
+      sourceLanguage={view.source_language}
+      targets={targets}
+      connector={connector}
+      status={status}
+      jobs={jobs.slice(0, 20)}
+      notice={startedNotice ?? notice(c)}
+    />,
   );
 });
 

@@ -28,11 +28,7 @@ export function utf8Length(text: string): number {
  * sum to at most `limits.maxCharacters`, keeping their order. An item larger than the
  * character limit on its own goes alone (the engine decides whether it accepts it).
  */
-export function splitBatches<T>(
-  items: readonly T[],
-  limits: EngineLimits,
-  size: (item: T) => number = (item) => codePointLength(String(item)),
-): T[][] {
+export function splitBatches<T>(items: readonly T[], limits: EngineLimits, size: (item: T) => number = (item) => codePointLength(String(item))): T[][] {
   const batches: T[][] = [];
   let current: T[] = [];
   let used = 0;
@@ -55,11 +51,7 @@ export function splitBatches<T>(
  * Maps with at most `limit` calls in flight, results in input order. After the first
  * failure no new call starts; the first error is thrown once running calls have settled.
  */
-export async function mapWithConcurrency<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
+export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   let failure: { error: unknown } | undefined;

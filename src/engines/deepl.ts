@@ -1,12 +1,12 @@
 // DeepL API v2 (`POST /v2/translate`).
 import type { Formality } from "../limits";
 import { utf8Length } from "./batch";
-import { present, requireConfig, unsupportedSource, unsupportedTarget, type Configured } from "./config";
+import { type Configured, present, requireConfig, unsupportedSource, unsupportedTarget } from "./config";
 import { deeplGlossaryId, quotaError } from "./deepl_glossary";
 import { callJson, type Verdict } from "./http";
 import { languageTable, lookupLanguage } from "./languages";
-import { runPipeline, type PreparedSegment } from "./pipeline";
-import { EngineError, type Engine, type EngineEnv, type EngineLimits, type EngineRequest } from "./types";
+import { type PreparedSegment, runPipeline } from "./pipeline";
+import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineRequest } from "./types";
 
 /**
  * Target languages (DeepL codes). Region variants fall back to their language (`de-at` → DE);
@@ -14,9 +14,43 @@ import { EngineError, type Engine, type EngineEnv, type EngineLimits, type Engin
  */
 export const DEEPL_TARGETS = languageTable(
   [
-    "AR", "BG", "CS", "DA", "DE", "EL", "EN-GB", "EN-US", "ES", "ES-419", "ET", "FI", "FR", "HE",
-    "HU", "ID", "IT", "JA", "KO", "LT", "LV", "NB", "NL", "PL", "PT-BR", "PT-PT", "RO", "RU", "SK",
-    "SL", "SV", "TH", "TR", "UK", "VI", "ZH-HANS", "ZH-HANT",
+    "AR",
+    "BG",
+    "CS",
+    "DA",
+    "DE",
+    "EL",
+    "EN-GB",
+    "EN-US",
+    "ES",
+    "ES-419",
+    "ET",
+    "FI",
+    "FR",
+    "HE",
+    "HU",
+    "ID",
+    "IT",
+    "JA",
+    "KO",
+    "LT",
+    "LV",
+    "NB",
+    "NL",
+    "PL",
+    "PT-BR",
+    "PT-PT",
+    "RO",
+    "RU",
+    "SK",
+    "SL",
+    "SV",
+    "TH",
+    "TR",
+    "UK",
+    "VI",
+    "ZH-HANS",
+    "ZH-HANT",
   ],
   {
     en: "EN-US",
@@ -25,10 +59,26 @@ export const DEEPL_TARGETS = languageTable(
     "en-nz": "EN-GB",
     "en-za": "EN-GB",
     // Latin American Spanish variants.
-    "es-ar": "ES-419", "es-bo": "ES-419", "es-cl": "ES-419", "es-co": "ES-419", "es-cr": "ES-419",
-    "es-cu": "ES-419", "es-do": "ES-419", "es-ec": "ES-419", "es-gt": "ES-419", "es-hn": "ES-419",
-    "es-mx": "ES-419", "es-ni": "ES-419", "es-pa": "ES-419", "es-pe": "ES-419", "es-pr": "ES-419",
-    "es-py": "ES-419", "es-sv": "ES-419", "es-us": "ES-419", "es-uy": "ES-419", "es-ve": "ES-419",
+    "es-ar": "ES-419",
+    "es-bo": "ES-419",
+    "es-cl": "ES-419",
+    "es-co": "ES-419",
+    "es-cr": "ES-419",
+    "es-cu": "ES-419",
+    "es-do": "ES-419",
+    "es-ec": "ES-419",
+    "es-gt": "ES-419",
+    "es-hn": "ES-419",
+    "es-mx": "ES-419",
+    "es-ni": "ES-419",
+    "es-pa": "ES-419",
+    "es-pe": "ES-419",
+    "es-pr": "ES-419",
+    "es-py": "ES-419",
+    "es-sv": "ES-419",
+    "es-us": "ES-419",
+    "es-uy": "ES-419",
+    "es-ve": "ES-419",
     iw: "HE",
     no: "NB",
     pt: "PT-PT",
@@ -44,8 +94,38 @@ export const DEEPL_TARGETS = languageTable(
 /** Source languages: DeepL takes them without variants (`EN`, `PT`, `ZH`). */
 export const DEEPL_SOURCES = languageTable(
   [
-    "AR", "BG", "CS", "DA", "DE", "EL", "EN", "ES", "ET", "FI", "FR", "HE", "HU", "ID", "IT", "JA",
-    "KO", "LT", "LV", "NB", "NL", "PL", "PT", "RO", "RU", "SK", "SL", "SV", "TH", "TR", "UK", "VI",
+    "AR",
+    "BG",
+    "CS",
+    "DA",
+    "DE",
+    "EL",
+    "EN",
+    "ES",
+    "ET",
+    "FI",
+    "FR",
+    "HE",
+    "HU",
+    "ID",
+    "IT",
+    "JA",
+    "KO",
+    "LT",
+    "LV",
+    "NB",
+    "NL",
+    "PL",
+    "PT",
+    "RO",
+    "RU",
+    "SK",
+    "SL",
+    "SV",
+    "TH",
+    "TR",
+    "UK",
+    "VI",
     "ZH",
   ],
   { iw: "HE", no: "NB" },

@@ -1,9 +1,10 @@
 // DeepL glossaries (v2 endpoints): the organization's terms for one language pair become a
 // DeepL glossary, created once and found again by a name derived from its content.
-import { EngineError, type GlossaryTerm, type RequestMeter } from "./types";
-import { callJson, callUpstream, DEFAULT_RETRY_POLICY, sleep } from "./http";
+
 import { sha256Hex } from "../digest";
 import { utf8Length } from "./batch";
+import { callJson, callUpstream, DEFAULT_RETRY_POLICY, sleep } from "./http";
+import { EngineError, type GlossaryTerm, type RequestMeter } from "./types";
 
 /** DeepL limits each glossary source or target phrase to 1024 UTF-8 bytes. */
 const MAX_PHRASE_BYTES = 1024;
@@ -71,10 +72,7 @@ export function glossaryEntries(terms: readonly GlossaryTerm[]): string {
  * Undefined when there are no usable terms or DeepL refuses the glossary (e.g. an unsupported
  * pair): the translation then goes without one and QA's glossary check reports misses.
  */
-export async function deeplGlossaryId(
-  target: DeepLGlossaryTarget,
-  terms: readonly GlossaryTerm[],
-): Promise<string | undefined> {
+export async function deeplGlossaryId(target: DeepLGlossaryTarget, terms: readonly GlossaryTerm[]): Promise<string | undefined> {
   const entries = glossaryEntries(terms);
   if (!entries) return undefined;
   const contentHash = await sha256Hex(JSON.stringify([target.sourceLang, target.targetLang, entries]));

@@ -1,7 +1,8 @@
 // OAuth access tokens for Cloud Translation from a service account: an RS256-signed JWT
 // (crypto.subtle) exchanged at Google's token endpoint, cached until shortly before expiry.
-import { EngineError } from "./types";
+
 import { callJson } from "./http";
+import { EngineError } from "./types";
 
 export const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";
 export const GOOGLE_TRANSLATE_SCOPE = "https://www.googleapis.com/auth/cloud-translation";
@@ -91,10 +92,7 @@ async function fetchToken(account: ServiceAccount, now: () => number): Promise<C
       // invalid_grant / invalid_client: the key is revoked, wrong or the clock is off.
       if (status === 400 || status === 401) {
         const code = /"error"\s*:\s*"([a-z_]+)"/.exec(body)?.[1];
-        return new EngineError(
-          "rejected",
-          `Google refused the service-account credentials (HTTP ${status}${code ? `: ${code}` : ""}); check GOOGLE_SERVICE_ACCOUNT`,
-        );
+        return new EngineError("rejected", `Google refused the service-account credentials (HTTP ${status}${code ? `: ${code}` : ""}); check GOOGLE_SERVICE_ACCOUNT`);
       }
       return undefined;
     },
@@ -127,10 +125,7 @@ async function importPkcs8(pem: string): Promise<CryptoKey> {
     return await crypto.subtle.importKey("pkcs8", der, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);
   } catch {
     // Never quote the key.
-    throw new EngineError(
-      "not_configured",
-      "Google Cloud Translation is not configured: the private_key in GOOGLE_SERVICE_ACCOUNT is not a PKCS#8 PEM key.",
-    );
+    throw new EngineError("not_configured", "Google Cloud Translation is not configured: the private_key in GOOGLE_SERVICE_ACCOUNT is not a PKCS#8 PEM key.");
   }
 }
 

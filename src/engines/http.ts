@@ -74,25 +74,19 @@ export function parseRetryAfter(headers: Headers, now: number = Date.now()): num
 }
 
 /** What one attempt came to. A failure says whether trying again may help. */
-export type AttemptOutcome<T> =
-  | { ok: true; value: T }
-  | { ok: false; error: EngineError; retry: boolean; retryAfterMs?: number };
+export type AttemptOutcome<T> = { ok: true; value: T } | { ok: false; error: EngineError; retry: boolean; retryAfterMs?: number };
 
 /**
  * Runs `attempt` until it succeeds, fails for good, or the policy's attempts or total wait
  * run out; then throws the last error, noting how many attempts were made.
  */
-export async function withRetries<T>(
-  attempt: (attemptNumber: number) => Promise<AttemptOutcome<T>>,
-  policy: RetryPolicy = DEFAULT_RETRY_POLICY,
-): Promise<T> {
+export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<AttemptOutcome<T>>, policy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<T> {
   let waited = 0;
   for (let n = 1; ; n++) {
     const outcome = await attempt(n);
     if (outcome.ok) return outcome.value;
     if (!outcome.retry) throw outcome.error;
-    const giveUp = (why: string) =>
-      new EngineError(outcome.error.kind, `${outcome.error.message}; ${why}`);
+    const giveUp = (why: string) => new EngineError(outcome.error.kind, `${outcome.error.message}; ${why}`);
     if (n >= policy.maxAttempts) throw giveUp(`gave up after ${n} attempts`);
     const delay = outcome.retryAfterMs ?? backoffDelay(n, policy);
     if (delay > policy.maxDelayMs) {
@@ -139,9 +133,7 @@ export async function callUpstream(call: UpstreamCall): Promise<Response> {
       body = await response.text().catch(() => "");
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-      const message = timedOut
-        ? `${call.engine} did not answer within ${Math.round(timeoutMs / 1000)} s`
-        : `${call.engine} could not be reached (network error)`;
+      const message = timedOut ? `${call.engine} did not answer within ${Math.round(timeoutMs / 1000)} s` : `${call.engine} could not be reached (network error)`;
       return { ok: false, retry: true, error: new EngineError("unavailable", message) };
     } finally {
       clearTimeout(timer);

@@ -15,10 +15,7 @@ export type LanguageTable = ReadonlyMap<string, string | null>;
  * Builds a table from the engine's canonical codes (each also reachable in lower case)
  * plus aliases.
  */
-export function languageTable(
-  codes: readonly string[],
-  aliases: Readonly<Record<string, string | null>> = {},
-): LanguageTable {
+export function languageTable(codes: readonly string[], aliases: Readonly<Record<string, string | null>> = {}): LanguageTable {
   const table = new Map<string, string | null>();
   for (const code of codes) table.set(normalizeLanguage(code), code);
   for (const [alias, code] of Object.entries(aliases)) table.set(normalizeLanguage(alias), code);

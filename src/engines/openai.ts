@@ -3,11 +3,11 @@
 // it does not match.
 import type { Formality } from "../limits";
 import { codePointLength } from "./batch";
-import { present, requireConfig, type Configured } from "./config";
+import { type Configured, present, requireConfig } from "./config";
 import { callJson, parseJsonBody, type Verdict } from "./http";
 import { normalizeLanguage } from "./languages";
-import { runPipeline, type PreparedSegment } from "./pipeline";
-import { EngineError, type Engine, type EngineEnv, type EngineLimits, type EngineRequest, type GlossaryTerm } from "./types";
+import { type PreparedSegment, runPipeline } from "./pipeline";
+import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineRequest, type GlossaryTerm } from "./types";
 
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const OPENAI_DEFAULT_MODEL = "gpt-4o-mini";
@@ -86,8 +86,7 @@ export function readOpenAiConfig(env: EngineEnv): Configured<OpenAiConfig> {
   if (!present(env.OPENAI_API_KEY)) {
     return {
       ok: false,
-      message:
-        "The OpenAI-compatible engine is not configured: set the OPENAI_API_KEY secret (and the OPENAI_BASE_URL and OPENAI_MODEL vars for another provider).",
+      message: "The OpenAI-compatible engine is not configured: set the OPENAI_API_KEY secret (and the OPENAI_BASE_URL and OPENAI_MODEL vars for another provider).",
     };
   }
   const baseUrl = (present(env.OPENAI_BASE_URL) ? env.OPENAI_BASE_URL.trim() : OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, "");
@@ -136,12 +135,7 @@ const FORMALITY_RULE: Record<Formality, string> = {
 };
 
 /** The system prompt: the task, the numbered rules, the answer format. */
-export function systemPrompt(options: {
-  sourceLanguage: string;
-  targetLanguage: string;
-  formality: Formality;
-  withGlossary: boolean;
-}): string {
+export function systemPrompt(options: { sourceLanguage: string; targetLanguage: string; formality: Formality; withGlossary: boolean }): string {
   const target = languageLabel(options.targetLanguage);
   const rules = [
     `Translate the "text" of every item into ${target}. Answer exactly one translation per item, with the item's "id". Never merge, split, skip or add items.`,
@@ -149,9 +143,7 @@ export function systemPrompt(options: {
     "Keep all markup (HTML tags and their attributes, Markdown syntax) exactly as in the source and in the same order; translate only the human-readable text around it. Keep line breaks and leading or trailing whitespace.",
     '"kind" (the type of content, such as a page or a product) and "field" (where the text appears, such as a title or a button) are context for choosing words. Never translate or repeat them.',
     'When an item has "max_length", its translation must not be longer than that many characters; choose shorter wording if needed.',
-    ...(options.withGlossary
-      ? ['When a "source" term of the "glossary" occurs in a text, translate it with its "target" term (inflected as the grammar requires).']
-      : []),
+    ...(options.withGlossary ? ['When a "source" term of the "glossary" occurs in a text, translate it with its "target" term (inflected as the grammar requires).'] : []),
     FORMALITY_RULE[options.formality],
     'Answer with JSON only, exactly of this form: {"items":[{"id":"1","translation":"…"}]}. No explanations, no code fences.',
   ];
@@ -181,11 +173,7 @@ function relevantTerms(batch: readonly PreparedSegment[], glossary: readonly Glo
   const texts = batch.map((item) => item.segment.text);
   const lowered = texts.map((text) => text.toLowerCase());
   return glossary
-    .filter((term) =>
-      term.caseSensitive
-        ? texts.some((text) => text.includes(term.source))
-        : lowered.some((text) => text.includes(term.source.toLowerCase())),
-    )
+    .filter((term) => (term.caseSensitive ? texts.some((text) => text.includes(term.source)) : lowered.some((text) => text.includes(term.source.toLowerCase()))))
     .map((term) => ({ source: term.source, target: term.target, ...(term.caseSensitive ? { case_sensitive: true } : {}) }));
 }
 
@@ -316,9 +304,7 @@ export function createOpenAiEngine(env: EngineEnv): Engine {
           let problem = "";
           for (let attempt = 1; attempt <= ANSWER_ATTEMPTS; attempt++) {
             const answer = await complete(messages);
-            const check: AnswerCheck = answer.problem
-              ? { ok: false, problem: answer.problem }
-              : checkAnswer(answer.content, batch);
+            const check: AnswerCheck = answer.problem ? { ok: false, problem: answer.problem } : checkAnswer(answer.content, batch);
             if (check.ok) return check.translations;
             problem = check.problem;
             // Ask again, saying what was wrong: identical input at temperature 0 tends to
@@ -331,10 +317,7 @@ export function createOpenAiEngine(env: EngineEnv): Engine {
               },
             );
           }
-          throw new EngineError(
-            "bad_response",
-            `The language model's answer did not match the ${batch.length} texts sent (${problem}), also after a retry`,
-          );
+          throw new EngineError("bad_response", `The language model's answer did not match the ${batch.length} texts sent (${problem}), also after a retry`);
         },
       });
     },

@@ -1,6 +1,6 @@
 // The part every engine's translate() shares: protect markup per segment, split into
 // upstream requests at the engine's limits, send, restore, and reassemble in order.
-import { MarkupError, protect, type ProtectMode } from "../markup/protect";
+import { MarkupError, type ProtectMode, protect } from "../markup/protect";
 import { mapWithConcurrency, splitBatches } from "./batch";
 import { joinPieces, splitLongText } from "./split";
 import { EngineError, type EngineLimits, type EngineRequest, type EngineSegment } from "./types";
@@ -43,10 +43,7 @@ export interface PipelineOptions {
 /** Turns a MarkupError into the engine's bad_response; rethrows anything else. */
 export function markupFailure(engine: string, error: unknown, index: number): never {
   if (error instanceof MarkupError) {
-    throw new EngineError(
-      "bad_response",
-      `${engine} changed or dropped protected markup or placeholders in segment ${index + 1}`,
-    );
+    throw new EngineError("bad_response", `${engine} changed or dropped protected markup or placeholders in segment ${index + 1}`);
   }
   throw error;
 }
@@ -118,10 +115,7 @@ export async function runPipeline(request: EngineRequest, options: PipelineOptio
     const restore = options.mode === "text" || markup;
     const answer = await options.send(batch, { markup });
     if (answer.length !== batch.length) {
-      throw new EngineError(
-        "bad_response",
-        `${options.engine} answered ${answer.length} translations for ${batch.length} texts`,
-      );
+      throw new EngineError("bad_response", `${options.engine} answered ${answer.length} translations for ${batch.length} texts`);
     }
     batch.forEach((item, i) => {
       translated[item.slot] = restore ? restoreSegment(options.engine, item, answer[i]) : answer[i];
@@ -129,6 +123,10 @@ export async function runPipeline(request: EngineRequest, options: PipelineOptio
   });
   const split = new Set(joins.map((j) => j.index));
   for (const item of items) if (!split.has(item.index)) results[item.index] = translated[item.slot];
-  for (const join of joins) results[join.index] = joinPieces(join.parts.map((part) => (typeof part === "number" ? translated[part] : part)), join.separators);
+  for (const join of joins)
+    results[join.index] = joinPieces(
+      join.parts.map((part) => (typeof part === "number" ? translated[part] : part)),
+      join.separators,
+    );
   return results;
 }

@@ -5,8 +5,8 @@
 // message naming the secret or binding to set, before any request is made. Callers that want
 // to report this up front (e.g. when a site enables an engine) ask `engineConfiguration()`.
 import type { EngineName } from "../limits";
-import type { Configured } from "./config";
 import { createAzureEngine, readAzureConfig } from "./azure";
+import type { Configured } from "./config";
 import { createDeepLEngine, readDeepLConfig } from "./deepl";
 import { createGoogleEngine, readGoogleConfig } from "./google";
 import { createOpenAiEngine, readOpenAiConfig } from "./openai";

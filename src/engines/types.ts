@@ -1,4 +1,4 @@
-import type { EngineName, Format, Formality } from "../limits";
+import type { EngineName, Formality, Format } from "../limits";
 
 /** A term of the organization's glossary (D1). `language` is the target language code. */
 export interface GlossaryTerm {

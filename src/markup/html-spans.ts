@@ -1,5 +1,5 @@
 import { ENTITY_RE } from "./entities";
-import { findHtmlTags, tagAttributes, VOID_ELEMENTS, type HtmlTag } from "./html";
+import { findHtmlTags, type HtmlTag, tagAttributes, VOID_ELEMENTS } from "./html";
 import type { Span } from "./span";
 
 /** Elements whose content is code or drawing, never prose: kept whole. */
@@ -9,10 +9,7 @@ const UNTRANSLATABLE = new Set(["code", "kbd", "samp", "script", "style", "svg",
 function keepsContent(text: string, tag: HtmlTag): boolean {
   if (UNTRANSLATABLE.has(tag.name)) return true;
   const attributes = tagAttributes(text.slice(tag.start, tag.end));
-  return (
-    attributes.get("translate")?.toLowerCase() === "no" ||
-    /(?:^|\s)notranslate(?:\s|$)/.test(attributes.get("class") ?? "")
-  );
+  return attributes.get("translate")?.toLowerCase() === "no" || /(?:^|\s)notranslate(?:\s|$)/.test(attributes.get("class") ?? "");
 }
 
 /** For each opening tag, the index of the tag that closes it, counting nested elements of the same name. */

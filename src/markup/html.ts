@@ -12,9 +12,7 @@ export interface HtmlTag {
   name: string;
 }
 
-export const VOID_ELEMENTS = new Set([
-  "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr",
-]);
+export const VOID_ELEMENTS = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr"]);
 
 /** Elements whose content is not markup: their text is skipped up to the closing tag. */
 const RAW_TEXT_ELEMENTS = new Set(["script", "style", "textarea", "title"]);

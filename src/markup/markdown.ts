@@ -185,8 +185,7 @@ export function addLinks(text: string, taken: SpanSet): void {
 }
 
 // Indentation, quote markers, then a heading or list marker (with a task box) and its space.
-const LINE_MARKER_RE =
-  /[ \t]*(?:>[ \t]?)*(?:(?:#{1,6}|[-*+]|\d{1,9}[.)])(?:[ \t]+\[[ xX]\])?(?:[ \t]+|$))?/y;
+const LINE_MARKER_RE = /[ \t]*(?:>[ \t]?)*(?:(?:#{1,6}|[-*+]|\d{1,9}[.)])(?:[ \t]+\[[ xX]\])?(?:[ \t]+|$))?/y;
 
 /** Block markers at the start of lines: `## `, `- `, `1. `, `> `, `- [x] `. */
 export function addLineMarkers(text: string, taken: SpanSet): void {

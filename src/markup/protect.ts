@@ -1,9 +1,9 @@
 import type { Format } from "../limits";
 import { decodeEntity, escapeHtml } from "./entities";
-import { restorePieces, type RestoreContext } from "./restore";
+import { type RestoreContext, restorePieces } from "./restore";
 import { scan, visibleText } from "./scan";
 import type { Span } from "./span";
-import { htmlTokenId, textToken, TOKEN_BRACKETS_RE, type Piece, type Token } from "./tokens";
+import { htmlTokenId, type Piece, TOKEN_BRACKETS_RE, type Token, textToken } from "./tokens";
 
 export { MarkupError } from "./errors";
 export { mapTextOutsideTokens } from "./tokens";

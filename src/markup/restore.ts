@@ -2,8 +2,8 @@ import type { Format } from "../limits";
 import { decodeEntities } from "./entities";
 import { MarkupError } from "./errors";
 import { findHtmlTags, tagAttributes } from "./html";
+import { type Piece, parseHtmlTokenId, TEXT_TOKEN_RE, TOKEN_BRACKETS_RE, type Token, textToken, textTokenId } from "./tokens";
 import { trailingRun } from "./trailing";
-import { parseHtmlTokenId, TEXT_TOKEN_RE, textToken, textTokenId, TOKEN_BRACKETS_RE, type Piece, type Token } from "./tokens";
 
 export interface RestoreContext {
   format: Format;

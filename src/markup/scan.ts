@@ -1,18 +1,9 @@
 import type { Format } from "../limits";
 import { decodeEntities, decodeEntity } from "./entities";
 import { entitySpans, htmlTagSpans, stripTags } from "./html-spans";
-import {
-  addAutolinks,
-  addCodeSpans,
-  addEmphasis,
-  addEscapes,
-  addFencedCode,
-  addLineMarkers,
-  addLinks,
-  addSyntaxLines,
-} from "./markdown";
+import { addAutolinks, addCodeSpans, addEmphasis, addEscapes, addFencedCode, addLineMarkers, addLinks, addSyntaxLines } from "./markdown";
 import { findPlaceholders } from "./placeholders";
-import { SpanSet, type Span } from "./span";
+import { type Span, SpanSet } from "./span";
 import { findUrls } from "./urls";
 
 /**

@@ -1,8 +1,11 @@
 /** Who performs an operation, as the audit log names them. */
-export type Actor = "admin" | `user:${number}`;
+export type Actor = "admin" | `user:${number}` | `key:${number}`;
 
 /** The operator, through the admin API's token. */
 export const OPERATOR: Actor = "admin";
+
+/** A connector, through the public API with a site key (its id). */
+export const keyActor = (keyId: number): Actor => `key:${keyId}`;
 
 /** A signed-in person of the dashboard. */
 export const userActor = (userId: number): Actor => `user:${userId}`;

@@ -8,14 +8,14 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { closeEndedMonths, closeMonth, hasEnded, listCloses } from "../billing/close";
-import { now } from "../clock";
 import { PLANS } from "../billing/plans";
-import { billingProvider, priceOf, type Provider, Stripe, stripeClient, verifyEvent } from "../billing/stripe";
-import { coveredSiteIds, mirrorOf, siteLimitOf, stateOf, stateOfMirror, STRIPE_ACTOR, syncSubscription } from "../billing/stripe-sync";
+import { billingProvider, type Provider, priceOf, type Stripe, stripeClient, verifyEvent } from "../billing/stripe";
+import { coveredSiteIds, mirrorOf, STRIPE_ACTOR, siteLimitOf, stateOf, stateOfMirror, syncSubscription } from "../billing/stripe-sync";
 import { organizationUsage } from "../billing/usage";
+import { now } from "../clock";
 import { auditStatement } from "../control/audit";
-import { controlDb, type ControlDb } from "../control/db";
-import { sites, stripeEvents, subscriptions, subscriptionSites } from "../control/schema";
+import { type ControlDb, controlDb } from "../control/db";
+import { sites, stripeEvents, subscriptionSites, subscriptions } from "../control/schema";
 import { ApiError } from "../errors";
 import { PLANS as PLAN_CODES, type Plan } from "../limits";
 
@@ -114,8 +114,7 @@ export async function billingView(env: Env, organizationId: number, at = now()):
 // ------------------------------------------------------------------ owners' actions
 
 function requireStripe(env: Env) {
-  if (billingProvider(env) !== "stripe")
-    throw new ApiError(409, "Billing is handled by the operator on this service: contact them to change the subscription.");
+  if (billingProvider(env) !== "stripe") throw new ApiError(409, "Billing is handled by the operator on this service: contact them to change the subscription.");
   return stripeClient(env);
 }
 
@@ -123,7 +122,8 @@ function requireStripe(env: Env) {
 async function requireStripeSubscription(env: Env, db: ControlDb, organizationId: number) {
   const [sub, mirror] = await Promise.all([db.select().from(subscriptions).where(eq(subscriptions.organizationId, organizationId)).get(), mirrorOf(db, organizationId)]);
   if (sub?.provider === "manual") throw new ApiError(409, "The operator manages this organization's subscription: contact them to change it.");
-  if (!mirror || mirror.status === "canceled" || mirror.status === "incomplete_expired") throw new ApiError(409, "The organization has no running subscription: choose a plan first.");
+  if (!mirror || mirror.status === "canceled" || mirror.status === "incomplete_expired")
+    throw new ApiError(409, "The organization has no running subscription: choose a plan first.");
   return mirror;
 }
 
@@ -167,7 +167,11 @@ export async function startCheckout(env: Env, actor: Actor, organizationId: numb
     cancel_url: `${page}?done=checkout-cancelled`,
   });
   if (!session.url) throw new ApiError(502, "Stripe did not answer a Checkout page.");
-  await auditStatement(db, { organizationId, actor, action: "billing.checkout", target: `organization:${organizationId}`, detail: { plan, quantity, session: session.id } }, at).run();
+  await auditStatement(
+    db,
+    { organizationId, actor, action: "billing.checkout", target: `organization:${organizationId}`, detail: { plan, quantity, session: session.id } },
+    at,
+  ).run();
   return { url: session.url };
 }
 
@@ -200,7 +204,11 @@ export async function changePlan(env: Env, actor: Actor, organizationId: number,
   });
   await syncSubscription(env, db, stateOf(updated), at, organizationId, "plan.change");
   await db.batch([
-    auditStatement(db, { organizationId, actor, action: "billing.plan_change", target: `organization:${organizationId}`, detail: { from: mirror.plan, to: plan, quantity, sites: kept.length } }, at),
+    auditStatement(
+      db,
+      { organizationId, actor, action: "billing.plan_change", target: `organization:${organizationId}`, detail: { from: mirror.plan, to: plan, quantity, sites: kept.length } },
+      at,
+    ),
     ...replaceCovered(db, organizationId, kept),
   ]);
   return { kind: "changed" };
@@ -210,7 +218,12 @@ export async function changePlan(env: Env, actor: Actor, organizationId: number,
 async function ownSites(db: ControlDb, organizationId: number, ids: number[]) {
   const unique = [...new Set(ids)];
   if (!unique.length) return [];
-  const found = (await db.select({ id: sites.id }).from(sites).where(and(eq(sites.organizationId, organizationId), inArray(sites.id, unique)))).map((s) => s.id);
+  const found = (
+    await db
+      .select({ id: sites.id })
+      .from(sites)
+      .where(and(eq(sites.organizationId, organizationId), inArray(sites.id, unique)))
+  ).map((s) => s.id);
   const foreign = unique.filter((id) => !found.includes(id));
   if (foreign.length) throw new ApiError(422, `Site ${foreign.join(", ")} is not a site of this organization.`);
   return found.sort((a, b) => a - b);
@@ -220,8 +233,7 @@ type Write = Parameters<ControlDb["batch"]>[0][number];
 
 function replaceCovered(db: ControlDb, organizationId: number, siteIds: number[]): Write[] {
   const writes: Write[] = [db.delete(subscriptionSites).where(eq(subscriptionSites.organizationId, organizationId))];
-  for (let i = 0; i < siteIds.length; i += 50)
-    writes.push(db.insert(subscriptionSites).values(siteIds.slice(i, i + 50).map((siteId) => ({ organizationId, siteId }))));
+  for (let i = 0; i < siteIds.length; i += 50) writes.push(db.insert(subscriptionSites).values(siteIds.slice(i, i + 50).map((siteId) => ({ organizationId, siteId }))));
   return writes;
 }
 
@@ -274,7 +286,17 @@ export async function setCancelAtPeriodEnd(env: Env, actor: Actor, organizationI
   const mirror = await requireStripeSubscription(env, db, organizationId);
   const updated = await stripe.subscriptions.update(mirror.subscriptionId, { cancel_at_period_end: cancel });
   await syncSubscription(env, db, stateOf(updated), at, organizationId, cancel ? "cancel" : "resume");
-  await auditStatement(db, { organizationId, actor, action: cancel ? "billing.cancel" : "billing.resume", target: `organization:${organizationId}`, detail: { period_end: iso(updated.items.data[0]?.current_period_end) } }, at).run();
+  await auditStatement(
+    db,
+    {
+      organizationId,
+      actor,
+      action: cancel ? "billing.cancel" : "billing.resume",
+      target: `organization:${organizationId}`,
+      detail: { period_end: iso(updated.items.data[0]?.current_period_end) },
+    },
+    at,
+  ).run();
   return { cancelAtPeriodEnd: updated.cancel_at_period_end };
 }
 
@@ -288,7 +310,10 @@ function subjectOf(event: Stripe.Event): { subscription: string | null; organiza
     case "checkout.session.completed": {
       const s = event.data.object;
       const org = Number(s.client_reference_id);
-      return { subscription: typeof s.subscription === "string" ? s.subscription : (s.subscription?.id ?? null), organizationId: Number.isSafeInteger(org) && org > 0 ? org : undefined };
+      return {
+        subscription: typeof s.subscription === "string" ? s.subscription : (s.subscription?.id ?? null),
+        organizationId: Number.isSafeInteger(org) && org > 0 ? org : undefined,
+      };
     }
     case "customer.subscription.created":
     case "customer.subscription.updated":

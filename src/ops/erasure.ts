@@ -41,7 +41,6 @@ export async function eraseOrganization(env: Env, actor: Actor, orgId: number): 
   const org = await organizationToErase(db, orgId);
   if (!org) throw notFound(`Organization ${orgId}`);
   await dropOrganizationKeys(db, orgId, org.siteIds);
-  for (let i = 0; i < org.siteIds.length; i += OBJECT_CONCURRENCY)
-    await Promise.all(org.siteIds.slice(i, i + OBJECT_CONCURRENCY).map((id) => eraseDataPlane(env, id)));
+  for (let i = 0; i < org.siteIds.length; i += OBJECT_CONCURRENCY) await Promise.all(org.siteIds.slice(i, i + OBJECT_CONCURRENCY).map((id) => eraseDataPlane(env, id)));
   await eraseOrganizationRows(db, orgId, org.siteIds, actor);
 }

@@ -54,7 +54,13 @@ export async function replaceGlossary(env: Env, actor: Actor, organizationId: nu
   const db = controlDb(env.DB);
   await db.batch([
     ...replaceStatements(db, organizationId, terms),
-    auditStatement(db, { organizationId, actor, action: "glossary.replace", target: `organization:${organizationId}`, detail: via ? { terms: terms.length, via } : { terms: terms.length } }),
+    auditStatement(db, {
+      organizationId,
+      actor,
+      action: "glossary.replace",
+      target: `organization:${organizationId}`,
+      detail: via ? { terms: terms.length, via } : { terms: terms.length },
+    }),
   ]);
   await pushGlossary(env, organizationId);
   return terms.length;

@@ -16,7 +16,13 @@ export async function createOrganization(env: Env, actor: Actor, input: Organiza
   // The new id is known only inside the batch: the audit row takes it from the insert before it.
   const [[row]] = await db.batch([
     insertOrganizationStatement(db, input.name),
-    auditStatement(db, { organizationId: sql`last_insert_rowid()`, actor, action: "organization.create", target: sql`'organization:' || last_insert_rowid()`, detail: { name: input.name } }),
+    auditStatement(db, {
+      organizationId: sql`last_insert_rowid()`,
+      actor,
+      action: "organization.create",
+      target: sql`'organization:' || last_insert_rowid()`,
+      detail: { name: input.name },
+    }),
   ]);
   return { id: row.id, name: row.name };
 }

@@ -13,9 +13,9 @@ import {
   listMembers,
   openInvitation,
   pendingInvitations,
+  type Role,
   removeMember as remove,
   revokeInvitation,
-  type Role,
   type SignedIn,
 } from "../control/people";
 import { ApiError } from "../errors";

@@ -1,6 +1,6 @@
 import type { GlossaryTerm } from "../engines/types";
 import { proseText } from "../markup/scan";
-import { listItems, warning, type QACheck } from "./issue";
+import { listItems, type QACheck, warning } from "./issue";
 
 /** Scripts written without spaces between words: a term there has no word boundaries to look for. */
 const NO_SPACES = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
@@ -97,7 +97,5 @@ export const checkGlossary: QACheck = ({ source, target, format, glossary }) => 
   const matcher = glossaryMatcher(glossary);
   if (matcher.empty) return null;
   const unused = matcher.unused(proseText(source, format).normalize("NFC"), proseText(target, format).normalize("NFC"));
-  return unused.length
-    ? warning("glossary", `The translation does not use the glossary's terms: ${listItems(unused)}.`)
-    : null;
+  return unused.length ? warning("glossary", `The translation does not use the glossary's terms: ${listItems(unused)}.`) : null;
 };

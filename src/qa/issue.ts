@@ -18,8 +18,7 @@ export function multisetDiff(source: readonly string[], target: readonly string[
   if (source.length === target.length && source.every((item, i) => item === target[i])) return { missing: [], added: [] };
   const inSource = counts(source);
   const inTarget = counts(target);
-  const excess = (from: Map<string, number>, other: Map<string, number>) =>
-    [...from].flatMap(([item, n]) => Array<string>(Math.max(0, n - (other.get(item) ?? 0))).fill(item));
+  const excess = (from: Map<string, number>, other: Map<string, number>) => [...from].flatMap(([item, n]) => Array<string>(Math.max(0, n - (other.get(item) ?? 0))).fill(item));
   return { missing: excess(inSource, inTarget), added: excess(inTarget, inSource) };
 }
 
@@ -34,9 +33,7 @@ export function listItems(items: string[]): string {
 
 /** `missing a, b; unexpected c`, or "" when nothing differs. */
 export function describeDiff({ missing, added }: { missing: string[]; added: string[] }): string {
-  return [missing.length ? `missing ${listItems(missing)}` : "", added.length ? `unexpected ${listItems(added)}` : ""]
-    .filter(Boolean)
-    .join("; ");
+  return [missing.length ? `missing ${listItems(missing)}` : "", added.length ? `unexpected ${listItems(added)}` : ""].filter(Boolean).join("; ");
 }
 
 /** `pt-BR` → `pt`, for rules that follow the language rather than the region. */

@@ -14,7 +14,5 @@ export const checkEmpty: QACheck = ({ source, target, format }) => {
 export const checkMaxLength: QACheck = ({ target, format, maxLength }) => {
   if (maxLength === null) return null;
   const length = [...visibleText(target, format)].length;
-  return length > maxLength
-    ? error("max_length", `The translation is ${length} characters long; the limit is ${maxLength}.`)
-    : null;
+  return length > maxLength ? error("max_length", `The translation is ${length} characters long; the limit is ${maxLength}.`) : null;
 };

@@ -1,6 +1,6 @@
 import type { Format } from "../limits";
 import { proseText } from "../markup/scan";
-import { listItems, multisetDiff, warning, type QACheck } from "./issue";
+import { listItems, multisetDiff, type QACheck, warning } from "./issue";
 import { RememberedBy } from "./remember";
 
 /**

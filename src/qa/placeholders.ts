@@ -10,6 +10,11 @@ const sourcePlaceholders = new Remembered<string[]>();
  * other. Order is free: languages put arguments in other places.
  */
 export const checkPlaceholders: QACheck = ({ source, target }) => {
-  const differences = describeDiff(multisetDiff(sourcePlaceholders.get(source, () => placeholders(source)), placeholders(target)));
+  const differences = describeDiff(
+    multisetDiff(
+      sourcePlaceholders.get(source, () => placeholders(source)),
+      placeholders(target),
+    ),
+  );
   return differences ? error("placeholders", `The placeholders differ from the source: ${differences}.`) : null;
 };

@@ -1,7 +1,7 @@
 import type { Format } from "../limits";
 import { MARKUP_CHAR, proseText } from "../markup/scan";
 import { trimTrailing } from "../markup/trailing";
-import { baseLanguage, warning, type QACheck } from "./issue";
+import { baseLanguage, type QACheck, warning } from "./issue";
 import { RememberedBy } from "./remember";
 
 /**

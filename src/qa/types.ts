@@ -1,5 +1,5 @@
-import type { Format } from "../limits";
 import type { GlossaryTerm } from "../engines/types";
+import type { Format } from "../limits";
 
 export type QASeverity = "error" | "warning";
 

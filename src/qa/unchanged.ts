@@ -1,5 +1,5 @@
 import { proseText } from "../markup/scan";
-import { baseLanguage, warning, type QACheck } from "./issue";
+import { baseLanguage, type QACheck, warning } from "./issue";
 
 /** Fewer letters than this and the text is a symbol, a unit or a code that stays as it is ("OK", "cm", "ID"). */
 const MIN_LETTERS = 3;

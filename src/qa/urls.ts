@@ -1,5 +1,5 @@
 import { findUrls } from "../markup/urls";
-import { describeDiff, multisetDiff, warning, type QACheck } from "./issue";
+import { describeDiff, multisetDiff, type QACheck, warning } from "./issue";
 import { RememberedBy } from "./remember";
 
 const sourceUrls = new RememberedBy<string[]>();
@@ -8,6 +8,11 @@ const sourceUrls = new RememberedBy<string[]>();
 export const checkUrls: QACheck = ({ source, target, format }) => {
   const html = format === "html" || format === "rich_text";
   const urls = (text: string) => findUrls(text, html).map((s) => text.slice(s.start, s.end));
-  const differences = describeDiff(multisetDiff(sourceUrls.get(html ? "html" : "text", source, () => urls(source)), urls(target)));
+  const differences = describeDiff(
+    multisetDiff(
+      sourceUrls.get(html ? "html" : "text", source, () => urls(source)),
+      urls(target),
+    ),
+  );
   return differences ? warning("urls", `The URLs differ from the source: ${differences}.`) : null;
 };

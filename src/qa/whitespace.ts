@@ -1,4 +1,4 @@
-import { warning, type QACheck } from "./issue";
+import { type QACheck, warning } from "./issue";
 import { Remembered } from "./remember";
 
 const leading = (text: string) => /^\s*/.exec(text)![0];
@@ -6,10 +6,7 @@ const trailing = (text: string) => (text.trim() === "" ? "" : text.slice(text.tr
 
 /** `whitespace`: leading or trailing whitespace is not what the source has; sites often rely on it when joining strings. */
 export const checkWhitespace: QACheck = ({ source, target }) => {
-  const sides = [
-    leading(source) !== leading(target) ? "leading" : "",
-    trailing(source) !== trailing(target) ? "trailing" : "",
-  ].filter(Boolean);
+  const sides = [leading(source) !== leading(target) ? "leading" : "", trailing(source) !== trailing(target) ? "trailing" : ""].filter(Boolean);
   if (sides.length === 0) return null;
   const which = sides.length === 2 ? "Leading and trailing whitespace differ" : `${sides[0] === "leading" ? "Leading" : "Trailing"} whitespace differs`;
   return warning("whitespace", `${which} from the source.`);
@@ -23,7 +20,5 @@ const sourceDoubleSpaces = new Remembered<number>();
 
 export const checkDoubleSpace: QACheck = ({ source, target }) => {
   const count = (text: string) => (text.includes("  ") ? (text.match(DOUBLE_SPACE)?.length ?? 0) : 0);
-  return count(target) > sourceDoubleSpaces.get(source, () => count(source))
-    ? warning("double_space", "The translation contains a double space that the source does not.")
-    : null;
+  return count(target) > sourceDoubleSpaces.get(source, () => count(source)) ? warning("double_space", "The translation contains a double space that the source does not.") : null;
 };

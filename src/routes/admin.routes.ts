@@ -4,7 +4,9 @@
  * body is read). Each handler parses, calls one operation of src/ops/ (the same the dashboard
  * calls, with the actor `admin`) and answers; every change is recorded in the audit log there.
  */
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { EXAMPLES } from "../api/examples";
+import { AuditOut, AuditQuery, BillingClosesOut, BillingMonthQuery, OptionalMonthQuery, OrganizationUsageOut, UsageMonthQuery } from "../api/operator.schemas";
 import {
   AdminSiteDetailOut,
   AdminSiteOut,
@@ -28,14 +30,11 @@ import {
   SubscriptionIn,
   SubscriptionOut,
 } from "../api/schemas";
-import { z } from "@hono/zod-openapi";
-import { EXAMPLES } from "../api/examples";
-import { AuditOut, AuditQuery, BillingClosesOut, BillingMonthQuery, OptionalMonthQuery, OrganizationUsageOut, UsageMonthQuery } from "../api/operator.schemas";
 import type { App } from "../context";
 import { dashboardBase } from "../links";
 import { OPERATOR } from "../ops/actor";
-import { billingCloses, closeBillingMonth } from "../ops/billing";
 import { decideAttention, listAttention } from "../ops/attention";
+import { billingCloses, closeBillingMonth } from "../ops/billing";
 import { eraseOrganization, eraseSite } from "../ops/erasure";
 import { replaceGlossary } from "../ops/glossary";
 import { createKey, listKeys, revokeKey } from "../ops/keys";
@@ -57,8 +56,7 @@ adminRoutes.openapi(
     path: "/admin/v1/organizations",
     operationId: "adminCreateOrganization",
     summary: "Create an organization",
-    description:
-      "An organization owns sites, a subscription, a glossary and members.",
+    description: "An organization owns sites, a subscription, a glossary and members.",
     tags: ["admin"],
     security: admin,
     request: body(OrganizationIn, EXAMPLES.organizationIn),
@@ -153,8 +151,7 @@ adminRoutes.openapi(
     path: "/admin/v1/sites/{site_id}",
     operationId: "adminUpdateSite",
     summary: "Change a site's settings",
-    description:
-      "Changes the given fields only. The site object uses the new settings from its next request on; a queued or running job from its next slice on.",
+    description: "Changes the given fields only. The site object uses the new settings from its next request on; a queued or running job from its next slice on.",
     tags: ["admin"],
     security: admin,
     request: { params: SiteIdParam, ...body(SitePatchIn, { target_languages: [{ code: "de", engine: "deepl", formality: "informal" }], qa_mode: "separate" }) },
@@ -171,7 +168,8 @@ adminRoutes.openapi(
     path: "/admin/v1/sites/{site_id}",
     operationId: "adminGetSite",
     summary: "Get a site",
-    description: "The site with its settings and `connector`: the latest handshake (time, connector version, declared languages, adapters, capabilities and warnings), or null before the first one.",
+    description:
+      "The site with its settings and `connector`: the latest handshake (time, connector version, declared languages, adapters, capabilities and warnings), or null before the first one.",
     tags: ["admin"],
     security: admin,
     request: { params: SiteIdParam },
@@ -188,8 +186,7 @@ adminRoutes.openapi(
     path: "/admin/v1/sites/{site_id}/keys",
     operationId: "adminCreateKey",
     summary: "Create an API key",
-    description:
-      "A new key for the site (one per environment is advised). `key` is shown only in this answer; the service keeps only its hash.",
+    description: "A new key for the site (one per environment is advised). `key` is shown only in this answer; the service keeps only its hash.",
     tags: ["admin"],
     security: admin,
     request: { params: SiteIdParam, ...body(KeyCreateIn, EXAMPLES.keyCreateIn) },
@@ -207,8 +204,7 @@ adminRoutes.openapi(
     path: "/admin/v1/sites/{site_id}/keys",
     operationId: "adminListKeys",
     summary: "List a site's API keys",
-    description:
-      "Every key of the site, revoked ones included, with its prefix and when it was last used (written at most once a minute).",
+    description: "Every key of the site, revoked ones included, with its prefix and when it was last used (written at most once a minute).",
     tags: ["admin"],
     security: admin,
     request: { params: SiteIdParam },
@@ -269,7 +265,10 @@ adminRoutes.openapi(
       "A fix runs the same QA checks as engine output: when it has QA errors it is saved only with `confirm: true`; without it nothing changes and the answer is 409 with the findings. Saved, its findings stay on the segment (`qa`), and never hold it back. " +
       "A result that is not waiting for a decision (already decided, superseded, or its source changed since) is a 404.",
     tags: ["admin"],
-    request: { params: SiteIdParam.extend({ result_id: z.string().min(1).max(64) }), ...body(AttentionDecisionIn, { action: "fix", text: "<p>Willkommen, {name}! Lesen Sie <a href=\"/more\">mehr</a>.</p>" }) },
+    request: {
+      params: SiteIdParam.extend({ result_id: z.string().min(1).max(64) }),
+      ...body(AttentionDecisionIn, { action: "fix", text: '<p>Willkommen, {name}! Lesen Sie <a href="/more">mehr</a>.</p>' }),
+    },
     responses: {
       200: ok(z.object({ id: z.string(), state: z.enum(["ok", "missing"]) }), "The segment's new state", { id: "r_7000000103", state: "ok" }),
       409: ok(AttentionConfirmOut, "The fix has QA errors and `confirm: true` was not sent: nothing was saved; `qa` lists the findings.", EXAMPLES.attentionConfirm),

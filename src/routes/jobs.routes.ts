@@ -1,13 +1,13 @@
 /** Jobs (spec "Create job", "List jobs") and usage, with the billing gate in front of job creation. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { JobEstimateOut, JobIdParam, JobIn, JobOut, JobsQuery, UsageOut } from "../api/schemas";
 import { EXAMPLES } from "../api/examples";
+import { JobEstimateOut, JobIdParam, JobIn, JobOut, JobsQuery, UsageOut } from "../api/schemas";
 import { usageOut } from "../billing/billing";
 import { now } from "../clock";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
-import { authErrors, bearer, billingErrors, body, bodyErrors, errors, notFoundResponse, ok, siteObject } from "./common";
 import { cancelJob, requestJob } from "../ops/jobs";
+import { authErrors, bearer, billingErrors, body, bodyErrors, errors, notFoundResponse, ok, siteObject } from "./common";
 
 export const jobRoutes = new OpenAPIHono<App>();
 
@@ -31,7 +31,18 @@ jobRoutes.openapi(
     request: body(JobIn, EXAMPLES.jobIn),
     responses: {
       200: ok(JobEstimateOut, "Estimate only (`estimate_only: true`); nothing created", EXAMPLES.jobEstimate),
-      202: ok(JobOut, "Job created and queued", { ...EXAMPLES.job, status: "queued", done_segments: 0, characters: 0, tm_segments: 0, tm_characters: 0, reused_segments: 0, reused_characters: 0, qa_failed_segments: 0, started_at: null }),
+      202: ok(JobOut, "Job created and queued", {
+        ...EXAMPLES.job,
+        status: "queued",
+        done_segments: 0,
+        characters: 0,
+        tm_segments: 0,
+        tm_characters: 0,
+        reused_segments: 0,
+        reused_characters: 0,
+        qa_failed_segments: 0,
+        started_at: null,
+      }),
       ...billingErrors,
       ...errors,
       ...bodyErrors,

@@ -1,8 +1,8 @@
 /** Delivery (spec "Results", "Acknowledge", "Reviews") and the attention list. */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { EXAMPLES } from "../api/examples";
 import { AckIn, AckOut, AttentionOut, AttentionQuery, ResultsOut, ResultsQuery, ReviewsIn, ReviewsOut } from "../api/schemas";
 import type { App } from "../context";
-import { EXAMPLES } from "../api/examples";
 import { dashboardBase } from "../links";
 import { bearer, body, bodyErrors, errors, ok, siteObject } from "./common";
 

@@ -1,9 +1,16 @@
 /** The connector's push side and status reads (spec: units, status, handshake, site). */
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+
 import { createHash } from "node:crypto";
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { parseBatchUnit } from "../api/batch-unit";
+import { EXAMPLES } from "../api/examples";
+import { validationDetail } from "../api/issues";
+import { scanJsonText, withoutUnits } from "../api/json-text";
 import {
+  AnyUnitKeyParam,
   BatchEnvelope,
   BatchIn,
+  type BatchItem,
   BatchOut,
   HandshakeIn,
   HandshakeOut,
@@ -11,19 +18,13 @@ import {
   SiteStatusOut,
   StatusQuery,
   SyncOut,
-  AnyUnitKeyParam,
   UnitKeyParam,
-  UnitSnapshotIn,
-  UnitsQuery,
-  UnitStatusOut,
-  UnitsWorkOut,
-  type BatchItem,
   type UnitSnapshot,
+  UnitSnapshotIn,
+  UnitStatusOut,
+  UnitsQuery,
+  UnitsWorkOut,
 } from "../api/schemas";
-import { parseBatchUnit } from "../api/batch-unit";
-import { scanJsonText, withoutUnits } from "../api/json-text";
-import { EXAMPLES } from "../api/examples";
-import { validationDetail } from "../api/issues";
 import type { App } from "../context";
 import { batchPrefix } from "../control/erasure";
 import type { SiteSettings } from "../control/sites";
@@ -36,8 +37,7 @@ import { authErrors, bearer, body, bodyErrors, errors, notFoundResponse, ok, sit
 export const syncRoutes = new OpenAPIHono<App>();
 
 function adapterRefusal(site: SiteSettings, unit: UnitSnapshot): string | undefined {
-  if (!site.enabledAdapters.includes(unit.adapter))
-    return `adapter "${unit.adapter}" is not enabled for this site (enabled: ${site.enabledAdapters.join(", ") || "none"})`;
+  if (!site.enabledAdapters.includes(unit.adapter)) return `adapter "${unit.adapter}" is not enabled for this site (enabled: ${site.enabledAdapters.join(", ") || "none"})`;
 }
 
 syncRoutes.openapi(
@@ -152,8 +152,7 @@ syncRoutes.put(BATCH_PATH, async (c) => {
     if (refused.has(i)) return;
     if (typeof r?.external_key !== "string" || first.has(r.external_key)) return;
     first.set(r.external_key, i);
-    if (typeof r.adapter === "string" && site.enabledAdapters.includes(r.adapter as UnitSnapshot["adapter"]))
-      candidates.push({ external_key: r.external_key, digest: digests[i] });
+    if (typeof r.adapter === "string" && site.enabledAdapters.includes(r.adapter as UnitSnapshot["adapter"])) candidates.push({ external_key: r.external_key, digest: digests[i] });
   });
   const unchanged = new Map((await stub.pushUnchanged(site, candidates)).map((r) => [r.external_key, r]));
 
@@ -165,8 +164,7 @@ syncRoutes.put(BATCH_PATH, async (c) => {
     const key = (raw as { external_key?: unknown })?.external_key;
     const externalKey = typeof key === "string" ? key.slice(0, LIMITS.unitKey) : "";
     const same = typeof key === "string" && first.get(key) === i ? unchanged.get(key) : undefined;
-    if (same)
-      return void (out[i] = { external_key: externalKey, ok: true, result: same, error: null });
+    if (same) return void (out[i] = { external_key: externalKey, ok: true, result: same, error: null });
     const parsed = parseBatchUnit(raw);
     if (!parsed.success) return void (out[i] = { external_key: externalKey, ok: false, result: null, error: validationDetail(parsed.error, `units[${i}]`, raw) });
     const refusal = adapterRefusal(site, parsed.data);
@@ -274,4 +272,3 @@ syncRoutes.openapi(
     return c.json(await stub.unitStatus(site, c.req.valid("param").external_key, dashboardBase(c)), 200);
   },
 );
-

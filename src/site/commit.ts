@@ -15,6 +15,7 @@ import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
 import type { Format } from "../limits";
 import type { QAIssue } from "../qa";
+import type { Emit } from "../webhooks/emit";
 import { moveStates, refreshUnits, type StateChange } from "./counts";
 import { infra } from "./faults";
 import { siteTargets } from "./settings";
@@ -108,6 +109,8 @@ export interface CommitDeps {
   store: Store;
   env: Env;
   settings: SiteSettings;
+  /** Webhook events (src/webhooks/emit.ts): returns at once, never throws. */
+  emit?: Emit;
 }
 
 /**
@@ -210,6 +213,10 @@ export class Committer {
     await infra("metering a job's progress", () => recordUsage(db, settings, this.jobId, n, billed, store.clock()));
     if (persist(store, settings, this.jobId, n, outcomes)) {
       this.commits++;
+      const produced = outcomes.flatMap((o) => o.produced);
+      if (produced.some((p) => !p.held)) this.deps.emit?.({ type: "results.available" });
+      if (produced.some((p) => p.held)) this.deps.emit?.({ type: "attention.created" });
+      if (billed > 0) this.deps.emit?.({ type: "usage.threshold" });
       await this.step(outcomes.reduce((sum, o) => sum + itemsOf(o), 0));
       return;
     }
@@ -335,7 +342,8 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
     // In statements of at most RESULTS_JSON characters (a bound value may not pass 2 MB), in order, so ids follow firstId.
     for (let from = 0; from < rows.length; ) {
       let to = from;
-      for (let size = 0; to < rows.length && (to === from || size + rows[to][3].length + rows[to][7].length < RESULTS_JSON); to++) size += rows[to][3].length + rows[to][7].length + 200;
+      for (let size = 0; to < rows.length && (to === from || size + rows[to][3].length + rows[to][7].length < RESULTS_JSON); to++)
+        size += rows[to][3].length + rows[to][7].length + 200;
       // Read through JSONB: each `->>` then indexes the row instead of parsing its text again (a third faster).
       store.run(
         `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held)
@@ -359,12 +367,7 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
           firstId,
         );
       if (entry.done.length)
-        store.run(
-          `DELETE FROM job_items WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
-          jobId,
-          language,
-          JSON.stringify(entry.done),
-        );
+        store.run(`DELETE FROM job_items WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`, jobId, language, JSON.stringify(entry.done));
     }
     if (counters.done)
       // `+job_id`: the rowid range of this commit's results, not results_job_text (every result of the job so far, growing with its progress).

@@ -151,8 +151,7 @@ function countUnit(store: Store, unitId: number, languages: string[]): CountRow[
 }
 
 const same = (a: Omit<CountRow, "language">, b: Omit<CountRow, "language">) => FIELDS.every((f) => a[f] === b[f]);
-const minus = (a: Omit<CountRow, "language">, b: Omit<CountRow, "language">) =>
-  Object.fromEntries(FIELDS.map((f) => [f, a[f] - b[f]])) as Omit<CountRow, "language">;
+const minus = (a: Omit<CountRow, "language">, b: Omit<CountRow, "language">) => Object.fromEntries(FIELDS.map((f) => [f, a[f] - b[f]])) as Omit<CountRow, "language">;
 
 /**
  * The counts of a unit just created without imports: every live segment is missing in each of
@@ -188,22 +187,14 @@ export function writeNewUnitCounts(store: Store, unitId: number, externalKey: st
  * Recomputes one unit's counts and carries the difference into the site's sums. Only rows
  * that changed are written, so refreshing a unit whose states did not move costs two reads.
  */
-export function refreshUnit(
-  store: Store,
-  siteTargets: readonly string[],
-  unitId: number,
-  sink?: CountSink,
-) {
+export function refreshUnit(store: Store, siteTargets: readonly string[], unitId: number, sink?: CountSink) {
   const unit = store.one<{ external_key: string; writable_languages: string | null; deleted: number; segment_count: number; counted: number }>(
     "SELECT external_key, writable_languages, deleted, segment_count, counted FROM units WHERE id = ?",
     unitId,
   );
   if (!unit) return;
   const previous = new Map(
-    (unit.counted ? store.all<CountRow>("SELECT language, total, ok, stale, review, attention FROM unit_counts WHERE unit_id = ?", unitId) : []).map((r) => [
-      r.language,
-      r,
-    ]),
+    (unit.counted ? store.all<CountRow>("SELECT language, total, ok, stale, review, attention FROM unit_counts WHERE unit_id = ?", unitId) : []).map((r) => [r.language, r]),
   );
   const type = keyType(unit.external_key);
   const before = unit.counted ? { ...ZERO, total: unit.segment_count, ok: 1 } : ZERO;
@@ -213,9 +204,7 @@ export function refreshUnit(
   if (!unit.deleted) {
     rows = countUnit(store, unitId, unitTargets(siteTargets, unit.writable_languages));
     // Every language row counts all live segments; without languages, count them directly.
-    segments = rows.length
-      ? rows[0].total
-      : store.one<{ n: number }>("SELECT count(*) AS n FROM segments WHERE unit_id = ? AND removed = 0", unitId)!.n;
+    segments = rows.length ? rows[0].total : store.one<{ n: number }>("SELECT count(*) AS n FROM segments WHERE unit_id = ? AND removed = 0", unitId)!.n;
   }
   for (const row of rows) {
     const old = previous.get(row.language);

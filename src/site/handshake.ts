@@ -3,7 +3,7 @@ import type { z } from "@hono/zod-openapi";
 import type { HandshakeIn } from "../api/schemas";
 import type { SiteSettings } from "../control/sites";
 import { CAPABILITIES, type Capability } from "../limits";
-import { getHandshake, lower, writableLanguages, type Handshake } from "./settings";
+import { getHandshake, type Handshake, lower, writableLanguages } from "./settings";
 import type { Store } from "./store";
 
 export function siteOut(settings: SiteSettings, handshake: Handshake | undefined) {
@@ -55,7 +55,9 @@ export function handshake(store: Store, settings: SiteSettings, input: z.infer<t
   const enabled = new Set<string>(settings.enabledAdapters);
   const disabled = [...new Set(state.adapters)].filter((a) => !enabled.has(a));
   if (disabled.length)
-    warnings.push(`Adapter${disabled.length === 1 ? "" : "s"} ${disabled.join(", ")} ${disabled.length === 1 ? "is" : "are"} not enabled for this site; units from ${disabled.length === 1 ? "it" : "them"} will be refused.`);
+    warnings.push(
+      `Adapter${disabled.length === 1 ? "" : "s"} ${disabled.join(", ")} ${disabled.length === 1 ? "is" : "are"} not enabled for this site; units from ${disabled.length === 1 ? "it" : "them"} will be refused.`,
+    );
   store.setMeta("handshake", { ...state, warnings });
 
   return {

@@ -19,6 +19,7 @@ import type { SiteSettings } from "../control/sites";
 import { engineConcurrency, Semaphore } from "../engines/concurrency";
 import type { Engine, EngineEnv, GlossaryTerm, RequestMeter } from "../engines/types";
 import type { EngineName } from "../limits";
+import type { Emit } from "../webhooks/emit";
 import type { Committer } from "./commit";
 import { infra } from "./faults";
 import { glossaryDue, glossaryFor, readGlossary, replaceGlossary } from "./glossary";
@@ -75,6 +76,8 @@ export interface RunnerDeps {
   engineFor?: (name: EngineName) => Engine;
   /** How the runner lets waiting requests in between its steps (default: the next turn of the event loop). */
   nextTurn?: (at: TurnPoint) => Promise<void>;
+  /** Webhook events (src/webhooks/emit.ts): returns at once, never throws. */
+  emit?: Emit;
 }
 
 export interface RunOptions {

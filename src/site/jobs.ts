@@ -113,13 +113,7 @@ const needsWork = (scope: JobScope) => (scope.force ? "1" : `${stateSql()} IN ('
  * force). `select` names the columns; the query fixes the scope when the job starts
  * (estimateScope counts the same pairs, segment by segment).
  */
-export function scopeQuery(
-  settings: SiteSettings,
-  scope: JobScope,
-  languages: string[],
-  select: string,
-  segmentIds?: { after: number; upTo: number },
-) {
+export function scopeQuery(settings: SiteSettings, scope: JobScope, languages: string[], select: string, segmentIds?: { after: number; upTo: number }) {
   const args: unknown[] = [JSON.stringify(languages), settings.sourceLanguage];
   let where = unitScope(scope, args);
   if (segmentIds) {
@@ -174,7 +168,11 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
     let targets = targetsByWritable.get(writable);
     if (!targets) {
       targets = store
-        .all<{ i: number }>("SELECT l.key AS i FROM json_each(?1) l WHERE EXISTS (SELECT 1 FROM json_each(?2) w WHERE lower(w.value) = lower(l.value)) ORDER BY l.key", languagesJson, writable)
+        .all<{ i: number }>(
+          "SELECT l.key AS i FROM json_each(?1) l WHERE EXISTS (SELECT 1 FROM json_each(?2) w WHERE lower(w.value) = lower(l.value)) ORDER BY l.key",
+          languagesJson,
+          writable,
+        )
         .map((r) => r.i);
       if (targetsByWritable.size > 1_000) targetsByWritable.clear();
       targetsByWritable.set(writable, targets);
@@ -240,7 +238,7 @@ export function scopeOf(request: JobRequest): JobScope {
   return {
     type: request.type,
     units: request.type === "translate" ? [...new Set(request.units ?? [])] : null,
-    prefix: request.type === "delta" ? request.prefix ?? null : null,
+    prefix: request.type === "delta" ? (request.prefix ?? null) : null,
     force: request.force,
   };
 }

@@ -11,24 +11,27 @@ import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot } f
 import { release, reserve } from "../billing/billing";
 import { now } from "../clock";
 import { controlDb } from "../control/db";
-import type { GlossaryTerm } from "../engines/types";
-import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { batchPrefix } from "../control/erasure";
 import type { SiteSettings } from "../control/sites";
-import { toRpcFailure, unauthorized, type RpcFailure } from "../errors";
-import { flushCounts, mergeCounts, rebuildCounts, type CountSink } from "./counts";
+import type { GlossaryTerm } from "../engines/types";
+import { type RpcFailure, toRpcFailure, unauthorized } from "../errors";
+import { type Emit, emitter } from "../webhooks/emit";
+import type { CoalescedType } from "../webhooks/events";
+import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./counts";
+import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
-import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, scopeOf, unsettledJobs, type ScopeEstimate } from "./jobs";
+import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { AlarmScheduler } from "./alarms";
+import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
 import { currentJob, runAlarm } from "./runner";
 import { capabilities, siteTargets } from "./settings";
-import { siteStatus, unitStatus, unitsWithWork, type Links } from "./status";
-import { nextRetentionAt, runRetention, type RetentionRun } from "./retention";
+import { type Links, siteStatus, unitStatus, unitsWithWork } from "./status";
 import { Store } from "./store";
 import { applySnapshot, deleteUnit, pushUnchanged, pushUnit } from "./sync";
 import { listUnits } from "./unit-list";
 import { unitTexts } from "./unit-texts";
+import { attentionCreated, resultsAvailable } from "./webhook-data";
 
 /** A batch's valid units (validated by the Worker) and the digests of their snapshots as sent. */
 export interface PushedBatch {
@@ -292,10 +295,12 @@ export class SiteObject extends DurableObject<Env> {
 
   async cancelJob(settings: SiteSettings, id: number) {
     return this.call(settings, async (settings) => {
+      const before = getJob(this.store, id).status;
       const job = cancelJob(this.store, id);
       // Settled by the runner once the job's commits have landed (jobs.ts, cancelJob); the reservation goes at once.
       await this.scheduleRun();
       if (job.status === "cancelled") await release(controlDb(this.env.DB), settings.id, [id]);
+      if (job.status === "cancelled" && before !== "cancelled") this.emit(settings)({ type: "job.finished", data: jobOut(job) });
       return jobOut(job);
     });
   }
@@ -340,7 +345,7 @@ export class SiteObject extends DurableObject<Env> {
     if (!settings) return;
     await this.alarms.fire({
       jobs: async () => {
-        const delay = await runAlarm({ store: this.store, env: this.env, settings });
+        const delay = await runAlarm({ store: this.store, env: this.env, settings, emit: this.emit(settings) });
         // The job's commits superseded results: retention purges them in 30 days.
         await this.scheduleRetention();
         return delay === null ? null : this.nextRunAt() + delay;
@@ -405,9 +410,26 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, async (settings) => {
       if (decision.action === "fix") await this.ensureGlossary(settings);
       const decided = decideAttention(this.store, settings, id, decision);
+      // A fixed translation is delivered like a job's result.
+      if (decision.action === "fix") this.emit(settings)({ type: "results.available" });
       // A fix supersedes the held result: retention purges it in 30 days.
       if (decision.action === "fix") await this.scheduleRetention();
       return decided;
     });
+  }
+
+  // ------------------------------------------------------------------ webhooks
+
+  /** Webhook events of this site: published in the background (src/webhooks/emit.ts), never awaited. */
+  private emit(settings: SiteSettings): Emit {
+    return emitter(this.env, settings.id, (p) => this.ctx.waitUntil(p));
+  }
+
+  /** The data of a coalesced event as the site is now (the Queue consumer asks when it sends one). */
+  async webhookData(type: CoalescedType) {
+    if (this.erased) return null;
+    const settings = this.store.getMeta<SiteSettings>("settings");
+    if (!settings) return null;
+    return type === "results.available" ? resultsAvailable(this.store) : attentionCreated(this.store, this.links(settings));
   }
 }

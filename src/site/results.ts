@@ -5,16 +5,16 @@
 import type { AttentionDecision, Result, Review } from "../api/schemas";
 import type { SiteSettings } from "../control/sites";
 import { ApiError } from "../errors";
+import type { Format } from "../limits";
+import { type QAIssue, runQA } from "../qa";
 import { refreshUnits } from "./counts";
 import { decodeCursor, encodeCursor, isNumber } from "./cursor";
-import { rememberTranslation } from "./memory";
-import { attentionUrl, type Links } from "./status";
-import { stateSql } from "./state";
-import { capabilities, siteTargets } from "./settings";
-import type { Store } from "./store";
-import type { Format } from "../limits";
-import { runQA, type QAIssue } from "../qa";
 import { glossaryFor } from "./glossary";
+import { rememberTranslation } from "./memory";
+import { capabilities, siteTargets } from "./settings";
+import { stateSql } from "./state";
+import { attentionUrl, type Links } from "./status";
+import type { Store } from "./store";
 
 export const resultId = (n: number) => `r_${n}`;
 
@@ -70,16 +70,18 @@ function toResult(row: ResultRow): Result {
 type Position = [number, string, number];
 const isPosition = (v: unknown): v is Position => Array.isArray(v) && v.length === 3 && isNumber(v[0]) && typeof v[1] === "string" && isNumber(v[2]);
 
+/** Deliverable: its segment and unit are live, its source is current, and its language is still a target of the unit (over `results r`, `segments s`, `units u`). */
+export const DELIVERABLE = `r.pending = 1 AND s.removed = 0 AND u.deleted = 0 AND s.fingerprint = r.source_fingerprint
+    AND EXISTS (SELECT 1 FROM unit_counts t WHERE t.unit_id = r.unit_id AND t.language = r.language)`;
+
 export function listResults(store: Store, query: { cursor?: string; limit: number; unit?: string }, wholeUnit: boolean) {
   const unitId = query.unit ? store.one<{ id: number }>("SELECT id FROM units WHERE external_key = ?", query.unit)?.id : undefined;
   if (query.unit && unitId === undefined) return { results: [], next_cursor: null };
-  // Deliverable: its segment and unit are live, its source is current, and its language is still a target of the unit.
-  const live = `r.pending = 1 AND s.removed = 0 AND u.deleted = 0 AND s.fingerprint = r.source_fingerprint
-    AND EXISTS (SELECT 1 FROM unit_counts t WHERE t.unit_id = r.unit_id AND t.language = r.language)`;
+  const live = DELIVERABLE;
   const from = `FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id`;
 
   if (!wholeUnit) {
-    const after = query.cursor ? decodeCursor(query.cursor, isNumber) ?? 0 : 0;
+    const after = query.cursor ? (decodeCursor(query.cursor, isNumber) ?? 0) : 0;
     const rows = store.all<ResultRow>(
       `SELECT ${RESULT_COLUMNS} ${from} WHERE ${live} AND r.id > ?1 ${unitId !== undefined ? "AND r.unit_id = ?3" : ""} ORDER BY r.id LIMIT ?2`,
       after,
@@ -125,10 +127,7 @@ export function acknowledge(store: Store, ids: string[]): { acknowledged: number
   const numbers = [...new Set(ids.map(parseResultId).filter((n): n is number => n !== undefined))];
   if (!numbers.length) return { acknowledged: 0 };
   return store.tx(() => {
-    const current = store.all<{ id: number }>(
-      "SELECT r.id FROM json_each(?) j JOIN results r ON r.id = j.value WHERE r.superseded = 0 AND r.held = 0",
-      JSON.stringify(numbers),
-    );
+    const current = store.all<{ id: number }>("SELECT r.id FROM json_each(?) j JOIN results r ON r.id = j.value WHERE r.superseded = 0 AND r.held = 0", JSON.stringify(numbers));
     store.run(
       "UPDATE results SET acknowledged = 1, pending = 0 WHERE id IN (SELECT value FROM json_each(?)) AND superseded = 0 AND held = 0",
       JSON.stringify(current.map((r) => r.id)),
@@ -229,7 +228,7 @@ export function applyReviews(store: Store, settings: SiteSettings, reviews: Revi
  * segment and unit are live, its language is still a target of the unit, and its source has
  * not changed since (a stale one leaves the queue; the next delta job translates it again).
  */
-const WAITING_DECISION = `s.removed = 0 AND u.deleted = 0 AND s.fingerprint = r.source_fingerprint
+export const WAITING_DECISION = `s.removed = 0 AND u.deleted = 0 AND s.fingerprint = r.source_fingerprint
   AND EXISTS (SELECT 1 FROM translations t WHERE t.segment_id = r.segment_id AND t.language = r.language AND t.result_id = r.id AND t.status = 'attention')
   AND EXISTS (SELECT 1 FROM unit_counts c WHERE c.unit_id = r.unit_id AND c.language = r.language)`;
 
@@ -240,7 +239,7 @@ interface HeldRow extends ResultRow {
 
 /** The review queue, oldest first; `unit` and `language` narrow it (the dashboard's `attention_url` filters). */
 export function listAttention(store: Store, links: Links, query: { cursor?: string; limit: number; unit?: string; language?: string }) {
-  const after = query.cursor ? decodeCursor(query.cursor, isNumber) ?? 0 : 0;
+  const after = query.cursor ? (decodeCursor(query.cursor, isNumber) ?? 0) : 0;
   const rows = store.all<HeldRow>(
     `SELECT ${RESULT_COLUMNS}, s.text AS source_text, r.created_at
      FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id

@@ -42,11 +42,7 @@ function purgeUnitsStep(store: Store, cutoff: string): { segments: number; units
     }
     // Units whose segments are all gone (now or in earlier steps) go last.
     const units = store
-      .all<{ id: number }>(
-        `SELECT u.id FROM units u WHERE ${EXPIRED_UNIT} AND NOT EXISTS (SELECT 1 FROM segments s WHERE s.unit_id = u.id) LIMIT ?2`,
-        cutoff,
-        SEGMENTS_PER_STEP,
-      )
+      .all<{ id: number }>(`SELECT u.id FROM units u WHERE ${EXPIRED_UNIT} AND NOT EXISTS (SELECT 1 FROM segments s WHERE s.unit_id = u.id) LIMIT ?2`, cutoff, SEGMENTS_PER_STEP)
       .map((r) => r.id);
     if (units.length) {
       const list = JSON.stringify(units);

@@ -16,7 +16,7 @@ import { controlDb } from "../control/db";
 import { addErrors, Committer } from "./commit";
 import { backoffMs, infra, isInfrastructure } from "./faults";
 import { Invocation, SCOPE_ITEMS, type RunnerDeps, type RunOptions } from "./invocation";
-import { estimateScope, type JobRow, type JobScope, markSettled, scopeQuery, unsettledJobs } from "./jobs";
+import { estimateScope, type JobRow, type JobScope, jobOut, markSettled, scopeQuery, unsettledJobs } from "./jobs";
 import { runSlice } from "./slice";
 import type { Store } from "./store";
 
@@ -39,12 +39,15 @@ export function currentJob(store: Store): JobRow | undefined {
   return store.one<JobRow>("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY id LIMIT 1");
 }
 
-function finish(store: Store, jobId: number, status: "succeeded" | "failed", error?: string) {
-  store.tx(() => {
+function finish(deps: RunnerDeps, jobId: number, status: "succeeded" | "failed", error?: string) {
+  const { store } = deps;
+  const finished = store.tx(() => {
     if (error) addErrors(store, jobId, [{ language: "", message: error, segments: 0 }]);
-    store.run("UPDATE jobs SET status = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'running')", status, store.now(), jobId);
+    const changed = store.run("UPDATE jobs SET status = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'running')", status, store.now(), jobId);
     store.run("DELETE FROM job_items WHERE job_id = ?", jobId);
+    return changed > 0 ? store.one<JobRow>("SELECT * FROM jobs WHERE id = ?", jobId) : undefined;
   });
+  if (finished) deps.emit?.({ type: "job.finished", data: jobOut(finished) });
 }
 
 /**
@@ -54,7 +57,7 @@ function finish(store: Store, jobId: number, status: "succeeded" | "failed", err
  */
 export async function abandonJob(deps: RunnerDeps, jobId: number) {
   await settle(deps, jobId, "abandoning a job");
-  finish(deps.store, jobId, "failed", "The job stopped after repeated internal errors; request it again. Segments already translated are kept.");
+  finish(deps, jobId, "failed", "The job stopped after repeated internal errors; request it again. Segments already translated are kept.");
 }
 
 /**
@@ -85,14 +88,14 @@ async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   if (store.one("SELECT 1 AS x FROM jobs WHERE id = ? AND status = 'queued'", job.id) === undefined) return false;
   if (estimate.estimated_characters > 0 && !ent.entitled) {
     await settle(deps, job.id, "releasing a reservation");
-    finish(store, job.id, "failed", `Hosted translation is no longer available for this site: ${ent.reason}`);
+    finish(deps, job.id, "failed", `Hosted translation is no longer available for this site: ${ent.reason}`);
     return false;
   }
   const allowed = job.confirmed_characters ?? (cost.requires_confirmation ? 0 : estimate.estimated_characters);
   if (estimate.estimated_characters > allowed) {
     await settle(deps, job.id, "releasing a reservation");
     finish(
-      store,
+      deps,
       job.id,
       "failed",
       `The job's cost has grown to ${estimate.estimated_characters} billable characters, beyond the ${allowed} that were ${job.confirmed_characters === null ? "accepted without confirmation" : "confirmed"}. Request the job again and confirm the new estimate.`,
@@ -122,10 +125,16 @@ function fixScopeChunk(deps: RunnerDeps, job: JobRow, chunk: number): boolean {
   const after = job.scope_cursor ?? 0;
   const last = store.one<{ id: number }>("SELECT id FROM segments WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?", after, chunk - 1);
   const upTo = last?.id ?? Number.MAX_SAFE_INTEGER;
-  const q = scopeQuery(settings, JSON.parse(job.request) as JobScope, JSON.parse(job.languages) as string[], `${Number(job.id)} AS job_id, s.id AS segment_id, l.value AS language`, {
-    after,
-    upTo,
-  });
+  const q = scopeQuery(
+    settings,
+    JSON.parse(job.request) as JobScope,
+    JSON.parse(job.languages) as string[],
+    `${Number(job.id)} AS job_id, s.id AS segment_id, l.value AS language`,
+    {
+      after,
+      upTo,
+    },
+  );
   store.tx(() => {
     store.run(`INSERT OR IGNORE INTO job_items (job_id, segment_id, language) ${q.sql}`, ...q.args);
     store.run("UPDATE jobs SET scope_cursor = ? WHERE id = ? AND status = 'running'", last ? upTo : null, job.id);
@@ -187,7 +196,7 @@ async function finishJob(deps: RunnerDeps, job: JobRow) {
   // Settle before finishing: if D1 fails here the job is still running, and the next alarm settles again.
   await settle(deps, job.id, "releasing a reservation");
   const done = deps.store.one<{ done_segments: number; failed_segments: number }>("SELECT done_segments, failed_segments FROM jobs WHERE id = ?", job.id)!;
-  if (isRunning(deps.store, job.id)) finish(deps.store, job.id, done.done_segments === 0 && done.failed_segments > 0 ? "failed" : "succeeded");
+  if (isRunning(deps.store, job.id)) finish(deps, job.id, done.done_segments === 0 && done.failed_segments > 0 ? "failed" : "succeeded");
 }
 
 /**

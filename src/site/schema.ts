@@ -167,11 +167,7 @@ export const unitCounts = sqliteTable(
     review: integer("review").notNull(),
     attention: integer("attention").notNull(),
   },
-  (t) => [
-    primaryKey({ columns: [t.unitId, t.language] }),
-    index("unit_counts_key").on(t.unitKey),
-    index("unit_counts_work").on(t.language, t.unitKey).where(sql`total > ok`),
-  ],
+  (t) => [primaryKey({ columns: [t.unitId, t.language] }), index("unit_counts_key").on(t.unitKey), index("unit_counts_work").on(t.language, t.unitKey).where(sql`total > ok`)],
 );
 
 /** The sums of unit_counts per language, and totals under language '' (total = segments, ok = units). */

@@ -9,13 +9,14 @@
  * into it. The deadline and the invocation's subrequest budget are checked before each batch
  * is launched; items of batches not launched stay pending for the next slice.
  */
-import { createEngine } from "../engines/registry";
-import { splitBatches } from "../engines/batch";
-import { EngineError, type Engine, type EngineLimits } from "../engines/types";
-import { glossaryMatcher } from "../qa/glossary";
-import { runQA } from "../qa";
-import { TRANSLATION_MARK, type Committer, type Outcome, type Produced, type SliceItem } from "./commit";
+
 import type { SiteSettings } from "../control/sites";
+import { splitBatches } from "../engines/batch";
+import { createEngine } from "../engines/registry";
+import { type Engine, EngineError, type EngineLimits } from "../engines/types";
+import { runQA } from "../qa";
+import { glossaryMatcher } from "../qa/glossary";
+import { type Committer, type Outcome, type Produced, type SliceItem, TRANSLATION_MARK } from "./commit";
 import type { JobRow, JobScope } from "./jobs";
 import type { Invocation } from "./invocation";
 import { capabilities } from "./settings";

@@ -14,4 +14,3 @@ export function stateSql(t = "t", s = "s"): string {
     WHEN ${t}.status = 'review' THEN 'review'
     ELSE 'ok' END)`;
 }
-

@@ -3,11 +3,11 @@ import type { LanguageCounts, UnitStatus, UnitsWork } from "../api/schemas";
 import type { SiteSettings } from "../control/sites";
 import { notFound } from "../errors";
 import type { CountRow } from "./counts";
+import { isKeyType } from "./counts";
 import { decodeCursor, encodeCursor, isString } from "./cursor";
 import { lower, siteTargets } from "./settings";
 import { stateSql } from "./state";
 import type { Store } from "./store";
-import { isKeyType } from "./counts";
 
 export interface Links {
   dashboardUrl: string;
@@ -83,12 +83,7 @@ interface UnitRow {
 }
 
 /** GET /v1/units: units with work, keyset-paginated by key, each unit exactly once. */
-export function unitsWithWork(
-  store: Store,
-  settings: SiteSettings,
-  links: Links,
-  query: { prefix: string; language?: string; cursor?: string; limit: number },
-): UnitsWork {
+export function unitsWithWork(store: Store, settings: SiteSettings, links: Links, query: { prefix: string; language?: string; cursor?: string; limit: number }): UnitsWork {
   // Unit keys are never empty, so "" as the default position excludes nothing.
   const after = decodeCursor(query.cursor, isString) ?? "";
   const end = query.prefix ? prefixEnd(query.prefix) : "\u{10FFFF}\u{10FFFF}";
@@ -150,10 +145,7 @@ export function unitsWithWork(
 
 /** GET /v1/units/{key}/status: the segment × language matrix of one unit. */
 export function unitStatus(store: Store, _settings: SiteSettings, links: Links, externalKey: string): UnitStatus {
-  const unit = store.one<UnitRow & { deleted: number }>(
-    "SELECT id, external_key, label, path, adapter, last_synced_at, deleted FROM units WHERE external_key = ?",
-    externalKey,
-  );
+  const unit = store.one<UnitRow & { deleted: number }>("SELECT id, external_key, label, path, adapter, last_synced_at, deleted FROM units WHERE external_key = ?", externalKey);
   if (!unit || unit.deleted) throw notFound(`Unit ${externalKey}`);
   const counts = store.all<CountRow>("SELECT language, total, ok, stale, review, attention FROM unit_counts WHERE unit_id = ?", unit.id);
   const languages = counts.map((c) => c.language);

@@ -13,6 +13,9 @@ export type SiteApi = Omit<SiteMethods, "alarm" | "fetch" | "webSocketMessage" |
 export function siteStub(env: Env, siteId: number): SiteApi {
   const stub = env.SITE.getByName(String(siteId)) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   return new Proxy({} as SiteApi, {
-    get: (_target, method: string) => async (...args: unknown[]) => unwrapRpc(await stub[method](...args)),
+    get:
+      (_target, method: string) =>
+      async (...args: unknown[]) =>
+        unwrapRpc(await stub[method](...args)),
   });
 }

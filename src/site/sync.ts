@@ -5,7 +5,7 @@
  */
 import type { SegmentInput, SyncResult, UnitSnapshot } from "../api/schemas";
 import type { SiteSettings } from "../control/sites";
-import { newUnitCounts, refreshUnit, writeNewUnitCounts, type CountSink } from "./counts";
+import { type CountSink, newUnitCounts, refreshUnit, writeNewUnitCounts } from "./counts";
 import { characters, fingerprint } from "./fingerprint";
 import { rememberTranslation } from "./memory";
 import { lower, siteTargets, targetCodeMap } from "./settings";
@@ -26,8 +26,14 @@ interface StoredSegment {
   removed: number;
 }
 
-const structureOf = (s: { format: string; field?: string | null; kind?: string | null; max_length?: number | null; position: number; parent_key?: string | null }) =>
-  [s.format, s.field ?? null, s.kind ?? null, s.max_length ?? null, s.position, s.parent_key ?? null];
+const structureOf = (s: { format: string; field?: string | null; kind?: string | null; max_length?: number | null; position: number; parent_key?: string | null }) => [
+  s.format,
+  s.field ?? null,
+  s.kind ?? null,
+  s.max_length ?? null,
+  s.position,
+  s.parent_key ?? null,
+];
 
 /**
  * New segments are inserted one row per statement, as the bench's insert floor does: in a
@@ -44,7 +50,20 @@ function insertSegment(store: Store, unitId: number, seg: SegmentInput, position
   if (seg.field == null && seg.kind == null && seg.max_length == null && seg.parent_key == null)
     store.run(INSERT_PLAIN_SEGMENT, unitId, seg.key, seg.text, fingerprint, chars, seg.format, position);
   else
-    store.run(INSERT_SEGMENT, unitId, seg.key, seg.text, fingerprint, chars, seg.format, seg.field ?? null, seg.kind ?? null, seg.max_length ?? null, position, seg.parent_key ?? null);
+    store.run(
+      INSERT_SEGMENT,
+      unitId,
+      seg.key,
+      seg.text,
+      fingerprint,
+      chars,
+      seg.format,
+      seg.field ?? null,
+      seg.kind ?? null,
+      seg.max_length ?? null,
+      position,
+      seg.parent_key ?? null,
+    );
 }
 
 const sameStructure = (a: unknown[], b: unknown[]) => a.every((v, i) => v === b[i]);
@@ -52,11 +71,7 @@ const sameStructure = (a: unknown[], b: unknown[]) => a.every((v, i) => v === b[
 /** Translations of a segment that were current for `from` and are not for `to` (made stale by this push). */
 function countStaled(store: Store, segmentId: number, from: string, to: string): number {
   if (from === to) return 0;
-  return store.one<{ n: number }>(
-    "SELECT count(*) AS n FROM translations WHERE segment_id = ? AND status <> 'missing' AND source_fingerprint = ?",
-    segmentId,
-    from,
-  )!.n;
+  return store.one<{ n: number }>("SELECT count(*) AS n FROM translations WHERE segment_id = ? AND status <> 'missing' AND source_fingerprint = ?", segmentId, from)!.n;
 }
 
 /** Pushes one unit in a transaction of its own (see `applySnapshot`). */
@@ -104,7 +119,13 @@ export function applySnapshot(store: Store, settings: SiteSettings, snapshot: Un
     snapshot.external_key,
   );
   const stored = new Map(
-    (existing ? store.all<StoredSegment>("SELECT id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key, removed FROM segments WHERE unit_id = ?", existing.id) : []).map((s) => [s.key, s]),
+    (existing
+      ? store.all<StoredSegment>(
+          "SELECT id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key, removed FROM segments WHERE unit_id = ?",
+          existing.id,
+        )
+      : []
+    ).map((s) => [s.key, s]),
   );
 
   // Stored segments are compared and updated here; new ones are inserted once the unit's row exists.

@@ -7,14 +7,19 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
-import { allResults } from "../helpers/jobs";
 import { flakyDb } from "../helpers/faults";
+import { allResults } from "../helpers/jobs";
 
 const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
 
 async function jobRow(siteId: number, id: number) {
-  return runInDurableObject(stubOf(siteId), (o: SiteObject) =>
-    o.store.one<{ status: string; done_segments: number; failed_segments: number; slices: number }>("SELECT status, done_segments, failed_segments, slices FROM jobs WHERE id = ?", id)!,
+  return runInDurableObject(
+    stubOf(siteId),
+    (o: SiteObject) =>
+      o.store.one<{ status: string; done_segments: number; failed_segments: number; slices: number }>(
+        "SELECT status, done_segments, failed_segments, slices FROM jobs WHERE id = ?",
+        id,
+      )!,
   );
 }
 

@@ -80,12 +80,35 @@ describe("parseBatchUnit", () => {
   it("takes the fast path for plain segments, and refers every doubt to UnitSnapshotIn", () => {
     const spy = vi.spyOn(UnitSnapshotIn, "safeParse");
     try {
-      const plain = { external_key: "post:1", adapter: "wordpress", segments: [{ key: "a", text: "Hello", field: "title", position: 0, unknown: 1 }, { key: "b", text: "World", format: "html" }] };
-      expect(parseBatchUnit(plain)).toEqual({ success: true, data: { external_key: "post:1", adapter: "wordpress", segments: [{ key: "a", text: "Hello", format: "plain", field: "title", position: 0 }, { key: "b", text: "World", format: "html" }] } });
+      const plain = {
+        external_key: "post:1",
+        adapter: "wordpress",
+        segments: [
+          { key: "a", text: "Hello", field: "title", position: 0, unknown: 1 },
+          { key: "b", text: "World", format: "html" },
+        ],
+      };
+      expect(parseBatchUnit(plain)).toEqual({
+        success: true,
+        data: {
+          external_key: "post:1",
+          adapter: "wordpress",
+          segments: [
+            { key: "a", text: "Hello", format: "plain", field: "title", position: 0 },
+            { key: "b", text: "World", format: "html" },
+          ],
+        },
+      });
       expect(spy).not.toHaveBeenCalled();
       expectSame(plain);
       spy.mockClear();
-      expectSame({ ...plain, segments: [{ key: "a", text: "x" }, { key: "a", text: "y" }] });
+      expectSame({
+        ...plain,
+        segments: [
+          { key: "a", text: "x" },
+          { key: "a", text: "y" },
+        ],
+      });
       expectSame({ ...plain, segments: Array.from({ length: 5001 }, (_, i) => ({ key: `k${i}`, text: "x" })) });
       expect(expectSame({ ...plain, segments: Array.from({ length: 5000 }, (_, i) => ({ key: `k${i}`, text: "x" })) })).toBe(true);
     } finally {

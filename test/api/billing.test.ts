@@ -51,7 +51,11 @@ describe("entitlement: 402 codes", () => {
     const orgId = await org();
     const sites = [];
     for (let i = 0; i < 11; i++) sites.push(await createSite({ orgId }));
-    await subscribe(orgId, "agency", sites.map((s) => s.siteId));
+    await subscribe(
+      orgId,
+      "agency",
+      sites.map((s) => s.siteId),
+    );
     const tenth = client(sites[9].key);
     await tenth.put("/v1/units", unit("post:1", [{ key: "a", text: "One" }]));
     expect((await tenth.post("/v1/jobs", {})).status).toBe(202);
@@ -129,9 +133,21 @@ describe("estimates, confirmation and reservations", () => {
   it("requires confirmation above 100,000 billable characters even with ample volume; nothing billable never needs it", async () => {
     const site = await createSite({ plan: "scale", target_languages: [{ code: "de" }] });
     const c = client(site.key);
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: text(60_000, "1") }, { key: "b", text: text(40_000, "2") }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: text(60_000, "1") },
+        { key: "b", text: text(40_000, "2") },
+      ]),
+    );
     expect((await c.post("/v1/jobs", { estimate_only: true })).body.cost).toMatchObject({ characters: 100_000, requires_confirmation: false, remaining_characters: null });
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: text(60_000, "1") }, { key: "b", text: text(40_001, "2") }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: text(60_000, "1") },
+        { key: "b", text: text(40_001, "2") },
+      ]),
+    );
     const est = (await c.post("/v1/jobs", { estimate_only: true })).body.cost;
     expect(est).toMatchObject({ characters: 100_001, requires_confirmation: true, overage_characters: 0, included_characters: null });
     expect((await c.post("/v1/jobs", {})).status).toBe(409);
@@ -166,7 +182,13 @@ describe("estimates, confirmation and reservations", () => {
     await c.put("/v1/units", unit("post:1", [{ key: "a", text: text(150) }]));
     const created = await c.post("/v1/jobs", { confirm: true });
     expect(created.status).toBe(202);
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: text(150) }, { key: "b", text: text(50, "x") }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: text(150) },
+        { key: "b", text: text(50, "x") },
+      ]),
+    );
     const failed = await runJob(c, site.siteId, created.body.id);
     expect(failed).toMatchObject({ status: "failed", done_segments: 0, characters: 0 });
     expect(failed.errors[0].message).toMatch(/cost has grown to 200 billable characters, beyond the 150 that were confirmed/);
@@ -182,7 +204,14 @@ describe("estimates, confirmation and reservations", () => {
     const site = await createSite({ plan: "pro", target_languages: [{ code: "de" }, { code: "fr" }] });
     const c = client(site.key);
     await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Known", translations: { de: "Bekannt" } }]));
-    await c.put("/v1/units", unit("post:2", [{ key: "a", text: "Known" }, { key: "b", text: "Twice" }, { key: "c", text: "Twice" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:2", [
+        { key: "a", text: "Known" },
+        { key: "b", text: "Twice" },
+        { key: "c", text: "Twice" },
+      ]),
+    );
     const done = await job(c, site.siteId);
     // de: Known (post:2) is a memory hit, Twice sent once and repeated once;
     // fr: Known (post:1 and post:2) and Twice each sent once and repeated once
@@ -194,7 +223,13 @@ describe("estimates, confirmation and reservations", () => {
   it("a retried alarm never bills twice", async () => {
     const site = await createSite({ plan: "pro", target_languages: [{ code: "de" }] });
     const c = client(site.key);
-    await c.put("/v1/units", unit("post:1", Array.from({ length: 300 }, (_, i) => ({ key: `k${i}`, text: `Text number ${i}` }))));
+    await c.put(
+      "/v1/units",
+      unit(
+        "post:1",
+        Array.from({ length: 300 }, (_, i) => ({ key: `k${i}`, text: `Text number ${i}` })),
+      ),
+    );
     const created = (await c.post("/v1/jobs", {})).body;
     const stub = env.SITE.getByName(String(site.siteId));
     // The first alarm dies after its first slice was metered in D1 and before the slice committed
@@ -210,7 +245,7 @@ describe("estimates, confirmation and reservations", () => {
                 if (/usage_ledger/.test(query) && /insert/i.test(query)) metered = true;
                 return t.prepare(query);
               }
-            : (t as any)[p]?.bind?.(t) ?? (t as any)[p],
+            : ((t as any)[p]?.bind?.(t) ?? (t as any)[p]),
       });
       (o as any).env = { ...realEnv, DB: db };
       o.store.tx = ((fn: () => unknown) => {

@@ -32,7 +32,13 @@ describe("characters are code points", () => {
     const site = await createSite({ target_languages: [{ code: "de" }, { code: "fr" }] });
     const c = client(site.key);
     const texts = ["Héllo wörld", `${EMOJI}${EMOJI} party 🇩🇪`, "日本語のテキスト", "e\u0301"];
-    await c.put("/v1/units", unit("post:1", texts.map((text, i) => ({ key: `k${i}`, text }))));
+    await c.put(
+      "/v1/units",
+      unit(
+        "post:1",
+        texts.map((text, i) => ({ key: `k${i}`, text })),
+      ),
+    );
     const codePoints = texts.map((t) => [...t].length);
     const stored = await runInDurableObject(env.SITE.getByName(String(site.siteId)), (o: SiteObject) =>
       o.store.all<{ key: string; characters: number }>("SELECT key, characters FROM segments ORDER BY key"),
@@ -54,8 +60,20 @@ describe("characters are code points", () => {
   it("a changed text is counted again; an unchanged one keeps its count", async () => {
     const site = await createSite({ target_languages: [{ code: "de" }] });
     const c = client(site.key);
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "abc" }, { key: "b", text: "xyz" }]));
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: `${EMOJI}abc${EMOJI}` }, { key: "b", text: "xyz", format: "html" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "abc" },
+        { key: "b", text: "xyz" },
+      ]),
+    );
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: `${EMOJI}abc${EMOJI}` },
+        { key: "b", text: "xyz", format: "html" },
+      ]),
+    );
     const stored = await runInDurableObject(env.SITE.getByName(String(site.siteId)), (o: SiteObject) =>
       o.store.all<{ key: string; characters: number }>("SELECT key, characters FROM segments ORDER BY key"),
     );

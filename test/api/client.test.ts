@@ -26,7 +26,10 @@ describe("the typed client", () => {
     const unit: Schemas["UnitSnapshotIn"] = {
       external_key: "post:1",
       adapter: "wordpress",
-      segments: [{ key: "title", text: "Hello world" }, { key: "body", text: "<p>Hi {name}</p>", format: "html" }],
+      segments: [
+        { key: "title", text: "Hello world" },
+        { key: "body", text: "<p>Hi {name}</p>", format: "html" },
+      ],
     };
     const pushed = await api.PUT("/v1/units", { body: unit });
     expect(pushed.response.status).toBe(200);

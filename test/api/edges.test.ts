@@ -6,8 +6,8 @@ import { UnitSnapshotIn } from "../../src/api/schemas";
 import type { SiteSettings } from "../../src/control/sites";
 import type { Engine } from "../../src/engines/types";
 import { GLOSSARY_MAX_AGE_MS } from "../../src/site/glossary";
-import { runJobs } from "../../src/site/runner";
 import type { SiteObject } from "../../src/site/object";
+import { runJobs } from "../../src/site/runner";
 import { admin, client, createSite, request, unit } from "../helpers/api";
 import { allResults, job } from "../helpers/jobs";
 
@@ -36,7 +36,13 @@ describe("ack and reviews with unknown or malformed ids", () => {
   it("never refuse the request: ack does not count them, reviews list them in ignored", async () => {
     const site = await createSite({ target_languages: [{ code: "de" }] });
     const c = client(site.key);
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello" }, { key: "b", text: "World" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "Hello" },
+        { key: "b", text: "World" },
+      ]),
+    );
     await job(c, site.siteId);
     const [r1, r2] = await allResults(c);
     const odd = ["", "x".repeat(65), "r_0", "r_-1", "R_1", " r_1", "r_99999999999999999999", "r_1e3", "'; DROP TABLE results; --", "r_\u0000", "😀", "y".repeat(5000)];
@@ -115,7 +121,11 @@ describe("QA of human text", () => {
     expect(seg("title").states).toEqual({ de: "ok" });
     expect(seg("title").qa).toBeUndefined(); // the machine's max_length error no longer describes the text
     expect(seg("body").states).toEqual({ de: "ok" }); // an error (an added placeholder) never holds human text back
-    expect(seg("body").qa.de.map((q: any) => q.code).sort()).toEqual(["glossary", "placeholders"]);
+    expect(
+      seg("body")
+        .qa.de.map((q: any) => q.code)
+        .sort(),
+    ).toEqual(["glossary", "placeholders"]);
   });
 
   it("a fix from the review queue gets its own findings: errors need a confirmation, then are shown but never hold it back", async () => {
@@ -132,7 +142,9 @@ describe("QA of human text", () => {
     expect(fixed.body).toEqual({ id: item.id, state: "ok" });
     const status = (await c.get("/v1/units/post:1/status")).body;
     expect(status.segments[0].states).toEqual({ de: "ok" });
-    expect(status.segments[0].qa.de).toEqual([expect.objectContaining({ code: "max_length", severity: "error", message: expect.stringMatching(/18 characters long; the limit is 12/) })]);
+    expect(status.segments[0].qa.de).toEqual([
+      expect.objectContaining({ code: "max_length", severity: "error", message: expect.stringMatching(/18 characters long; the limit is 12/) }),
+    ]);
     expect((await c.get("/v1/status")).body.languages[0]).toMatchObject({ ok: 1, attention: 0 });
   });
 });
@@ -147,7 +159,13 @@ describe("attention items whose source changed", () => {
     expect(items).toHaveLength(2);
     expect((await c.get("/v1/status")).body.languages[0]).toMatchObject({ attention: 2 });
     // The source of "title" changes: its item is stale.
-    await c.put("/v1/units", unit("post:1", [{ ...tooLong, text: "Hello new world" }, { ...tooLong, key: "sub" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { ...tooLong, text: "Hello new world" },
+        { ...tooLong, key: "sub" },
+      ]),
+    );
     const after = (await c.get("/v1/attention")).body.items;
     expect(after.map((i: any) => i.key)).toEqual(["sub"]);
     expect((await admin("GET", `/admin/v1/sites/${site.siteId}/attention`)).body.items.map((i: any) => i.key)).toEqual(["sub"]);
@@ -192,9 +210,7 @@ describe("GET /v1/status and the glossary", () => {
     const c = client(site.key);
     expect((await c.get("/v1/status")).body.glossary_terms).toBe(0);
     await env.DB.prepare("INSERT INTO glossary_terms (organization_id, source, language, target, case_sensitive) VALUES (?, 'a', 'de', 'b', 0)").bind(site.orgId).run();
-    await runInDurableObject(env.SITE.getByName(String(site.siteId)), (o: SiteObject) =>
-      o.store.setMeta("glossary", { count: 0, loadedAt: Date.now() - GLOSSARY_MAX_AGE_MS }),
-    );
+    await runInDurableObject(env.SITE.getByName(String(site.siteId)), (o: SiteObject) => o.store.setMeta("glossary", { count: 0, loadedAt: Date.now() - GLOSSARY_MAX_AGE_MS }));
     expect((await c.get("/v1/status")).body.glossary_terms).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { admin, client, createSite, request } from "../helpers/api";
 import { generateKey } from "../../src/control/keys";
+import { admin, client, createSite, request } from "../helpers/api";
 
 describe("health and errors", () => {
   it("health needs no key and reports api_version 1", async () => {
@@ -105,7 +105,10 @@ describe("admin API", () => {
       organization_id: org.body.id,
       name: "acme.example",
       source_language: "en",
-      target_languages: [{ code: "de", engine: "pseudo" }, { code: "fr", engine: "deepl", formality: "formal", writable: false }],
+      target_languages: [
+        { code: "de", engine: "pseudo" },
+        { code: "fr", engine: "deepl", formality: "formal", writable: false },
+      ],
     });
     expect(site.status).toBe(201);
     expect(site.body).toMatchObject({
@@ -244,7 +247,10 @@ describe("site and handshake", () => {
 
   it("accepts the bounds exactly", async () => {
     const site = await createSite({ handshake: false });
-    const res = await client(site.key).post("/v1/handshake", hs({ connector_version: "x".repeat(50), adapters: Array(20).fill("wordpress"), languages: Array(200).fill("de"), capabilities: Array(20).fill("x") }));
+    const res = await client(site.key).post(
+      "/v1/handshake",
+      hs({ connector_version: "x".repeat(50), adapters: Array(20).fill("wordpress"), languages: Array(200).fill("de"), capabilities: Array(20).fill("x") }),
+    );
     expect(res.status).toBe(200);
   });
 });

@@ -1,8 +1,8 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Engine } from "../../src/engines/types";
 import type { SiteSettings } from "../../src/control/sites";
+import type { Engine } from "../../src/engines/types";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
@@ -25,7 +25,14 @@ const byKey = (results: any[], key: string, language: string) => results.filter(
 describe("POST /v1/jobs", () => {
   it("estimate_only answers 200 JobEstimateOut and creates nothing", async () => {
     const { c } = await setup();
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello" }, { key: "b", text: "Hello" }, { key: "c", text: "World!" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "Hello" },
+        { key: "b", text: "Hello" },
+        { key: "c", text: "World!" },
+      ]),
+    );
     const res = await c.post("/v1/jobs", { estimate_only: true });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -106,7 +113,13 @@ describe("POST /v1/jobs", () => {
 describe("runner", () => {
   it("runs two jobs in request order; the second finds only what is left", async () => {
     const { site, c } = await setup();
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "One" }, { key: "b", text: "Two" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "One" },
+        { key: "b", text: "Two" },
+      ]),
+    );
     const first = (await c.post("/v1/jobs", {})).body;
     const second = (await c.post("/v1/jobs", {})).body;
     expect([first.status, second.status]).toEqual(["queued", "queued"]);
@@ -119,7 +132,13 @@ describe("runner", () => {
 
   it("cancel from queued or running keeps what was translated", async () => {
     const { site, c } = await setup();
-    await c.put("/v1/units", unit("post:1", Array.from({ length: 300 }, (_, i) => ({ key: `k${i}`, text: `Text ${i}` }))));
+    await c.put(
+      "/v1/units",
+      unit(
+        "post:1",
+        Array.from({ length: 300 }, (_, i) => ({ key: `k${i}`, text: `Text ${i}` })),
+      ),
+    );
     const queued = (await c.post("/v1/jobs", {})).body;
     const cancelled = await c.post(`/v1/jobs/${queued.id}/cancel`);
     expect(cancelled.body).toMatchObject({ status: "cancelled", finished_at: expect.any(String) });
@@ -166,7 +185,13 @@ describe("runner", () => {
 
   it("a slice that fails after its engine call is redone without double translation or double counting", async () => {
     const { site, c } = await setup();
-    await c.put("/v1/units", unit("post:1", Array.from({ length: 400 }, (_, i) => ({ key: `k${i}`, text: `Text ${i}` }))));
+    await c.put(
+      "/v1/units",
+      unit(
+        "post:1",
+        Array.from({ length: 400 }, (_, i) => ({ key: `k${i}`, text: `Text ${i}` })),
+      ),
+    );
     const created = (await c.post("/v1/jobs", { languages: ["de"] })).body;
     const stub = env.SITE.getByName(String(site.siteId));
     let calls = 0;
@@ -181,7 +206,17 @@ describe("runner", () => {
       const deps = { store: o.store, env: (o as any).env, settings: o.store.getMeta<SiteSettings>("settings")!, engineFor: () => flaky };
       const realDb = deps.env.DB;
       // the ledger write after the second engine call fails: the slice is not persisted
-      deps.env = { ...deps.env, DB: new Proxy(realDb, { get: (t, p) => (p === "prepare" && ++calls > 6 && calls < 9 ? () => { throw new Error("D1 down"); } : (t as any)[p]?.bind?.(t) ?? (t as any)[p]) }) };
+      deps.env = {
+        ...deps.env,
+        DB: new Proxy(realDb, {
+          get: (t, p) =>
+            p === "prepare" && ++calls > 6 && calls < 9
+              ? () => {
+                  throw new Error("D1 down");
+                }
+              : ((t as any)[p]?.bind?.(t) ?? (t as any)[p]),
+        }),
+      };
       await expect(runJobs(deps, 60_000)).rejects.toThrow(/D1 down/);
     });
     const mid = (await c.get(`/v1/jobs/${created.id}`)).body;
@@ -196,7 +231,13 @@ describe("runner", () => {
 
   it("reports per-language engine problems in errors; those segments stay missing", async () => {
     const { site, c } = await setup({ target_languages: [{ code: "de" }, { code: "fr", engine: "deepl" }] });
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "One" }, { key: "b", text: "Two" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "One" },
+        { key: "b", text: "Two" },
+      ]),
+    );
     const done = await job(c, site.siteId);
     expect(done).toMatchObject({ status: "succeeded", done_segments: 2, failed_segments: 2 });
     expect(done.errors).toEqual([{ language: "fr", message: expect.stringMatching(/DEEPL_API_KEY/), segments: 2 }]);
@@ -207,7 +248,13 @@ describe("runner", () => {
 describe("results, acknowledgements and reviews", () => {
   it("lists current unacknowledged results again until acknowledged; ack is idempotent", async () => {
     const { site, c } = await setup();
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "One" }, { key: "b", text: "Two" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "One" },
+        { key: "b", text: "Two" },
+      ]),
+    );
     await job(c, site.siteId);
     const first = await allResults(c);
     expect(first).toHaveLength(4);
@@ -236,7 +283,14 @@ describe("results, acknowledgements and reviews", () => {
 
   it("paginates with a keyset cursor and filters by unit", async () => {
     const { site, c } = await setup({ target_languages: [{ code: "de" }] });
-    for (let u = 0; u < 3; u++) await c.put("/v1/units", unit(`post:${u}`, Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, text: `U${u} text ${i}` }))));
+    for (let u = 0; u < 3; u++)
+      await c.put(
+        "/v1/units",
+        unit(
+          `post:${u}`,
+          Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, text: `U${u} text ${i}` })),
+        ),
+      );
     await job(c, site.siteId);
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -256,10 +310,22 @@ describe("results, acknowledgements and reviews", () => {
 
   it("a result whose source changed is not listed, and the next job translates the segment again", async () => {
     const { site, c } = await setup({ target_languages: [{ code: "de" }] });
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "One" }, { key: "b", text: "Two" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "One" },
+        { key: "b", text: "Two" },
+      ]),
+    );
     await job(c, site.siteId);
     const before = await allResults(c);
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "One!" }, { key: "b", text: "Two" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "One!" },
+        { key: "b", text: "Two" },
+      ]),
+    );
     expect((await allResults(c)).map((r) => r.key)).toEqual(["b"]);
     expect((await states(c, "post:1")).a).toEqual({ de: "stale" });
     await job(c, site.siteId);
@@ -288,7 +354,14 @@ describe("results, acknowledgements and reviews", () => {
 
   it("reviews: approved with text (human, memory), approved as is, rejected (missing, retranslated by the next delta job)", async () => {
     const { site, c } = await setup({ target_languages: [{ code: "de" }] });
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "One" }, { key: "b", text: "Two" }, { key: "c", text: "Three" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "One" },
+        { key: "b", text: "Two" },
+        { key: "c", text: "Three" },
+      ]),
+    );
     await job(c, site.siteId);
     const rs = await allResults(c);
     const [ra, rb, rc] = ["a", "b", "c"].map((k) => byKey(rs, k, "de")[0]);
@@ -312,7 +385,14 @@ describe("results, acknowledgements and reviews", () => {
     expect((await allResults(c)).map((r) => r.key)).toEqual(["c"]);
 
     // the approved texts are in the memory: the same source elsewhere is a memory hit, not billed
-    await c.put("/v1/units", unit("post:2", [{ key: "x", text: "One" }, { key: "y", text: "Two" }, { key: "z", text: "Four" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:2", [
+        { key: "x", text: "One" },
+        { key: "y", text: "Two" },
+        { key: "z", text: "Four" },
+      ]),
+    );
     const est = await c.post("/v1/jobs", { estimate_only: true });
     expect(est.body).toMatchObject({ estimated_segments: 3, estimated_tm_segments: 2, estimated_characters: 4 });
     const tm = await job(c, site.siteId);
@@ -328,16 +408,35 @@ describe("results, acknowledgements and reviews", () => {
 
   it("unreviewed machine output never enters the memory; imports do", async () => {
     const { site, c } = await setup({ target_languages: [{ code: "de" }] });
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "One" }, { key: "b", text: "Imported", translations: { de: "Importiert" } }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "One" },
+        { key: "b", text: "Imported", translations: { de: "Importiert" } },
+      ]),
+    );
     await job(c, site.siteId);
-    await c.put("/v1/units", unit("post:2", [{ key: "a", text: "One" }, { key: "b", text: "Imported" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:2", [
+        { key: "a", text: "One" },
+        { key: "b", text: "Imported" },
+      ]),
+    );
     const est = await c.post("/v1/jobs", { estimate_only: true });
     expect(est.body).toMatchObject({ estimated_segments: 2, estimated_tm_segments: 1 });
   });
 
   it("force retranslates the whole scope with new ids and supersedes the earlier ones", async () => {
     const { site, c } = await setup({ target_languages: [{ code: "de" }] });
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "One", translations: { de: "Eins" } }, { key: "b", text: "Two" }, { key: "c", text: "Three" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "One", translations: { de: "Eins" } },
+        { key: "b", text: "Two" },
+        { key: "c", text: "Three" },
+      ]),
+    );
     await job(c, site.siteId);
     const first = await allResults(c);
     await c.post("/v1/reviews", { reviews: [{ id: byKey(first, "b", "de")[0].id, outcome: "approved" }] });
@@ -372,8 +471,20 @@ describe("results, acknowledgements and reviews", () => {
 
   it("whole_unit delivers a unit's results in one language only once complete, and never splits a group across pages", async () => {
     const { site, c } = await setup({ target_languages: [{ code: "de" }, { code: "fr" }], handshake: { capabilities: ["whole_unit"] } });
-    await c.put("/v1/units", unit("post:1", Array.from({ length: 3 }, (_, i) => ({ key: `k${i}`, text: `One ${i}` }))));
-    await c.put("/v1/units", unit("post:2", Array.from({ length: 4 }, (_, i) => ({ key: `k${i}`, text: `Two ${i}` }))));
+    await c.put(
+      "/v1/units",
+      unit(
+        "post:1",
+        Array.from({ length: 3 }, (_, i) => ({ key: `k${i}`, text: `One ${i}` })),
+      ),
+    );
+    await c.put(
+      "/v1/units",
+      unit(
+        "post:2",
+        Array.from({ length: 4 }, (_, i) => ({ key: `k${i}`, text: `Two ${i}` })),
+      ),
+    );
     await job(c, site.siteId, { languages: ["de"] });
     // post:1/de and post:2/de complete; fr untranslated
     const seen: any[][] = [];

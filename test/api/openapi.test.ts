@@ -4,8 +4,9 @@
  * generator need, every example matches its schema, and the reference page renders it offline.
  * (That every answer of the API tests is a documented one is checked in test/helpers/api.ts.)
  */
-import { Validator, type Schema } from "@cfworker/json-schema";
+
 import { exports } from "cloudflare:workers";
+import { type Schema, Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
 import checkedIn from "../../client/openapi.json";
 import { TAGS } from "../../src/api/openapi";
@@ -50,7 +51,8 @@ describe("the OpenAPI document", () => {
     const tags = new Set<string>(TAGS.map((t) => t.name));
     for (const { op, where } of ops) {
       if (!op.operationId) problems.push(`${where}: no operationId`);
-      else if (!OPERATION_ID.test(op.operationId) || !/^[a-z]/.test(op.operationId)) problems.push(`${where}: operationId "${op.operationId}" is not a camelCase verb (${VERBS.join(", ")}, optionally after "admin")`);
+      else if (!OPERATION_ID.test(op.operationId) || !/^[a-z]/.test(op.operationId))
+        problems.push(`${where}: operationId "${op.operationId}" is not a camelCase verb (${VERBS.join(", ")}, optionally after "admin")`);
       else if (ids.has(op.operationId)) problems.push(`${where}: operationId "${op.operationId}" is also used by ${ids.get(op.operationId)}`);
       else ids.set(op.operationId, where);
       if (!op.summary?.trim()) problems.push(`${where}: no summary`);
@@ -109,12 +111,30 @@ describe("the OpenAPI document", () => {
       }
     }
     const withExample = new Set(examples.map((e) => e.where));
-    for (const main of ["PUT /v1/units request", "PUT /v1/units 200", "PUT /v1/units/batch request", "PUT /v1/units/batch 200", "POST /v1/handshake request", "POST /v1/jobs request", "POST /v1/jobs 202", "POST /v1/jobs 409", "GET /v1/results 200", "POST /v1/results/ack request", "POST /v1/reviews request"])
+    for (const main of [
+      "PUT /v1/units request",
+      "PUT /v1/units 200",
+      "PUT /v1/units/batch request",
+      "PUT /v1/units/batch 200",
+      "POST /v1/handshake request",
+      "POST /v1/jobs request",
+      "POST /v1/jobs 202",
+      "POST /v1/jobs 409",
+      "GET /v1/results 200",
+      "POST /v1/results/ack request",
+      "POST /v1/reviews request",
+    ])
       expect(withExample, main).toContain(main);
     const problems: string[] = [];
     for (const { where, schema, example } of examples) {
       const result = new Validator({ ...schema, components: structuredClone(doc.components) } as Schema, "2020-12", false).validate(example);
-      if (!result.valid) problems.push(`${where}: ${result.errors.map((e) => `${e.instanceLocation} ${e.error}`).slice(-3).join("; ")}`);
+      if (!result.valid)
+        problems.push(
+          `${where}: ${result.errors
+            .map((e) => `${e.instanceLocation} ${e.error}`)
+            .slice(-3)
+            .join("; ")}`,
+        );
     }
     expect(problems).toEqual([]);
   });
@@ -136,7 +156,17 @@ describe("the check every API test's answers go through (test/helpers/openapi.ts
     headers: new Headers({ "content-type": "application/json", ...headers }),
     text: JSON.stringify(body),
   });
-  const sync = { external_key: "post:1", unit_created: true, added: 1, changed: 0, removed: 0, unchanged: 0, stale_translations: 0, imported_translations: 0, fingerprint_mismatches: [] };
+  const sync = {
+    external_key: "post:1",
+    unit_created: true,
+    added: 1,
+    changed: 0,
+    removed: 0,
+    unchanged: 0,
+    stale_translations: 0,
+    imported_translations: 0,
+    fingerprint_mismatches: [],
+  };
   const url = (path: string) => `https://api.test${path}`;
 
   it("accepts documented answers", async () => {

@@ -4,8 +4,14 @@ import { describe, expect, it } from "vitest";
 import { admin, client, createSite, unit } from "../helpers/api";
 import { job } from "../helpers/jobs";
 
-const A = unit("post:1", [{ key: "a", text: "Hello" }, { key: "b", text: "World", fingerprint: "0".repeat(64) }]);
-const A2 = unit("post:1", [{ key: "a", text: "Hello again" }, { key: "b", text: "World", fingerprint: "0".repeat(64) }]);
+const A = unit("post:1", [
+  { key: "a", text: "Hello" },
+  { key: "b", text: "World", fingerprint: "0".repeat(64) },
+]);
+const A2 = unit("post:1", [
+  { key: "a", text: "Hello again" },
+  { key: "b", text: "World", fingerprint: "0".repeat(64) },
+]);
 
 describe("an unchanged batch unit (snapshot digest)", () => {
   it("is answered as unchanged with the same fingerprint_mismatches, and any other push clears the digest", async () => {
@@ -18,7 +24,17 @@ describe("an unchanged batch unit (snapshot digest)", () => {
       external_key: "post:1",
       ok: true,
       error: null,
-      result: { external_key: "post:1", unit_created: false, added: 0, changed: 0, removed: 0, unchanged: 2, stale_translations: 0, imported_translations: 0, fingerprint_mismatches: ["b"] },
+      result: {
+        external_key: "post:1",
+        unit_created: false,
+        added: 0,
+        changed: 0,
+        removed: 0,
+        unchanged: 2,
+        stale_translations: 0,
+        imported_translations: 0,
+        fingerprint_mismatches: ["b"],
+      },
     });
     // A single-unit push of other content, then the old batch again: a real push, not a replay.
     expect((await c.put("/v1/units", A2)).body).toMatchObject({ changed: 1 });
@@ -69,7 +85,16 @@ describe("status by key type", () => {
       expect(typed.body).toEqual(summed.body);
       return { post: typed.body, page: other.body };
     };
-    await c.put("/v1/units/batch", { units: [A, unit("post:2", [{ key: "x", text: "One" }]), unit("page:1", [{ key: "y", text: "Two" }, { key: "z", text: "Three" }])] });
+    await c.put("/v1/units/batch", {
+      units: [
+        A,
+        unit("post:2", [{ key: "x", text: "One" }]),
+        unit("page:1", [
+          { key: "y", text: "Two" },
+          { key: "z", text: "Three" },
+        ]),
+      ],
+    });
     let s = await both();
     expect(s.post).toMatchObject({ units_total: 2, segments_total: 3 });
     expect(s.page).toMatchObject({ units_total: 1, segments_total: 2 });
@@ -78,7 +103,12 @@ describe("status by key type", () => {
     expect(s.post.languages[0]).toMatchObject({ code: "de", review: 3, missing: 0 });
     await c.put("/v1/units", A2);
     await c.del("/v1/units/post:2");
-    await admin("PATCH", `/admin/v1/sites/${site.siteId}`, { target_languages: [{ code: "de", engine: "pseudo" }, { code: "it", engine: "pseudo" }] });
+    await admin("PATCH", `/admin/v1/sites/${site.siteId}`, {
+      target_languages: [
+        { code: "de", engine: "pseudo" },
+        { code: "it", engine: "pseudo" },
+      ],
+    });
     s = await both();
     expect(s.post).toMatchObject({ units_total: 1, segments_total: 2 });
     expect(s.post.languages.map((l: any) => l.code)).toEqual(["de", "it"]);

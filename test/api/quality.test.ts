@@ -76,9 +76,7 @@ describe("the review queue", () => {
     expect((await admin("POST", `/admin/v1/sites/${site.siteId}/attention/${item.id}`, { action: "discard" })).status).toBe(404);
     // the fixed text is delivered to the connector: a new result (origin human) to write and acknowledge
     const delivered = (await allResults(c)).filter((r) => r.key === "title");
-    expect(delivered).toEqual([
-      expect.objectContaining({ unit: "post:1", key: "title", language: "de", text: "Hallo Welt", origin: "human", engine: "human", job_id: null }),
-    ]);
+    expect(delivered).toEqual([expect.objectContaining({ unit: "post:1", key: "title", language: "de", text: "Hallo Welt", origin: "human", engine: "human", job_id: null })]);
     expect(delivered[0].id).not.toBe(item.id);
     // it is an editor's decision already: acknowledged like any result, a review of it is ignored
     expect((await c.post("/v1/results/ack", { ids: [delivered[0].id] })).body).toEqual({ acknowledged: 1 });

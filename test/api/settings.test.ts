@@ -12,8 +12,7 @@ import { runJob } from "../helpers/jobs";
 
 const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
 const stored = (siteId: number) => runInDurableObject(stubOf(siteId), (o: SiteObject) => o.store.getMeta<SiteSettings>("settings")!);
-const versionInD1 = async (siteId: number) =>
-  (await env.DB.prepare("SELECT settings_version AS v FROM sites WHERE id = ?").bind(siteId).first<{ v: number }>())!.v;
+const versionInD1 = async (siteId: number) => (await env.DB.prepare("SELECT settings_version AS v FROM sites WHERE id = ?").bind(siteId).first<{ v: number }>())!.v;
 
 describe("site settings", () => {
   it("a PATCH bumps the version and reaches the site object before it answers", async () => {
@@ -36,7 +35,13 @@ describe("site settings", () => {
     const c = client(site.key);
     await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello" }]));
     const old = await stored(site.siteId); // what an isolate with a 30-second-old cache still holds
-    await admin("PATCH", `/admin/v1/sites/${site.siteId}`, { target_languages: [{ code: "de", engine: "pseudo" }, { code: "fr", engine: "pseudo" }, { code: "it", engine: "pseudo" }] });
+    await admin("PATCH", `/admin/v1/sites/${site.siteId}`, {
+      target_languages: [
+        { code: "de", engine: "pseudo" },
+        { code: "fr", engine: "pseudo" },
+        { code: "it", engine: "pseudo" },
+      ],
+    });
     const newer = await stored(site.siteId);
     expect(newer.version).toBe(old.version + 1);
 
@@ -66,7 +71,9 @@ describe("site settings", () => {
     const site = await createSite({ name: "audited.example" });
     await admin("PATCH", `/admin/v1/sites/${site.siteId}`, { name: "secret-new-name.example", qa_mode: "editors", review_mode: "suggestion" });
     // (site.create and key.create of the set-up are audited on the same target since the admin routes are audited)
-    const rows = await env.DB.prepare("SELECT actor, action, target, detail, organization_id FROM audit_log WHERE target = ? AND action = 'site.update'").bind(`site:${site.siteId}`).all<any>();
+    const rows = await env.DB.prepare("SELECT actor, action, target, detail, organization_id FROM audit_log WHERE target = ? AND action = 'site.update'")
+      .bind(`site:${site.siteId}`)
+      .all<any>();
     expect(rows.results).toHaveLength(1);
     const entry = rows.results[0];
     expect(entry).toMatchObject({ actor: "admin", action: "site.update", target: `site:${site.siteId}`, organization_id: site.orgId });
@@ -94,14 +101,27 @@ describe("site settings", () => {
         translate: async (r) => {
           if (asked.length === 1)
             // While the first slice's engine call is out, an admin change arrives.
-            await o.applySettings({ ...settings, version: settings.version + 1, targetLanguages: [{ code: "de", engine: "deepl", formality: "formal", writable: true }], enabledEngines: ["pseudo", "deepl"] });
+            await o.applySettings({
+              ...settings,
+              version: settings.version + 1,
+              targetLanguages: [{ code: "de", engine: "deepl", formality: "formal", writable: true }],
+              enabledEngines: ["pseudo", "deepl"],
+            });
           return r.segments.map((s) => `${name}:${s.text}`);
         },
       });
-      await runJobs({ store: o.store, env: (o as any).env, settings, engineFor: (name) => {
-        asked.push(name);
-        return engine(name);
-      } }, 60_000);
+      await runJobs(
+        {
+          store: o.store,
+          env: (o as any).env,
+          settings,
+          engineFor: (name) => {
+            asked.push(name);
+            return engine(name);
+          },
+        },
+        60_000,
+      );
     });
     expect(asked).toEqual(["pseudo", "deepl"]);
     const done = await runJob(c, site.siteId, created.id);

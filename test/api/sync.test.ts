@@ -153,7 +153,9 @@ describe("PUT /v1/units", () => {
   it("accepts every bound exactly", async () => {
     const { c } = await setup();
     const res = await c.put("/v1/units", {
-      ...unit("k".repeat(255), [seg("k".repeat(500), "x".repeat(100_000), { field: "f".repeat(200), kind: "k".repeat(50), parent_key: "p".repeat(500), max_length: 1, position: 0 })]),
+      ...unit("k".repeat(255), [
+        seg("k".repeat(500), "x".repeat(100_000), { field: "f".repeat(200), kind: "k".repeat(50), parent_key: "p".repeat(500), max_length: 1, position: 0 }),
+      ]),
       label: "l".repeat(500),
       path: "p".repeat(2000),
     });

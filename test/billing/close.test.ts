@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { setClock } from "../../src/clock";
 import worker from "../../src/index";
 import { admin } from "../helpers/api";
-import { fakeStripe, form, PRICES, signedEvent, subscription } from "../helpers/stripe";
 import { deliver, meter, organization } from "../helpers/billing";
+import { fakeStripe, form, PRICES, signedEvent, subscription } from "../helpers/stripe";
 
 afterEach(() => setClock(undefined));
 
@@ -77,7 +77,9 @@ describe("month close by hand", () => {
     setClock(new Date("2026-09-05T00:00:00Z"));
 
     const res = await admin("POST", "/admin/v1/billing/close?month=2026-08");
-    expect(res.body.closes).toContainEqual(expect.objectContaining({ organization_id: manual.orgId, provider: "manual", overage_characters: 50_000, overage_cents: 100, invoice_item_id: null }));
+    expect(res.body.closes).toContainEqual(
+      expect.objectContaining({ organization_id: manual.orgId, provider: "manual", overage_characters: 50_000, overage_cents: 100, invoice_item_id: null }),
+    );
     expect(res.body.closes).toContainEqual(expect.objectContaining({ organization_id: under.orgId, provider: "stripe", overage_cents: 0, invoice_item_id: null }));
     expect(stripe.calls("POST", "/v1/invoiceitems")).toHaveLength(0);
   });

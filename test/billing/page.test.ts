@@ -5,9 +5,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { setClock } from "../../src/clock";
 import { admin } from "../helpers/api";
-import { fakeStripe, form, PRICES, signedEvent, subscription } from "../helpers/stripe";
-import { dash, person } from "../helpers/dashboard";
 import { auditActions, contract, covered, deliver, meter, organization } from "../helpers/billing";
+import { dash, person } from "../helpers/dashboard";
+import { fakeStripe, form, PRICES, signedEvent, subscription } from "../helpers/stripe";
 
 afterEach(() => setClock(undefined));
 
@@ -126,7 +126,10 @@ describe("a running subscription", () => {
     expect(await contract(orgId)).toMatchObject({ plan: "agency" });
     expect(await covered(orgId)).toEqual(sites.slice(2, 12).map((s) => s.siteId));
 
-    const tooMany = await dash("POST", `/dashboard/organizations/${orgId}/billing/plan`, { cookie: owner.cookie, form: { plan: "agency", choosing: "1", keep: sites.map((s) => String(s.siteId)) } });
+    const tooMany = await dash("POST", `/dashboard/organizations/${orgId}/billing/plan`, {
+      cookie: owner.cookie,
+      form: { plan: "agency", choosing: "1", keep: sites.map((s) => String(s.siteId)) },
+    });
     expect(tooMany.status).toBe(422);
   });
 

@@ -6,8 +6,8 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { setClock } from "../../src/clock";
 import { admin, client, unit } from "../helpers/api";
-import { fakeStripe, PRICES, signedEvent, subscription } from "../helpers/stripe";
 import { auditActions, contract, covered, deliver, organization } from "../helpers/billing";
+import { fakeStripe, PRICES, signedEvent, subscription } from "../helpers/stripe";
 
 afterEach(() => setClock(undefined));
 

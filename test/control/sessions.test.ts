@@ -12,7 +12,10 @@ const db = controlDb(env.DB);
 const DAY = 86_400_000;
 
 async function user() {
-  const [row] = await db.insert(users).values({ email: `session-${crypto.randomUUID()}@example.com`, passwordHash: "x" }).returning();
+  const [row] = await db
+    .insert(users)
+    .values({ email: `session-${crypto.randomUUID()}@example.com`, passwordHash: "x" })
+    .returning();
   return row;
 }
 

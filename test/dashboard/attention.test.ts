@@ -3,9 +3,9 @@
  * and a fix runs the same QA as engine output, saved with QA errors only once confirmed.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, client, createSite, unit, type TestSite } from "../helpers/api";
-import { job } from "../helpers/jobs";
+import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
+import { job } from "../helpers/jobs";
 
 let site: TestSite;
 let editor: Awaited<ReturnType<typeof person>>;
@@ -15,10 +15,13 @@ let units = 0;
 /** Held back by max_length (pseudo output grows past 12 characters), one text and one HTML segment per unit; new texts each time (no memory hits). */
 async function heldItems(key: string) {
   const word = ["red", "green", "blue", "gold", "grey"][units++];
-  const pushed = await c.put("/v1/units", unit(key, [
-    { key: "title", text: `Hello ${word} world`, max_length: 12 },
-    { key: "body", text: `<p>Hello ${word} world</p>`, format: "html", max_length: 12 },
-  ]));
+  const pushed = await c.put(
+    "/v1/units",
+    unit(key, [
+      { key: "title", text: `Hello ${word} world`, max_length: 12 },
+      { key: "body", text: `<p>Hello ${word} world</p>`, format: "html", max_length: 12 },
+    ]),
+  );
   expect(pushed.status).toBe(200);
   await job(c, site.siteId);
   const items = (await c.get("/v1/attention")).body.items.filter((i: { unit: string }) => i.unit === key) as { id: string; key: string }[];
@@ -26,7 +29,8 @@ async function heldItems(key: string) {
   return Object.fromEntries(items.map((i) => [i.key, i.id])) as { title: string; body: string };
 }
 
-const auditActions = async () => (await admin("GET", `/admin/v1/audit?organization_id=${site.orgId}`)).body.items.map((i: { action: string; detail: unknown }) => `${i.action} ${JSON.stringify(i.detail)}`);
+const auditActions = async () =>
+  (await admin("GET", `/admin/v1/audit?organization_id=${site.orgId}`)).body.items.map((i: { action: string; detail: unknown }) => `${i.action} ${JSON.stringify(i.detail)}`);
 const waiting = async (key: string) => ((await c.get("/v1/attention")).body.items as { id: string; unit: string }[]).filter((i) => i.unit === key).map((i) => i.id);
 
 beforeAll(async () => {
@@ -40,7 +44,10 @@ describe("back in the review queue's form", () => {
     const held = await heldItems("post:back");
     const queue = `/dashboard/sites/${site.siteId}/attention`;
     for (const back of [`${queue}\r\nSet-Cookie: x=y`, `${queue}?unit=a\nb`, `${queue}\u0000`, `${queue}\u007f`]) {
-      for (const form of [{ action: "discard", back }, { action: "fix", text: "Hallo Welt", back }] as Record<string, string>[]) {
+      for (const form of [
+        { action: "discard", back },
+        { action: "fix", text: "Hallo Welt", back },
+      ] as Record<string, string>[]) {
         const res = await dash("POST", `${queue}/${held.title}`, { cookie: editor.cookie, form });
         expect(res.status, JSON.stringify(back)).toBe(400);
         expect(res.html).toContain("control characters");

@@ -1,12 +1,12 @@
 /** Dashboard people: invitations, sign-in, sessions, password change, the sign-in limit, CSRF and headers. */
 import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
 import { hashPassword, verifyPassword } from "../../src/control/passwords";
 import { acceptInvitation, createInvitation } from "../../src/control/people";
 import { sessions, users } from "../../src/control/schema";
 import { createSession, sessionUser } from "../../src/control/sessions";
-import { eq } from "drizzle-orm";
 import { dashboardBase } from "../../src/links";
 import { admin, createSite, request } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
@@ -26,7 +26,10 @@ describe("passwords", () => {
 describe("sessions", () => {
   it("last 14 days and slide: a session used within them is extended, an unused one ends", async () => {
     const db = controlDb(env.DB);
-    const [user] = await db.insert(users).values({ email: `slide-${Date.now()}@example.com`, passwordHash: "x" }).returning();
+    const [user] = await db
+      .insert(users)
+      .values({ email: `slide-${Date.now()}@example.com`, passwordHash: "x" })
+      .returning();
     const day = 86_400_000;
     const t0 = Date.UTC(2026, 10, 1);
     const token = await createSession(db, user.id, new Date(t0));
@@ -47,7 +50,13 @@ describe("POST /admin/v1/organizations/{org_id}/invitations", () => {
     const { orgId } = await createSite();
     const res = await admin("POST", `/admin/v1/organizations/${orgId}/invitations`, { email: " First.Owner@Example.com ", role: "owner" });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(Number), email: "first.owner@example.com", role: "owner", url: expect.stringMatching(/^https:\/\/dash\.test\/invitations\/[A-Za-z0-9_-]{43}$/), expires_at: expect.any(String) });
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      email: "first.owner@example.com",
+      role: "owner",
+      url: expect.stringMatching(/^https:\/\/dash\.test\/invitations\/[A-Za-z0-9_-]{43}$/),
+      expires_at: expect.any(String),
+    });
     const days = (Date.parse(res.body.expires_at) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(6.99);
     expect(days).toBeLessThanOrEqual(7);
@@ -106,7 +115,11 @@ describe("accepting an invitation", () => {
   it("an expired invitation does not work; an existing person, signed in as themselves, joins keeping a higher role", async () => {
     const db = controlDb(env.DB);
     const { orgId } = await createSite();
-    const old = await createInvitation(db, { organizationId: orgId, email: "late@example.com", role: "editor", invitedBy: null, actor: "admin" }, new Date(Date.now() - 8 * 86_400_000));
+    const old = await createInvitation(
+      db,
+      { organizationId: orgId, email: "late@example.com", role: "editor", invitedBy: null, actor: "admin" },
+      new Date(Date.now() - 8 * 86_400_000),
+    );
     await expect(acceptInvitation(db, old.token, { signedIn: null, password: "a long enough password" })).rejects.toMatchObject({ status: 404 });
 
     const owner = await person(orgId, "owner", "twice@example.com");
@@ -126,7 +139,10 @@ describe("signing in and out", () => {
     const wrong = await dash("POST", "/dashboard/sign-in", { form: { email: p.email, password: "wrong password!" }, headers: { "cf-connecting-ip": "203.0.113.1" } });
     expect(wrong.status).toBe(401);
     expect(wrong.html).toContain("do not match an account");
-    const unknown = await dash("POST", "/dashboard/sign-in", { form: { email: "nobody@example.com", password: "wrong password!" }, headers: { "cf-connecting-ip": "203.0.113.1" } });
+    const unknown = await dash("POST", "/dashboard/sign-in", {
+      form: { email: "nobody@example.com", password: "wrong password!" },
+      headers: { "cf-connecting-ip": "203.0.113.1" },
+    });
     expect(unknown.html).toContain("do not match an account"); // the same answer: no account enumeration
 
     const redirect = await dash("GET", `/dashboard/sites/${siteId}`);
@@ -173,7 +189,8 @@ describe("signing in and out", () => {
 
   it("more than 10 attempts a minute from one address answer 429, whatever the email", async () => {
     const ip = "192.0.2.77";
-    for (let i = 0; i < 10; i++) await dash("POST", "/dashboard/sign-in", { form: { email: `ip${i}-${Date.now()}@example.com`, password: "x" }, headers: { "cf-connecting-ip": ip } });
+    for (let i = 0; i < 10; i++)
+      await dash("POST", "/dashboard/sign-in", { form: { email: `ip${i}-${Date.now()}@example.com`, password: "x" }, headers: { "cf-connecting-ip": ip } });
     const limited = await dash("POST", "/dashboard/sign-in", { form: { email: `other-${Date.now()}@example.com`, password: "x" }, headers: { "cf-connecting-ip": ip } });
     expect(limited.status).toBe(429);
   });

@@ -8,8 +8,8 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { setClock } from "../../src/clock";
 import { admin, createSite } from "../helpers/api";
-import { mockFetch } from "../helpers/http";
 import { dash, person } from "../helpers/dashboard";
+import { mockFetch } from "../helpers/http";
 
 afterEach(() => setClock(undefined));
 
@@ -40,14 +40,18 @@ describe("billing without Stripe", () => {
   it("month close records the operator's figures, once", async () => {
     const net = mockFetch([]);
     const site = await createSite({ plan: "pro" });
-    await env.DB.prepare("INSERT INTO usage_ledger (organization_id, site_id, job_id, slice, characters, month, created_at) VALUES (?, ?, 1, 1, 400000, '2026-07-01', '2026-07-10T00:00:00Z')")
+    await env.DB.prepare(
+      "INSERT INTO usage_ledger (organization_id, site_id, job_id, slice, characters, month, created_at) VALUES (?, ?, 1, 1, 400000, '2026-07-01', '2026-07-10T00:00:00Z')",
+    )
       .bind(site.orgId, site.siteId)
       .run();
     setClock(new Date("2026-08-03T00:00:00Z"));
     const first = await admin("POST", "/admin/v1/billing/close?month=2026-07");
     expect(first.status).toBe(200);
     const mine = first.body.closes.filter((c: { organization_id: number }) => c.organization_id === site.orgId);
-    expect(mine).toEqual([expect.objectContaining({ provider: "manual", plan: "pro", used_characters: 400_000, overage_characters: 150_000, overage_cents: 300, invoice_item_id: null })]);
+    expect(mine).toEqual([
+      expect.objectContaining({ provider: "manual", plan: "pro", used_characters: 400_000, overage_characters: 150_000, overage_cents: 300, invoice_item_id: null }),
+    ]);
     await admin("POST", "/admin/v1/billing/close?month=2026-07");
     const listed = (await admin("GET", "/admin/v1/billing/closes?month=2026-07")).body.closes.filter((c: { organization_id: number }) => c.organization_id === site.orgId);
     expect(listed).toEqual(mine);

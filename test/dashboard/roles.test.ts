@@ -2,7 +2,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, client, createSite, unit, type TestSite } from "../helpers/api";
+import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 
 let site: TestSite;
@@ -19,7 +19,13 @@ beforeAll(async () => {
 });
 
 const pages = (s: TestSite) => ({
-  editor: [`/dashboard/sites/${s.siteId}`, `/dashboard/sites/${s.siteId}/units`, `/dashboard/sites/${s.siteId}/attention`, `/dashboard/organizations/${s.orgId}/usage`, `/dashboard/organizations/${s.orgId}/members`],
+  editor: [
+    `/dashboard/sites/${s.siteId}`,
+    `/dashboard/sites/${s.siteId}/units`,
+    `/dashboard/sites/${s.siteId}/attention`,
+    `/dashboard/organizations/${s.orgId}/usage`,
+    `/dashboard/organizations/${s.orgId}/members`,
+  ],
   admin: [`/dashboard/sites/${s.siteId}/keys`, `/dashboard/sites/${s.siteId}/settings`, `/dashboard/sites/${s.siteId}/glossary`, `/dashboard/sites/${s.siteId}/glossary.csv`],
   owner: [`/dashboard/organizations/${s.orgId}/audit`],
 });
@@ -49,7 +55,8 @@ describe("who sees which page", () => {
       expect(res.status, path).toBe(404);
       expect(res.html).not.toContain("Roles site");
     }
-    for (const path of ["/dashboard/sites/999999", "/dashboard/sites/abc", "/dashboard/organizations/999999/usage"]) expect((await dash("GET", path, { cookie: owner.cookie })).status, path).toBe(404);
+    for (const path of ["/dashboard/sites/999999", "/dashboard/sites/abc", "/dashboard/organizations/999999/usage"])
+      expect((await dash("GET", path, { cookie: owner.cookie })).status, path).toBe(404);
     // and their actions too
     expect((await dash("POST", `/dashboard/sites/${site.siteId}/keys`, { cookie: outsider.cookie, form: { name: "x" } })).status).toBe(404);
   });
@@ -116,7 +123,22 @@ describe("actions check the role too", () => {
 
 describe("the same rules as the API", () => {
   it("settings: a language made not writable is not writable for the connector at once; invalid input is a 422 naming the field", async () => {
-    const form = { name: "Roles site", languages: "3", l0_code: "de", l0_engine: "pseudo", l0_formality: "formal", l0_writable: "1", l1_code: "fr", l1_engine: "pseudo", l1_formality: "default", l2_code: "", qa_mode: "separate", review_mode: "draft", adapters: ["wordpress"], engines: ["pseudo"] };
+    const form = {
+      name: "Roles site",
+      languages: "3",
+      l0_code: "de",
+      l0_engine: "pseudo",
+      l0_formality: "formal",
+      l0_writable: "1",
+      l1_code: "fr",
+      l1_engine: "pseudo",
+      l1_formality: "default",
+      l2_code: "",
+      qa_mode: "separate",
+      review_mode: "draft",
+      adapters: ["wordpress"],
+      engines: ["pseudo"],
+    };
     const saved = await dash("POST", `/dashboard/sites/${site.siteId}/settings`, { cookie: adminP.cookie, form });
     expect(saved.status).toBe(303);
     const seen = (await client(site.key).get("/v1/site")).body;
@@ -129,12 +151,21 @@ describe("the same rules as the API", () => {
     expect(bad.status).toBe(422);
     expect(bad.html).toMatch(/target_languages\[2\]\.code/);
     // restore for the next tests
-    await dash("POST", `/dashboard/sites/${site.siteId}/settings`, { cookie: adminP.cookie, form: { ...form, l1_writable: "1", adapters: ["wordpress", "drupal", "wagtail", "strapi"] } });
+    await dash("POST", `/dashboard/sites/${site.siteId}/settings`, {
+      cookie: adminP.cookie,
+      form: { ...form, l1_writable: "1", adapters: ["wordpress", "drupal", "wagtail", "strapi"] },
+    });
   });
 
   it("jobs: estimate, then start; a site without a subscription is refused in plain words (402)", async () => {
     const c = client(site.key);
-    await c.put("/v1/units", unit("post:1", [{ key: "title", text: "Hello world", max_length: 12 }, { key: "body", text: "A body text." }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "title", text: "Hello world", max_length: 12 },
+        { key: "body", text: "A body text." },
+      ]),
+    );
     const estimate = await dash("POST", `/dashboard/sites/${site.siteId}/jobs/estimate`, { cookie: editor.cookie, form: { languages: ["de"] } });
     expect(estimate.status).toBe(200);
     expect(estimate.html).toContain("Start this job?");
@@ -169,7 +200,10 @@ describe("the same rules as the API", () => {
     const elsewhere = await dash("GET", `/dashboard/sites/${site.siteId}/attention?unit=post:2`, { cookie: editor.cookie });
     expect(elsewhere.html).toContain("Nothing waits for review with these filters.");
 
-    const fixed = await dash("POST", `/dashboard/sites/${site.siteId}/attention/${resultId}`, { cookie: editor.cookie, form: { action: "fix", text: "Hallo Welt", back: `/dashboard/sites/${site.siteId}/attention?unit=post%3A1&language=de` } });
+    const fixed = await dash("POST", `/dashboard/sites/${site.siteId}/attention/${resultId}`, {
+      cookie: editor.cookie,
+      form: { action: "fix", text: "Hallo Welt", back: `/dashboard/sites/${site.siteId}/attention?unit=post%3A1&language=de` },
+    });
     expect(fixed.status).toBe(303);
     expect(fixed.location).toBe(`/dashboard/sites/${site.siteId}/attention?unit=post%3A1&language=de&done=fixed`);
     expect((await c.get("/v1/units/post:1/status")).body.segments.find((s: { key: string }) => s.key === "title").states.de).toBe("ok");
@@ -203,7 +237,7 @@ describe("the same rules as the API", () => {
     expect((await dash("GET", `${base}.csv`, { cookie: adminP.cookie })).html).toContain("Widget"); // unchanged
     expect((await upload('source,language,target\n"Cart, big",fr,Panier\n=cmd,de,x\n')).status).toBe(303);
     const after = (await dash("GET", `${base}.csv`, { cookie: adminP.cookie })).html;
-    expect(after).toBe("source,language,target,case_sensitive\r\n\"'=cmd\",de,x,false\r\n\"Cart, big\",fr,Panier,false\r\n");
+    expect(after).toBe('source,language,target,case_sensitive\r\n"\'=cmd",de,x,false\r\n"Cart, big",fr,Panier,false\r\n');
   });
 
   it("usage: the month's figures and a per-day SVG chart", async () => {
@@ -232,7 +266,9 @@ describe("the same rules as the API", () => {
     const doomed = await createSite({ name: "Org-doomed site" });
     const o = await person(doomed.orgId, "owner");
     const a = await person(doomed.orgId, "admin");
-    const orgName = /<strong>([^<]+)<\/strong><\/p>\s*<nav aria-label="Organization"|› <strong>([^<]+)<\/strong>/.exec((await dash("GET", `/dashboard/organizations/${doomed.orgId}/members`, { cookie: o.cookie })).html);
+    const orgName = /<strong>([^<]+)<\/strong><\/p>\s*<nav aria-label="Organization"|› <strong>([^<]+)<\/strong>/.exec(
+      (await dash("GET", `/dashboard/organizations/${doomed.orgId}/members`, { cookie: o.cookie })).html,
+    );
     const name = orgName?.[1] ?? orgName?.[2];
     expect(name).toBeDefined();
     expect((await dash("POST", `/dashboard/organizations/${doomed.orgId}/erase`, { cookie: a.cookie, form: { confirm_name: name! } })).status).toBe(403);
@@ -268,7 +304,11 @@ describe("small things", () => {
     const slash = await dash("GET", "/dashboard/");
     expect(slash.status).toBe(301);
     expect(slash.location).toBe("/dashboard");
-    const back = await dash("POST", `/dashboard/sites/${site.siteId}/keys`, { cookie: editor.cookie, form: { name: "x" }, headers: { referer: `https://api.test/dashboard/sites/${site.siteId}` } });
+    const back = await dash("POST", `/dashboard/sites/${site.siteId}/keys`, {
+      cookie: editor.cookie,
+      form: { name: "x" },
+      headers: { referer: `https://api.test/dashboard/sites/${site.siteId}` },
+    });
     expect(back.html).toContain(`href="/dashboard/sites/${site.siteId}"`);
     const evil = await dash("POST", `/dashboard/sites/${site.siteId}/keys`, { cookie: editor.cookie, form: { name: "x" }, headers: { referer: "javascript:alert(1)" } });
     expect(evil.html).not.toContain("javascript:");

@@ -5,12 +5,13 @@
  * fake answered → a signed webhook (the SDK's own test header) → the page shows the new plan.
  * axe on every page, screenshots in test/e2e/screenshots/.
  */
-import AxeBuilder from "@axe-core/playwright";
+
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import AxeBuilder from "@axe-core/playwright";
 import { chromium } from "playwright-core";
 import Stripe from "stripe";
 import { E2E_PRICES, startFakeStripe, subscription } from "./fake-stripe.mjs";
@@ -48,7 +49,13 @@ async function look(name) {
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(
-    bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`),
+    bad.map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+          .map((n) => n.target.join(" "))
+          .slice(0, 3)
+          .join(", ")}`,
+    ),
     [],
     `accessibility violations on ${name}`,
   );
@@ -56,9 +63,23 @@ async function look(name) {
 
 /** What Stripe would send after the payment: signed with the endpoint's secret by the SDK's own helper. */
 async function sendWebhook(type, object) {
-  const payload = JSON.stringify({ id: `evt_e2e_${Date.now()}`, object: "event", api_version: "2026-10-28.endive", created: Math.floor(Date.now() / 1000), data: { object }, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type });
+  const payload = JSON.stringify({
+    id: `evt_e2e_${Date.now()}`,
+    object: "event",
+    api_version: "2026-10-28.endive",
+    created: Math.floor(Date.now() / 1000),
+    data: { object },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+  });
   const signature = await new Stripe("sk_test_e2e").webhooks.generateTestHeaderStringAsync({ payload, secret: WEBHOOK_SECRET });
-  const res = await fetch(`${server.base}/billing/stripe/webhook`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": signature }, body: payload });
+  const res = await fetch(`${server.base}/billing/stripe/webhook`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "stripe-signature": signature },
+    body: payload,
+  });
   assert.equal(res.status, 200, await res.text());
 }
 
@@ -66,11 +87,19 @@ before(async () => {
   mkdirSync(SHOTS, { recursive: true });
   fake = await startFakeStripe();
   server = await startServer({ STRIPE_SECRET_KEY: "sk_test_e2e_0123456789", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: fake.base, ...E2E_PRICES });
-  browser = await chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"] });
+  browser = await chromium.launch({
+    executablePath: chromiumPath(),
+    args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
   const org = await must("POST", "/admin/v1/organizations", { name: "Billing Books" }, 201);
-  const site = await must("POST", "/admin/v1/sites", { organization_id: org.id, name: "Books blog", source_language: "en", target_languages: [{ code: "de", engine: "pseudo" }] }, 201);
+  const site = await must(
+    "POST",
+    "/admin/v1/sites",
+    { organization_id: org.id, name: "Books blog", source_language: "en", target_languages: [{ code: "de", engine: "pseudo" }] },
+    201,
+  );
   const inv = await must("POST", `/admin/v1/organizations/${org.id}/invitations`, { email: "payer@example.com", role: "owner" }, 201);
   Object.assign(world, { org, site, inv });
 });
@@ -106,7 +135,15 @@ test("an owner chooses a plan, is sent to Stripe Checkout, and sees the plan onc
   // The owner pays; Stripe creates the subscription and tells the service.
   const sub = subscription({ id: "sub_e2e_1", customer: "cus_e2e_1", organizationId: world.org.id, priceId: E2E_PRICES.STRIPE_PRICE_AGENCY });
   fake.state.subscriptions.set(sub.id, sub);
-  await sendWebhook("checkout.session.completed", { id: session.id, object: "checkout.session", mode: "subscription", client_reference_id: String(world.org.id), customer: sub.customer, subscription: sub.id, status: "complete" });
+  await sendWebhook("checkout.session.completed", {
+    id: session.id,
+    object: "checkout.session",
+    mode: "subscription",
+    client_reference_id: String(world.org.id),
+    customer: sub.customer,
+    subscription: sub.id,
+    status: "complete",
+  });
 
   await page.goto(`${billing}?done=checkout`);
   assert.equal((await page.locator("#plan").textContent()).trim(), "agency");

@@ -4,13 +4,16 @@
  * visited is checked by axe-core (no serious or critical violation) and screenshotted to
  * test/e2e/screenshots/ for review.
  */
-import AxeBuilder from "@axe-core/playwright";
+
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import AxeBuilder from "@axe-core/playwright";
 import { chromium } from "playwright-core";
+import { Webhook } from "standardwebhooks";
 import { ADMIN_TOKEN, startServer } from "./server.mjs";
 
 const SHOTS = join(import.meta.dirname, "screenshots");
@@ -61,7 +64,13 @@ async function look(name) {
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(
-    bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`),
+    bad.map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+          .map((n) => n.target.join(" "))
+          .slice(0, 3)
+          .join(", ")}`,
+    ),
     [],
     `accessibility violations on ${name}`,
   );
@@ -83,21 +92,59 @@ before(async () => {
   const site = await must(
     "POST",
     "/admin/v1/sites",
-    { body: { organization_id: org.id, name: "Acme blog", source_language: "en", target_languages: [{ code: "de", engine: "pseudo" }, { code: "fr", engine: "pseudo" }], qa_mode: "separate" } },
+    {
+      body: {
+        organization_id: org.id,
+        name: "Acme blog",
+        source_language: "en",
+        target_languages: [
+          { code: "de", engine: "pseudo" },
+          { code: "fr", engine: "pseudo" },
+        ],
+        qa_mode: "separate",
+      },
+    },
     201,
   );
   await must("PUT", `/admin/v1/organizations/${org.id}/subscription`, { body: { plan: "pro", status: "active", site_ids: [site.id] } }, 200);
   const key = (await must("POST", `/admin/v1/sites/${site.id}/keys`, { body: { name: "connector" } }, 201)).key;
   await must("POST", "/v1/handshake", { key, body: { connector_version: "wp-transync/2.3.1", source_language: "en", languages: ["de", "fr"], adapters: ["wordpress"] } }, 200);
   const units = [
-    { external_key: "post:1", adapter: "wordpress", label: "Hello world", path: "/hello", segments: [{ key: "title", text: "Hello world", max_length: 12 }, { key: "body", text: "Welcome to our blog. We write about books." }] },
-    { external_key: "page:about", adapter: "wordpress", label: "About us", path: "/about", segments: [{ key: "title", text: "About us" }, { key: "body", text: "We are a small publisher from Berlin." }] },
+    {
+      external_key: "post:1",
+      adapter: "wordpress",
+      label: "Hello world",
+      path: "/hello",
+      segments: [
+        { key: "title", text: "Hello world", max_length: 12 },
+        { key: "body", text: "Welcome to our blog. We write about books." },
+      ],
+    },
+    {
+      external_key: "page:about",
+      adapter: "wordpress",
+      label: "About us",
+      path: "/about",
+      segments: [
+        { key: "title", text: "About us" },
+        { key: "body", text: "We are a small publisher from Berlin." },
+      ],
+    },
   ];
   const pushed = await must("PUT", "/v1/units/batch", { key, body: { units } }, 200);
-  assert.deepEqual(pushed.results.map((r) => r.ok), [true, true], JSON.stringify(pushed));
+  assert.deepEqual(
+    pushed.results.map((r) => r.ok),
+    [true, true],
+    JSON.stringify(pushed),
+  );
 
   const other = await must("POST", "/admin/v1/organizations", { body: { name: "Other Corp" } }, 201);
-  const otherSite = await must("POST", "/admin/v1/sites", { body: { organization_id: other.id, name: "Other site", source_language: "en", target_languages: [{ code: "es", engine: "pseudo" }] } }, 201);
+  const otherSite = await must(
+    "POST",
+    "/admin/v1/sites",
+    { body: { organization_id: other.id, name: "Other site", source_language: "en", target_languages: [{ code: "es", engine: "pseudo" }] } },
+    201,
+  );
   Object.assign(world, { org, site, key, other, otherSite });
 });
 
@@ -207,7 +254,11 @@ test("estimate, confirm, start a job and watch it finish", async () => {
   await page.getByText(/Job #\d+ (is queued|is running|finished)/).waitFor();
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const state = await page.locator("section", { has: page.getByRole("heading", { name: "Jobs" }) }).locator("tbody tr").first().innerText();
+    const state = await page
+      .locator("section", { has: page.getByRole("heading", { name: "Jobs" }) })
+      .locator("tbody tr")
+      .first()
+      .innerText();
     if (/Finished/.test(state)) {
       await page.getByText(/Job #\d+ finished: 4 of 4 segments translated/).waitFor();
       break;
@@ -294,15 +345,76 @@ test("members, glossary and audit pages", async () => {
   await look("glossary");
   await page.goto(`${server.base}/dashboard/organizations/${world.org.id}/audit`);
   const log = await page.locator("table").innerText();
-  for (const action of ["key.create", "key.revoke", "site.update", "job.create", "attention.fix", "glossary.add", "invitation.create"]) assert.match(log, new RegExp(action.replace(".", "\\.")));
+  for (const action of ["key.create", "key.revoke", "site.update", "job.create", "attention.fix", "glossary.add", "invitation.create"])
+    assert.match(log, new RegExp(action.replace(".", "\\.")));
   assert.match(log, new RegExp(OWNER));
   await look("audit");
   await page.goto(`${server.base}/dashboard/account`);
   await look("account");
 });
 
+test("webhooks: registered on the Webhooks page, a job's events arrive signed, a 500 is retried, deliveries are listed", async () => {
+  // The connector's receiving endpoint: the first request answers 500, then 204; each is verified with the secret.
+  const received = [];
+  let secret = "";
+  const receiver = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      let event = null;
+      try {
+        event = new Webhook(secret).verify(body, req.headers);
+      } catch {}
+      received.push({ id: req.headers["webhook-id"], event });
+      res.writeHead(received.length === 1 ? 500 : 204).end();
+    });
+  });
+  await new Promise((r) => receiver.listen(0, "127.0.0.1", r));
+  try {
+    const hook = `http://127.0.0.1:${receiver.address().port}/hook`;
+    await page.goto(`${server.base}/dashboard/sites/${world.site.id}/webhooks`);
+    await page.getByRole("heading", { name: "Add a webhook" }).waitFor();
+    await look("webhooks-empty");
+    await page.getByLabel("Endpoint URL").fill(hook);
+    await page.getByRole("button", { name: "Add webhook" }).click();
+    secret = await page.getByRole("textbox", { name: "Signing secret" }).inputValue();
+    assert.match(secret, /^whsec_/);
+    await look("webhooks-created");
+
+    await must("PUT", "/v1/units", { key: world.key, body: { external_key: "post:hooks", adapter: "wordpress", segments: [{ key: "title", text: "Webhooks are here" }] } }, 200);
+    const created = await must("POST", "/v1/jobs", { key: world.key, body: { type: "delta", confirm: true } }, 202);
+    const deadline = Date.now() + 60_000;
+    const verified = () => received.filter((r) => r.event).map((r) => r.event.type);
+    // The first delivery is answered 500 and comes again (same webhook-id) after the first retry delay, 5 s.
+    const retried = () => received.filter((r) => r.id === received[0].id).length === 2;
+    while (!(verified().includes("job.finished") && verified().includes("results.available") && retried())) {
+      assert.ok(Date.now() < deadline, `events not received: ${JSON.stringify(received)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.ok(
+      received.every((r) => r.event),
+      "every delivery verifies with the secret",
+    );
+    assert.equal(received.find((r) => r.event.type === "job.finished").event.data.id, created.id);
+
+    const listed = await must("GET", "/v1/webhook/deliveries", { key: world.key }, 200);
+    assert.ok(listed.deliveries.some((d) => d.event === "job.finished" && d.status === "delivered"));
+    assert.equal(listed.deliveries.find((d) => d.id === received[0].id).attempts, 2, "the 500 was retried");
+    await page.goto(`${server.base}/dashboard/sites/${world.site.id}/webhooks`);
+    await page.getByRole("cell", { name: "job.finished" }).first().waitFor();
+    await look("webhooks-deliveries");
+  } finally {
+    receiver.close();
+  }
+});
+
 test("another organization's pages answer 404", async () => {
-  for (const path of [`/dashboard/sites/${world.otherSite.id}`, `/dashboard/sites/${world.otherSite.id}/settings`, `/dashboard/organizations/${world.other.id}/usage`, `/dashboard/organizations/${world.other.id}/members`]) {
+  for (const path of [
+    `/dashboard/sites/${world.otherSite.id}`,
+    `/dashboard/sites/${world.otherSite.id}/settings`,
+    `/dashboard/organizations/${world.other.id}/usage`,
+    `/dashboard/organizations/${world.other.id}/members`,
+  ]) {
     const res = await page.goto(server.base + path);
     assert.equal(res.status(), 404, path);
   }

@@ -10,7 +10,12 @@ const PERIOD_START = 1_793_491_200; // 2026-11-01
 const PERIOD_END = 1_796_083_200; // 2026-12-01
 const CENTS = { price_pro_e2e: 2900, price_agency_e2e: 19900, price_growth_e2e: 39900, price_scale_e2e: 99900 };
 
-export const E2E_PRICES = { STRIPE_PRICE_PRO: "price_pro_e2e", STRIPE_PRICE_AGENCY: "price_agency_e2e", STRIPE_PRICE_GROWTH: "price_growth_e2e", STRIPE_PRICE_SCALE: "price_scale_e2e" };
+export const E2E_PRICES = {
+  STRIPE_PRICE_PRO: "price_pro_e2e",
+  STRIPE_PRICE_AGENCY: "price_agency_e2e",
+  STRIPE_PRICE_GROWTH: "price_growth_e2e",
+  STRIPE_PRICE_SCALE: "price_scale_e2e",
+};
 
 export const price = (id) => ({
   id,
@@ -33,7 +38,13 @@ export function subscription({ id, customer, organizationId, priceId, quantity =
     created: PERIOD_START,
     currency: "usd",
     customer,
-    items: { object: "list", data: [{ id: `si_${id}`, object: "subscription_item", current_period_start: PERIOD_START, current_period_end: PERIOD_END, price: price(priceId), quantity, subscription: id }], has_more: false },
+    items: {
+      object: "list",
+      data: [
+        { id: `si_${id}`, object: "subscription_item", current_period_start: PERIOD_START, current_period_end: PERIOD_END, price: price(priceId), quantity, subscription: id },
+      ],
+      has_more: false,
+    },
     livemode: false,
     metadata: { organization_id: String(organizationId) },
     status,
@@ -57,13 +68,25 @@ export async function startFakeStripe() {
     if (req.method === "GET" && (m = /^\/v1\/prices\/([^/]+)$/.exec(url.pathname))) return json(200, price(m[1]));
     if (req.method === "POST" && url.pathname === "/v1/checkout/sessions") {
       const id = `cs_test_e2e_${state.sessions.length + 1}`;
-      const session = { id, object: "checkout.session", mode: "subscription", status: "open", client_reference_id: form.client_reference_id, metadata: {}, subscription: null, url: `${base}/checkout/${id}`, form };
+      const session = {
+        id,
+        object: "checkout.session",
+        mode: "subscription",
+        status: "open",
+        client_reference_id: form.client_reference_id,
+        metadata: {},
+        subscription: null,
+        url: `${base}/checkout/${id}`,
+        form,
+      };
       state.sessions.push(session);
       return json(200, session);
     }
     if (req.method === "GET" && (m = /^\/checkout\/([^/]+)$/.exec(url.pathname))) {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      return res.end(`<!DOCTYPE html><html lang="en"><head><title>Fake Stripe Checkout</title></head><body><main><h1>Fake Stripe Checkout</h1><p>Session ${m[1]}</p></main></body></html>`);
+      return res.end(
+        `<!DOCTYPE html><html lang="en"><head><title>Fake Stripe Checkout</title></head><body><main><h1>Fake Stripe Checkout</h1><p>Session ${m[1]}</p></main></body></html>`,
+      );
     }
     if (req.method === "GET" && (m = /^\/v1\/subscriptions\/([^/]+)$/.exec(url.pathname))) {
       const sub = state.subscriptions.get(m[1]);

@@ -28,8 +28,11 @@ export async function startServer(vars = {}) {
   const dir = mkdtempSync(join(tmpdir(), "transync-e2e-"));
   const envFile = join(dir, "e2e.vars");
   // DASHBOARD_URL is deliberately unset: links must point at this server's own /dashboard.
-  const extra = Object.entries(vars).map(([k, v]) => `${k}=${v}\n`).join("");
-  writeFileSync(envFile, `ADMIN_TOKEN=${ADMIN_TOKEN}\nJOB_ALARM_DELAY_MS=0\n${extra}`);
+  // WEBHOOK_ALLOW_LOOPBACK: the webhook test's receiver listens on 127.0.0.1 over plain http (as in .dev.vars.example).
+  const extra = Object.entries(vars)
+    .map(([k, v]) => `${k}=${v}\n`)
+    .join("");
+  writeFileSync(envFile, `ADMIN_TOKEN=${ADMIN_TOKEN}\nJOB_ALARM_DELAY_MS=0\nWEBHOOK_ALLOW_LOOPBACK=true\n${extra}`);
   const persist = join(dir, "state");
   const migrate = await wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { capture: true });
   if (migrate.code !== 0) throw new Error(`migrations failed: ${migrate.stderr || migrate.stdout}`);
@@ -39,7 +42,24 @@ export async function startServer(vars = {}) {
   const inspectorPort = await freePort();
   const child = spawn(
     wranglerNode(),
-    [wranglerBin(), "dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", persist, "--env-file", envFile, "--show-interactive-dev-session=false", "--log-level", "warn"],
+    [
+      wranglerBin(),
+      "dev",
+      "--local",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspectorPort),
+      "--persist-to",
+      persist,
+      "--env-file",
+      envFile,
+      "--show-interactive-dev-session=false",
+      "--log-level",
+      "warn",
+    ],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" } },
   );
   let log = "";

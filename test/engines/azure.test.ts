@@ -1,8 +1,8 @@
-import { http, HttpResponse } from "msw";
+import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { azureLanguage, createAzureEngine } from "../../src/engines/azure";
-import { mockFetch, type RecordedRequest } from "../helpers/http";
 import { engineError, engineRequest, numbered, recordSleeps, segments } from "../helpers/engines";
+import { mockFetch, type RecordedRequest } from "../helpers/http";
 
 const KEY = "a1b2c3d4e5f60718293a4b5c6d7e8f90";
 const URL_ = "https://api.cognitive.microsofttranslator.com/translate";
@@ -25,8 +25,7 @@ const translateHandler = (url = URL_) =>
     return HttpResponse.json(body.map((e) => ({ translations: [{ text: `${e.Text} (${to})`, to }] })));
   });
 
-const sent = (requests: RecordedRequest[]) =>
-  requests.map((r) => ({ query: Object.fromEntries(r.url.searchParams), texts: r.json<{ Text: string }[]>().map((e) => e.Text) }));
+const sent = (requests: RecordedRequest[]) => requests.map((r) => ({ query: Object.fromEntries(r.url.searchParams), texts: r.json<{ Text: string }[]>().map((e) => e.Text) }));
 
 describe("Azure engine", () => {
   it("splits at 1,000 elements per request and checks headers and query", async () => {
@@ -87,7 +86,10 @@ describe("Azure engine", () => {
     const mock = mockFetch([
       http.post(URL_, () =>
         ++calls === 1
-          ? HttpResponse.json({ error: { code: 429001, message: "The server rejected the request because the client has exceeded request limits." } }, { status: 429, headers: { "Retry-After": "4" } })
+          ? HttpResponse.json(
+              { error: { code: 429001, message: "The server rejected the request because the client has exceeded request limits." } },
+              { status: 429, headers: { "Retry-After": "4" } },
+            )
           : undefined,
       ),
       translateHandler(),
@@ -112,7 +114,9 @@ describe("Azure engine", () => {
   it("fails with quota on 403001 after one request", async () => {
     recordSleeps();
     const mock = mockFetch([
-      http.post(URL_, () => HttpResponse.json({ error: { code: 403001, message: "The operation is not allowed because the subscription has exceeded its free quota." } }, { status: 403 })),
+      http.post(URL_, () =>
+        HttpResponse.json({ error: { code: 403001, message: "The operation is not allowed because the subscription has exceeded its free quota." } }, { status: 403 }),
+      ),
     ]);
     const error = await engineError(createAzureEngine(env).translate(engineRequest({ texts: ["Hi"] })));
     expect(error.kind).toBe("quota");

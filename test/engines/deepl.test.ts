@@ -1,9 +1,9 @@
-import { http, HttpResponse } from "msw";
+import { HttpResponse, http } from "msw";
 import { afterEach, describe, expect, it } from "vitest";
+import { createDeepLEngine, DEEPL_LIMITS, deeplSource, deeplTarget } from "../../src/engines/deepl";
 import { clearDeepLGlossaryCache, glossaryEntries } from "../../src/engines/deepl_glossary";
-import { createDeepLEngine, deeplSource, deeplTarget, DEEPL_LIMITS } from "../../src/engines/deepl";
-import { mockFetch, type RecordedRequest } from "../helpers/http";
 import { engineError, engineRequest, numbered, recordSleeps, segments } from "../helpers/engines";
+import { mockFetch, type RecordedRequest } from "../helpers/http";
 
 const KEY = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
 const FREE_KEY = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0:fx";
@@ -135,9 +135,7 @@ describe("DeepL engine", () => {
     const mock = mockFetch([translateHandler()]);
     const engine = createDeepLEngine({ DEEPL_API_KEY: KEY });
     await engine.translate(engineRequest({ segments: segments(["Home", "Shop"], "plain", { kind: "menu", field: "label" }) }));
-    await engine.translate(
-      engineRequest({ segments: [...segments(["A"], "plain", { field: "title" }), ...segments(["B"], "plain", { field: "body" })] }),
-    );
+    await engine.translate(engineRequest({ segments: [...segments(["A"], "plain", { field: "title" }), ...segments(["B"], "plain", { field: "body" })] }));
     const sent = bodies(mock.requests);
     expect(sent[0].context).toBe('Website content: the "label" field of a "menu".');
     expect(sent[1]).not.toHaveProperty("context");
@@ -155,10 +153,7 @@ describe("DeepL engine", () => {
   it("retries 429 after the Retry-After wait, then succeeds", async () => {
     const sleeps = recordSleeps();
     let calls = 0;
-    const mock = mockFetch([
-      http.post(PRO, () => (++calls === 1 ? new HttpResponse(null, { status: 429, headers: { "Retry-After": "3" } }) : undefined)),
-      translateHandler(),
-    ]);
+    const mock = mockFetch([http.post(PRO, () => (++calls === 1 ? new HttpResponse(null, { status: 429, headers: { "Retry-After": "3" } }) : undefined)), translateHandler()]);
     const engine = createDeepLEngine({ DEEPL_API_KEY: KEY });
     await expect(engine.translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi (DE)"]);
     expect(mock.requests).toHaveLength(2);
@@ -168,10 +163,7 @@ describe("DeepL engine", () => {
   it("retries a burst of 5xx and 529, then succeeds", async () => {
     const sleeps = recordSleeps();
     const statuses = [503, 529, 500];
-    const mock = mockFetch([
-      http.post(PRO, () => (statuses.length ? new HttpResponse("busy", { status: statuses.shift() }) : undefined)),
-      translateHandler(),
-    ]);
+    const mock = mockFetch([http.post(PRO, () => (statuses.length ? new HttpResponse("busy", { status: statuses.shift() }) : undefined)), translateHandler()]);
     const engine = createDeepLEngine({ DEEPL_API_KEY: KEY });
     await expect(engine.translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi (DE)"]);
     expect(mock.requests).toHaveLength(4);
@@ -366,7 +358,9 @@ describe("DeepL glossaries", () => {
   });
 
   it("a failed deletion does not fail the translation", async () => {
-    const { handlers } = glossaryHandlers([{ glossary_id: "old-1", name: "transync-o7-0123456789012345678901234567890123456789", ready: true, source_lang: "en", target_lang: "de" }]);
+    const { handlers } = glossaryHandlers([
+      { glossary_id: "old-1", name: "transync-o7-0123456789012345678901234567890123456789", ready: true, source_lang: "en", target_lang: "de" },
+    ]);
     recordSleeps();
     mockFetch([...handlers, http.delete("https://api.deepl.com/v2/glossaries/:id", () => HttpResponse.json({ message: "Internal error" }, { status: 500 }))]);
     const out = await createDeepLEngine({ DEEPL_API_KEY: KEY }).translate({ ...engineRequest({ texts: ["cart"], target: "de", glossary: terms }), glossaryOwner: "7" });

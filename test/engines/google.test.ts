@@ -1,9 +1,9 @@
-import { http, HttpResponse } from "msw";
+import { HttpResponse, http } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createGoogleEngine, googleLanguage, readGoogleConfig } from "../../src/engines/google";
 import { clearGoogleTokenCache, GOOGLE_TOKEN_URL } from "../../src/engines/google_auth";
-import { mockFetch, type RecordedRequest } from "../helpers/http";
 import { engineError, engineRequest, numbered, recordSleeps, segments } from "../helpers/engines";
+import { mockFetch, type RecordedRequest } from "../helpers/http";
 
 const PROJECT = "demo-project";
 const TOKEN = "ya29.test-access-token";
@@ -96,7 +96,14 @@ describe("Google engine", () => {
   // Error bodies as Cloud Translation v3 answers them (google.rpc.Status with ErrorInfo details).
   const v3Error = (code: number, status: string, message: string, info: { reason: string; metadata?: Record<string, string> }) =>
     HttpResponse.json(
-      { error: { code, message, status, details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: info.reason, domain: "googleapis.com", metadata: info.metadata ?? {} }] } },
+      {
+        error: {
+          code,
+          message,
+          status,
+          details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: info.reason, domain: "googleapis.com", metadata: info.metadata ?? {} }],
+        },
+      },
       { status: code },
     );
 
@@ -121,7 +128,11 @@ describe("Google engine", () => {
     recordSleeps();
     for (const answer of [
       () => HttpResponse.json({ error: { code: 403, message: "Daily Limit Exceeded", errors: [{ reason: "dailyLimitExceeded", domain: "usageLimits" }] } }, { status: 403 }),
-      () => v3Error(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Characters' and limit 'Characters per day'", { reason: "RATE_LIMIT_EXCEEDED", metadata: { quota_limit: "CharactersPerDayPerProject" } }),
+      () =>
+        v3Error(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Characters' and limit 'Characters per day'", {
+          reason: "RATE_LIMIT_EXCEEDED",
+          metadata: { quota_limit: "CharactersPerDayPerProject" },
+        }),
     ]) {
       const mock = mockFetch([http.post(URL_, answer)]);
       const error = await engineError(createGoogleEngine(env).translate(engineRequest({ texts: ["Hi"] })));
@@ -133,11 +144,15 @@ describe("Google engine", () => {
 
   it("other 403s are shown with their reason and not retried (API disabled, permission denied)", async () => {
     const mock = mockFetch([
-      http.post(URL_, () => v3Error(403, "PERMISSION_DENIED", "Cloud Translation API has not been used in project demo-project before or it is disabled.", { reason: "SERVICE_DISABLED" })),
+      http.post(URL_, () =>
+        v3Error(403, "PERMISSION_DENIED", "Cloud Translation API has not been used in project demo-project before or it is disabled.", { reason: "SERVICE_DISABLED" }),
+      ),
     ]);
     const error = await engineError(createGoogleEngine(env).translate(engineRequest({ texts: ["Hi"] })));
     expect(error.kind).toBe("rejected");
-    expect(error.message).toBe("Google Cloud Translation refused the request (HTTP 403: SERVICE_DISABLED: Cloud Translation API has not been used in project demo-project before or it is disabled.)");
+    expect(error.message).toBe(
+      "Google Cloud Translation refused the request (HTTP 403: SERVICE_DISABLED: Cloud Translation API has not been used in project demo-project before or it is disabled.)",
+    );
     expect(mock.requests).toHaveLength(1);
   });
 
@@ -186,11 +201,10 @@ describe("Google engine", () => {
 
 describe("Google service-account authentication", () => {
   async function serviceAccount(): Promise<{ json: string; publicKey: CryptoKey; pem: string }> {
-    const pair = (await crypto.subtle.generateKey(
-      { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
-      true,
-      ["sign", "verify"],
-    )) as CryptoKeyPair;
+    const pair = (await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, [
+      "sign",
+      "verify",
+    ])) as CryptoKeyPair;
     const der = new Uint8Array((await crypto.subtle.exportKey("pkcs8", pair.privateKey)) as ArrayBuffer);
     const base64 = btoa(String.fromCharCode(...der));
     const pem = `-----BEGIN PRIVATE KEY-----\n${base64.match(/.{1,64}/g)!.join("\n")}\n-----END PRIVATE KEY-----\n`;
@@ -214,12 +228,7 @@ describe("Google service-account authentication", () => {
       const form = new URLSearchParams(await request.text());
       expect(form.get("grant_type")).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer");
       const [header, claims, signature] = form.get("assertion")!.split(".");
-      const valid = await crypto.subtle.verify(
-        "RSASSA-PKCS1-v1_5",
-        publicKey,
-        bytes(signature),
-        new TextEncoder().encode(`${header}.${claims}`),
-      );
+      const valid = await crypto.subtle.verify("RSASSA-PKCS1-v1_5", publicKey, bytes(signature), new TextEncoder().encode(`${header}.${claims}`));
       if (!valid) return HttpResponse.json({ error: "invalid_grant", error_description: "Invalid JWT Signature." }, { status: 400 });
       expect(decode(header)).toEqual({ alg: "RS256", typ: "JWT", kid: "kid-1" });
       const c = decode(claims);
@@ -259,11 +268,7 @@ describe("Google service-account authentication", () => {
     await engine.translate(engineRequest({ texts: ["Hi"] }));
     now.mockRestore();
     expect(mock.requests.filter((r) => r.url.href === GOOGLE_TOKEN_URL)).toHaveLength(2);
-    expect(mock.requests.filter((r) => r.url.href === URL_).map((r) => r.headers.get("Authorization"))).toEqual([
-      "Bearer minted-1",
-      "Bearer minted-1",
-      "Bearer minted-2",
-    ]);
+    expect(mock.requests.filter((r) => r.url.href === URL_).map((r) => r.headers.get("Authorization"))).toEqual(["Bearer minted-1", "Bearer minted-1", "Bearer minted-2"]);
   });
 
   it("reports refused service-account credentials without quoting the key", async () => {
@@ -280,7 +285,11 @@ describe("Google service-account authentication", () => {
 
   it("is not_configured when the private key cannot be read", async () => {
     const mock = mockFetch([]);
-    const json = JSON.stringify({ client_email: "a@b.iam.gserviceaccount.com", private_key: "-----BEGIN PRIVATE KEY-----\nnot-a-key\n-----END PRIVATE KEY-----", project_id: PROJECT });
+    const json = JSON.stringify({
+      client_email: "a@b.iam.gserviceaccount.com",
+      private_key: "-----BEGIN PRIVATE KEY-----\nnot-a-key\n-----END PRIVATE KEY-----",
+      project_id: PROJECT,
+    });
     const error = await engineError(createGoogleEngine({ GOOGLE_SERVICE_ACCOUNT: json }).translate(engineRequest({ texts: ["Hi"] })));
     expect(error.kind).toBe("not_configured");
     expect(error.message).not.toContain("not-a-key");

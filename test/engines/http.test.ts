@@ -1,17 +1,10 @@
-import { http, HttpResponse } from "msw";
+import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
-import {
-  backoffDelay,
-  callJson,
-  DEFAULT_RETRY_POLICY,
-  parseRetryAfter,
-  redact,
-  upstreamReason,
-} from "../../src/engines/http";
 import { codePointLength, mapWithConcurrency, splitBatches } from "../../src/engines/batch";
+import { backoffDelay, callJson, DEFAULT_RETRY_POLICY, parseRetryAfter, redact, upstreamReason } from "../../src/engines/http";
 import { languageTable, lookupLanguage } from "../../src/engines/languages";
-import { mockFetch } from "../helpers/http";
 import { engineError, recordSleeps } from "../helpers/engines";
+import { mockFetch } from "../helpers/http";
 
 const URL_ = "https://upstream.test/api";
 const call = (overrides: Partial<Parameters<typeof callJson>[0]> = {}) =>
@@ -76,11 +69,7 @@ describe("callJson", () => {
   it("retries 429 honouring Retry-After, then succeeds", async () => {
     const sleeps = recordSleeps();
     let n = 0;
-    const mock = mockFetch([
-      http.post(URL_, () =>
-        ++n === 1 ? new HttpResponse(null, { status: 429, headers: { "Retry-After": "2" } }) : HttpResponse.json({ ok: true }),
-      ),
-    ]);
+    const mock = mockFetch([http.post(URL_, () => (++n === 1 ? new HttpResponse(null, { status: 429, headers: { "Retry-After": "2" } }) : HttpResponse.json({ ok: true })))]);
     await expect(call()).resolves.toEqual({ ok: true });
     expect(mock.requests).toHaveLength(2);
     expect(sleeps).toEqual([2000]);
@@ -141,9 +130,7 @@ describe("callJson", () => {
 
   it("never quotes an authentication failure's body nor any secret", async () => {
     recordSleeps();
-    mockFetch([
-      http.post(URL_, () => HttpResponse.json({ error: { message: "Incorrect API key provided: sekret-key-123" } }, { status: 401 })),
-    ]);
+    mockFetch([http.post(URL_, () => HttpResponse.json({ error: { message: "Incorrect API key provided: sekret-key-123" } }, { status: 401 }))]);
     const error = await engineError(call());
     expect(error.kind).toBe("rejected");
     expect(error.message).toBe("Upstream refused the credentials (HTTP 401)");
@@ -187,9 +174,7 @@ describe("redact and upstreamReason", () => {
 
   it("finds the message of common error shapes and ignores HTML", () => {
     expect(upstreamReason('{"message":"Quota"}')).toBe("Quota");
-    expect(upstreamReason('{"error":{"code":400036,"message":"The target language is not valid."}}')).toBe(
-      "The target language is not valid.",
-    );
+    expect(upstreamReason('{"error":{"code":400036,"message":"The target language is not valid."}}')).toBe("The target language is not valid.");
     expect(upstreamReason('{"error":"invalid_grant","error_description":"Invalid JWT"}')).toBe("Invalid JWT");
     expect(upstreamReason("<html><body>502</body></html>")).toBe("");
     expect(upstreamReason("x".repeat(500))).toHaveLength(0);
@@ -204,11 +189,7 @@ describe("splitBatches", () => {
   });
 
   it("sends an item larger than the limit alone", () => {
-    expect(splitBatches(["ab", "x".repeat(20), "cd"], { maxSegments: 10, maxCharacters: 5 })).toEqual([
-      ["ab"],
-      ["x".repeat(20)],
-      ["cd"],
-    ]);
+    expect(splitBatches(["ab", "x".repeat(20), "cd"], { maxSegments: 10, maxCharacters: 5 })).toEqual([["ab"], ["x".repeat(20)], ["cd"]]);
   });
 
   it("counts code points, not UTF-16 units", () => {

@@ -1,15 +1,15 @@
 // Engines together with the project's real protect(): what an engine that changes nothing
 // answers must come back byte-identical, in HTML mode and in text mode alike.
-import { http, HttpResponse } from "msw";
+import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { createAzureEngine } from "../../src/engines/azure";
 import { createDeepLEngine } from "../../src/engines/deepl";
 import { createGoogleEngine } from "../../src/engines/google";
 import { createOpenAiEngine } from "../../src/engines/openai";
-import { createWorkersAiEngine } from "../../src/engines/workers_ai";
 import type { EngineSegment } from "../../src/engines/types";
-import { mockFetch } from "../helpers/http";
+import { createWorkersAiEngine } from "../../src/engines/workers_ai";
 import { engineError, engineRequest } from "../helpers/engines";
+import { mockFetch } from "../helpers/http";
 
 const SAMPLES: EngineSegment[] = [
   { text: "Hello {name}, you have %d new messages.", format: "plain" },
@@ -47,9 +47,7 @@ describe("engines with the real protect()", () => {
       }),
     ]);
     const request = engineRequest({ segments: SAMPLES });
-    await expect(createGoogleEngine({ GOOGLE_PROJECT_ID: "p", GOOGLE_ACCESS_TOKEN: "t" }).translate(request)).resolves.toEqual(
-      SAMPLES.map((s) => s.text),
-    );
+    await expect(createGoogleEngine({ GOOGLE_PROJECT_ID: "p", GOOGLE_ACCESS_TOKEN: "t" }).translate(request)).resolves.toEqual(SAMPLES.map((s) => s.text));
     await expect(createAzureEngine({ AZURE_TRANSLATOR_KEY: "k" }).translate(request)).resolves.toEqual(SAMPLES.map((s) => s.text));
   });
 
@@ -65,9 +63,7 @@ describe("engines with the real protect()", () => {
         return HttpResponse.json({ choices: [{ message: { role: "assistant", content }, finish_reason: "stop" }] });
       }),
     ]);
-    await expect(createOpenAiEngine({ OPENAI_API_KEY: "k" }).translate(engineRequest({ segments: SAMPLES }))).resolves.toEqual(
-      SAMPLES.map((s) => s.text),
-    );
+    await expect(createOpenAiEngine({ OPENAI_API_KEY: "k" }).translate(engineRequest({ segments: SAMPLES }))).resolves.toEqual(SAMPLES.map((s) => s.text));
   });
 
   it("an engine that drops a protected placeholder yields bad_response", async () => {
@@ -78,9 +74,7 @@ describe("engines with the real protect()", () => {
         return HttpResponse.json({ translations: body.text.map((text) => ({ text: text.replace(/<span[^>]*>.*?<\/span>/g, "") })) });
       }),
     ]);
-    const error = await engineError(
-      createDeepLEngine({ DEEPL_API_KEY: "k" }).translate(engineRequest({ segments: [{ text: "Hello {name}", format: "plain" }] })),
-    );
+    const error = await engineError(createDeepLEngine({ DEEPL_API_KEY: "k" }).translate(engineRequest({ segments: [{ text: "Hello {name}", format: "plain" }] })));
     expect(error.kind).toBe("bad_response");
   });
 });

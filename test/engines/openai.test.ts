@@ -1,9 +1,9 @@
-import { http, HttpResponse } from "msw";
+import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { checkAnswer, createOpenAiEngine, OPENAI_LIMITS } from "../../src/engines/openai";
 import { prepareSegment } from "../../src/engines/pipeline";
-import { mockFetch, type RecordedRequest } from "../helpers/http";
 import { engineError, engineRequest, numbered, recordSleeps, segments } from "../helpers/engines";
+import { mockFetch, type RecordedRequest } from "../helpers/http";
 
 const KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345";
 const BASE = "https://llm.example.test/v1";
@@ -59,10 +59,7 @@ describe("OpenAI-compatible engine", () => {
     expect(engine.origin).toBe("llm");
     const out = await engine.translate(
       engineRequest({
-        segments: [
-          ...segments(["Add to cart"], "plain", { kind: "product", field: "button", maxLength: 20 }),
-          ...segments(["<p>Welcome</p>"], "html"),
-        ],
+        segments: [...segments(["Add to cart"], "plain", { kind: "product", field: "button", maxLength: 20 }), ...segments(["<p>Welcome</p>"], "html")],
         source: "en",
         target: "de",
       }),
@@ -261,12 +258,22 @@ describe("checkAnswer", () => {
       const body = (await request.json()) as ChatBody & { response_format: { type: string; json_schema?: { name: string; strict: boolean; schema: unknown } } };
       if (/^(o\d|gpt-5)/.test(body.model) && "temperature" in body && body.temperature !== 1)
         return HttpResponse.json(
-          { error: { message: "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.", type: "invalid_request_error", param: "temperature", code: "unsupported_value" } },
+          {
+            error: {
+              message: "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.",
+              type: "invalid_request_error",
+              param: "temperature",
+              code: "unsupported_value",
+            },
+          },
           { status: 400 },
         );
       const format = body.response_format;
       if (format.type === "json_schema" && (!format.json_schema?.name || format.json_schema.strict !== true || typeof format.json_schema.schema !== "object"))
-        return HttpResponse.json({ error: { message: "Invalid schema for response_format", type: "invalid_request_error", param: "response_format", code: null } }, { status: 400 });
+        return HttpResponse.json(
+          { error: { message: "Invalid schema for response_format", type: "invalid_request_error", param: "response_format", code: null } },
+          { status: 400 },
+        );
       const items = itemsOf(body).map((item) => ({ id: item.id, translation: `DE:${item.text}` }));
       return completion(JSON.stringify({ items }));
     });
@@ -289,7 +296,9 @@ describe("checkAnswer", () => {
       expect(mock.requests[0].json<Record<string, any>>()).toMatchObject({ temperature: 0, response_format: { type: "json_schema" } });
 
       mock = mockFetch([openAi]);
-      await createOpenAiEngine({ OPENAI_API_KEY: KEY, OPENAI_MODEL: "gpt-4o-mini", OPENAI_TEMPERATURE: "omit", OPENAI_RESPONSE_FORMAT: "json_object" }).translate(engineRequest({ texts: ["Hello"] }));
+      await createOpenAiEngine({ OPENAI_API_KEY: KEY, OPENAI_MODEL: "gpt-4o-mini", OPENAI_TEMPERATURE: "omit", OPENAI_RESPONSE_FORMAT: "json_object" }).translate(
+        engineRequest({ texts: ["Hello"] }),
+      );
       const body = mock.requests[0].json<Record<string, any>>();
       expect(body).not.toHaveProperty("temperature");
       expect(body.response_format).toEqual({ type: "json_object" });

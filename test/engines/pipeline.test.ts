@@ -1,7 +1,7 @@
 // The shared pipeline against a stand-in protect() that really replaces placeholders with
 // tokens, so restoring and MarkupError handling are exercised independently of the markup
 // module's own implementation.
-import { http, HttpResponse } from "msw";
+import { HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
 
 vi.mock("../../src/markup/protect", () => {
@@ -45,19 +45,16 @@ const { engineError, engineRequest, recordSleeps, segments } = await import("../
 describe("runPipeline", () => {
   it("protects, batches, restores and keeps order; blank segments are not sent", async () => {
     const sent: { texts: string[]; markup: boolean }[] = [];
-    const out = await runPipeline(
-      engineRequest({ segments: [...segments(["Hi {name}", "  ", "Tom & Jerry"]), ...segments(["<b>{n}</b>"], "html")] }),
-      {
-        engine: "Test",
-        mode: "html",
-        limits: { maxSegments: 2, maxCharacters: 1000 },
-        measure: (t) => t.length,
-        send: async (batch, { markup }) => {
-          sent.push({ texts: batch.map((b) => b.text), markup });
-          return batch.map((b) => `T(${b.text})`);
-        },
+    const out = await runPipeline(engineRequest({ segments: [...segments(["Hi {name}", "  ", "Tom & Jerry"]), ...segments(["<b>{n}</b>"], "html")] }), {
+      engine: "Test",
+      mode: "html",
+      limits: { maxSegments: 2, maxCharacters: 1000 },
+      measure: (t) => t.length,
+      send: async (batch, { markup }) => {
+        sent.push({ texts: batch.map((b) => b.text), markup });
+        return batch.map((b) => `T(${b.text})`);
       },
-    );
+    });
     expect(sent).toEqual([
       { texts: ['Hi <x id="1"/>', "Tom &amp; Jerry"], markup: true },
       { texts: ['<b><x id="1"/></b>'], markup: true },

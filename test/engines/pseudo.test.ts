@@ -22,7 +22,7 @@ const SAMPLES: Record<Format, string> = {
     '<br><img src="a.png" alt="Logo"> &copy; 2024 <code>npm run dev</code> <!-- keep --></p>',
   rich_text: "<h2>Release notes</h2>\n<ul>\n  <li><strong>Faster</strong> sync for %s sites</li>\n  <li>Fixed <em>nested <b>tags</b></em></li>\n</ul>",
   markdown:
-    "## Getting started\n\nRun `npm install`, then read [the guide](https://example.com/guide \"Guide\").\n\n" +
+    '## Getting started\n\nRun `npm install`, then read [the guide](https://example.com/guide "Guide").\n\n' +
     "- **Bold** step with _emphasis_ and {count} items\n- ~~Removed~~ step\n\n> ![Screenshot](shot.png)\n\n```sh\nnpm run dev\n```",
 };
 
@@ -52,7 +52,9 @@ describe("pseudo engine", () => {
   it.each([["OK"], ["Hi"], ["a"], ["你好"], ["Привет"]])("changes the short text %j", async (text) => {
     const out = await translate(text);
     expect(out).not.toBe(text);
-    expect(runQA({ source: text, target: out, format: "plain", maxLength: null, sourceLanguage: "en", targetLanguage: "de", glossary: [] }).map((i) => i.code)).not.toContain("unchanged");
+    expect(runQA({ source: text, target: out, format: "plain", maxLength: null, sourceLanguage: "en", targetLanguage: "de", glossary: [] }).map((i) => i.code)).not.toContain(
+      "unchanged",
+    );
   });
 
   it.each([["12,345"], ["{name}"], ["https://example.com"], [""], ["   "]])("leaves text without letters as it is: %j", async (text) => {

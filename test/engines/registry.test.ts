@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ENGINES } from "../../src/limits";
 import { createEngine, engineConfiguration } from "../../src/engines/registry";
-import { mockFetch } from "../helpers/http";
+import { ENGINES } from "../../src/limits";
 import { engineError, engineRequest } from "../helpers/engines";
+import { mockFetch } from "../helpers/http";
 
 describe("createEngine", () => {
   it("builds every engine under its name, with origin llm only for openai", () => {
@@ -25,9 +25,7 @@ describe("createEngine", () => {
       const configuration = engineConfiguration(name, {});
       expect(configuration).toEqual({ configured: false, message: error.message });
     }
-    expect((await engineError(createEngine("deepl", {}).translate(engineRequest({})))).message).toBe(
-      "DeepL is not configured: set the DEEPL_API_KEY secret.",
-    );
+    expect((await engineError(createEngine("deepl", {}).translate(engineRequest({})))).message).toBe("DeepL is not configured: set the DEEPL_API_KEY secret.");
     expect(mock.requests).toHaveLength(0);
   });
 

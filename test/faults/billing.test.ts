@@ -10,10 +10,10 @@ import type { Engine, EngineRequest } from "../../src/engines/types";
 import { persist } from "../../src/site/commit";
 import { cancelJob, unsettledJobs } from "../../src/site/jobs";
 import type { SiteObject } from "../../src/site/object";
-import { runAlarm, type RunnerDeps } from "../../src/site/runner";
+import { type RunnerDeps, runAlarm } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
-import { allResults } from "../helpers/jobs";
 import { arm, flakyDb, ledger, stubOf, sumCharacters, texts } from "../helpers/faults";
+import { allResults } from "../helpers/jobs";
 
 /** An engine that tags each text with its source and target language and records what it was sent. */
 function taggingEngine() {
@@ -127,8 +127,18 @@ describe("the same text in two source languages (fault 3)", () => {
 
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job).toMatchObject({ status: "succeeded", done_segments: 500, reused_segments: 0, characters: 2 * chars });
-    expect(sent.filter((b) => b.source === "en").flatMap((b) => b.texts).sort()).toEqual([...same].sort());
-    expect(sent.filter((b) => b.source === "fr").flatMap((b) => b.texts).sort()).toEqual([...same].sort());
+    expect(
+      sent
+        .filter((b) => b.source === "en")
+        .flatMap((b) => b.texts)
+        .sort(),
+    ).toEqual([...same].sort());
+    expect(
+      sent
+        .filter((b) => b.source === "fr")
+        .flatMap((b) => b.texts)
+        .sort(),
+    ).toEqual([...same].sort());
     const results = await allResults(c);
     expect(results).toHaveLength(500);
     for (const r of results) expect(r.text).toBe(`${r.unit === "page:fr" ? "fr" : "en"}>de: ${segs.find((s) => s.key === r.key)!.text}`);

@@ -8,16 +8,15 @@ import { http } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
-import { allResults } from "../helpers/jobs";
 import {
   alarm,
+  DEEPL_URL,
+  deeplError,
   expectConsistent,
   flakyDb,
   languageCounts,
   ledger,
   mockEngines,
-  DEEPL_URL,
-  deeplError,
   runToEnd,
   slice,
   stubOf,
@@ -25,6 +24,7 @@ import {
   texts,
   translatedOnce,
 } from "../helpers/faults";
+import { allResults } from "../helpers/jobs";
 
 const DISTINCT = texts(500, "Durable entry");
 const SEGMENTS = [...DISTINCT, ...DISTINCT.slice(0, 40)].map((text, i) => ({ key: `s${String(i).padStart(3, "0")}`, text }));
@@ -32,7 +32,12 @@ const PER_LANGUAGE = SEGMENTS.length;
 const CHARS = sumCharacters(DISTINCT);
 
 async function start() {
-  const site = await createSite({ target_languages: [{ code: "de", engine: "deepl" }, { code: "fr", engine: "openai" }] });
+  const site = await createSite({
+    target_languages: [
+      { code: "de", engine: "deepl" },
+      { code: "fr", engine: "openai" },
+    ],
+  });
   const c = client(site.key);
   expect((await c.put("/v1/units", unit("product:1", SEGMENTS))).status).toBe(200);
   const created = await c.post("/v1/jobs", { confirm: true });

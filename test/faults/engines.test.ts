@@ -2,20 +2,10 @@
 // model (fr) are mocked at the HTTP level and misbehave in scripted ways. After each fault the
 // job must account for every segment exactly once and bill exactly what was translated.
 import { env } from "cloudflare:workers";
+import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { client, createSite, unit } from "../helpers/api";
-import {
-  deeplError,
-  expectConsistent,
-  languageCounts,
-  mockEngines,
-  openaiError,
-  runToEnd,
-  sumCharacters,
-  texts,
-  translatedOnce,
-} from "../helpers/faults";
-import { HttpResponse } from "msw";
+import { deeplError, expectConsistent, languageCounts, mockEngines, openaiError, runToEnd, sumCharacters, texts, translatedOnce } from "../helpers/faults";
 import { allResults } from "../helpers/jobs";
 
 /** 500 distinct texts plus 40 repeats: per language slices of 250, 250 and 40 (the repeats reuse slice 1). */
@@ -27,7 +17,12 @@ const CHARS = sumCharacters(DISTINCT);
 const SLICE1 = new Set(DISTINCT.slice(0, 250));
 
 async function start() {
-  const site = await createSite({ target_languages: [{ code: "de", engine: "deepl" }, { code: "fr", engine: "openai" }] });
+  const site = await createSite({
+    target_languages: [
+      { code: "de", engine: "deepl" },
+      { code: "fr", engine: "openai" },
+    ],
+  });
   const c = client(site.key);
   expect((await c.put("/v1/units", unit("product:1", SEGMENTS))).status).toBe(200);
   const created = await c.post("/v1/jobs", { confirm: true });
@@ -59,7 +54,13 @@ describe("engine faults", () => {
         return status ? deeplError(status, status === 529 ? "Too many requests" : undefined) : undefined;
       },
       openai: (n) =>
-        n === 1 ? openaiError(500) : n === 2 ? openaiError(503) : n === 9 ? HttpResponse.json({ error: { message: "Rate limit reached", code: "rate_limit_exceeded" } }, { status: 429, headers: { "retry-after-ms": "1500" } }) : undefined,
+        n === 1
+          ? openaiError(500)
+          : n === 2
+            ? openaiError(503)
+            : n === 9
+              ? HttpResponse.json({ error: { message: "Rate limit reached", code: "rate_limit_exceeded" } }, { status: 429, headers: { "retry-after-ms": "1500" } })
+              : undefined,
     });
     const { site, c, jobId } = await start();
     const job = await runToEnd(c, site.siteId, jobId);
@@ -108,9 +109,7 @@ describe("engine faults", () => {
     // Slice 2's 250 distinct texts fail; slice 3's 40 repeats reuse slice 1's translations.
     const left = 250;
     expect(job).toMatchObject({ status: "succeeded", done_segments: 2 * PER_LANGUAGE - left, failed_segments: left });
-    expect(job.errors).toEqual([
-      { language: "de", message: "DeepL is unavailable (HTTP 503: Service temporarily unavailable); gave up after 4 attempts", segments: left },
-    ]);
+    expect(job.errors).toEqual([{ language: "de", message: "DeepL is unavailable (HTTP 503: Service temporarily unavailable); gave up after 4 attempts", segments: left }]);
     expect(engines.deepl.calls).toHaveLength(5 + 5 * 4); // slice 1, then 5 batches tried 4 times each
     expect(translatedOnce(engines.deepl)).toEqual(SLICE1);
     translatedOnce(engines.openai);

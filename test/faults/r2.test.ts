@@ -8,7 +8,12 @@ import { client, createSite, request, unit } from "../helpers/api";
 const BIG = "Lorem ipsum dolor sit amet. ".repeat(3_500).slice(0, 95_000);
 /** 2 units × 6 segments × 95,000 characters: about 1.1 MB, above the 1 MB inline limit. */
 const batch = {
-  units: [1, 2].map((u) => unit(`page:${u}`, Array.from({ length: 6 }, (_, i) => ({ key: `body${i}`, text: `${u}.${i} ${BIG}` })))),
+  units: [1, 2].map((u) =>
+    unit(
+      `page:${u}`,
+      Array.from({ length: 6 }, (_, i) => ({ key: `body${i}`, text: `${u}.${i} ${BIG}` })),
+    ),
+  ),
 };
 
 async function blobs(siteId: number) {

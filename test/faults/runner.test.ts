@@ -8,10 +8,10 @@ import type { SiteSettings } from "../../src/control/sites";
 import type { Engine } from "../../src/engines/types";
 import type { SiteObject } from "../../src/site/object";
 import { COMMIT_ITEMS } from "../../src/site/commit";
-import { MAX_INTERNAL_FAILURES, runAlarm, runJobs, type RunnerDeps } from "../../src/site/runner";
+import { MAX_INTERNAL_FAILURES, type RunnerDeps, runAlarm, runJobs } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
-import { allResults } from "../helpers/jobs";
 import { flakyDb, ledger, stubOf, sumCharacters, texts } from "../helpers/faults";
+import { allResults } from "../helpers/jobs";
 
 /** An engine that tags texts, waits `delayMs` per call, and records how many calls overlap. */
 function recordingEngine(delayMs = 0) {
@@ -215,7 +215,10 @@ describe("bounded invocations", () => {
   it("the deadline is checked between engine batches: batches not launched stay pending, nothing is lost or billed twice", async () => {
     const { site, c, jobId } = await siteWithJob(["de"], 250);
     const { engine, stats } = recordingEngine(40);
-    await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 0, batchWindowMs: 60 }), { engineFor: () => engine, env: { ENGINE_CONCURRENCY_PSEUDO: "1" } as unknown as Env });
+    await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 0, batchWindowMs: 60 }), {
+      engineFor: () => engine,
+      env: { ENGINE_CONCURRENCY_PSEUDO: "1" } as unknown as Env,
+    });
     // One batch at a time, 40 ms each: the window of 60 ms lets the second start, not the fifth.
     expect(stats.calls).toBeGreaterThanOrEqual(1);
     expect(stats.calls).toBeLessThan(5);
@@ -235,7 +238,11 @@ describe("large scopes", () => {
   it("a started job's items are fixed in chunks across invocations; slices start once the scope is fixed, and every item is done once", async () => {
     const { site, c, jobId } = await siteWithJob(["de", "fr"], 250);
     const { engine, stats } = recordingEngine();
-    const cursor = () => runInDurableObject(stubOf(site.siteId), (o: SiteObject) => o.store.one<{ scope_cursor: number | null; status: string }>("SELECT scope_cursor, status FROM jobs WHERE id = ?", jobId)!);
+    const cursor = () =>
+      runInDurableObject(
+        stubOf(site.siteId),
+        (o: SiteObject) => o.store.one<{ scope_cursor: number | null; status: string }>("SELECT scope_cursor, status FROM jobs WHERE id = ?", jobId)!,
+      );
     const items = () => runInDurableObject(stubOf(site.siteId), (o: SiteObject) => o.store.one<{ n: number }>("SELECT count(*) AS n FROM job_items WHERE job_id = ?", jobId)!.n);
     // An invocation with no time left: the job starts and fixes one chunk of 100 segments (× 2 languages), then yields.
     expect(await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 0, maxSlices: 0, scopeChunk: 100 }), { engineFor: () => engine })).toBe(true);

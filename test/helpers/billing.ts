@@ -43,6 +43,8 @@ export async function meter(orgId: number, siteId: number, month: string, charac
 }
 
 export async function auditActions(orgId: number) {
-  const rows = await env.DB.prepare("SELECT actor, action, detail FROM audit_log WHERE organization_id = ? ORDER BY id").bind(orgId).all<{ actor: string; action: string; detail: string | null }>();
+  const rows = await env.DB.prepare("SELECT actor, action, detail FROM audit_log WHERE organization_id = ? ORDER BY id")
+    .bind(orgId)
+    .all<{ actor: string; action: string; detail: string | null }>();
   return rows.results;
 }

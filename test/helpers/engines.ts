@@ -1,8 +1,8 @@
 // Shared fixtures for the engine tests.
 import { onTestFinished } from "vitest";
-import type { Format, Formality } from "../../src/limits";
 import { setSleep } from "../../src/engines/http";
 import { EngineError, type EngineRequest, type EngineSegment, type GlossaryTerm } from "../../src/engines/types";
+import type { Formality, Format } from "../../src/limits";
 
 /** Makes backoff sleeps return at once for this test; returns the waits asked for (ms). */
 export function recordSleeps(): number[] {

@@ -3,14 +3,14 @@
 // the site object, flaky D1 handles, and the invariants every fault test checks afterwards.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { http, HttpResponse } from "msw";
+import { HttpResponse, http } from "msw";
 import { expect, onTestFinished } from "vitest";
 import { setSleep } from "../../src/engines/http";
 import { characters } from "../../src/site/fingerprint";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
 import type { client } from "./api";
-import { mockFetch, type FetchMock } from "./http";
+import { type FetchMock, mockFetch } from "./http";
 import { allResults } from "./jobs";
 
 type Client = ReturnType<typeof client>;

@@ -3,7 +3,7 @@
  * a site stores (read through the API), and the assertion every refused request must pass.
  */
 import { expect } from "vitest";
-import { ADMIN, client, createSite, request, unit, type Call, type TestSite } from "./api";
+import { ADMIN, type Call, client, createSite, request, type TestSite, unit } from "./api";
 import { allResults, job } from "./jobs";
 
 export type Client = ReturnType<typeof client>;
@@ -15,7 +15,14 @@ export type Client = ReturnType<typeof client>;
 export async function seededSite(): Promise<TestSite & { c: Client; queuedJob: number; resultIds: string[] }> {
   const site = await createSite({ handshake: { capabilities: ["qa_errors"] } });
   const c = client(site.key);
-  await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello" }, { key: "b", text: "World", translations: { de: "Welt" } }, { key: "c", text: "Bye" }]));
+  await c.put(
+    "/v1/units",
+    unit("post:1", [
+      { key: "a", text: "Hello" },
+      { key: "b", text: "World", translations: { de: "Welt" } },
+      { key: "c", text: "Bye" },
+    ]),
+  );
   await c.put("/v1/units", unit("page:1", [{ key: "a", text: "Hello" }]));
   await job(c, site.siteId, { languages: ["fr"] });
   const results = await allResults(c);
@@ -190,7 +197,7 @@ export const ODD_STRINGS: Record<string, string> = {
   "SQL quote": "'; DROP TABLE units; --",
   "SQL like": "%_\\",
   "path traversal": "../../etc/passwd",
-  "html": "<script>alert(1)</script>",
+  html: "<script>alert(1)</script>",
   "json-looking": '{"__proto__":{"x":1}}',
-  "noncharacters": "\uFFFE\uFFFF\u{10FFFF}",
+  noncharacters: "\uFFFE\uFFFF\u{10FFFF}",
 };

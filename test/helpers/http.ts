@@ -56,9 +56,7 @@ export function mockFetch(handlers: RequestHandler[]): FetchMock {
   onTestFinished(() => {
     spy.mockRestore();
     if (unhandled.length > 0) {
-      throw new Error(
-        `Unmocked requests: ${unhandled.map((r) => `${r.method} ${r.url.origin}${r.url.pathname}`).join(", ")}`,
-      );
+      throw new Error(`Unmocked requests: ${unhandled.map((r) => `${r.method} ${r.url.origin}${r.url.pathname}`).join(", ")}`);
     }
   });
 

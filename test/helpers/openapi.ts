@@ -9,8 +9,9 @@
  * client would not know it). Validation uses @cfworker/json-schema, which interprets schemas
  * (workerd refuses validators that generate code at run time).
  */
-import { Validator, type OutputUnit, type Schema } from "@cfworker/json-schema";
+
 import { exports } from "cloudflare:workers";
+import { type OutputUnit, type Schema, Validator } from "@cfworker/json-schema";
 
 type Json = any;
 
@@ -151,8 +152,7 @@ export async function undocumented(method: string, url: string, res: { status: n
 
   const name = operation.operationId ?? `${method} ${route!.template}`;
   const response = operation.responses[String(res.status)] ?? operation.responses[`${String(res.status)[0]}XX`] ?? operation.responses.default;
-  if (!response)
-    return `${where}: status ${res.status} is not documented for ${name} (documented: ${Object.keys(operation.responses).join(", ")}); body ${res.text.slice(0, 300)}`;
+  if (!response) return `${where}: status ${res.status} is not documented for ${name} (documented: ${Object.keys(operation.responses).join(", ")}); body ${res.text.slice(0, 300)}`;
 
   for (const [header, spec] of Object.entries(response.headers ?? {}))
     if (spec.required && !res.headers.has(header)) return `${where}: the documented header ${header} is missing (${name})`;

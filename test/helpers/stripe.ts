@@ -7,7 +7,7 @@
  * Webhooks are signed with the SDK's own test-header helper and the pool's webhook secret.
  */
 import { env } from "cloudflare:workers";
-import { http, HttpResponse } from "msw";
+import { HttpResponse, http } from "msw";
 import Stripe from "stripe";
 import { mockFetch, type RecordedRequest } from "./http";
 
@@ -45,7 +45,15 @@ export function price(id: string): Stripe.Price {
 }
 
 /** A subscription as GET /v1/subscriptions/{id} answers it (the fields the service reads, and the SDK type's shape). */
-export function subscription(opts: { id?: string; customer?: string; status?: Stripe.Subscription.Status; price?: string; quantity?: number; organizationId?: number; cancelAtPeriodEnd?: boolean }): Stripe.Subscription {
+export function subscription(opts: {
+  id?: string;
+  customer?: string;
+  status?: Stripe.Subscription.Status;
+  price?: string;
+  quantity?: number;
+  organizationId?: number;
+  cancelAtPeriodEnd?: boolean;
+}): Stripe.Subscription {
   const id = opts.id ?? nextId("sub");
   return {
     id,
@@ -107,10 +115,10 @@ export function fakeStripe(): FakeStripe {
     requests: [],
     outage: false,
     loseAnswer: false,
-    calls: (method, path) => fake.requests.filter((r) => r.method === method && r.url.origin === API && (typeof path === "string" ? r.url.pathname === path : path.test(r.url.pathname))),
+    calls: (method, path) =>
+      fake.requests.filter((r) => r.method === method && r.url.origin === API && (typeof path === "string" ? r.url.pathname === path : path.test(r.url.pathname))),
   };
-  const notFound = (what: string) =>
-    HttpResponse.json({ error: { type: "invalid_request_error", code: "resource_missing", message: `No such ${what}` } }, { status: 404 });
+  const notFound = (what: string) => HttpResponse.json({ error: { type: "invalid_request_error", code: "resource_missing", message: `No such ${what}` } }, { status: 404 });
   const mock = mockFetch([
     http.post(`${API}/v1/checkout/sessions`, async ({ request }) => {
       const f = Object.fromEntries(new URLSearchParams(await request.text()));
@@ -177,7 +185,13 @@ export function fakeStripe(): FakeStripe {
     http.post(`${API}/v1/billing_portal/sessions`, async ({ request }) => {
       const f = Object.fromEntries(new URLSearchParams(await request.text()));
       const id = nextId("bps");
-      return HttpResponse.json({ id, object: "billing_portal.session", customer: f.customer, return_url: f.return_url, url: `https://billing.stripe.com/p/session/${id}` } satisfies Partial<Stripe.BillingPortal.Session>);
+      return HttpResponse.json({
+        id,
+        object: "billing_portal.session",
+        customer: f.customer,
+        return_url: f.return_url,
+        url: `https://billing.stripe.com/p/session/${id}`,
+      } satisfies Partial<Stripe.BillingPortal.Session>);
     }),
     http.get(`${API}/v1/prices/:id`, ({ params }) => HttpResponse.json(price(String(params.id)))),
     http.get(`${API}/v1/invoices`, ({ request }) => {

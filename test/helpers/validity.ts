@@ -35,7 +35,7 @@ const int = (v: unknown, min: number): Validity => (isInt(v) ? (Number.isSafeInt
 const arrayOf = (v: unknown, max: number | null, item: (v: unknown) => Validity, min = 0): Validity => {
   if (!Array.isArray(v)) return false;
   if (v.length < min) return false;
-  const bound: Validity = !!(max === null || v.length <= max );
+  const bound: Validity = !!(max === null || v.length <= max);
   return all(bound, ...v.map(item));
 };
 
@@ -110,12 +110,12 @@ export function jobValidity(j: unknown, writable: string[]): Validity {
     bool(j.estimate_only),
     // translate: the given units (at least one); prefix is for delta only.
     type === "translate" ? Array.isArray(j.units) && j.units.length > 0 : true,
-    !(
-    type === "translate" && j.prefix !== undefined && j.prefix !== null ),
+    !(type === "translate" && j.prefix !== undefined && j.prefix !== null),
     // DESIGN.md: `units` narrows translate jobs only; on a delta job it is a 422, never a silent whole-site job.
     !(
-    // DESIGN.md: `units` narrows translate jobs only; on a delta job it is a 422, never a silent whole-site job.
-    type === "delta" && j.units !== undefined && j.units !== null ),
+      // DESIGN.md: `units` narrows translate jobs only; on a delta job it is a 422, never a silent whole-site job.
+      type === "delta" && j.units !== undefined && j.units !== null
+    ),
   );
 }
 
@@ -153,7 +153,7 @@ export function subscriptionValidity(s: unknown, knownSites: number[]): Validity
   return all(
     ["pro", "agency", "growth", "scale"].includes(s.plan as string),
     ["active", "paused", "canceled"].includes(s.status as string),
-    arrayOf(s.site_ids, null, (id) => (isInt(id) ? (!!knownSites.includes(id)) : false)),
+    arrayOf(s.site_ids, null, (id) => (isInt(id) ? !!knownSites.includes(id) : false)),
     nullable(s.included_characters, (v) => int(v, 0)),
   );
 }
@@ -162,7 +162,12 @@ export function glossaryValidity(g: unknown): Validity {
   if (!isObject(g)) return false;
   return arrayOf(g.terms, null, (t) =>
     isObject(t)
-      ? all(softStrMin(t.source, 500), isLanguageCode(t.language), softStrMin(t.target, 500), optional(t.case_sensitive, (v) => typeof v === "boolean"))
+      ? all(
+          softStrMin(t.source, 500),
+          isLanguageCode(t.language),
+          softStrMin(t.target, 500),
+          optional(t.case_sensitive, (v) => typeof v === "boolean"),
+        )
       : false,
   );
 }

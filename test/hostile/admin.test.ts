@@ -5,18 +5,10 @@
  */
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, admin, client, createSite, request, unit, type TestSite } from "../helpers/api";
+import { ADMIN, admin, client, createSite, request, type TestSite, unit } from "../helpers/api";
+import { deepArrays, deepObjects, expectErrorOut, raw, StateGuard, seededSite } from "../helpers/hostile";
 import { job } from "../helpers/jobs";
-import { deepArrays, deepObjects, expectErrorOut, raw, seededSite, StateGuard } from "../helpers/hostile";
-import {
-  glossaryValidity,
-  keyCreateValidity,
-  organizationValidity,
-  siteCreateValidity,
-  sitePatchValidity,
-  subscriptionValidity,
-  type Validity,
-} from "../helpers/validity";
+import { glossaryValidity, keyCreateValidity, organizationValidity, siteCreateValidity, sitePatchValidity, subscriptionValidity, type Validity } from "../helpers/validity";
 
 type Site = Awaited<ReturnType<typeof seededSite>>;
 
@@ -165,7 +157,8 @@ describe("admin bodies", () => {
       ["POST", `/admin/v1/sites/${site.siteId}/keys`, {}, false],
       ["POST", `/admin/v1/sites/${site.siteId}/keys`, { name: x(200) }, true],
     ];
-    for (const [method, path, body, valid] of cases) await guard.send(`${method} ${path} ${JSON.stringify(body).slice(0, 120)}`, valid, () => adminRaw(method, path, JSON.stringify(body)));
+    for (const [method, path, body, valid] of cases)
+      await guard.send(`${method} ${path} ${JSON.stringify(body).slice(0, 120)}`, valid, () => adminRaw(method, path, JSON.stringify(body)));
   });
 
   it("review-queue decisions: bad actions, texts and ids are refused and the translation stays held back", async () => {

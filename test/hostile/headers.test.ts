@@ -2,8 +2,7 @@
  * Issue 23, finding 5 (the API half): /v1/docs carries the dashboard's security headers (it
  * shares the dashboard's origin), and the request id is always the service's own.
  */
-import { exports } from "cloudflare:workers";
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createSite, request, unit } from "../helpers/api";
 
@@ -17,8 +16,7 @@ describe("GET /v1/docs", () => {
     expect(res.status).toBe(200);
     const html = await res.text();
     const dashboard = await get("/dashboard");
-    for (const name of ["x-frame-options", "x-content-type-options", "referrer-policy"])
-      expect(res.headers.get(name), name).toBe(dashboard.headers.get(name));
+    for (const name of ["x-frame-options", "x-content-type-options", "referrer-policy"]) expect(res.headers.get(name), name).toBe(dashboard.headers.get(name));
     expect(res.headers.get("x-frame-options")).toBe("DENY");
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     const csp = res.headers.get("content-security-policy")!;
@@ -53,7 +51,16 @@ describe("X-Request-Id", () => {
       throw new Error("R2 put failed");
     });
     // A batch over 1 MB goes through R2, whose put fails here.
-    const big = { units: Array.from({ length: 3 }, (_, i) => unit(`rid:${i}`, [{ key: "a", text: "x".repeat(90_000) }, { key: "b", text: "y".repeat(90_000) }, { key: "c", text: "z".repeat(90_000) }, { key: "d", text: "w".repeat(90_000) }])) };
+    const big = {
+      units: Array.from({ length: 3 }, (_, i) =>
+        unit(`rid:${i}`, [
+          { key: "a", text: "x".repeat(90_000) },
+          { key: "b", text: "y".repeat(90_000) },
+          { key: "c", text: "z".repeat(90_000) },
+          { key: "d", text: "w".repeat(90_000) },
+        ]),
+      ),
+    };
     const res = await request("PUT", "/v1/units/batch", { key: site.key, body: big, headers: { "x-request-id": chosen } });
     expect(res.status).toBe(500);
     expect(res.body.detail).not.toContain(chosen);

@@ -7,13 +7,7 @@
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { unit } from "../helpers/api";
-import {
-  deepArrays,
-  deepObjects,
-  raw,
-  seededSite,
-  StateGuard,
-} from "../helpers/hostile";
+import { deepArrays, deepObjects, raw, StateGuard, seededSite } from "../helpers/hostile";
 import { ackValidity, handshakeValidity, jobValidity, reviewsValidity, segmentValidity, unitValidity, type Validity } from "../helpers/validity";
 
 type Site = Awaited<ReturnType<typeof seededSite>>;
@@ -180,8 +174,20 @@ describe("bounds of the Limits table, at the limit and one beyond", () => {
       ["segments missing", u({ segments: undefined })],
       ["segments object", u({ segments: {} })],
       ["segments empty", u({}, [])],
-      ["segments 5000", u({}, Array.from({ length: 5000 }, (_, i) => seg({ key: `k${i}` })))],
-      ["segments 5001", u({}, Array.from({ length: 5001 }, (_, i) => seg({ key: `k${i}` })))],
+      [
+        "segments 5000",
+        u(
+          {},
+          Array.from({ length: 5000 }, (_, i) => seg({ key: `k${i}` })),
+        ),
+      ],
+      [
+        "segments 5001",
+        u(
+          {},
+          Array.from({ length: 5001 }, (_, i) => seg({ key: `k${i}` })),
+        ),
+      ],
       ["segment not an object", u({}, ["a"])],
       ["key empty", u({}, [seg({ key: "" })])],
       ["key 500", u({}, [seg({ key: x(500) })])],
@@ -238,7 +244,14 @@ describe("bounds of the Limits table, at the limit and one beyond", () => {
     for (const [name, body, valid] of cases) await guard.send(`batch ${name}`, valid, () => raw("PUT", "/v1/units/batch", site.key, JSON.stringify(body)));
 
     // Invalid units are refused in their place (ok false) and change nothing; the others are applied.
-    const mixed = [unit("batch:ok", [{ key: "a", text: "y" }]), { ...one(1), external_key: "bad key" }, { ...one(200), adapter: "joomla" }, "x", null, { ...one(300), segments: [{ key: "" }] }];
+    const mixed = [
+      unit("batch:ok", [{ key: "a", text: "y" }]),
+      { ...one(1), external_key: "bad key" },
+      { ...one(200), adapter: "joomla" },
+      "x",
+      null,
+      { ...one(300), segments: [{ key: "" }] },
+    ];
     const res = await raw("PUT", "/v1/units/batch", site.key, JSON.stringify({ units: mixed }));
     expect(res.status).toBe(200);
     expect(res.body.results.map((r: any) => [r.external_key, r.ok])).toEqual([
@@ -389,12 +402,17 @@ describe("fuzzed bodies (fast-check)", () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...Object.values(HARMLESS)), fc.jsonValue({ maxDepth: 4 }), async (ep, body) => {
         const valid =
-          ep.path === "/v1/handshake" ? handshakeValidity(body)
-          : ep.path === "/v1/units" ? unitValidity(body)
-          : ep.path === "/v1/jobs" ? jobCreation(body)
-          : ep.path === "/v1/results/ack" ? ackValidity(body)
-          : ep.path === "/v1/reviews" ? reviewsValidity(body)
-          : "either";
+          ep.path === "/v1/handshake"
+            ? handshakeValidity(body)
+            : ep.path === "/v1/units"
+              ? unitValidity(body)
+              : ep.path === "/v1/jobs"
+                ? jobCreation(body)
+                : ep.path === "/v1/results/ack"
+                  ? ackValidity(body)
+                  : ep.path === "/v1/reviews"
+                    ? reviewsValidity(body)
+                    : "either";
         await send(ep.method, ep.path, body, valid, ep.path);
         // A valid handshake may have changed what is writable: restore it for the next run.
         if (ep.path === "/v1/handshake") await guard.send("restore handshake", true, () => raw("POST", "/v1/handshake", site.key, JSON.stringify(HANDSHAKE)));

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, admin, request } from "../helpers/api";
-import { expectErrorOut, ODD_STRINGS, raw, seededSite, StateGuard } from "../helpers/hostile";
+import { expectErrorOut, ODD_STRINGS, raw, StateGuard, seededSite } from "../helpers/hostile";
 import type { Validity } from "../helpers/validity";
 
 type Site = Awaited<ReturnType<typeof seededSite>>;
@@ -184,18 +184,18 @@ describe("path parameters", () => {
   });
 
   it("fuzzed unit keys and job ids (fast-check)", async () => {
-    const segment = fc.oneof(
-      fc.string({ unit: "binary", minLength: 1, maxLength: 40 }),
-      fc.string({ unit: fc.constantFrom(..."%.:/\\'\"-_ 0aZ"), minLength: 1, maxLength: 12 }),
-    );
+    const segment = fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 40 }), fc.string({ unit: fc.constantFrom(..."%.:/\\'\"-_ 0aZ"), minLength: 1, maxLength: 12 }));
     await fc.assert(
       fc.asyncProperty(segment, fc.constantFrom("GET status", "DELETE", "GET job", "cancel"), async (s, which) => {
         const enc = encodeURIComponent(s.replace(/[\ud800-\udfff]/g, "\ufffd"));
         const [method, path] =
-          which === "GET status" ? ["GET", `/v1/units/${enc}/status`]
-          : which === "DELETE" ? ["DELETE", `/v1/units/${enc}`]
-          : which === "GET job" ? ["GET", `/v1/jobs/${enc}`]
-          : ["POST", `/v1/jobs/${enc}/cancel`];
+          which === "GET status"
+            ? ["GET", `/v1/units/${enc}/status`]
+            : which === "DELETE"
+              ? ["DELETE", `/v1/units/${enc}`]
+              : which === "GET job"
+                ? ["GET", `/v1/jobs/${enc}`]
+                : ["POST", `/v1/jobs/${enc}/cancel`];
         // A value that names a stored unit or job would really delete or cancel it: not what this checks.
         if (/^(post:1|page:1)$/.test(s) || (which.includes("job") && Number.isFinite(Number(s)))) return;
         const res = await request(method, path, { key: site.key });

@@ -10,7 +10,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { scanJsonText } from "../../src/api/json-text";
 import { jsonBoundsProblem } from "../../src/api/schemas";
 import { LIMITS } from "../../src/limits";
-import { createSite, unit, type TestSite } from "../helpers/api";
+import { createSite, type TestSite, unit } from "../helpers/api";
 import { raw } from "../helpers/hostile";
 
 const DEEP = 4_000_000; // 8 MB of brackets: under the 10 MB limit
@@ -72,7 +72,7 @@ describe("the text pass", () => {
     expect(jsonBoundsProblem({ a: "\u0000".repeat(20_000) }, LIMITS.metadataChars)).toBe(`must be at most ${LIMITS.metadataChars} characters as JSON`);
     expect(jsonBoundsProblem({ a: "x".repeat(1_000_000) }, LIMITS.metadataChars)).toBe(`must be at most ${LIMITS.metadataChars} characters as JSON`);
     expect(stringify.mock.calls.every(([v]) => typeof v === "string" && v.length <= LIMITS.metadataChars)).toBe(true);
-    const value = { a: [1, "two", null, true, { b: "é\"\n" }], c: -1.5e-7 };
+    const value = { a: [1, "two", null, true, { b: 'é"\n' }], c: -1.5e-7 };
     expect(jsonBoundsProblem(value, JSON.stringify(value).length)).toBeUndefined();
     expect(jsonBoundsProblem(value, JSON.stringify(value).length - 1)).toMatch(/characters as JSON/);
   });

@@ -7,8 +7,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { admin, client, createSite, unit } from "../helpers/api";
-import { allResults, job } from "../helpers/jobs";
 import { deepArrays, expectErrorOut, expectHandled, ODD_STRINGS, raw, StateGuard } from "../helpers/hostile";
+import { allResults, job } from "../helpers/jobs";
 
 const hasLoneSurrogate = (s: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 const hasNul = (s: string) => s.includes("\u0000");
@@ -44,7 +44,11 @@ describe("odd Unicode in pushed units", () => {
     await fc.assert(
       fc.asyncProperty(fc.uniqueArray(text, { minLength: 1, maxLength: 4 }), text, async (keys, label) => {
         const key = `fuzz:${++n}`;
-        const body = unit(key, keys.map((k) => ({ key: k, text: k })), { label });
+        const body = unit(
+          key,
+          keys.map((k) => ({ key: k, text: k })),
+          { label },
+        );
         const first = await c.put("/v1/units", body);
         expect(first.body, JSON.stringify(keys)).toMatchObject({ added: keys.length, unit_created: true });
         const again = await c.put("/v1/units", body);
@@ -71,13 +75,22 @@ describe("odd Unicode in pushed units", () => {
       const again = await c.put("/v1/units", body);
       expect(again.body, name).toMatchObject({ added: 0, removed: 0, unchanged: 1 });
       // …and the segment keeps its imported translation.
-      expect((await c.get("/v1/units/post:1/status")).body.segments.map((x: any) => x.states), name).toEqual([{ de: "ok", fr: "missing" }]);
+      expect(
+        (await c.get("/v1/units/post:1/status")).body.segments.map((x: any) => x.states),
+        name,
+      ).toEqual([{ de: "ok", fr: "missing" }]);
     }
   });
 
   it("two segment keys that differ only in lone surrogates: refused, or an empty snapshot removes both", async () => {
     const { c } = await setup();
-    const first = await c.put("/v1/units", unit("post:1", [{ key: "\ud800", text: "a" }, { key: "\udbff", text: "b" }]));
+    const first = await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "\ud800", text: "a" },
+        { key: "\udbff", text: "b" },
+      ]),
+    );
     if (first.status !== 200) return expectErrorOut(first, "two lone surrogate keys");
     const emptied = await c.put("/v1/units", unit("post:1", []));
     expect(emptied.body).toMatchObject({ removed: 2 });
@@ -150,7 +163,13 @@ describe("U+0000 (DESIGN.md: a 422 naming the field)", () => {
 describe("odd Unicode elsewhere", () => {
   it("handshake, job, ack and review fields, and admin names: refused with ErrorOut or accepted, never a 5xx", async () => {
     const { site, c } = await setup();
-    await c.put("/v1/units", unit("post:1", Object.keys(ODD_STRINGS).map((name, i) => ({ key: `k${i}`, text: `Text ${name}` }))));
+    await c.put(
+      "/v1/units",
+      unit(
+        "post:1",
+        Object.keys(ODD_STRINGS).map((name, i) => ({ key: `k${i}`, text: `Text ${name}` })),
+      ),
+    );
     await job(c, site.siteId, { languages: ["de"] });
     const results = await allResults(c);
     let i = 0;

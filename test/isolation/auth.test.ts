@@ -92,7 +92,6 @@ describe("admin token", () => {
   });
 
   it("is not a site key: the public API refuses it", async () => {
-    for (const path of ["/v1/site", "/v1/status", "/v1/jobs", "/v1/results"])
-      expect((await request("GET", path, { key: ADMIN })).status).toBe(401);
+    for (const path of ["/v1/site", "/v1/status", "/v1/jobs", "/v1/results"]) expect((await request("GET", path, { key: ADMIN })).status).toBe(401);
   });
 });

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { HttpResponse } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { generateKey } from "../../src/control/keys";
-import { ADMIN, admin, createSite, request, unit, type Call } from "../helpers/api";
+import { ADMIN, admin, type Call, createSite, request, unit } from "../helpers/api";
 import { alarm, DEEPL_KEY, deeplError, mockEngines, OPENAI_KEY, openaiError, type Script } from "../helpers/faults";
 
 afterEach(() => void vi.restoreAllMocks());
@@ -38,7 +38,16 @@ const echoing: { deepl: Script; openai: Script }[] = [
   {
     deepl: () => deeplError(403, `Authorization failed: "${DEEPL_KEY}" is not a valid authentication key`),
     openai: () =>
-      HttpResponse.json({ error: { message: `Incorrect API key provided: ${OPENAI_KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`, type: "invalid_request_error", code: "invalid_api_key" } }, { status: 401 }),
+      HttpResponse.json(
+        {
+          error: {
+            message: `Incorrect API key provided: ${OPENAI_KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+            type: "invalid_request_error",
+            code: "invalid_api_key",
+          },
+        },
+        { status: 401 },
+      ),
   },
   {
     deepl: () => deeplError(400, `Value for 'target_lang' not supported with key ${DEEPL_KEY}`),
@@ -57,13 +66,24 @@ describe("secrets never appear in responses or logs", () => {
     let round = 0;
     mockEngines({ deepl: (n, t) => echoing[round].deepl(n, t), openai: (n, t) => echoing[round].openai(n, t) });
 
-    const site = await createSite({ target_languages: [{ code: "de", engine: "deepl" }, { code: "fr", engine: "openai" }] });
+    const site = await createSite({
+      target_languages: [
+        { code: "de", engine: "deepl" },
+        { code: "fr", engine: "openai" },
+      ],
+    });
     const key = site.key;
     const second = (await admin("POST", `/admin/v1/sites/${site.siteId}/keys`, { name: "staging" })).body;
     const third = (await admin("POST", `/admin/v1/sites/${site.siteId}/keys`, { name: "ci" })).body;
     const secrets = { key, revoked: second.key as string, fresh: third.key as string, ADMIN, DEEPL_KEY, OPENAI_KEY };
 
-    await call("PUT", "/v1/units", { key, body: unit("post:1", [{ key: "a", text: "Hello world" }, { key: "b", text: "Good morning" }]) });
+    await call("PUT", "/v1/units", {
+      key,
+      body: unit("post:1", [
+        { key: "a", text: "Hello world" },
+        { key: "b", text: "Good morning" },
+      ]),
+    });
     const messages: string[] = [];
     for (round = 0; round < echoing.length; round++) {
       const created = await call("POST", "/v1/jobs", { key, body: {} });
@@ -90,7 +110,11 @@ describe("secrets never appear in responses or logs", () => {
     await admin("DELETE", `/admin/v1/sites/${site.siteId}/keys/${second.id}`);
     const unknown = generateKey();
     for (const bad of [unknown, `${key}x`, key.slice(0, -1), secrets.revoked, ADMIN]) {
-      for (const [method, path] of [["GET", "/v1/site"], ["POST", "/v1/jobs"], ["GET", "/v1/results"]] as const) {
+      for (const [method, path] of [
+        ["GET", "/v1/site"],
+        ["POST", "/v1/jobs"],
+        ["GET", "/v1/results"],
+      ] as const) {
         const res = await call(method, path, { key: bad, body: method === "POST" ? {} : undefined });
         expect(res.status, `${method} ${path} with ${bad.slice(0, 8)}…`).toBe(401);
         expect(JSON.stringify(res.body)).not.toContain(bad);

@@ -13,12 +13,15 @@ const MARK = "Alphamarker";
 async function siteA() {
   const site = await createSite({ qa_mode: "separate", target_languages: [{ code: "de" }, { code: "fr" }] });
   const c = client(site.key);
-  await c.put("/v1/units", unit("post:1", [
-    { key: "a", text: `${MARK} one` },
-    { key: "b", text: `${MARK} two` },
-    // max_length 3: the translation is held back by QA (attention) in separate mode
-    { key: "c", text: `${MARK} held`, max_length: 3 },
-  ]));
+  await c.put(
+    "/v1/units",
+    unit("post:1", [
+      { key: "a", text: `${MARK} one` },
+      { key: "b", text: `${MARK} two` },
+      // max_length 3: the translation is held back by QA (attention) in separate mode
+      { key: "c", text: `${MARK} held`, max_length: 3 },
+    ]),
+  );
   await c.put("/v1/units", unit("page:1", [{ key: "x", text: `${MARK} page` }]));
   const finished = await job(c, site.siteId);
   expect(finished).toMatchObject({ status: "succeeded", done_segments: 8, qa_failed_segments: 2 });
@@ -79,8 +82,7 @@ describe("another site's key gets nothing of site A", () => {
     };
 
     expect((await read("/v1/site")).body).toMatchObject({ id: b.siteId });
-    for (const path of ["/v1/status", "/v1/status?prefix=post:", "/v1/status?prefix=page:1"])
-      expect((await read(path)).body).toMatchObject({ units_total: 0, segments_total: 0 });
+    for (const path of ["/v1/status", "/v1/status?prefix=post:", "/v1/status?prefix=page:1"]) expect((await read(path)).body).toMatchObject({ units_total: 0, segments_total: 0 });
     expect((await read("/v1/units")).body).toEqual({ units: [], next_cursor: null });
     expect((await read("/v1/units?prefix=post:&language=de")).body.units).toEqual([]);
     for (const key of a.unitKeys) expect((await read(`/v1/units/${key}/status`)).status).toBe(404);
@@ -132,7 +134,13 @@ describe("another site's key gets nothing of site A", () => {
     for (const id of a.jobIds) expect((await bc.post(`/v1/jobs/${id}/cancel`)).status).toBe(404);
     // units: delete A's keys, push B's own units under the same keys, in a batch too
     for (const key of a.unitKeys) expect((await bc.del(`/v1/units/${key}`)).status).toBe(204);
-    const pushed = await bc.put("/v1/units", unit("post:1", [{ key: "a", text: "Bravo one changed" }, { key: "z", text: "Bravo new" }]));
+    const pushed = await bc.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "Bravo one changed" },
+        { key: "z", text: "Bravo new" },
+      ]),
+    );
     expect(pushed.body).toMatchObject({ unit_created: true, added: 2, changed: 0, removed: 0, stale_translations: 0 });
     const batch = await bc.put("/v1/units/batch", { units: [unit("page:1", [{ key: "x", text: "Bravo page" }]), unit("post:2", [{ key: "a", text: "Bravo two" }])] });
     expect(batch.body.results.map((r: any) => [r.ok, r.result.unit_created])).toEqual([

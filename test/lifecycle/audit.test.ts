@@ -2,7 +2,7 @@
 // what; never a secret), and GET /admin/v1/audit pages through it newest first with an opaque
 // cursor, optionally for one organization.
 import { describe, expect, it } from "vitest";
-import { admin, createSite, unit, client } from "../helpers/api";
+import { admin, client, createSite, unit } from "../helpers/api";
 import { job } from "../helpers/jobs";
 
 async function all(query: string) {

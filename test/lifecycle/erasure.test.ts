@@ -6,16 +6,31 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteObject } from "../../src/site/object";
-import { admin, client, createSite, unit, type TestSite } from "../helpers/api";
+import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
 import { allResults, job } from "../helpers/jobs";
 
 const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
-const q = async <T = any>(query: string, ...args: unknown[]) => (await env.DB.prepare(query).bind(...args).all<T>()).results;
+const q = async <T = any>(query: string, ...args: unknown[]) =>
+  (
+    await env.DB.prepare(query)
+      .bind(...args)
+      .all<T>()
+  ).results;
 
 /** A site with units, translations, results, a finished job, a queued job (alarm set) and an R2 leftover. */
 async function populated(site: TestSite) {
   const c = client(site.key);
-  expect((await c.put("/v1/units", unit("post:1", [{ key: "title", text: "Hello world" }, { key: "body", text: "Some text here." }]))).status).toBe(200);
+  expect(
+    (
+      await c.put(
+        "/v1/units",
+        unit("post:1", [
+          { key: "title", text: "Hello world" },
+          { key: "body", text: "Some text here." },
+        ]),
+      )
+    ).status,
+  ).toBe(200);
   const done = await job(c, site.siteId);
   expect(done.status).toBe("succeeded");
   expect((await allResults(c)).length).toBe(4);
@@ -71,7 +86,18 @@ describe("DELETE /admin/v1/sites/{site_id}", () => {
     await runDurableObjectAlarm(stubOf(site.siteId));
     expect((await objectTables(site.siteId)).tables).toEqual([]);
     // a direct call with the old settings (a key cached in another isolate) is refused and writes nothing
-    const settings = { id: site.siteId, organizationId: site.orgId, organization: "x", name: "x", sourceLanguage: "en", targetLanguages: [], enabledAdapters: ["wordpress"], enabledEngines: ["pseudo"], qaMode: "editors", reviewMode: "draft" };
+    const settings = {
+      id: site.siteId,
+      organizationId: site.orgId,
+      organization: "x",
+      name: "x",
+      sourceLanguage: "en",
+      targetLanguages: [],
+      enabledAdapters: ["wordpress"],
+      enabledEngines: ["pseudo"],
+      qaMode: "editors",
+      reviewMode: "draft",
+    };
     const refused = await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => o.pushUnit(settings as any, unit("post:9", [{ key: "a", text: "b" }]) as any));
     expect(refused).toMatchObject({ __apiError: { status: 401 } });
     expect((await objectTables(site.siteId)).tables).toEqual([]);
@@ -115,8 +141,14 @@ describe("DELETE /admin/v1/organizations/{org_id}", () => {
       env.DB.prepare("INSERT INTO users (email, password_hash) VALUES ('only@a.test', 'x'), ('both@a.test', 'y')"),
       env.DB.prepare("INSERT INTO memberships (user_id, organization_id, role) SELECT id, ?, 'owner' FROM users WHERE email IN ('only@a.test', 'both@a.test')").bind(a.orgId),
       env.DB.prepare("INSERT INTO memberships (user_id, organization_id, role) SELECT id, ?, 'editor' FROM users WHERE email = 'both@a.test'").bind(other.orgId),
-      env.DB.prepare("INSERT INTO sessions (token_hash, user_id, created_at, expires_at) SELECT 'h-' || email, id, ?, ? FROM users WHERE email IN ('only@a.test', 'both@a.test')").bind(now, later),
-      env.DB.prepare("INSERT INTO invitations (organization_id, email, role, token_hash, created_at, expires_at) VALUES (?, 'new@a.test', 'editor', 'inv', ?, ?)").bind(a.orgId, now, later),
+      env.DB.prepare(
+        "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) SELECT 'h-' || email, id, ?, ? FROM users WHERE email IN ('only@a.test', 'both@a.test')",
+      ).bind(now, later),
+      env.DB.prepare("INSERT INTO invitations (organization_id, email, role, token_hash, created_at, expires_at) VALUES (?, 'new@a.test', 'editor', 'inv', ?, ?)").bind(
+        a.orgId,
+        now,
+        later,
+      ),
     ]);
 
     expect((await admin("DELETE", `/admin/v1/organizations/${a.orgId}`)).status).toBe(204);

@@ -3,15 +3,16 @@
 // declared body of 10 MB or more is refused at once; nobody's body is read before they are
 // known. The limiters are the real bindings of wrangler.toml (Miniflare's in-memory ones), so
 // each test uses its own keys and addresses.
-import { testEnv } from "../helpers/env";
+
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { generateKey, isWellFormedKey, KEY_CACHE_MS, keyChecksum } from "../../src/control/keys";
 import { LIMITS } from "../../src/limits";
-import { ADMIN, admin, createSite, request } from "../helpers/api";
 import toml from "../../wrangler.toml?raw";
+import { ADMIN, admin, createSite, request } from "../helpers/api";
+import { testEnv } from "../helpers/env";
 
 afterEach(() => void vi.restoreAllMocks());
 
@@ -43,7 +44,11 @@ async function burst(n: number, send: () => Promise<{ status: number }>) {
 
 describe("per API key: 600 requests a minute", () => {
   it("wrangler.toml declares the limits of DESIGN.md", () => {
-    const limiters = [...toml.matchAll(/\[\[ratelimits\]\]\s*name = "(\w+)"\s*namespace_id = "\d+"\s*simple = \{ limit = (\d+), period = (\d+) \}/g)].map((m) => [m[1], Number(m[2]), Number(m[3])]);
+    const limiters = [...toml.matchAll(/\[\[ratelimits\]\]\s*name = "(\w+)"\s*namespace_id = "\d+"\s*simple = \{ limit = (\d+), period = (\d+) \}/g)].map((m) => [
+      m[1],
+      Number(m[2]),
+      Number(m[3]),
+    ]);
     expect(limiters).toEqual([
       ["KEY_LIMITER", 600, 60],
       ["AUTH_FAILURE_LIMITER", 60, 60],
@@ -191,13 +196,16 @@ describe("order of work: declared size, then the caller, then the body", () => {
   /** A body that records whether anyone read it. */
   function watchedBody() {
     const state = { pulled: false };
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        state.pulled = true;
-        controller.enqueue(new TextEncoder().encode('{"external_key":"a","adapter":"wordpress","segments":[]}'));
-        controller.close();
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          state.pulled = true;
+          controller.enqueue(new TextEncoder().encode('{"external_key":"a","adapter":"wordpress","segments":[]}'));
+          controller.close();
+        },
       },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
     return { stream, state };
   }
 
@@ -272,7 +280,11 @@ describe("admin token", () => {
 describe("OpenAPI document", () => {
   it("documents 429 with Retry-After, and the lifecycle admin operations", async () => {
     const doc = (await request("GET", "/v1/openapi.json")).body;
-    for (const [path, method] of [["/v1/status", "get"], ["/v1/units", "put"], ["/v1/jobs", "post"]]) {
+    for (const [path, method] of [
+      ["/v1/status", "get"],
+      ["/v1/units", "put"],
+      ["/v1/jobs", "post"],
+    ]) {
       const r429 = doc.paths[path][method].responses["429"];
       expect(r429, `${method} ${path}`).toBeDefined();
       expect(r429.headers["Retry-After"]).toBeDefined();

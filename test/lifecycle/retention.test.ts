@@ -22,7 +22,7 @@ const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
 /** Rows the object holds for one unit (by external key) and in all. */
 async function rows(siteId: number, externalKey: string) {
   return runInDurableObject(stubOf(siteId), (o: SiteObject) => {
-    const n = (q: string, ...a: unknown[]) => (o.store.one<{ n: number }>(q, ...a)?.n ?? 0);
+    const n = (q: string, ...a: unknown[]) => o.store.one<{ n: number }>(q, ...a)?.n ?? 0;
     const u = "(SELECT id FROM units WHERE external_key = ?)";
     return {
       unit: n(`SELECT count(*) AS n FROM units WHERE external_key = ?`, externalKey),
@@ -42,7 +42,17 @@ describe("deleted units", () => {
     const site = await createSite();
     const c = client(site.key);
     for (const key of ["post:gone", "post:kept", "post:back"])
-      expect((await c.put("/v1/units", unit(key, [{ key: "title", text: `Title of ${key}` }, { key: "body", text: `Body of ${key}.` }]))).status).toBe(200);
+      expect(
+        (
+          await c.put(
+            "/v1/units",
+            unit(key, [
+              { key: "title", text: `Title of ${key}` },
+              { key: "body", text: `Body of ${key}.` },
+            ]),
+          )
+        ).status,
+      ).toBe(200);
     expect((await job(c, site.siteId)).status).toBe("succeeded");
     expect(await rows(site.siteId, "post:gone")).toMatchObject({ unit: 1, segments: 2, translations: 4, results: 4 });
 
@@ -53,7 +63,13 @@ describe("deleted units", () => {
 
     // day 10: post:back is pushed again and restored with its translations
     setClock(at(10));
-    const back = await c.put("/v1/units", unit("post:back", [{ key: "title", text: "Title of post:back" }, { key: "body", text: "Body of post:back." }]));
+    const back = await c.put(
+      "/v1/units",
+      unit("post:back", [
+        { key: "title", text: "Title of post:back" },
+        { key: "body", text: "Body of post:back." },
+      ]),
+    );
     expect(back.body).toMatchObject({ unit_created: true, unchanged: 2 });
 
     // day 29: nothing is purged yet

@@ -83,7 +83,10 @@ describe("organization usage", () => {
     const a = await createSite({ plan: "pro" });
     const b = await createSite({ orgId: a.orgId });
     expect((await admin("PUT", `/admin/v1/organizations/${a.orgId}/subscription`, { plan: "pro", status: "active", site_ids: [a.siteId, b.siteId] })).status).toBe(200);
-    await bill(a.orgId, a.siteId, [["2026-05-02T10:00:00.000Z", 200_000], ["2026-05-20T10:00:00.000Z", 100_000]]);
+    await bill(a.orgId, a.siteId, [
+      ["2026-05-02T10:00:00.000Z", 200_000],
+      ["2026-05-20T10:00:00.000Z", 100_000],
+    ]);
     await bill(a.orgId, b.siteId, [["2026-05-03T10:00:00.000Z", 100_000]]);
     const body = (await usage(a.orgId, "2026-05")).body;
     expect(body).toMatchObject({ plan: "pro", included_characters: 500_000, used_characters: 400_000, overage_characters: 50_000, overage_cents: 100 });
@@ -97,7 +100,13 @@ describe("organization usage", () => {
 
     const scale = await createSite({ plan: "scale" });
     await bill(scale.orgId, scale.siteId, [["2026-06-10T10:00:00.000Z", 50_000_000]]);
-    expect((await usage(scale.orgId, "2026-06")).body).toMatchObject({ plan: "scale", included_characters: null, used_characters: 50_000_000, overage_characters: 0, overage_cents: 0 });
+    expect((await usage(scale.orgId, "2026-06")).body).toMatchObject({
+      plan: "scale",
+      included_characters: null,
+      used_characters: 50_000_000,
+      overage_characters: 0,
+      overage_cents: 0,
+    });
 
     const none = await createSite({ plan: null });
     const body = (await usage(none.orgId, "2026-06")).body;

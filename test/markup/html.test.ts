@@ -8,7 +8,7 @@ const tags = (text: string) => findHtmlTags(text).map((t) => `${t.type}:${t.name
 describe("findHtmlTags", () => {
   it.each([
     ["<p>Hi</p>", ["open:p:<p>", "close:p:</p>"]],
-    ['<a href="x>y" title=\'q\'>l</a>', ["open:a:<a href=\"x>y\" title='q'>", "close:a:</a>"]],
+    ["<a href=\"x>y\" title='q'>l</a>", ["open:a:<a href=\"x>y\" title='q'>", "close:a:</a>"]],
     ["a<br>b<br/>c<img src=x />", ["self:br:<br>", "self:br:<br/>", "self:img:<img src=x />"]],
     ["<x-widget/>", ["self:x-widget:<x-widget/>"]],
     ["<!-- note --><!DOCTYPE html><![CDATA[x<y]]>", ["comment::<!-- note -->", "comment::<!DOCTYPE html>", "comment::<![CDATA[x<y]]>"]],
@@ -34,8 +34,7 @@ describe("findHtmlTags", () => {
 });
 
 describe("htmlTagSpans", () => {
-  const spans = (text: string) =>
-    htmlTagSpans(text).map((s) => ({ text: text.slice(s.start, s.end), kind: s.kind, role: s.role, pair: s.pair }));
+  const spans = (text: string) => htmlTagSpans(text).map((s) => ({ text: text.slice(s.start, s.end), kind: s.kind, role: s.role, pair: s.pair }));
 
   it("pairs an opener with its closer", () => {
     const [open, b, bClose, close] = spans("<p><b>x</b></p>");

@@ -11,7 +11,7 @@ describe("markdown spans", () => {
     ["```js\nlet a = *b*;\n```\nafter", [["code", "```js\nlet a = *b*;\n```"]]],
     ["~~~\nunclosed *x*", [["code", "~~~\nunclosed *x*"]]],
     [
-      "See [the docs](https://x.org/a_(b) \"Title\") now",
+      'See [the docs](https://x.org/a_(b) "Title") now',
       [
         ["link_open", "["],
         ["link_close", '](https://x.org/a_(b) "Title")'],
@@ -77,27 +77,46 @@ describe("markdown spans", () => {
         ["line", "- [x] "],
       ],
     ],
-    ["---\n| a | b |\n|---|:-:|", [["line", "---"], ["line", "|---|:-:|"]]],
-    ["Not \\*emphasis\\*", [["escape", "\\*"], ["escape", "\\*"]]],
-    ["<https://x.org> and <b>html</b>", [["url", "<https://x.org>"], ["tag", "<b>"], ["tag", "</b>"]]],
-    ["Hi {name}, see https://x.org", [["placeholder", "{name}"], ["url", "https://x.org"]]],
+    [
+      "---\n| a | b |\n|---|:-:|",
+      [
+        ["line", "---"],
+        ["line", "|---|:-:|"],
+      ],
+    ],
+    [
+      "Not \\*emphasis\\*",
+      [
+        ["escape", "\\*"],
+        ["escape", "\\*"],
+      ],
+    ],
+    [
+      "<https://x.org> and <b>html</b>",
+      [
+        ["url", "<https://x.org>"],
+        ["tag", "<b>"],
+        ["tag", "</b>"],
+      ],
+    ],
+    [
+      "Hi {name}, see https://x.org",
+      [
+        ["placeholder", "{name}"],
+        ["url", "https://x.org"],
+      ],
+    ],
     ["&copy; 2024", [["entity", "&copy;"]]],
   ])("in %j", (text, expected) => {
     expect(spans(text)).toEqual(expected);
   });
 
-  it.each([
-    ["2 * 3 * 4"],
-    ["snake_case_name and other_var"],
-    ["#hashtag"],
-    ["-5 degrees"],
-    ["~5 minutes"],
-    ["A lone * star"],
-    ["[not a link] here"],
-    ["\\[escaped](x)"],
-  ])("finds no syntax in %j", (text) => {
-    expect(spans(text).filter(([kind]) => kind !== "escape")).toEqual([]);
-  });
+  it.each([["2 * 3 * 4"], ["snake_case_name and other_var"], ["#hashtag"], ["-5 degrees"], ["~5 minutes"], ["A lone * star"], ["[not a link] here"], ["\\[escaped](x)"]])(
+    "finds no syntax in %j",
+    (text) => {
+      expect(spans(text).filter(([kind]) => kind !== "escape")).toEqual([]);
+    },
+  );
 
   it("finds inline HTML after code that shows a script tag", () => {
     expect(spans("`<script>` then <b>bold</b>")).toEqual([

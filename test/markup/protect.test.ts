@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
-import { MarkupError, protect, type ProtectMode } from "../../src/markup/protect";
+import { MarkupError, type ProtectMode, protect } from "../../src/markup/protect";
 import { runQA } from "../../src/qa";
 
 const MODES: ProtectMode[] = ["text", "html"];
@@ -9,7 +9,7 @@ const MODES: ProtectMode[] = ["text", "html"];
 const SAMPLES: [Format, string][] = [
   ["plain", "Hello {name}, you have %d new messages. Open https://example.com/inbox?a=1&b=2 now."],
   ["plain", "Line one with %1$s\n\nLine two with %(count)s and :user\n  indented {{ total }}"],
-  ["plain", "Tom & Jerry <3 ⟦1⟧ are \"friends\""],
+  ["plain", 'Tom & Jerry <3 ⟦1⟧ are "friends"'],
   ["plain", "  padded with spaces and a newline\n"],
   [
     "html",
@@ -22,7 +22,7 @@ const SAMPLES: [Format, string][] = [
   ["rich_text", "<h2>Title</h2>\n<p>Text with <em>emphasis</em> and <strong>strong <em>nested</em></strong> words.</p>"],
   [
     "markdown",
-    "## Getting started\n\nRun `npm install` and open [the guide](https://example.com/guide \"Guide\").\n\n" +
+    '## Getting started\n\nRun `npm install` and open [the guide](https://example.com/guide "Guide").\n\n' +
       "- **Bold** item with _emphasis_\n- ~~Old~~ item {count}\n  1. nested step\n\n" +
       "> Quote with ![an image](img.png)\n\n```sh\nnpm run dev\n```\n\nEscaped \\*star\\* and 2 * 3 & 4 < 5",
   ],
@@ -53,9 +53,7 @@ function shoutHtml(sent: string): string {
 }
 
 function qaErrors(source: string, target: string, format: Format) {
-  return runQA({ source, target, format, maxLength: null, sourceLanguage: "en", targetLanguage: "de", glossary: [] }).filter(
-    (issue) => issue.severity === "error",
-  );
+  return runQA({ source, target, format, maxLength: null, sourceLanguage: "en", targetLanguage: "de", glossary: [] }).filter((issue) => issue.severity === "error");
 }
 
 describe("protect → engine → restore", () => {
@@ -131,9 +129,7 @@ describe("protect → engine → restore", () => {
   it("reads the HTML an engine writes back in its own style", () => {
     const p = protect("It's {name}\nnext line", "plain", "html");
     expect(p.text).toBe(`It's <span translate="no" class="notranslate" id="m1">{name}</span><br id="m2">next line`);
-    expect(p.restore(`C&#39;est <SPAN id='m1' class="notranslate" translate="no">{nom}</SPAN> <br id="m2"/> ligne`)).toBe(
-      "C'est {name}\nligne",
-    );
+    expect(p.restore(`C&#39;est <SPAN id='m1' class="notranslate" translate="no">{nom}</SPAN> <br id="m2"/> ligne`)).toBe("C'est {name}\nligne");
   });
 
   it("drops a closing tag an engine added for an element the source left open", () => {
@@ -188,8 +184,7 @@ describe("protect → engine → restore", () => {
     it.each(MODES)("is detected for every format in %s mode", (mode) => {
       for (const [format, text] of SAMPLES) {
         const p = protect(text, format, mode);
-        const withoutFirstToken =
-          mode === "text" ? p.text.replace(/⟦\d+⟧/, "") : p.text.replace(/<(?!\/)[^>]*id="m\d+"[^>]*>/, "");
+        const withoutFirstToken = mode === "text" ? p.text.replace(/⟦\d+⟧/, "") : p.text.replace(/<(?!\/)[^>]*id="m\d+"[^>]*>/, "");
         if (withoutFirstToken === p.text) continue;
         expect(() => p.restore(withoutFirstToken), `${format}: ${text}`).toThrow(MarkupError);
       }

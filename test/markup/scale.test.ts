@@ -7,9 +7,10 @@ import { runQA } from "../../src/qa";
 const LENGTH = 100_000;
 const repeat = (unit: string) => unit.repeat(Math.ceil(LENGTH / unit.length)).slice(0, LENGTH);
 const LONG_TEXTS: [string, string][] = [
-  ...["[a](", "[", "<a ", "<b>", "</b>", "<code>", " `` ", "*a ", "_", "%", ":a", "- a\n", "https://x.org/{a} ", "1,000 ", "&"].map(
-    (unit): [string, string] => [JSON.stringify(unit), repeat(unit)],
-  ),
+  ...["[a](", "[", "<a ", "<b>", "</b>", "<code>", " `` ", "*a ", "_", "%", ":a", "- a\n", "https://x.org/{a} ", "1,000 ", "&"].map((unit): [string, string] => [
+    JSON.stringify(unit),
+    repeat(unit),
+  ]),
   ["a long run of spaces", `a${" ".repeat(LENGTH - 3)}.b`],
   ["a URL of dots", `https://x.org/${".".repeat(LENGTH - 20)}a`],
 ];

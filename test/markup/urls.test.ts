@@ -17,16 +17,10 @@ describe("findUrls", () => {
   });
 
   it("ends a URL at an escaped quote in HTML", () => {
-    expect(found("&quot;https://example.com/a&quot; and https://x.org/?a=1&amp;b=2", true)).toEqual([
-      "https://example.com/a",
-      "https://x.org/?a=1&amp;b=2",
-    ]);
+    expect(found("&quot;https://example.com/a&quot; and https://x.org/?a=1&amp;b=2", true)).toEqual(["https://example.com/a", "https://x.org/?a=1&amp;b=2"]);
   });
 
-  it.each([["No links here"], ["ftp://example.com is not handled"], ["A bare https:// scheme"], ["xhttps://nope"]])(
-    "finds none in %j",
-    (text) => {
-      expect(found(text)).toEqual([]);
-    },
-  );
+  it.each([["No links here"], ["ftp://example.com is not handled"], ["A bare https:// scheme"], ["xhttps://nope"]])("finds none in %j", (text) => {
+    expect(found(text)).toEqual([]);
+  });
 });

@@ -15,12 +15,12 @@ import type { SiteSettings } from "../../src/control/sites";
 import { pseudoLocalize } from "../../src/engines/pseudo";
 import { createEngine } from "../../src/engines/registry";
 import type { Engine } from "../../src/engines/types";
-import type { SiteObject } from "../../src/site/object";
-import { runJobs, type RunOptions } from "../../src/site/runner";
 import { fingerprint } from "../../src/site/fingerprint";
+import type { SiteObject } from "../../src/site/object";
+import { type RunOptions, runJobs } from "../../src/site/runner";
 import { admin, client, createSite, unit as unitBody } from "../helpers/api";
 import { runJob } from "../helpers/jobs";
-import { LANGS, Model, norm, type Lang, type SegmentSpec, type Triple } from "./model";
+import { LANGS, type Lang, Model, norm, type SegmentSpec, type Triple } from "./model";
 
 type Client = ReturnType<typeof client>;
 
@@ -106,7 +106,10 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .array(fc.oneof({ weight: 4, arbitrary: pushArb }, { weight: 1, arbitrary: fc.record({ kind: fc.constant("invalid" as const), unit: fc.nat(2) }) }), { minLength: 1, maxLength: 3 })
+      .array(fc.oneof({ weight: 4, arbitrary: pushArb }, { weight: 1, arbitrary: fc.record({ kind: fc.constant("invalid" as const), unit: fc.nat(2) }) }), {
+        minLength: 1,
+        maxLength: 3,
+      })
       .map((items) => ({ type: "batch" as const, items })),
   },
   { weight: 1, arbitrary: fc.nat(2).map((unit) => ({ type: "delete" as const, unit })) },
@@ -261,7 +264,12 @@ async function checkAll(c: Client, model: Model, step: number, pageSize: number)
   }
   const filterUnit = UNITS[step % UNITS.length];
   const filtered = await allPages(c, `/v1/results?unit=${filterUnit}`, "results", 500);
-  expect(filtered.map(resultKey).sort(), `GET /v1/results?unit=${filterUnit}`).toEqual(expected.filter((r) => r.unit === filterUnit).map(resultKey).sort());
+  expect(filtered.map(resultKey).sort(), `GET /v1/results?unit=${filterUnit}`).toEqual(
+    expected
+      .filter((r) => r.unit === filterUnit)
+      .map(resultKey)
+      .sort(),
+  );
 
   // GET /v1/status, whole site and by prefix.
   for (const prefix of ["", "post:"]) {
@@ -274,14 +282,16 @@ async function checkAll(c: Client, model: Model, step: number, pageSize: number)
   // GET /v1/units: the units with work, only languages with work; paginated.
   const work = await allPages(c, "/v1/units", "units", 2);
   const actualWork = Object.fromEntries(work.map((u) => [u.external_key, u.languages.map(({ attention_url: _u, ...rest }: any) => rest)]));
-  expect(work.map((u) => u.external_key), "GET /v1/units order").toEqual(Object.keys(actualWork).sort());
+  expect(
+    work.map((u) => u.external_key),
+    "GET /v1/units order",
+  ).toEqual(Object.keys(actualWork).sort());
   expect(actualWork, "GET /v1/units").toEqual(model.unitsWithWork());
   const lang = LANGS[step % LANGS.length];
   const byLang = await allPages(c, `/v1/units?language=${lang}`, "units", 500);
-  expect(
-    Object.fromEntries(byLang.map((u) => [u.external_key, u.languages.map(({ attention_url: _u, ...rest }: any) => rest)])),
-    `GET /v1/units?language=${lang}`,
-  ).toEqual(model.unitsWithWork(lang));
+  expect(Object.fromEntries(byLang.map((u) => [u.external_key, u.languages.map(({ attention_url: _u, ...rest }: any) => rest)])), `GET /v1/units?language=${lang}`).toEqual(
+    model.unitsWithWork(lang),
+  );
 }
 
 // ---------------------------------------------------------------- running commands
@@ -363,14 +373,29 @@ async function runJobCommand(c: Client, siteId: number, model: Model, cmd: Extra
     const importedBefore = new Set(model.importedTriples().map(key));
     const imported = await importDuringJob(c, siteId, model, cmd.during, running);
     if (imported.during) {
-      const fresh = new Set(model.importedTriples().map(key).filter((k) => !importedBefore.has(k)));
+      const fresh = new Set(
+        model
+          .importedTriples()
+          .map(key)
+          .filter((k) => !importedBefore.has(k)),
+      );
       const estimated = scope.length;
       scope = scope.filter((t) => !fresh.has(key(t)));
       done = (await c.get(`/v1/jobs/${created.body.id}`)).body;
-      expect(done, `job ${JSON.stringify(request)} with an import during it`).toMatchObject({ status: "succeeded", done_segments: scope.length, failed_segments: 0, estimated_segments: estimated });
+      expect(done, `job ${JSON.stringify(request)} with an import during it`).toMatchObject({
+        status: "succeeded",
+        done_segments: scope.length,
+        failed_segments: 0,
+        estimated_segments: estimated,
+      });
     } else {
       done = (await c.get(`/v1/jobs/${created.body.id}`)).body;
-      expect(done, `job ${JSON.stringify(request)} (the import came after it)`).toMatchObject({ status: "succeeded", done_segments: scope.length, failed_segments: 0, estimated_segments: scope.length });
+      expect(done, `job ${JSON.stringify(request)} (the import came after it)`).toMatchObject({
+        status: "succeeded",
+        done_segments: scope.length,
+        failed_segments: 0,
+        estimated_segments: scope.length,
+      });
     }
     learnResults(model, scope, before, await allPages(c, "/v1/results", "results", 500), created.body.id);
     if (!imported.during) await imported.after();
@@ -434,7 +459,12 @@ async function changeSettings(c: Client, siteId: number, model: Model, change: n
   const patches = [
     { name: `Renamed ${change}` },
     { review_mode: change % 2 ? "suggestion" : "draft" },
-    { target_languages: [{ code: "de", engine: "pseudo", formality: change % 2 ? "formal" : "default" }, { code: "fr", engine: "pseudo" }] },
+    {
+      target_languages: [
+        { code: "de", engine: "pseudo", formality: change % 2 ? "formal" : "default" },
+        { code: "fr", engine: "pseudo" },
+      ],
+    },
   ];
   const res = await admin("PATCH", `/admin/v1/sites/${siteId}`, patches[change % patches.length]);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -451,7 +481,10 @@ async function changeSettings(c: Client, siteId: number, model: Model, change: n
 }
 
 async function ack(c: Client, model: Model, cmd: Extract<Command, { type: "ack" }>) {
-  const listed = model.listed().map((r) => r.id).sort();
+  const listed = model
+    .listed()
+    .map((r) => r.id)
+    .sort();
   const ids = listed.length ? cmd.picks.map((p) => listed[p % listed.length]) : [];
   if (cmd.stale !== null) {
     const others = [...model.results.keys()].filter((id) => !listed.includes(id)).sort();
@@ -477,7 +510,9 @@ async function review(c: Client, model: Model, cmd: Extract<Command, { type: "re
   const reviews = cmd.items.flatMap((item) => {
     const from = item.from === "waiting" && waiting.length ? waiting : any;
     if (!from.length) return [];
-    return [{ id: from[item.pick % from.length], outcome: item.outcome, ...(item.text !== undefined && item.outcome === "approved" ? { text: item.text } : {}), reviewer: "model" }];
+    return [
+      { id: from[item.pick % from.length], outcome: item.outcome, ...(item.text !== undefined && item.outcome === "approved" ? { text: item.text } : {}), reviewer: "model" },
+    ];
   });
   const expected = model.review(reviews);
   const res = await c.post("/v1/reviews", { reviews });
@@ -526,22 +561,30 @@ async function runSequence(commands: Command[], pageSize: number, running: JobRu
 }
 
 describe("the service follows the reference model of the state machine", () => {
-  it("random sequences of pushes, imports, deletes, jobs, acks and reviews", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(commandArb, { minLength: 1, maxLength: 15 }), fc.constantFrom(3, 7, 500), (commands, pageSize) => runSequence(commands, pageSize)),
-      // MODEL_RUNS=1000 for a long run (docs: the issue's 1,000 sequences); MODEL_SEED to replay one.
-      { numRuns: RUNS, endOnFailure: true, ...(knobs.MODEL_SEED ? { seed: Number(knobs.MODEL_SEED) } : {}) },
-    );
-  }, Math.max(180_000, RUNS * 15_000));
+  it(
+    "random sequences of pushes, imports, deletes, jobs, acks and reviews",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(commandArb, { minLength: 1, maxLength: 15 }), fc.constantFrom(3, 7, 500), (commands, pageSize) => runSequence(commands, pageSize)),
+        // MODEL_RUNS=1000 for a long run (docs: the issue's 1,000 sequences); MODEL_SEED to replay one.
+        { numRuns: RUNS, endOnFailure: true, ...(knobs.MODEL_SEED ? { seed: Number(knobs.MODEL_SEED) } : {}) },
+      );
+    },
+    Math.max(180_000, RUNS * 15_000),
+  );
 
-  it("with tiny slices: each job spans several slices whose commits overlap", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(commandArb, { minLength: 1, maxLength: 15 }), fc.constantFrom(3, 500), (commands, pageSize) =>
-        runSequence(commands, pageSize, { options: { sliceItems: TINY_SLICE } }),
-      ),
-      { numRuns: TINY_RUNS, endOnFailure: true, ...(knobs.MODEL_SEED ? { seed: Number(knobs.MODEL_SEED) } : {}) },
-    );
-  }, Math.max(180_000, TINY_RUNS * 15_000));
+  it(
+    "with tiny slices: each job spans several slices whose commits overlap",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(commandArb, { minLength: 1, maxLength: 15 }), fc.constantFrom(3, 500), (commands, pageSize) =>
+          runSequence(commands, pageSize, { options: { sliceItems: TINY_SLICE } }),
+        ),
+        { numRuns: TINY_RUNS, endOnFailure: true, ...(knobs.MODEL_SEED ? { seed: Number(knobs.MODEL_SEED) } : {}) },
+      );
+    },
+    Math.max(180_000, TINY_RUNS * 15_000),
+  );
 });
 
 describe("focused cases found by the model", () => {

@@ -8,9 +8,7 @@ describe("runQA", () => {
   });
 
   it("reports an empty translation alone", () => {
-    expect(runQA(qaInput({ source: "Hello {name}, 3 messages.", target: "", maxLength: 1 }))).toEqual([
-      { code: "empty", severity: "error", message: "The translation is empty." },
-    ]);
+    expect(runQA(qaInput({ source: "Hello {name}, 3 messages.", target: "", maxLength: 1 }))).toEqual([{ code: "empty", severity: "error", message: "The translation is empty." }]);
   });
 
   it("reports every failing check, errors first, each with its code and severity", () => {

@@ -42,7 +42,7 @@ describe("unchanged", () => {
     const alphabet = ["a", "A", "é", "É", "e\u0301", "İ", "i", "ß", "Ⱥ", "ⱥ", "ǅ", "ǆ", " ", "\t", "\u00a0", "\u2003", "ø", "Ø", "1"];
     const normalize = (t: string) => t.normalize("NFC").toLowerCase().replace(/\s+/g, "");
     let seed = 7;
-    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const text = () => Array.from({ length: 3 + Math.floor(next() * 4) }, () => alphabet[Math.floor(next() * alphabet.length)]).join("");
     let same = 0;
     for (let n = 0; n < 20_000; n++) {

@@ -24,10 +24,19 @@ describe("a batch with a unit that fails while it is written", () => {
     const c = client(site.key);
     await c.put("/v1/units", unit("post:0", [{ key: "a", text: "Zero" }]));
     const batch = [
-      unit("post:1", [{ key: "a", text: "One" }, { key: "b", text: "Two", field: "title" }]),
+      unit("post:1", [
+        { key: "a", text: "One" },
+        { key: "b", text: "Two", field: "title" },
+      ]),
       // Its second segment fails to insert, after its unit row and first segment were written.
-      unit("post:2", [{ key: "a", text: "Three" }, { key: "boom", text: "Four" }]),
-      unit("post:0", [{ key: "a", text: "Zero, changed" }, { key: "b", text: "Five" }]),
+      unit("post:2", [
+        { key: "a", text: "Three" },
+        { key: "boom", text: "Four" },
+      ]),
+      unit("post:0", [
+        { key: "a", text: "Zero, changed" },
+        { key: "b", text: "Five" },
+      ]),
       unit("page:3", [{ key: "a", text: "Six" }]),
     ].map((u) => UnitSnapshotIn.parse(u));
 

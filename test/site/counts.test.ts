@@ -8,11 +8,11 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { UnitSnapshotIn } from "../../src/api/schemas";
-import type { Engine } from "../../src/engines/types";
-import { runJobs } from "../../src/site/runner";
 import type { SiteSettings } from "../../src/control/sites";
+import type { Engine } from "../../src/engines/types";
 import { rebuildCounts } from "../../src/site/counts";
 import type { SiteObject } from "../../src/site/object";
+import { runJobs } from "../../src/site/runner";
 import { siteTargets } from "../../src/site/settings";
 import { client, createSite, unit } from "../helpers/api";
 import { job } from "../helpers/jobs";
@@ -52,10 +52,24 @@ describe("maintained counts", () => {
   it("equal a recount after jobs over some languages of units in mixed states", async () => {
     const site = await createSite({ target_languages: [{ code: "de" }, { code: "fr" }, { code: "it" }] });
     const c = client(site.key);
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello there" }, { key: "b", text: "Good morning" }, { key: "c", text: "See you" }]));
     await c.put(
       "/v1/units",
-      unit("page:1", [{ key: "a", text: "About us", translations: { fr: "À propos" } }, { key: "b", text: "Contact" }], { writable_languages: ["de", "fr"] }),
+      unit("post:1", [
+        { key: "a", text: "Hello there" },
+        { key: "b", text: "Good morning" },
+        { key: "c", text: "See you" },
+      ]),
+    );
+    await c.put(
+      "/v1/units",
+      unit(
+        "page:1",
+        [
+          { key: "a", text: "About us", translations: { fr: "À propos" } },
+          { key: "b", text: "Contact" },
+        ],
+        { writable_languages: ["de", "fr"] },
+      ),
     );
     await c.put("/v1/units", unit("post:2", [{ key: "a", text: "Hello there" }]));
 
@@ -66,7 +80,14 @@ describe("maintained counts", () => {
     expect(counts.maintained.unitCounts.filter((r: any) => r.language === "de").every((r: any) => r.review === r.total)).toBe(true);
 
     // A changed source makes de stale in post:1/b; a job over de and it works both off.
-    await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello there" }, { key: "b", text: "Good evening" }, { key: "c", text: "See you" }]));
+    await c.put(
+      "/v1/units",
+      unit("post:1", [
+        { key: "a", text: "Hello there" },
+        { key: "b", text: "Good evening" },
+        { key: "c", text: "See you" },
+      ]),
+    );
     expect((await job(c, site.siteId, { languages: ["de", "it"] })).status).toBe("succeeded");
     counts = await countsAndRecount(site.siteId);
     expect(counts.maintained).toEqual(counts.recount);

@@ -37,7 +37,13 @@ function seed(store: Store, rows: SiteRows) {
   const now = new Date().toISOString();
   const unitIds = rows.units.map(
     ([key, source, writable, deleted]) =>
-      store.one<{ id: number }>("INSERT INTO units (external_key, adapter, source_language, writable_languages, deleted) VALUES (?, 'wordpress', ?, ?, ?) RETURNING id", key, source, writable, deleted)!.id,
+      store.one<{ id: number }>(
+        "INSERT INTO units (external_key, adapter, source_language, writable_languages, deleted) VALUES (?, 'wordpress', ?, ?, ?) RETURNING id",
+        key,
+        source,
+        writable,
+        deleted,
+      )!.id,
   );
   const segmentIds = rows.segments.map(
     ([unit, text, removed], i) =>
@@ -62,13 +68,24 @@ function seed(store: Store, rows: SiteRows) {
       now,
     );
   for (const [text, source, target] of rows.memory)
-    store.run("INSERT OR IGNORE INTO memory (source_fingerprint, source_language, target_language, text, origin, updated_at) VALUES (?, ?, ?, 'x', 'human', ?)", fp(text), source, target, now);
+    store.run(
+      "INSERT OR IGNORE INTO memory (source_fingerprint, source_language, target_language, text, origin, updated_at) VALUES (?, ?, ?, 'x', 'human', ?)",
+      fp(text),
+      source,
+      target,
+      now,
+    );
 }
 
 /** The estimate counted pair by pair over scopeQuery's pairs (the pairs a job fixes), with the repeat rule applied by grouping. */
 function oracle(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]) {
   // ?2 is the site's source language: a repeat is the same text in the same source language.
-  const q = scopeQuery(settings, scope, languages, "lower(coalesce(u.source_language, ?2)) AS src, s.fingerprint AS fp, l.value AS lang, s.characters AS len, m.text IS NOT NULL AS tm");
+  const q = scopeQuery(
+    settings,
+    scope,
+    languages,
+    "lower(coalesce(u.source_language, ?2)) AS src, s.fingerprint AS fp, l.value AS lang, s.characters AS len, m.text IS NOT NULL AS tm",
+  );
   const row = store.one<{ n: number; tm: number; chars: number }>(
     `WITH scope AS MATERIALIZED (${q.sql})
      SELECT (SELECT count(*) FROM scope) AS n, (SELECT count(*) FROM scope WHERE tm) AS tm,
@@ -173,7 +190,7 @@ describe("estimateScope", () => {
       t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
-    const pick = <T,>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+    const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
     // Few texts of varied lengths (code points beyond the BMP too): many repeats across units and languages.
     const texts = Array.from({ length: 40 }, (_, i) => `${"w".repeat(1 + (i % 7))} ${i} ${i % 5 === 0 ? "😀é" : ""}`);
     texts.push(...texts.slice(0, 10).map((text, i) => text + "!".repeat(1 + (i % 3))));
@@ -190,15 +207,19 @@ describe("estimateScope", () => {
         }
       }
     }
-    for (const text of texts)
-      for (const source of ["en", "fr"])
-        for (const target of LANGUAGES) if (random() < 0.3) rows.memory.push([text, source, target]);
+    for (const text of texts) for (const source of ["en", "fr"]) for (const target of LANGUAGES) if (random() < 0.3) rows.memory.push([text, source, target]);
 
     const scopes: [JobScope, string[]][] = [];
     for (const force of [false, true]) {
       scopes.push([delta({ force }), LANGUAGES], [delta({ force }), ["es", "de"]], [delta({ force }), ["fr"]]);
       for (const prefix of ["post:", "page:", "post:00", "page:07", "post:999"]) scopes.push([delta({ force, prefix }), LANGUAGES]);
-      scopes.push([translate(rows.units.filter((_, i) => i % 3 === 0).map(([key]) => key), force), LANGUAGES]);
+      scopes.push([
+        translate(
+          rows.units.filter((_, i) => i % 3 === 0).map(([key]) => key),
+          force,
+        ),
+        LANGUAGES,
+      ]);
       scopes.push([translate([rows.units[5]![0], rows.units[6]![0], "none:1"], force), ["de", "fr"]]);
     }
     const compared = await withSite(rows, (store, settings) =>

@@ -1,8 +1,8 @@
 import type { Attention, QAIssue } from "../../api/schemas";
-import { Empty, Layout, Pager, Time, type SiteNav, type Viewer } from "./layout";
 import { Filters, LanguageSelect } from "../components/Filters";
 import { Findings } from "../components/Findings";
 import { SourceAndText } from "../components/SourceAndText";
+import { Empty, Layout, Pager, type SiteNav, Time, type Viewer } from "./layout";
 
 /** A page of the review queue, as the API answers it. */
 export type AttentionView = Attention;
@@ -30,7 +30,10 @@ export function AttentionPage(p: {
   return (
     <Layout title={`Review queue · ${p.nav.siteName}`} viewer={p.viewer} site={p.nav} notice={p.notice} error={p.error}>
       <h1>Review queue</h1>
-      <p class="muted">Machine translations that QA held back. Fix the text and the connector picks it up with the next results it pulls, like any translation (it also goes into the translation memory); or discard it to leave the segment untranslated.</p>
+      <p class="muted">
+        Machine translations that QA held back. Fix the text and the connector picks it up with the next results it pulls, like any translation (it also goes into the translation
+        memory); or discard it to leave the segment untranslated.
+      </p>
       <Filters action={base} filtered={filtered}>
         <div>
           <label for="unit">Unit key</label>

@@ -1,6 +1,6 @@
 import type { auditOf } from "../../ops/organizations";
 import { DataTable } from "../components/DataTable";
-import { Empty, Layout, Pager, Time, type OrgNav, type Viewer } from "./layout";
+import { Empty, Layout, type OrgNav, Pager, Time, type Viewer } from "./layout";
 
 /** A page of the audit log as the control plane answers it. */
 export type AuditView = Awaited<ReturnType<typeof auditOf>>;

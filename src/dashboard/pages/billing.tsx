@@ -1,11 +1,12 @@
 /** The Billing page (DESIGN.md "Billing that owners manage"): owners act, admins and editors read. */
-import type { Plan } from "../../limits";
-import type { BillingView } from "../../ops/billing";
-import { PLANS as PLAN_CODES } from "../../limits";
+
 import { PLANS } from "../../billing/plans";
+import type { Plan } from "../../limits";
+import { PLANS as PLAN_CODES } from "../../limits";
+import type { BillingView } from "../../ops/billing";
 import { DataTable } from "../components/DataTable";
 import { Stat } from "../components/Stat";
-import { Badge, Empty, Layout, n, Time, type OrgNav, type Viewer } from "./layout";
+import { Badge, Empty, Layout, n, type OrgNav, Time, type Viewer } from "./layout";
 
 const money = (cents: number | null | undefined, currency = "usd") =>
   cents === null || cents === undefined ? "—" : `$${(cents / 100).toFixed(2)}${currency.toLowerCase() === "usd" ? "" : ` ${currency.toUpperCase()}`}`;
@@ -77,8 +78,24 @@ export function BillingPage(p: { nav: OrgNav; viewer: Viewer; view: BillingView;
             </>
           }
         />
-        <Stat label="Price" value={planPrice ? money(pro ? (planPrice.cents ?? 0) * Math.max(1, coveredCount) : planPrice.cents, planPrice.currency) : "—"} note={planPrice ? (pro ? `a month for ${coveredCount} site${coveredCount === 1 ? "" : "s"} at ${money(planPrice.cents)} each` : "a month") : stripe ? "" : "as agreed with the operator"} />
-        <Stat label="Next invoice" value={v.upcoming ? money(v.upcoming.amountDue, v.upcoming.currency) : "—"} note={v.upcoming?.periodEnd ? <>estimate, on {v.upcoming.periodEnd.slice(0, 10)}, plus this month's overage</> : "estimate"} />
+        <Stat
+          label="Price"
+          value={planPrice ? money(pro ? (planPrice.cents ?? 0) * Math.max(1, coveredCount) : planPrice.cents, planPrice.currency) : "—"}
+          note={
+            planPrice
+              ? pro
+                ? `a month for ${coveredCount} site${coveredCount === 1 ? "" : "s"} at ${money(planPrice.cents)} each`
+                : "a month"
+              : stripe
+                ? ""
+                : "as agreed with the operator"
+          }
+        />
+        <Stat
+          label="Next invoice"
+          value={v.upcoming ? money(v.upcoming.amountDue, v.upcoming.currency) : "—"}
+          note={v.upcoming?.periodEnd ? <>estimate, on {v.upcoming.periodEnd.slice(0, 10)}, plus this month's overage</> : "estimate"}
+        />
       </div>
       {paymentWords(v) ? <p>{paymentWords(v)}</p> : null}
 
@@ -119,8 +136,8 @@ export function BillingPage(p: { nav: OrgNav; viewer: Viewer; view: BillingView;
         <section class="card" aria-labelledby="keep">
           <h2 id="keep">Which sites stay covered?</h2>
           <p>
-            The {p.choose.plan} plan covers at most {p.choose.limit} sites; {p.choose.covered.length} are covered now. Choose up to {p.choose.limit}; the others answer
-            "not covered" to their connectors.
+            The {p.choose.plan} plan covers at most {p.choose.limit} sites; {p.choose.covered.length} are covered now. Choose up to {p.choose.limit}; the others answer "not
+            covered" to their connectors.
           </p>
           <form method="post" action={`${base}/plan`}>
             <input type="hidden" name="plan" value={p.choose.plan} />
@@ -164,7 +181,13 @@ export function BillingPage(p: { nav: OrgNav; viewer: Viewer; view: BillingView;
       <section class="card" aria-labelledby="sites">
         <h2 id="sites">Covered sites</h2>
         <p class="muted small">
-          {v.plan === null ? "No subscription covers the sites yet." : v.siteLimit === null ? "The plan covers every site." : pro ? `Each covered site is one licence (${v.siteLimit} now).` : `The plan covers up to ${v.siteLimit} sites.`}
+          {v.plan === null
+            ? "No subscription covers the sites yet."
+            : v.siteLimit === null
+              ? "The plan covers every site."
+              : pro
+                ? `Each covered site is one licence (${v.siteLimit} now).`
+                : `The plan covers up to ${v.siteLimit} sites.`}
           {v.plan ? ` ${PLANS[v.plan].perSite ? "Usage is counted per site." : "Usage is pooled across covered sites."}` : ""}
         </p>
         {v.sites.length ? (

@@ -61,14 +61,16 @@ export function InvitationPage(props: {
         ) : situation === "accept" ? (
           <form method="post" action={`/dashboard/invitations/${props.token}`} class="stack">
             <input type="hidden" name="next" value={props.next ?? ""} />
-            <p>You are signed in as {signedInAs}: accepting adds {inv.organization} to your account.</p>
+            <p>
+              You are signed in as {signedInAs}: accepting adds {inv.organization} to your account.
+            </p>
             <button type="submit">Accept invitation</button>
           </form>
         ) : (
           <>
             <p>
-              You are signed in as <strong>{signedInAs}</strong>, so you cannot accept an invitation for {inv.email}. Only {inv.email} can accept it: sign out, then open the
-              link again{inv.hasAccount ? ` and sign in as ${inv.email}` : ""}.
+              You are signed in as <strong>{signedInAs}</strong>, so you cannot accept an invitation for {inv.email}. Only {inv.email} can accept it: sign out, then open the link
+              again{inv.hasAccount ? ` and sign in as ${inv.email}` : ""}.
             </p>
             <form method="post" action="/dashboard/sign-out">
               <input type="hidden" name="next" value={here} />

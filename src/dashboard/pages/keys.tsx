@@ -2,7 +2,7 @@ import type { ApiKey } from "../../api/schemas";
 import { Card } from "../components/Card";
 import { DataTable } from "../components/DataTable";
 import { PostButton } from "../components/PostButton";
-import { Badge, Empty, Layout, Time, type SiteNav, type Viewer } from "./layout";
+import { Badge, Empty, Layout, type SiteNav, Time, type Viewer } from "./layout";
 
 export function KeysPage(p: { nav: SiteNav; viewer: Viewer; keys: ApiKey[]; created?: { name: string; key: string } | null; notice?: string | null; error?: string | null }) {
   const base = `/dashboard/sites/${p.nav.siteId}/keys`;

@@ -12,7 +12,7 @@ export interface SiteNav {
   organizationId: number;
   organization: string;
   role: Role;
-  current: "overview" | "units" | "attention" | "keys" | "settings" | "glossary";
+  current: "overview" | "units" | "attention" | "keys" | "webhooks" | "settings" | "glossary";
 }
 
 export interface OrgNav {
@@ -103,6 +103,11 @@ function SiteTabs(s: SiteNav) {
           {admin ? (
             <Tab href={`${base}/keys`} current={s.current === "keys"}>
               API keys
+            </Tab>
+          ) : null}
+          {admin ? (
+            <Tab href={`${base}/webhooks`} current={s.current === "webhooks"}>
+              Webhooks
             </Tab>
           ) : null}
           {admin ? (

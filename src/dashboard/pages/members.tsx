@@ -3,7 +3,7 @@ import { Card } from "../components/Card";
 import { ConfirmDelete } from "../components/ConfirmDelete";
 import { DataTable } from "../components/DataTable";
 import { PostButton } from "../components/PostButton";
-import { Empty, Layout, Time, type OrgNav, type Viewer } from "./layout";
+import { Empty, Layout, type OrgNav, Time, type Viewer } from "./layout";
 
 export function MembersPage(p: {
   nav: OrgNav;

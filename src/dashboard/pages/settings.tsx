@@ -61,7 +61,12 @@ function LanguageRow(props: { i: number; t?: SettingsView["targetLanguages"][num
         options={props.engines.map((e) => [e, ENGINE_LABEL[e] ?? e])}
         selected={t?.engine ?? "pseudo"}
       />
-      <CellSelect name={id("formality")} label={`Formality for ${t?.code ?? "the new language"}`} options={props.formalities.map((f) => [f, f])} selected={t?.formality ?? "default"} />
+      <CellSelect
+        name={id("formality")}
+        label={`Formality for ${t?.code ?? "the new language"}`}
+        options={props.formalities.map((f) => [f, f])}
+        selected={t?.formality ?? "default"}
+      />
       <td>
         <label class="choice">
           <input type="checkbox" name={id("writable")} value="1" checked={t ? t.writable : true} /> <span class="sr-only">{t?.code ?? "new language"} is </span>writable
@@ -107,8 +112,8 @@ export function SettingsPage(p: {
 
         <Card id="targets" title="Target languages">
           <p class="muted small">
-            A language is translated and written to the website only when it is <em>writable</em> here and the website has it. Clear “writable” to pause a language without losing its
-            translations.
+            A language is translated and written to the website only when it is <em>writable</em> here and the website has it. Clear “writable” to pause a language without losing
+            its translations.
           </p>
           <DataTable
             columns={["Language", "Engine", "Formality", "Writable", "Remove"]}

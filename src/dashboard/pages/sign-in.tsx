@@ -25,10 +25,7 @@ export function TooManyAttemptsPage(props: { retryAfter: number }) {
     <Layout title="Too many attempts" error={`Too many sign-in attempts. Wait ${props.retryAfter} seconds, then try again.`}>
       <section class="narrow card">
         <h1>Please wait a minute</h1>
-        <p>
-          To protect accounts, the dashboard accepts at most 10 sign-in attempts a minute from one address or for one email. You can try again in{" "}
-          {props.retryAfter} seconds.
-        </p>
+        <p>To protect accounts, the dashboard accepts at most 10 sign-in attempts a minute from one address or for one email. You can try again in {props.retryAfter} seconds.</p>
         <p>
           <a href="/dashboard">Back to sign-in</a>
         </p>

@@ -4,7 +4,7 @@ import type { JobAnswer } from "../../ops/jobs";
 import { Card } from "../components/Card";
 import { DataTable } from "../components/DataTable";
 import { PostButton } from "../components/PostButton";
-import { Badge, Empty, Layout, n, Time, type SiteNav, type Viewer } from "./layout";
+import { Badge, Empty, Layout, n, type SiteNav, Time, type Viewer } from "./layout";
 
 /** The site's latest handshake, as the admin API answers it. */
 export type ConnectorView = z.infer<typeof ConnectorOut>;
@@ -63,8 +63,14 @@ export function SitePage(p: SiteOverview) {
           ) : (
             <Empty title="No connector has checked in yet.">
               <p>
-                Install the Transync plugin on your website and give it an API key{p.nav.role !== "editor" ? <> (<a href={`${base}/keys`}>create one</a>)</> : null}. Until its first
-                handshake no language is writable.
+                Install the Transync plugin on your website and give it an API key
+                {p.nav.role !== "editor" ? (
+                  <>
+                    {" "}
+                    (<a href={`${base}/keys`}>create one</a>)
+                  </>
+                ) : null}
+                . Until its first handshake no language is writable.
               </p>
             </Empty>
           )}
@@ -92,7 +98,15 @@ export function SitePage(p: SiteOverview) {
                 </tr>
               );
             }}
-            empty={<Empty title="No target languages.">{p.nav.role !== "editor" ? <p>Add them in <a href={`${base}/settings`}>Settings</a>.</p> : null}</Empty>}
+            empty={
+              <Empty title="No target languages.">
+                {p.nav.role !== "editor" ? (
+                  <p>
+                    Add them in <a href={`${base}/settings`}>Settings</a>.
+                  </p>
+                ) : null}
+              </Empty>
+            }
           />
         </Card>
       </div>
@@ -124,9 +138,7 @@ export function SitePage(p: SiteOverview) {
           </form>
         ) : (
           <Empty title="No language can be translated right now.">
-            <p>
-              A language is translated only when it is writable in the settings and the website has it (as declared in the connector's latest handshake).
-            </p>
+            <p>A language is translated only when it is writable in the settings and the website has it (as declared in the connector's latest handshake).</p>
           </Empty>
         )}
       </Card>
@@ -209,7 +221,10 @@ export function EstimatePage(p: { nav: SiteNav; viewer: Viewer; estimate: Estima
           <dt>Languages</dt>
           <dd>{e.languages.join(", ")}</dd>
           <dt>Scope</dt>
-          <dd>{p.form.prefix ? <code>{p.form.prefix}</code> : "the whole site"}{p.form.force ? ", including up-to-date segments" : ", what is missing or outdated"}</dd>
+          <dd>
+            {p.form.prefix ? <code>{p.form.prefix}</code> : "the whole site"}
+            {p.form.force ? ", including up-to-date segments" : ", what is missing or outdated"}
+          </dd>
           <dt>Segments</dt>
           <dd>
             {n(e.estimated_segments)} ({n(e.estimated_tm_segments)} from translation memory, not billed)

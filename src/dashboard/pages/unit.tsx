@@ -1,7 +1,7 @@
 import type { UnitStatus } from "../../api/schemas";
 import type { unitOf } from "../../ops/units";
 import { Findings } from "../components/Findings";
-import { Badge, Layout, Time, type SiteNav, type Viewer } from "./layout";
+import { Badge, Layout, type SiteNav, Time, type Viewer } from "./layout";
 
 /** A unit's segment × language matrix, as `GET /v1/units/{key}/status` answers it. */
 export type UnitView = UnitStatus;

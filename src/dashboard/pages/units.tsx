@@ -1,12 +1,18 @@
 import type { unitsOf } from "../../ops/units";
 import { DataTable } from "../components/DataTable";
 import { Filters, LanguageSelect } from "../components/Filters";
-import { Badge, Empty, Layout, Pager, Time, type SiteNav, type Viewer } from "./layout";
+import { Badge, Empty, Layout, Pager, type SiteNav, Time, type Viewer } from "./layout";
 
 /** A page of units, as the site object lists them (with work, or all). */
 export type UnitsView = Awaited<ReturnType<typeof unitsOf>>;
 
-export function UnitsPage(p: { nav: SiteNav; viewer: Viewer; data: UnitsView; filters: { prefix: string; language: string; cursor: string; show: "work" | "all" }; languages: string[] }) {
+export function UnitsPage(p: {
+  nav: SiteNav;
+  viewer: Viewer;
+  data: UnitsView;
+  filters: { prefix: string; language: string; cursor: string; show: "work" | "all" };
+  languages: string[];
+}) {
   const base = `/dashboard/sites/${p.nav.siteId}/units`;
   const qs = (extra: Record<string, string>) => {
     const q = new URLSearchParams();
@@ -95,9 +101,7 @@ export function UnitsPage(p: { nav: SiteNav; viewer: Viewer; data: UnitsView; fi
         empty={
           <Empty title={filtered ? "No unit matches these filters." : "Every unit is up to date."}>
             <p>
-              {filtered
-                ? "Clear the filters to see every unit that needs work."
-                : "When the connector pushes new or changed content, it shows up here until it is translated."}{" "}
+              {filtered ? "Clear the filters to see every unit that needs work." : "When the connector pushes new or changed content, it shows up here until it is translated."}{" "}
               {all ? null : <a href={`${base}?show=all`}>Show all units</a>}
             </p>
           </Empty>

@@ -80,7 +80,15 @@ export function UsagePage(p: { nav: OrgNav; viewer: Viewer; usage: UsageView; cu
       <div class="stats">
         <Stat label="Used" value={n(u.used_characters)} note="characters" />
         <Stat label="Included" value={u.included_characters === null ? "Unmetered" : n(u.included_characters)} note={u.plan ? `${u.plan} plan` : "no subscription"} />
-        <Stat label="Overage" value={n(u.overage_characters)} note={<>${(u.overage_cents / 100).toFixed(2)} {u.currency.toUpperCase()}</>} />
+        <Stat
+          label="Overage"
+          value={n(u.overage_characters)}
+          note={
+            <>
+              ${(u.overage_cents / 100).toFixed(2)} {u.currency.toUpperCase()}
+            </>
+          }
+        />
       </div>
       {pct !== null ? (
         <p>

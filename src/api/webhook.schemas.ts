@@ -1,0 +1,142 @@
+/**
+ * Webhooks (DESIGN.md "Webhooks"): the endpoint's bodies, the delivery log, and each event's
+ * payload, as the API validates and the OpenAPI document's top-level `webhooks` describes them.
+ */
+import { z } from "@hono/zod-openapi";
+import { LIMITS } from "../limits";
+import { AttentionItemOut, JobOut } from "./schemas";
+
+const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T10:00:00.000Z" });
+
+/** Every event type, in the order the document lists them. */
+export const WEBHOOK_EVENTS = ["job.finished", "results.available", "attention.created", "usage.threshold", "ping"] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
+export const WebhookEventName = z.enum(WEBHOOK_EVENTS).openapi("WebhookEventType");
+
+/**
+ * The endpoint's address. What depends on the deployment (plain `http://` to a loopback host
+ * when WEBHOOK_ALLOW_LOOPBACK is true) is checked by `src/webhooks/url.ts`; these rules hold everywhere.
+ */
+export const WebhookUrl = z
+  .string()
+  .max(LIMITS.webhookUrl, { message: `must have at most ${LIMITS.webhookUrl} characters` })
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be an absolute URL (https://…)" });
+      return;
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") ctx.addIssue({ code: "custom", message: "must use https://" });
+    if (url.username || url.password) ctx.addIssue({ code: "custom", message: "must not contain credentials (user:password@)" });
+    if (url.hash) ctx.addIssue({ code: "custom", message: "must not contain a fragment (#…)" });
+  })
+  .openapi({ format: "uri", example: "https://example.com/transync/webhook" });
+
+export const WebhookIn = z
+  .object({
+    url: WebhookUrl,
+    events: z
+      .array(WebhookEventName)
+      .min(1)
+      .max(WEBHOOK_EVENTS.length)
+      .optional()
+      .openapi({ description: "The event types to send; omitted means all. `ping` is always sent by `sendWebhookTest`." }),
+  })
+  .openapi("WebhookIn");
+export type WebhookInput = z.infer<typeof WebhookIn>;
+
+export const WebhookOut = z
+  .object({
+    url: z.string(),
+    events: z.array(WebhookEventName),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    /** Rotation: the old secret keeps signing until then. */
+    previous_secret_expires_at: Timestamp.nullable().openapi({
+      description: "After a rotation, deliveries carry a second signature made with the previous secret until this time.",
+    }),
+    disabled_at: Timestamp.nullable().openapi({
+      description: "Set when the endpoint failed for 3 days; nothing is sent until it is registered again (`PUT`) or re-enabled in the dashboard.",
+    }),
+    failing_since: Timestamp.nullable().openapi({ description: "The first failed attempt since the last successful delivery." }),
+  })
+  .openapi("Webhook");
+export type Webhook = z.infer<typeof WebhookOut>;
+
+export const WebhookSecretOut = WebhookOut.extend({
+  secret: z
+    .string()
+    .openapi({ description: "The signing secret (`whsec_` + base64), answered only here: store it with the connector.", example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }),
+}).openapi("WebhookWithSecret");
+export type WebhookWithSecret = z.infer<typeof WebhookSecretOut>;
+
+export const DeliveryStatus = z.enum(["pending", "delivered", "failed"]);
+export const WebhookDeliveryOut = z
+  .object({
+    id: z.string().openapi({ description: "The delivery's `webhook-id`, the same on every attempt.", example: "msg_2f1c7b0e6a4d4c1f9b3a8e5d7c6b4a21" }),
+    event: WebhookEventName,
+    created_at: Timestamp,
+    attempts: z.number().int(),
+    status: DeliveryStatus.openapi({ description: "`pending` while attempts remain, `delivered` after a 2xx, `failed` after a final answer or 24 hours of retries." }),
+    status_code: z.number().int().nullable().openapi({ description: "The last attempt's HTTP status; null when it got none (network error, timeout)." }),
+    duration_ms: z.number().int().nullable(),
+    error: z.string().nullable(),
+  })
+  .openapi("WebhookDelivery");
+export type WebhookDelivery = z.infer<typeof WebhookDeliveryOut>;
+export const WebhookDeliveriesOut = z.object({ deliveries: z.array(WebhookDeliveryOut) }).openapi("WebhookDeliveries");
+export const WebhookDeliveriesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(LIMITS.webhookLog).default(LIMITS.webhookLog),
+});
+
+export const WebhookTestOut = z.object({ id: z.string(), event: z.literal("ping") }).openapi("WebhookTestOut");
+
+// ---------------------------------------------------------------- events (the bodies sent)
+
+export const ResultsAvailableData = z
+  .object({
+    pending: z.number().int().openapi({ description: "Results ready to pull now (`listResults`)." }),
+    languages: z.array(z.string()).openapi({ description: "The languages with results ready to pull." }),
+  })
+  .openapi("ResultsAvailableData");
+export const AttentionCreatedData = z
+  .object({
+    count: z.number().int().openapi({ description: "Translations held back by QA and waiting for a decision in the dashboard." }),
+    items: z.array(AttentionItemOut).max(20).openapi({ description: "The first 20 of them." }),
+  })
+  .openapi("AttentionCreatedData");
+export const UsageThresholdData = z
+  .object({
+    month: z.string().openapi({ example: "2026-11" }),
+    used_characters: z.number().int(),
+    included_characters: z.number().int(),
+    percent: z.union([z.literal(80), z.literal(100)]),
+  })
+  .openapi("UsageThresholdData");
+export const PingData = z.object({}).openapi("PingData");
+
+export type ResultsAvailable = z.infer<typeof ResultsAvailableData>;
+export type AttentionCreated = z.infer<typeof AttentionCreatedData>;
+export type UsageThreshold = z.infer<typeof UsageThresholdData>;
+
+/** The envelope (Standard Webhooks): `{type, timestamp, data}`. */
+const envelope = <T extends z.ZodType>(type: WebhookEventType, data: T, name: string) => z.object({ type: z.literal(type), timestamp: Timestamp, data }).openapi(name);
+
+export const WEBHOOK_BODIES = {
+  "job.finished": envelope("job.finished", JobOut, "JobFinishedEvent"),
+  "results.available": envelope("results.available", ResultsAvailableData, "ResultsAvailableEvent"),
+  "attention.created": envelope("attention.created", AttentionCreatedData, "AttentionCreatedEvent"),
+  "usage.threshold": envelope("usage.threshold", UsageThresholdData, "UsageThresholdEvent"),
+  ping: envelope("ping", PingData, "PingEvent"),
+} as const;
+
+/** What an event carries, by type. */
+export type EventData = {
+  "job.finished": z.infer<typeof JobOut>;
+  "results.available": ResultsAvailable;
+  "attention.created": AttentionCreated;
+  "usage.threshold": UsageThreshold;
+  ping: Record<string, never>;
+};
