@@ -22,7 +22,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createTransyncClient } from "../client/index.js";
 import { loopbackUrl, percentile, startServer, waitForHealth } from "./load.mjs";
-import { bold, dim, ensureDevVars, green, readDevVars, red, rel, ROOT } from "./seed.mjs";
+import { bold, dim, ensureDevVars, green, ROOT, readDevVars, red, rel } from "./seed.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
@@ -159,18 +159,35 @@ async function measure(baseUrl, adminToken) {
   const lastDone = afterCancel[afterCancel.length - 1].done;
 
   const fmt = (ms) => `${ms.toFixed(0)} ms`;
-  const line = (label, xs) => `${label.padEnd(28)} n=${String(xs.length).padStart(3)}  p50 ${fmt(percentile([...xs].sort((a, b) => a - b), 50)).padStart(7)}  p99 ${fmt(percentile([...xs].sort((a, b) => a - b), 99)).padStart(7)}  max ${fmt(Math.max(...xs)).padStart(7)}`;
+  const line = (label, xs) =>
+    `${label.padEnd(28)} n=${String(xs.length).padStart(3)}  p50 ${fmt(
+      percentile(
+        [...xs].sort((a, b) => a - b),
+        50,
+      ),
+    ).padStart(7)}  p99 ${fmt(
+      percentile(
+        [...xs].sort((a, b) => a - b),
+        99,
+      ),
+    ).padStart(7)}  max ${fmt(Math.max(...xs)).padStart(7)}`;
   console.log(`\n${bold("Answering while a job works")} (${baseUrl}; job of ${job.estimated_segments.toLocaleString("en")} items, pseudo engine without latency)`);
   console.log(`  ${line("GET /v1/status, idle", idle.status)}`);
   console.log(`  ${line("GET /v1/status, during", during.status)}`);
   console.log(`  ${line("PUT /v1/units, idle", idle.push)}`);
   console.log(`  ${line("PUT /v1/units, during", during.push)}`);
-  console.log(`  job progress while probed: ${beforeQueue.done_segments.toLocaleString("en")} of ${job.estimated_segments.toLocaleString("en")} done after ${(PROBE_FOR_MS / 1000).toFixed(0)} s of probes (${beforeQueue.status})`);
+  console.log(
+    `  job progress while probed: ${beforeQueue.done_segments.toLocaleString("en")} of ${job.estimated_segments.toLocaleString("en")} done after ${(PROBE_FOR_MS / 1000).toFixed(0)} s of probes (${beforeQueue.status})`,
+  );
   console.log(`  cancel of a queued job (behind the running one): ${fmt(cancelQueued.ms)}, answered ${cancelQueued.body.status}`);
   console.log(`  cancel of the running job: ${fmt(cancelRunning.ms)}, answered ${cancelRunning.body.status} with ${cancelRunning.body.done_segments.toLocaleString("en")} done`);
   console.log(`  after the cancel: ${afterCancel.map((p) => `${(p.at / 1000).toFixed(2)} s ${p.done}`).join(", ")}`);
 
-  const p99 = (xs) => percentile([...xs].sort((a, b) => a - b), 99);
+  const p99 = (xs) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      99,
+    );
   const checks = [
     [`GET /v1/status p99 during the job < ${GOALS.status} ms`, p99(during.status) < GOALS.status],
     [`PUT /v1/units p99 during the job < ${GOALS.push} ms`, p99(during.push) < GOALS.push],

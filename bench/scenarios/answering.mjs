@@ -140,7 +140,11 @@ export async function answeringScenario(rt, { runs }) {
   const last = turnsAlone[turnsAlone.length - 1];
   report.figure(
     "the runner's turns (job alone, last round)",
-    `${last.turns} turns; time between two: p99 ${last.p99TurnGapMs} ms, longest ${last.longestTurnGapMs} ms (workerd's clock, whole ms); longest by the step it ended: ${Object.entries(last.longestByStep).map(([at, ms]) => `${at} ${ms}`).join(", ")}`,
+    `${last.turns} turns; time between two: p99 ${last.p99TurnGapMs} ms, longest ${last.longestTurnGapMs} ms (workerd's clock, whole ms); longest by the step it ended: ${Object.entries(
+      last.longestByStep,
+    )
+      .map(([at, ms]) => `${at} ${ms}`)
+      .join(", ")}`,
   );
   const names = { status: "GET /v1/status", push: "PUT /v1/units", results: "GET /v1/results?limit=100" };
   for (const [name, label] of Object.entries(names)) {

@@ -15,13 +15,13 @@ import { estimateCost, releaseInactive, reserve, settleJob } from "../billing/bi
 import { controlDb } from "../control/db";
 import { addErrors, Committer } from "./commit";
 import { backoffMs, infra, isInfrastructure } from "./faults";
-import { Invocation, SCOPE_ITEMS, type RunnerDeps, type RunOptions } from "./invocation";
+import { Invocation, type RunnerDeps, type RunOptions, SCOPE_ITEMS } from "./invocation";
 import { estimateScope, type JobRow, type JobScope, jobOut, markSettled, scopeQuery, unsettledJobs } from "./jobs";
 import { runSlice } from "./slice";
 import type { Store } from "./store";
 
+export { type RunnerDeps, type RunOptions, SUBREQUEST_BUDGET } from "./invocation";
 export { SLICE_ITEMS } from "./slice";
-export { SUBREQUEST_BUDGET, type RunnerDeps, type RunOptions } from "./invocation";
 
 /** Internal errors in a row (bugs, not infrastructure) after which a job is abandoned. */
 export const MAX_INTERNAL_FAILURES = 5;

@@ -17,8 +17,8 @@ import { type Engine, EngineError, type EngineLimits } from "../engines/types";
 import { runQA } from "../qa";
 import { glossaryMatcher } from "../qa/glossary";
 import { type Committer, type Outcome, type Produced, type SliceItem, TRANSLATION_MARK } from "./commit";
-import type { JobRow, JobScope } from "./jobs";
 import type { Invocation } from "./invocation";
+import type { JobRow, JobScope } from "./jobs";
 import { capabilities } from "./settings";
 import { stateSql } from "./state";
 

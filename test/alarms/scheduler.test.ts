@@ -118,6 +118,11 @@ describe("one alarm scheduler", () => {
       jobs: o.store.all("SELECT id, status, done_segments, slices FROM jobs"),
       results: o.store.one<{ n: number }>("SELECT count(*) AS n FROM results")!.n,
     }));
-    expect(again).toEqual({ needs: [{ need: "retention", due_at: retentionAt }], alarm: retentionAt, jobs: [{ id: created.body.id, status: "succeeded", done_segments: 1, slices: 1 }], results: 1 });
+    expect(again).toEqual({
+      needs: [{ need: "retention", due_at: retentionAt }],
+      alarm: retentionAt,
+      jobs: [{ id: created.body.id, status: "succeeded", done_segments: 1, slices: 1 }],
+      results: 1,
+    });
   });
 });

@@ -6,8 +6,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import type { Engine } from "../../src/engines/types";
-import type { SiteObject } from "../../src/site/object";
 import { COMMIT_ITEMS } from "../../src/site/commit";
+import type { SiteObject } from "../../src/site/object";
 import { MAX_INTERNAL_FAILURES, type RunnerDeps, runAlarm, runJobs } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
 import { flakyDb, ledger, stubOf, sumCharacters, texts } from "../helpers/faults";
@@ -199,7 +199,9 @@ describe("commits as short steps", () => {
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job).toMatchObject({ status: "succeeded", done_segments: 1_200, reused_segments: 200, characters: sumCharacters(distinct) });
     expect(calls.reduce((a, b) => a + b, 0)).toBe(1_000);
-    const rows = await env.DB.prepare("SELECT slice, characters FROM usage_ledger WHERE site_id = ? AND job_id = ? ORDER BY slice").bind(site.siteId, jobId).all<{ slice: number; characters: number }>();
+    const rows = await env.DB.prepare("SELECT slice, characters FROM usage_ledger WHERE site_id = ? AND job_id = ? ORDER BY slice")
+      .bind(site.siteId, jobId)
+      .all<{ slice: number; characters: number }>();
     // No commit stored more than COMMIT_ITEMS results, and the ledger rows add up to exactly what was translated.
     expect(rows.results.length).toBeGreaterThanOrEqual(Math.ceil(1_200 / COMMIT_ITEMS));
     expect(rows.results.reduce((n, r) => n + r.characters, 0)).toBe(job.characters);

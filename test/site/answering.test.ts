@@ -11,13 +11,13 @@ import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import type { Engine } from "../../src/engines/types";
 import { rebuildCounts } from "../../src/site/counts";
-import type { SiteObject } from "../../src/site/object";
 import type { TurnPoint } from "../../src/site/invocation";
+import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
 import { siteTargets } from "../../src/site/settings";
 import { client, createSite, unit } from "../helpers/api";
-import { allResults } from "../helpers/jobs";
 import { ledger, sumCharacters, texts } from "../helpers/faults";
+import { allResults } from "../helpers/jobs";
 
 const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
 
@@ -124,7 +124,13 @@ describe("requests during a job with a zero-latency engine", () => {
   it("a job of memory hits only (no engine request at all) lets requests in too", async () => {
     const { site, c, segments } = await siteWithUnit(["de"], 3_000, "Remembered entry");
     // A second unit with the same texts, imported: the memory holds every text, so the job's work is all CPU.
-    await c.put("/v1/units", unit("page:0", segments.map((s) => ({ ...s, translations: { de: `de: ${s.text}` } }))));
+    await c.put(
+      "/v1/units",
+      unit(
+        "page:0",
+        segments.map((s) => ({ ...s, translations: { de: `de: ${s.text}` } })),
+      ),
+    );
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
     const running = runDurableObjectAlarm(stubOf(site.siteId));
     let seen: any;
@@ -176,9 +182,12 @@ describe("a push that lands between a slice's load and its commit, with a zero-l
         },
       };
       await runInObject(site.siteId, slowEngine);
-    } else
-      // At every step a turn; the push comes at the first turn after a slice's items were loaded and sorted.
-      await runInObject(site.siteId, engine, { stepWork: 1, between: async (at) => {
+    }
+    // At every step a turn; the push comes at the first turn after a slice's items were loaded and sorted.
+    else
+      await runInObject(site.siteId, engine, {
+        stepWork: 1,
+        between: async (at) => {
           if (at !== "slice") return false;
           await push();
           return true;
