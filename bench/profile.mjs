@@ -1,6 +1,8 @@
 /**
  * A CPU profile of first pushes (scenario a), by function self time:
  *   node bench/profile.mjs [pushes] [--http] [--tree name]
+ * With --job, one delta job over 20,000 segments × 2 languages instead (the real runJobs, a
+ * zero-latency engine; what scenarios d and h run).
  * Starts the bench runtime with a V8 inspector and drives the pushes of scenario a: by default
  * the staged object-side push (SiteObject.pushBatch), with --http the whole PUT
  * /v1/units/batch (the Worker's parsing, validation and RPC included). --tree prints the call
@@ -14,6 +16,8 @@ const { batchBody } = await import("./data.mjs");
 
 const args = process.argv.slice(2);
 const http = args.includes("--http");
+/** --job: one delta job over 20,000 segments × 2 languages (BenchSiteObject.runJob, zero-latency engine) instead of pushes. */
+const job = args.includes("--job");
 const tree = args.includes("--tree") ? args[args.indexOf("--tree") + 1] : undefined;
 const pushes = Number(args.find((a) => /^\d+$/.test(a)) ?? 6);
 
@@ -39,9 +43,16 @@ const send = (method, params = {}) =>
 
 const spec = { prefix: "post:", units: 100, segmentsPerUnit: 50 };
 const body = JSON.stringify(batchBody(spec.prefix, spec.units, spec.segmentsPerUnit));
-/** One first push per fresh site, prepared untimed. */
+/** One first push per fresh site (or one job per seeded site), prepared untimed. */
 const runs = [];
-for (let i = 0; i < pushes + 1; i++) {
+for (let i = 0; job && i < 2; i++) {
+  const site = await createSite(rt.mf, { languages: ["de", "fr"] });
+  const stub = rt.site(site.id);
+  await stub.seed({ prefix: "post:", units: i === 0 ? 20 : 400, segmentsPerUnit: 50, translations: "none" });
+  await call(rt.mf, "POST", "/v1/jobs", { key: site.key, body: { type: "delta", confirm: true } });
+  runs.push(() => stub.runJob());
+}
+for (let i = 0; !job && i < pushes + 1; i++) {
   const site = await createSite(rt.mf, { languages: ["de", "fr", "es"] });
   const stub = rt.site(site.id);
   if (!http) await stub.stageBatch(spec);
@@ -53,7 +64,7 @@ await send("Profiler.setSamplingInterval", { interval: 100 });
 await send("Profiler.start");
 const t0 = performance.now();
 for (const run of runs.slice(1)) await run();
-const ms = (performance.now() - t0) / pushes;
+const ms = (performance.now() - t0) / (runs.length - 1);
 const { profile } = await send("Profiler.stop");
 
 const total = profile.samples.length;
@@ -64,7 +75,7 @@ const name = (f) => `${f.functionName || "(anonymous)"} ${f.url.split("/").pop()
 
 const self = new Map();
 for (const node of profile.nodes) self.set(name(node.callFrame), (self.get(name(node.callFrame)) ?? 0) + (counts.get(node.id) ?? 0));
-console.log(`${pushes} ${http ? "PUT /v1/units/batch" : "staged pushes"}, ${ms.toFixed(0)} ms each; self time by function:`);
+console.log(`${job ? "1 job (20,000 segments × 2 languages)" : `${pushes} ${http ? "PUT /v1/units/batch" : "staged pushes"}`}, ${ms.toFixed(0)} ms each; self time by function:`);
 for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(` ${pct(v)}  ${k}`);
 
 if (tree) {

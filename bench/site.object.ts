@@ -160,12 +160,26 @@ export class BenchSiteObject extends SiteObject {
    * calls) or to the end; answers the latest job's progress.
    */
   async runJob(budgetMs = Number.POSITIVE_INFINITY) {
-    const deps = { store: this.store, env: this.env, settings: this.settings(), engineFor: () => zeroLatencyEngine };
+    // The runner's turns, seen through its seam: how many, and the longest time between two (the clock moves only across turns and I/O).
+    const turns = { count: 0, longestMs: 0, gaps: [] as number[], longestByStep: {} as Record<string, number> };
+    let resumed = Date.now();
+    const nextTurn = async (at: string) => {
+      turns.count++;
+      await scheduler.wait(0);
+      const now = Date.now();
+      turns.gaps.push(now - resumed);
+      turns.longestMs = Math.max(turns.longestMs, now - resumed);
+      turns.longestByStep[at] = Math.max(turns.longestByStep[at] ?? 0, now - resumed);
+      resumed = now;
+    };
+    const deps = { store: this.store, env: this.env, settings: this.settings(), engineFor: () => zeroLatencyEngine, nextTurn };
     const more = await runJobs(deps, budgetMs);
     if (!more && currentJob(this.store)) throw new Error("runJobs stopped with a job still queued or running");
-    return this.store.one<{ id: number; status: string; done_segments: number; failed_segments: number; errors: string }>(
+    const job = this.store.one<{ id: number; status: string; done_segments: number; failed_segments: number; errors: string }>(
       "SELECT id, status, done_segments, failed_segments, errors FROM jobs ORDER BY id DESC LIMIT 1",
     )!;
+    const sorted = turns.gaps.sort((a, b) => a - b);
+    return { ...job, turns: turns.count, longestTurnGapMs: turns.longestMs, p99TurnGapMs: sorted[Math.floor(sorted.length * 0.99)] ?? 0, longestByStep: turns.longestByStep };
   }
 
   /**

@@ -959,4 +959,4 @@ async function main() {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = await main();
 
-export { acknowledge, endpointOf, loopbackUrl, percentile, textFor, Unit };
+export { acknowledge, endpointOf, loopbackUrl, percentile, startServer, textFor, Unit, waitForHealth };

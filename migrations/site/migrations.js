@@ -4,6 +4,7 @@ import m0001 from './0001_edges.sql';
 import m0002 from './0002_job_scope_chunks.sql';
 import m0003 from './0003_retention.sql';
 import m0004 from './0004_job_items_pending_only.sql';
+import m0005 from './0005_alarms.sql';
 
   export default {
     journal,
@@ -12,7 +13,8 @@ import m0004 from './0004_job_items_pending_only.sql';
 m0001,
 m0002,
 m0003,
-m0004
+m0004,
+m0005
     }
   }
   

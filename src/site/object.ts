@@ -17,6 +17,7 @@ import type { GlossaryTerm } from "../engines/types";
 import { type RpcFailure, toRpcFailure, unauthorized } from "../errors";
 import { type Emit, emitter } from "../webhooks/emit";
 import type { CoalescedType } from "../webhooks/events";
+import { AlarmScheduler } from "./alarms";
 import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./counts";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
@@ -43,12 +44,15 @@ const ERASED_MARK = "erased_at";
 
 export class SiteObject extends DurableObject<Env> {
   readonly store: Store;
+  /** The object's one alarm, shared by its timed needs (jobs, retention). */
+  readonly alarms: AlarmScheduler;
   /** The site was erased (src/control/erasure.ts): its storage holds only this mark, and every call is refused. */
   private erased = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new Store(ctx.storage, now);
+    this.alarms = new AlarmScheduler(this.store, ctx.storage);
     ctx.blockConcurrencyWhile(async () => {
       this.erased = (await ctx.storage.get(ERASED_MARK)) !== undefined;
       if (!this.erased) await migrate(drizzle(ctx.storage), migrations);
@@ -301,13 +305,14 @@ export class SiteObject extends DurableObject<Env> {
     });
   }
 
-  /** Makes sure an alarm is set while a job is queued or running or a cancelled one is to be settled (also repairs a lost alarm). */
+  /**
+   * Makes sure the job need is due now while a job is queued or running or a cancelled one is
+   * to be settled (also repairs a lost alarm). Only ever brings it forward: a running job's
+   * next step is not pushed back.
+   */
   private async scheduleRun() {
     if (!currentJob(this.store) && !unsettledJobs(this.store).length) return;
-    // An alarm set for later (retention's, days ahead) does not count: the job needs one now.
-    const current = await this.ctx.storage.getAlarm();
-    const at = this.nextRunAt();
-    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+    await this.alarms.schedule("jobs", this.nextRunAt(), { onlyEarlier: true });
   }
 
   /** Jobs run as soon as possible; tests set JOB_ALARM_DELAY_MS to drive alarms themselves. */
@@ -329,43 +334,54 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   /**
-   * Runs the site's jobs (runner.ts decides what runs next), then one bounded step of retention.
-   * Faults never escape the runner: it answers a back-off delay instead, so an alarm stays set
-   * while a job has work and no job depends on a client request to continue.
+   * The one alarm (alarms.ts): runs the timed needs that are due. Jobs: the runner (runner.ts
+   * decides what runs next); faults never escape it, it answers a back-off delay instead, so
+   * the need stays due while a job has work and no job depends on a client request to continue.
+   * Retention: one bounded run.
    */
   override async alarm() {
     if (this.erased) return;
     const settings = this.store.getMeta<SiteSettings>("settings");
     if (!settings) return;
-    const delay = await runAlarm({ store: this.store, env: this.env, settings, emit: this.emit(settings) });
-    if (delay !== null) await this.ctx.storage.setAlarm(this.nextRunAt() + delay);
-    await this.retain();
+    await this.alarms.fire({
+      jobs: async () => {
+        const delay = await runAlarm({ store: this.store, env: this.env, settings, emit: this.emit(settings) });
+        // The job's commits superseded results: retention purges them in 30 days.
+        await this.scheduleRetention();
+        return delay === null ? null : this.nextRunAt() + delay;
+      },
+      retention: async () => this.retentionDue(this.retain()),
+    });
   }
 
   // ------------------------------------------------------------------ retention
 
-  /** One bounded run of retention (src/site/retention.ts), then the alarm for what is left. */
-  private async retain() {
+  /** One bounded run of retention (src/site/retention.ts). */
+  private retain(): RetentionRun {
     const run = runRetention(this.store);
     if (run.units || run.segments || run.results)
       console.log(JSON.stringify({ level: "info", message: "retention purged", site_id: this.store.getMeta<SiteSettings>("settings")?.id, ...run }));
-    await this.scheduleRetention(run);
+    return run;
   }
 
   /**
-   * Makes sure an alarm is set while retention has work: at once when a run stopped at its
-   * bound, otherwise when the next item expires. Only ever moves the alarm earlier, so the
-   * job runner's alarms are left as they are.
+   * When retention is next due: at once when a run stopped at its bound, otherwise when the
+   * next item expires (null: nothing waits). Never before a job's own next run in tests, which
+   * drive alarms themselves (JOB_ALARM_DELAY_MS).
    */
-  private async scheduleRetention(after?: RetentionRun) {
+  private retentionDue(after?: RetentionRun): number | null {
     const due = nextRetentionAt(this.store);
-    if (!after?.more && !due) return;
+    if (!after?.more && !due) return null;
     let delay = after?.more ? 0 : due!.getTime() - this.store.clock().getTime();
     // Due but not purged (a unit waiting for its job to finish): look again in an hour, not in a loop.
     if (!after?.more && delay <= 0 && after) delay = 3_600_000;
-    const at = Math.max(Date.now() + delay, this.nextRunAt());
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
+    return Math.max(Date.now() + delay, this.nextRunAt());
+  }
+
+  /** Registers retention's next time after something may have given it work (a deleted unit, a superseded result). */
+  private async scheduleRetention() {
+    const at = this.retentionDue();
+    if (at !== null) await this.alarms.schedule("retention", at, { onlyEarlier: true });
   }
 
   // ------------------------------------------------------------------ results
@@ -396,6 +412,8 @@ export class SiteObject extends DurableObject<Env> {
       const decided = decideAttention(this.store, settings, id, decision);
       // A fixed translation is delivered like a job's result.
       if (decision.action === "fix") this.emit(settings)({ type: "results.available" });
+      // A fix supersedes the held result: retention purges it in 30 days.
+      if (decision.action === "fix") await this.scheduleRetention();
       return decided;
     });
   }

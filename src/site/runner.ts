@@ -3,176 +3,35 @@
  * at a time in request order. A job's scope is fixed when it starts (job_items); its
  * languages are then worked off side by side, each in slices one after another (slice.ts),
  * whose engine batches run concurrently up to each engine's limit and are committed as they
- * finish (commit.ts). Engine calls never happen inside a transaction.
+ * finish (commit.ts). Engine calls never happen inside a transaction. The work goes in short
+ * steps (invocation.ts): the object answers requests between them, whatever the engine.
  *
  * Always moving: an invocation stops starting work at its budget and answers whether more is
  * waiting, so the caller re-arms the alarm; an infrastructure fault (D1, storage) backs off
  * and re-arms without counting against the job; only repeated internal errors (bugs) abandon
  * a job, which then releases its reservation and the ledger rows of commits that never landed.
  */
-import { eq } from "drizzle-orm";
 import { estimateCost, releaseInactive, reserve, settleJob } from "../billing/billing";
 import { controlDb } from "../control/db";
-import { glossaryTerms } from "../control/schema";
-import type { SiteSettings } from "../control/sites";
-import { engineConcurrency, Semaphore } from "../engines/concurrency";
-import type { Engine, EngineEnv, GlossaryTerm, RequestMeter } from "../engines/types";
-import type { EngineName } from "../limits";
-import type { Emit } from "../webhooks/emit";
 import { addErrors, Committer } from "./commit";
 import { backoffMs, infra, isInfrastructure } from "./faults";
-import { glossaryDue, glossaryFor, replaceGlossary } from "./glossary";
+import { Invocation, type RunnerDeps, type RunOptions, SCOPE_ITEMS } from "./invocation";
 import { estimateScope, type JobRow, type JobScope, jobOut, markSettled, scopeQuery, unsettledJobs } from "./jobs";
 import { runSlice } from "./slice";
 import type { Store } from "./store";
 
+export { type RunnerDeps, type RunOptions, SUBREQUEST_BUDGET } from "./invocation";
 export { SLICE_ITEMS } from "./slice";
 
-/** Wall time one invocation keeps starting slices before yielding to a fresh alarm. */
-const INVOCATION_BUDGET_MS = 10_000;
-/**
- * Wall time after which no further engine batch is launched, however the slices are going:
- * far inside an alarm's 15 minutes, leaving room for batches in flight and their retries.
- */
-const BATCH_WINDOW_MS = 180_000;
-/**
- * Upstream requests (retries included) one invocation makes at most: far inside the paid
- * plan's 10,000 subrequests. Each batch in flight may still add its retries (4 attempts).
- */
-export const SUBREQUEST_BUDGET = 2_000;
-/** Commits (each one D1 ledger write) one invocation makes at most: D1 allows 1,000 queries. */
-const COMMIT_BUDGET = 400;
 /** Internal errors in a row (bugs, not infrastructure) after which a job is abandoned. */
 export const MAX_INTERNAL_FAILURES = 5;
 
-export interface RunnerDeps {
-  store: Store;
-  env: Env & EngineEnv;
-  settings: SiteSettings;
-  /** Engines by name; tests may inject their own. */
-  engineFor?: (name: EngineName) => Engine;
-  /** Webhook events (src/webhooks/emit.ts): returns at once, never throws. */
-  emit?: Emit;
-}
-
-export interface RunOptions {
-  /** Wall time for starting new slices (the first slice always starts). */
-  budgetMs?: number;
-  /** Slices started at most. */
-  maxSlices?: number;
-  /** Wall time after which no further engine batch is launched (at least budgetMs). */
-  batchWindowMs?: number;
-  /** Segments per chunk when a started job's items are fixed. */
-  scopeChunk?: number;
-  /**
-   * Items per slice, instead of what the engine's limits give (slice.ts, sliceItems): tests use
-   * tiny slices so a small job spans several slices and overlapping commits.
-   */
-  sliceItems?: number;
-}
-
-/** What one invocation shares between its slices: budgets, engine gates, the glossary. */
-export class Invocation {
-  readonly meter: RequestMeter = { requests: 0 };
-  readonly startedAt = Date.now();
-  private readonly gates = new Map<EngineName, Semaphore>();
-  private glossaries?: Promise<void>;
-  private readonly glossaryByLanguage = new Map<string, GlossaryTerm[]>();
-  committers: Committer[] = [];
-  /**
-   * Languages whose latest engine batch succeeded. Until one has, a language sends one batch
-   * at a time: a quota, configuration or outage problem then costs one request, not one per
-   * slot of the engine's concurrency.
-   */
-  readonly healthy = new Set<string>();
-  slicesStarted = 0;
-  chunksFixed = 0;
-  stopped = false;
-  /** Per language: texts produced by engine batches whose commits have not landed yet, by source language and fingerprint. */
-  private readonly unsaved = new Map<string, Map<string, readonly [text: string, origin: string, engine: string]>>();
-
-  constructor(
-    readonly deps: RunnerDeps,
-    readonly options: Required<Omit<RunOptions, "sliceItems">> & Pick<RunOptions, "sliceItems">,
-  ) {}
-
-  /** Requests in flight per engine, shared by the job's languages. */
-  gate(name: EngineName): Semaphore {
-    let gate = this.gates.get(name);
-    if (!gate) this.gates.set(name, (gate = new Semaphore(engineConcurrency(name, this.deps.env as unknown as Record<string, unknown>))));
-    return gate;
-  }
-
-  private inFlight(): number {
-    let n = 0;
-    for (const gate of this.gates.values()) n += gate.inUse;
-    return n;
-  }
-
-  private commits(): number {
-    return this.committers.reduce((n, c) => n + c.commits, 0);
-  }
-
-  /** Whether another engine batch may start: within the batch window and the subrequest and commit budgets. */
-  mayLaunch(): boolean {
-    if (this.stopped) return false;
-    if (Date.now() - this.startedAt >= Math.max(this.options.budgetMs, this.options.batchWindowMs)) return false;
-    if (this.meter.requests + 4 * (this.inFlight() + 1) > SUBREQUEST_BUDGET) return false;
-    return this.commits() < COMMIT_BUDGET;
-  }
-
-  /** Whether another chunk of a job's scope may be fixed in this invocation. */
-  mayFixChunk(): boolean {
-    return Date.now() - this.startedAt < this.options.budgetMs;
-  }
-
-  /** Whether another slice may start (the first always does, unless maxSlices is 0). */
-  mayStartSlice(): boolean {
-    if (this.slicesStarted >= this.options.maxSlices) return false;
-    if (this.slicesStarted === 0) return true;
-    if (Date.now() - this.startedAt >= this.options.budgetMs) return false;
-    return this.mayLaunch();
-  }
-
-  stop() {
-    this.stopped = true;
-  }
-
-  unsavedTexts(language: string) {
-    let texts = this.unsaved.get(language);
-    if (!texts) this.unsaved.set(language, (texts = new Map()));
-    return texts;
-  }
-
-  /**
-   * The organization's glossary terms for a target language, from the object's copy (reloaded
-   * from D1 only when it is old); the same array all invocation long, so QA compiles it once.
-   */
-  async glossary(language: string): Promise<GlossaryTerm[]> {
-    const { store, env, settings } = this.deps;
-    if (!this.glossaries) {
-      const load = glossaryDue(store, Date.now())
-        ? infra("reading the glossary", () => controlDb(env.DB).select().from(glossaryTerms).where(eq(glossaryTerms.organizationId, settings.organizationId))).then((rows) =>
-            replaceGlossary(
-              store,
-              rows.map((r) => ({ source: r.source, target: r.target, language: r.language, caseSensitive: r.caseSensitive })),
-              Date.now(),
-            ),
-          )
-        : Promise.resolve();
-      this.glossaries = load;
-      // A failed read is not kept: the next slice asks again.
-      load.catch(() => {
-        if (this.glossaries === load) this.glossaries = undefined;
-      });
-    }
-    await this.glossaries;
-    const key = language.toLowerCase();
-    let terms = this.glossaryByLanguage.get(key);
-    if (!terms) this.glossaryByLanguage.set(key, (terms = glossaryFor(store, key)));
-    return terms;
-  }
-}
+/**
+ * Whether the runner has more to do: a job queued or running, or a cancelled one whose billing
+ * is still to be settled. A cancel that arrives while the jobs need runs does not move the need
+ * (it is already due), so the runner's own answer must keep it.
+ */
+const moreWork = (store: Store) => currentJob(store) !== undefined || unsettledJobs(store).length > 0;
 
 const isRunning = (store: Store, id: number) => store.one("SELECT 1 AS x FROM jobs WHERE id = ? AND status = 'running'", id) !== undefined;
 
@@ -257,12 +116,9 @@ async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   return true;
 }
 
-/** Segments whose items one transaction fixes (× the job's languages rows). */
-export const SCOPE_CHUNK = 20_000;
-
 /**
  * Fixes the next chunk of a started job's items: segments with ids after the cursor, up to
- * SCOPE_CHUNK of them, in one transaction. Answers whether the whole scope is now fixed.
+ * `chunk` of them, in one transaction. Answers whether the whole scope is now fixed.
  */
 function fixScopeChunk(deps: RunnerDeps, job: JobRow, chunk: number): boolean {
   const { store, settings } = deps;
@@ -286,6 +142,10 @@ function fixScopeChunk(deps: RunnerDeps, job: JobRow, chunk: number): boolean {
   return !last;
 }
 
+/** Segments per chunk of a job's scope: SCOPE_ITEMS items, whatever the number of its languages. */
+const chunkSegments = (inv: Invocation, job: JobRow) =>
+  inv.options.scopeChunk ?? Math.max(1, Math.floor(SCOPE_ITEMS / Math.max(1, (JSON.parse(job.languages) as string[]).length)));
+
 /** Languages of the job with pending items, in code order: one key look-up per language, whatever the scope's size. */
 function pendingLanguages(store: Store, job: JobRow): string[] {
   return store
@@ -297,16 +157,16 @@ function pendingLanguages(store: Store, job: JobRow): string[] {
     .map((r) => r.language);
 }
 
-/** Runs the job's languages side by side, each slice after slice, until done or out of budget. */
+/** Runs the job's languages side by side, each slice after slice, until done, out of budget, or the job is cancelled. */
 async function runLanguages(inv: Invocation, job: JobRow) {
-  const committer = new Committer(inv.deps, job.id);
+  const committer = new Committer(inv.deps, job.id, (items) => inv.step(items, "commit"));
   inv.committers.push(committer);
   const workers = pendingLanguages(inv.deps.store, job).map(async (language) => {
     // A slice's commits land while the language's next slice loads and translates (from after the items the last one took).
     let landing: Promise<void> = Promise.resolve();
     let after = 0;
     try {
-      while (!inv.stopped && inv.mayStartSlice()) {
+      while (inv.mayStartSlice()) {
         inv.slicesStarted++;
         const slice = await runSlice(inv, job, committer, language, after);
         if (!slice) break;
@@ -331,19 +191,24 @@ async function runLanguages(inv: Invocation, job: JobRow) {
   if (failed) throw failed.reason;
 }
 
+/** running → succeeded or failed, once no item is pending; its billing is settled first. */
+async function finishJob(deps: RunnerDeps, job: JobRow) {
+  // Settle before finishing: if D1 fails here the job is still running, and the next alarm settles again.
+  await settle(deps, job.id, "releasing a reservation");
+  const done = deps.store.one<{ done_segments: number; failed_segments: number }>("SELECT done_segments, failed_segments FROM jobs WHERE id = ?", job.id)!;
+  if (isRunning(deps.store, job.id)) finish(deps, job.id, done.done_segments === 0 && done.failed_segments > 0 ? "failed" : "succeeded");
+}
+
 /**
- * One invocation: runs the current job's slices until the budget is spent, then answers
- * whether more work is waiting (the caller sets the next alarm). A number is the budget in ms.
+ * One invocation: runs the site's jobs, one at a time in request order, until the budget is
+ * spent, then answers whether more work is waiting (the caller sets the next alarm). A number
+ * is the budget in ms. Each job goes the same way: its start (queued → running: the cost
+ * checked again and its characters reserved), its scope fixed in chunks, its slices, its
+ * finish. Between steps the object answers waiting requests (Invocation.step); a job
+ * cancelled meanwhile gets no further engine request or commit.
  */
 export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {}): Promise<boolean> {
-  const opts = typeof options === "number" ? { budgetMs: options } : options;
-  const inv = new Invocation(deps, {
-    budgetMs: opts.budgetMs ?? INVOCATION_BUDGET_MS,
-    maxSlices: opts.maxSlices ?? Number.POSITIVE_INFINITY,
-    batchWindowMs: opts.batchWindowMs ?? BATCH_WINDOW_MS,
-    scopeChunk: opts.scopeChunk ?? SCOPE_CHUNK,
-    sliceItems: opts.sliceItems,
-  });
+  const inv = new Invocation(deps, typeof options === "number" ? { budgetMs: options } : options);
   for (;;) {
     // Jobs cancelled while running: their commits have landed by now (none is in flight between two steps of the loop).
     for (const id of unsettledJobs(deps.store)) {
@@ -354,28 +219,26 @@ export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {
     if (!job) {
       // Also repairs a release that failed after its job had ended.
       await infra("releasing reservations", () => releaseInactive(controlDb(deps.env.DB), deps.settings.id, []));
-      return false;
+      // A job created (or cancelled) while that was written.
+      return moreWork(deps.store);
     }
     if (job.status === "queued") {
       await start(deps, job);
+      await inv.turn("start");
       continue;
     }
     if (job.scope_cursor !== null) {
-      // Large scopes are fixed across invocations; the first chunk always goes.
-      const fixed = fixScopeChunk(deps, job, inv.options.scopeChunk);
+      // Large scopes are fixed across invocations, in chunks; the first chunk always goes.
+      const fixed = fixScopeChunk(deps, job, chunkSegments(inv, job));
       inv.chunksFixed++;
-      if (!fixed && !inv.mayFixChunk()) return true;
+      await inv.turn("scope");
+      if (!fixed && !inv.mayFixChunk()) return moreWork(deps.store);
       continue;
     }
     if (inv.slicesStarted > 0 && !inv.mayStartSlice()) return true;
     await runLanguages(inv, job);
-    if (pendingLanguages(deps.store, job).length === 0) {
-      // Settle before finishing: if D1 fails here the job is still running, and the next alarm settles again.
-      await settle(deps, job.id, "releasing a reservation");
-      const done = deps.store.one<{ done_segments: number; failed_segments: number }>("SELECT done_segments, failed_segments FROM jobs WHERE id = ?", job.id)!;
-      if (isRunning(deps.store, job.id)) finish(deps, job.id, done.done_segments === 0 && done.failed_segments > 0 ? "failed" : "succeeded");
-    }
-    if (!inv.mayStartSlice()) return currentJob(deps.store) !== undefined;
+    if (pendingLanguages(deps.store, job).length === 0) await finishJob(deps, job);
+    if (!inv.mayStartSlice()) return moreWork(deps.store);
   }
 }
 

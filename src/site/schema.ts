@@ -13,6 +13,19 @@ export const meta = sqliteTable("meta", {
 });
 
 /**
+ * Timed work of the site object (src/site/alarms.ts): one row per need (job work, retention,
+ * and what comes: webhooks, digests, the memory index) with the time it is next due. The
+ * object's one alarm is set to the earliest; `version` changes with every registration, so a
+ * registration made while the need runs is never lost by what the run answers.
+ */
+export const alarms = sqliteTable("alarms", {
+  need: text("need").primaryKey(),
+  /** Milliseconds since the epoch. */
+  dueAt: integer("due_at").notNull(),
+  version: integer("version").notNull().default(0),
+});
+
+/**
  * The organization's glossary as this site last loaded it from D1 (reloaded when the glossary
  * changes, and at least every few minutes): QA of human text and the status count read it
  * here, so those requests never touch D1.

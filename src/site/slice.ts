@@ -17,8 +17,8 @@ import { type Engine, EngineError, type EngineLimits } from "../engines/types";
 import { runQA } from "../qa";
 import { glossaryMatcher } from "../qa/glossary";
 import { type Committer, type Outcome, type Produced, type SliceItem, TRANSLATION_MARK } from "./commit";
+import type { Invocation } from "./invocation";
 import type { JobRow, JobScope } from "./jobs";
-import type { Invocation } from "./runner";
 import { capabilities } from "./settings";
 import { stateSql } from "./state";
 
@@ -68,6 +68,8 @@ export interface SliceDone {
  */
 export async function runSlice(inv: Invocation, job: JobRow, committer: Committer, language: string, after = 0): Promise<SliceDone | null> {
   const { store } = inv.deps;
+  // Cancelled (or ended) while the previous step let requests in: no further work for it.
+  if (!inv.stillRunning(job.id)) return null;
   // Settings may change while engine calls are awaited (an admin change reaches the object at once): each slice reads the current ones.
   const settings = (inv.deps.settings = store.getMeta<SiteSettings>("settings") ?? inv.deps.settings);
   const scope = JSON.parse(job.request) as JobScope;
@@ -129,6 +131,29 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
     return null;
   }
 
+  const unsaved = inv.unsavedTexts(language);
+  const toSend = new Map<string, Group>(); // by repeatKey: source language + fingerprint
+  /** Items whose text costs no engine request: [item, text, origin, engine, kind]. */
+  const known: [SliceItem, string, string, string, Produced["kind"]][] = [];
+  // Sorted before anything is awaited: the load saw the job's stored results, `unsaved` holds those of commits still
+  // landing, and a commit that lands meanwhile moves its texts from one to the other.
+  for (const item of work) {
+    const { memory: hit, earlier } = item;
+    // Texts translated earlier in this job are reused, not sent again: stored, or produced by a commit still landing.
+    const key = repeatKey(item);
+    const before = earlier !== null ? (JSON.parse(earlier) as [string, string, string]) : unsaved.get(key);
+    if (hit !== null) known.push([item, hit, "tm_exact", "memory", "memory"]);
+    else if (before) known.push([item, before[0], before[1], before[2], "reuse"]);
+    else {
+      const group = toSend.get(key);
+      if (group) group.items.push(item);
+      else toSend.set(key, { items: [item] });
+    }
+  }
+
+  // The slice's work is loaded and sorted: requests waiting meanwhile get their turn.
+  await inv.step(items.length, "slice");
+
   const glossary = work.length ? await inv.glossary(language) : [];
   glossaryMatcher(glossary); // compiled once here, reused by every QA run of the slice
   const holdErrors = !(settings.qaMode === "editors" && capabilities(store).has("qa_errors"));
@@ -147,20 +172,10 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   };
 
   const free: Produced[] = [];
-  const unsaved = inv.unsavedTexts(language);
-  const toSend = new Map<string, Group>(); // by source language + fingerprint
-  for (const item of work) {
-    const { memory: hit, earlier } = item;
-    // Texts translated earlier in this job are reused, not sent again: stored, or produced by a commit still landing.
-    const key = repeatKey(item);
-    const before = earlier !== null ? (JSON.parse(earlier) as [string, string, string]) : unsaved.get(key);
-    if (hit !== null) free.push(produce(item, hit, "tm_exact", "memory", "memory"));
-    else if (before) free.push(produce(item, before[0], before[1], before[2], "reuse"));
-    else {
-      const group = toSend.get(key);
-      if (group) group.items.push(item);
-      else toSend.set(key, { items: [item] });
-    }
+  // QA of texts that cost no engine request is CPU all the way: waiting requests get their turn between steps.
+  for (const [item, text, origin, engineName, kind] of known) {
+    free.push(produce(item, text, origin, engineName, kind));
+    await inv.step(1, "qa");
   }
 
   const commits: Promise<void>[] = [];
@@ -208,10 +223,14 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
       inv.healthy.add(language);
       let billed = 0;
       const produced: Produced[] = [];
-      groups.forEach((group, g) => {
+      for (const [g, group] of groups.entries()) {
         billed += group.items[0].characters;
-        group.items.forEach((item, i) => produced.push(produce(item, texts[g], engine.origin, engine.name, i === 0 ? "engine" : "reuse")));
-      });
+        for (const [i, item] of group.items.entries()) {
+          produced.push(produce(item, texts[g], engine.origin, engine.name, i === 0 ? "engine" : "reuse"));
+          // A zero-latency engine's answer is here at once: QA of the batch goes in steps too.
+          await inv.step(1, "qa");
+        }
+      }
       // Until the commit lands, a repeat in the language's next slice finds these texts here.
       const sent = groups.map((group, g) => [repeatKey(group.items[0]), [texts[g], engine.origin, engine.name]] as const);
       for (const [key, entry] of sent) unsaved.set(key, entry);
@@ -230,7 +249,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
       // The deadline and budgets are checked between batches; the first batch of a slice always goes.
       if (running.length && !inv.mayLaunch()) break;
       const release = await gate.acquire();
-      if (languageFailure !== undefined || fault !== undefined || inv.stopped || (running.length && !inv.mayLaunch())) {
+      if (languageFailure !== undefined || fault !== undefined || !inv.stillRunning(job.id) || (running.length && !inv.mayLaunch())) {
         release();
         break;
       }

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import type { Engine, EngineRequest } from "../../src/engines/types";
 import { persist } from "../../src/site/commit";
+import { cancelJob, unsettledJobs } from "../../src/site/jobs";
 import type { SiteObject } from "../../src/site/object";
 import { type RunnerDeps, runAlarm } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
@@ -181,5 +182,43 @@ describe("a commit another attempt committed first (fault 4)", () => {
     expect(job).toMatchObject({ status: "succeeded", done_segments: 120, failed_segments: 0, characters: chars });
     expect(await allResults(c)).toHaveLength(120);
     expect((await ledger(site.siteId)).sum).toBe(chars);
+  });
+});
+
+describe("a cancel that arrives while a commit's ledger row is written (cancel wins)", () => {
+  it("the commit is not stored, its ledger row goes with the runner's settle step, and the runner keeps its need until the job is settled", async () => {
+    const { site, c, segments } = await siteWithUnits(120);
+    const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
+    const { engine } = taggingEngine();
+    // Commit 1 lands; the job is cancelled once commit 2's ledger row has been written, before its transaction.
+    let inserts = 0;
+    const answer = await inObject(
+      site.siteId,
+      (deps) => {
+        const cancelling = flakyDb(env.DB, {
+          lose: (sql) => {
+            if (isLedgerInsert(sql) && ++inserts === 2) expect(cancelJob(deps.store, jobId).status).toBe("cancelled");
+            return false;
+          },
+        });
+        return runAlarm({ ...deps, env: { ...deps.env, DB: cancelling } }, 60_000);
+      },
+      { engineFor: () => engine },
+    );
+    expect(inserts).toBe(2);
+    // The cancelled job is still to be settled (meta unsettled_jobs): the runner answers that more work waits, so its need
+    // stays registered (a cancel during the run does not move a need that is already due).
+    expect(answer).toBe(0);
+    expect(await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => unsettledJobs(o.store))).toEqual([jobId]);
+
+    await runAll(site.siteId, engine);
+    expect(await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => unsettledJobs(o.store))).toEqual([]);
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    // Only commit 1 is stored and billed: commit 2's row, written before the cancel, was removed by settleJob.
+    expect(job).toMatchObject({ status: "cancelled", done_segments: 50, characters: sumCharacters(segments.slice(0, 50).map((s) => s.text)) });
+    expect(await jobRows(site.siteId, jobId)).toEqual([{ job_id: jobId, slice: 1, characters: job.characters }]);
+    expect((await ledger(site.siteId)).sum).toBe(job.characters);
+    expect(await allResults(c)).toHaveLength(50);
+    expect((await env.DB.prepare("SELECT job_id FROM reservations WHERE site_id = ?").bind(site.siteId).all()).results).toEqual([]);
   });
 });

@@ -221,7 +221,7 @@ describe("D1 failures", () => {
 });
 
 describe("cancel while a slice is at the engine", () => {
-  it("the in-flight slice is kept and billed consistently, and the cancelled job holds no reservation afterwards", async () => {
+  it("cancel wins: the batch at the engine is neither stored nor billed, no further request goes out, and the cancelled job holds no reservation afterwards", async () => {
     let arrived!: () => void;
     const atEngine = new Promise<void>((resolve) => (arrived = resolve));
     let proceed!: () => void;
@@ -249,7 +249,12 @@ describe("cancel while a slice is at the engine", () => {
     const results = await allResults(c);
     expect(results).toHaveLength(job.done_segments);
     expect((await ledger(site.siteId)).sum).toBe(job.characters);
-    expect(job.characters).toBe(engines.deepl.acceptedCharacters + engines.openai.acceptedCharacters);
+    // DeepL's batch was at the engine when the job was cancelled: its answer is dropped, and no other DeepL request followed.
+    expect(engines.deepl.calls).toHaveLength(1);
+    expect(results.filter((r: any) => r.language === "de")).toEqual([]);
+    // What is kept is what the model answered before the cancel, billed exactly.
+    expect(job.characters).toBeLessThanOrEqual(engines.openai.acceptedCharacters);
+    expect(job.characters).toBe(sumCharacters(new Set(results.map((r: any) => SEGMENTS.find((s) => r.text === `[fr] ${s.text}`)!.text))));
     // No job is queued or running: nothing may stay reserved.
     const rows = await env.DB.prepare("SELECT job_id, characters FROM reservations WHERE site_id = ?").bind(site.siteId).all();
     expect(rows.results).toEqual([]);

@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import type { Engine } from "../../src/engines/types";
+import { COMMIT_ITEMS } from "../../src/site/commit";
 import type { SiteObject } from "../../src/site/object";
 import { MAX_INTERNAL_FAILURES, type RunnerDeps, runAlarm, runJobs } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
@@ -171,6 +172,44 @@ describe("large commits", () => {
     const results = await allResults(c);
     expect(results).toHaveLength(1_200);
     expect(results.every((r: any) => r.text.length === 10_004)).toBe(true);
+  });
+});
+
+describe("commits as short steps", () => {
+  it(`an engine batch larger than COMMIT_ITEMS is stored as several commits, each billed for the texts it holds`, async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    // 1,000 distinct texts, then 200 repeats of them (the engine takes 1,000 texts a request, so a slice is 1,000 items).
+    const distinct = texts(1_000, "Split entry");
+    const segments = [...distinct, ...distinct.slice(0, 200)].map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
+    expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
+    const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
+    const calls: number[] = [];
+    const engine: Engine = {
+      name: "pseudo",
+      origin: "mt",
+      limits: { maxSegments: 1_000, maxCharacters: 1_000_000 },
+      supports: () => true,
+      translate: async (request) => {
+        calls.push(request.segments.length);
+        return request.segments.map((s) => `de: ${s.text}`);
+      },
+    };
+    await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine });
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job).toMatchObject({ status: "succeeded", done_segments: 1_200, reused_segments: 200, characters: sumCharacters(distinct) });
+    expect(calls.reduce((a, b) => a + b, 0)).toBe(1_000);
+    const rows = await env.DB.prepare("SELECT slice, characters FROM usage_ledger WHERE site_id = ? AND job_id = ? ORDER BY slice")
+      .bind(site.siteId, jobId)
+      .all<{ slice: number; characters: number }>();
+    // No commit stored more than COMMIT_ITEMS results, and the ledger rows add up to exactly what was translated.
+    expect(rows.results.length).toBeGreaterThanOrEqual(Math.ceil(1_200 / COMMIT_ITEMS));
+    expect(rows.results.reduce((n, r) => n + r.characters, 0)).toBe(job.characters);
+    // The engine's 1,000 texts (the first slice) went as two commits of 500; the 200 repeats (the next slice, reused) as a third, unbilled.
+    expect(rows.results.filter((r) => r.characters > 0).map((r) => r.characters)).toEqual([sumCharacters(distinct.slice(0, 500)), sumCharacters(distinct.slice(500))]);
+    const commits = await inObject(site.siteId, async (deps) => deps.store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", jobId)!.slices);
+    expect(commits).toBe(rows.results.length);
+    expect(await allResults(c)).toHaveLength(1_200);
   });
 });
 

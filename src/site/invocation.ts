@@ -1,0 +1,237 @@
+/**
+ * What one alarm invocation of the job runner shares between the job's start, its slices and
+ * its commits: the budgets that keep it far inside the platform's limits, the engines' gates,
+ * the glossary, texts whose commits are still landing, and the pace at which it lets waiting
+ * requests in.
+ *
+ * Pace: the site object runs one thing at a time, and awaiting a promise that is already
+ * settled (a zero-latency engine, a memory hit) never lets anything else in. Only a macrotask
+ * boundary does (a timer, I/O): measured in workerd, a loop of `await Promise.resolve()` kept
+ * every request out until it ended, `await scheduler.wait(0)` let one in after each turn.
+ * So CPU-bound job work counts its work in `step()`, and once about STEP_WORK has piled up
+ * it waits for the next turn of the event loop, where pushes, status reads, result pages and
+ * cancels that arrived meanwhile are answered. A wait costs about 1 ms when nothing is
+ * waiting and nothing once a step takes several ms (measured: 100 steps of 5.7 ms took 571 ms
+ * without waits and 576 ms with them).
+ */
+import { controlDb } from "../control/db";
+import type { SiteSettings } from "../control/sites";
+import { engineConcurrency, Semaphore } from "../engines/concurrency";
+import type { Engine, EngineEnv, GlossaryTerm, RequestMeter } from "../engines/types";
+import type { EngineName } from "../limits";
+import type { Emit } from "../webhooks/emit";
+import type { Committer } from "./commit";
+import { infra } from "./faults";
+import { glossaryDue, glossaryFor, readGlossary, replaceGlossary } from "./glossary";
+import type { Store } from "./store";
+
+/** Wall time one invocation keeps starting slices before yielding to a fresh alarm. */
+export const INVOCATION_BUDGET_MS = 10_000;
+/**
+ * Wall time after which no further engine batch is launched, however the slices are going:
+ * far inside an alarm's 15 minutes, leaving room for batches in flight and their retries.
+ */
+export const BATCH_WINDOW_MS = 180_000;
+/**
+ * Upstream requests (retries included) one invocation makes at most: far inside the paid
+ * plan's 10,000 subrequests. Each batch in flight may still add its retries (4 attempts).
+ */
+export const SUBREQUEST_BUDGET = 2_000;
+/** Commits (each one D1 ledger write) one invocation makes at most: D1 allows 1,000 queries. */
+const COMMIT_BUDGET = 400;
+/**
+ * Items (segment × language) one transaction fixes when a started job's scope is fixed: a
+ * step of a few ms, so requests are answered between chunks even on a site of a million
+ * segments (whose scope is fixed across several invocations).
+ */
+export const SCOPE_ITEMS = 2_000;
+
+/**
+ * Work between two turns of the event loop, in item-steps: one item loaded, checked by QA or
+ * stored is one. An item-step costs about 10–30 µs of CPU (bench d: about 33 µs an item all
+ * the way through, three item-steps), so a step is a few ms. A request that arrives waits for
+ * the step under way in each of the job's chains of work (its languages, its commits), and
+ * never for more than one of each; the longest steps are a slice's load (up to 1,000 items,
+ * one query) and a commit (COMMIT_ITEMS in commit.ts). Shorter steps would cost more than they
+ * give: a turn costs about 1 ms when the step before it took less than that (workerd's timers
+ * move in whole ms), nothing once it takes more.
+ */
+export const STEP_WORK = 100;
+
+/** Lets waiting requests (and I/O) in: the next turn of the event loop. */
+export const nextTurn = (): Promise<void> => scheduler.wait(0);
+
+/**
+ * Where the runner lets requests in: after a job's start, after a chunk of its scope is fixed,
+ * after a slice's items are loaded and sorted (before its engine batches), during QA, after a
+ * commit is stored.
+ */
+export type TurnPoint = "start" | "scope" | "slice" | "qa" | "commit";
+
+export interface RunnerDeps {
+  store: Store;
+  env: Env & EngineEnv;
+  settings: SiteSettings;
+  /** Engines by name; tests may inject their own. */
+  engineFor?: (name: EngineName) => Engine;
+  /** How the runner lets waiting requests in between its steps (default: the next turn of the event loop). */
+  nextTurn?: (at: TurnPoint) => Promise<void>;
+  /** Webhook events (src/webhooks/emit.ts): returns at once, never throws. */
+  emit?: Emit;
+}
+
+export interface RunOptions {
+  /** Wall time for starting new slices (the first slice always starts). */
+  budgetMs?: number;
+  /** Slices started at most. */
+  maxSlices?: number;
+  /** Wall time after which no further engine batch is launched (at least budgetMs). */
+  batchWindowMs?: number;
+  /** Segments per chunk when a started job's items are fixed (default: SCOPE_ITEMS items, whatever the job's languages). */
+  scopeChunk?: number;
+  /** Item-steps of work between two turns of the event loop (default STEP_WORK; 1 turns at every step). */
+  stepWork?: number;
+  /**
+   * Items per slice, instead of what the engine's limits give (slice.ts, sliceItems): tests use
+   * tiny slices so a small job spans several slices and overlapping commits.
+   */
+  sliceItems?: number;
+}
+
+/** What one invocation shares between its slices: budgets, engine gates, the glossary, the pace. */
+export class Invocation {
+  readonly meter: RequestMeter = { requests: 0 };
+  readonly startedAt = Date.now();
+  readonly options: Required<Omit<RunOptions, "scopeChunk" | "sliceItems">> & Pick<RunOptions, "scopeChunk" | "sliceItems">;
+  /** Turns of the event loop this invocation gave waiting requests. */
+  turns = 0;
+  private readonly gates = new Map<EngineName, Semaphore>();
+  private glossaries?: Promise<void>;
+  private readonly glossaryByLanguage = new Map<string, GlossaryTerm[]>();
+  committers: Committer[] = [];
+  /**
+   * Languages whose latest engine batch succeeded. Until one has, a language sends one batch
+   * at a time: a quota, configuration or outage problem then costs one request, not one per
+   * slot of the engine's concurrency.
+   */
+  readonly healthy = new Set<string>();
+  slicesStarted = 0;
+  chunksFixed = 0;
+  stopped = false;
+  /** Per language: texts produced by engine batches whose commits have not landed yet, by source language and fingerprint (slice.ts, repeatKey). */
+  private readonly unsaved = new Map<string, Map<string, readonly [text: string, origin: string, engine: string]>>();
+  /** Item-steps of work since the event loop last turned. */
+  private work = 0;
+
+  constructor(
+    readonly deps: RunnerDeps,
+    options: RunOptions = {},
+  ) {
+    this.options = {
+      budgetMs: options.budgetMs ?? INVOCATION_BUDGET_MS,
+      maxSlices: options.maxSlices ?? Number.POSITIVE_INFINITY,
+      batchWindowMs: options.batchWindowMs ?? BATCH_WINDOW_MS,
+      scopeChunk: options.scopeChunk,
+      stepWork: options.stepWork ?? STEP_WORK,
+      sliceItems: options.sliceItems,
+    };
+  }
+
+  /**
+   * Counts `items` item-steps of work just done at `at`; once a step's worth has piled up,
+   * waits for the next turn of the event loop so that waiting requests are answered. Call it
+   * between pieces of work, never inside a transaction.
+   */
+  async step(items: number, at: TurnPoint): Promise<void> {
+    this.work += items;
+    if (this.work >= this.options.stepWork) await this.turn(at);
+  }
+
+  /** Lets waiting requests in now (after a step whose size is not counted in items). */
+  async turn(at: TurnPoint): Promise<void> {
+    this.work = 0;
+    this.turns++;
+    await (this.deps.nextTurn ?? nextTurn)(at);
+  }
+
+  /**
+   * Whether the job is still running; a job cancelled (or otherwise ended) meanwhile stops the
+   * invocation, so no further engine request or commit starts for it.
+   */
+  stillRunning(jobId: number): boolean {
+    if (this.deps.store.one("SELECT 1 AS x FROM jobs WHERE id = ? AND status = 'running'", jobId) !== undefined) return true;
+    this.stop();
+    return false;
+  }
+
+  /** Requests in flight per engine, shared by the job's languages. */
+  gate(name: EngineName): Semaphore {
+    let gate = this.gates.get(name);
+    if (!gate) this.gates.set(name, (gate = new Semaphore(engineConcurrency(name, this.deps.env as unknown as Record<string, unknown>))));
+    return gate;
+  }
+
+  private inFlight(): number {
+    let n = 0;
+    for (const gate of this.gates.values()) n += gate.inUse;
+    return n;
+  }
+
+  private commits(): number {
+    return this.committers.reduce((n, c) => n + c.commits, 0);
+  }
+
+  /** Whether another engine batch may start: within the batch window and the subrequest and commit budgets. */
+  mayLaunch(): boolean {
+    if (this.stopped) return false;
+    if (Date.now() - this.startedAt >= Math.max(this.options.budgetMs, this.options.batchWindowMs)) return false;
+    if (this.meter.requests + 4 * (this.inFlight() + 1) > SUBREQUEST_BUDGET) return false;
+    return this.commits() < COMMIT_BUDGET;
+  }
+
+  /** Whether another chunk of a job's scope may be fixed in this invocation. */
+  mayFixChunk(): boolean {
+    return !this.stopped && Date.now() - this.startedAt < this.options.budgetMs;
+  }
+
+  /** Whether another slice may start (the first always does, unless maxSlices is 0 or the invocation stopped). */
+  mayStartSlice(): boolean {
+    if (this.stopped || this.slicesStarted >= this.options.maxSlices) return false;
+    if (this.slicesStarted === 0) return true;
+    if (Date.now() - this.startedAt >= this.options.budgetMs) return false;
+    return this.mayLaunch();
+  }
+
+  stop() {
+    this.stopped = true;
+  }
+
+  unsavedTexts(language: string) {
+    let texts = this.unsaved.get(language);
+    if (!texts) this.unsaved.set(language, (texts = new Map()));
+    return texts;
+  }
+
+  /**
+   * The organization's glossary terms for a target language, from the object's copy (reloaded
+   * from D1 only when it is old); the same array all invocation long, so QA compiles it once.
+   */
+  async glossary(language: string): Promise<GlossaryTerm[]> {
+    const { store, env, settings } = this.deps;
+    if (!this.glossaries) {
+      const load = glossaryDue(store, Date.now())
+        ? infra("reading the glossary", () => readGlossary(controlDb(env.DB), settings.organizationId)).then((terms) => replaceGlossary(store, terms, Date.now()))
+        : Promise.resolve();
+      this.glossaries = load;
+      // A failed read is not kept: the next slice asks again.
+      load.catch(() => {
+        if (this.glossaries === load) this.glossaries = undefined;
+      });
+    }
+    await this.glossaries;
+    const key = language.toLowerCase();
+    let terms = this.glossaryByLanguage.get(key);
+    if (!terms) this.glossaryByLanguage.set(key, (terms = glossaryFor(store, key)));
+    return terms;
+  }
+}
