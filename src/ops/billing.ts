@@ -12,7 +12,6 @@ import { PLANS } from "../billing/plans";
 import { billingProvider, type Provider, priceOf, type Stripe, stripeClient, verifyEvent } from "../billing/stripe";
 import { coveredSiteIds, mirrorOf, STRIPE_ACTOR, siteLimitOf, stateOf, stateOfMirror, syncSubscription } from "../billing/stripe-sync";
 import { organizationUsage } from "../billing/usage";
-import { now } from "../clock";
 import { auditStatement } from "../control/audit";
 import { type ControlDb, controlDb } from "../control/db";
 import { sites, stripeEvents, subscriptionSites, subscriptions } from "../control/schema";
@@ -53,7 +52,7 @@ export interface BillingView {
 const iso = (seconds: number | null | undefined) => (seconds ? new Date(seconds * 1000).toISOString() : null);
 
 /** Everything the Billing page shows. Stripe's figures (prices, invoices, the next invoice) are read live; a Stripe failure leaves them out. */
-export async function billingView(env: Env, organizationId: number, at = now()): Promise<BillingView> {
+export async function billingView(env: Env, organizationId: number, at: Date): Promise<BillingView> {
   const db = controlDb(env.DB);
   const provider = billingProvider(env);
   const [sub, mirror, orgSites, covered, usage] = await Promise.all([
@@ -142,7 +141,7 @@ function requirePrice(env: Env, plan: Plan) {
  * site: the quantity is the organization's sites (at least one). Answers the URL to send the
  * owner to.
  */
-export async function startCheckout(env: Env, actor: Actor, organizationId: number, plan: Plan, dashboardBase: string, at = now()) {
+export async function startCheckout(env: Env, actor: Actor, organizationId: number, plan: Plan, dashboardBase: string, at: Date) {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const [sub, mirror, siteIds] = await Promise.all([
@@ -182,7 +181,7 @@ export type PlanChange = { kind: "changed" } | { kind: "choose-sites"; limit: nu
  * than are covered now needs `keep` (which stay covered) first: without it the answer is
  * `choose-sites`, and nothing changes.
  */
-export async function changePlan(env: Env, actor: Actor, organizationId: number, plan: Plan, keep?: number[], at = now()): Promise<PlanChange> {
+export async function changePlan(env: Env, actor: Actor, organizationId: number, plan: Plan, keep: number[] | undefined, at: Date): Promise<PlanChange> {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const mirror = await requireStripeSubscription(env, db, organizationId);
@@ -241,7 +240,7 @@ function replaceCovered(db: ControlDb, organizationId: number, siteIds: number[]
  * Which sites the subscription covers, within its plan's limit. Under `pro` each covered site
  * is a licence: the subscription's quantity follows (prorated).
  */
-export async function setCoveredSites(env: Env, actor: Actor, organizationId: number, siteIds: number[], at = now()) {
+export async function setCoveredSites(env: Env, actor: Actor, organizationId: number, siteIds: number[], at: Date) {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const mirror = await requireStripeSubscription(env, db, organizationId);
@@ -269,7 +268,7 @@ export async function setCoveredSites(env: Env, actor: Actor, organizationId: nu
 }
 
 /** Payment methods and invoices: a Stripe Customer Portal session that returns to the Billing page. */
-export async function portalSession(env: Env, actor: Actor, organizationId: number, dashboardBase: string, at = now()) {
+export async function portalSession(env: Env, actor: Actor, organizationId: number, dashboardBase: string, at: Date) {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const mirror = await mirrorOf(db, organizationId);
@@ -280,7 +279,7 @@ export async function portalSession(env: Env, actor: Actor, organizationId: numb
 }
 
 /** Cancel at the period's end (`cancel` true) or resume (false). Covered until the period ends either way. */
-export async function setCancelAtPeriodEnd(env: Env, actor: Actor, organizationId: number, cancel: boolean, at = now()) {
+export async function setCancelAtPeriodEnd(env: Env, actor: Actor, organizationId: number, cancel: boolean, at: Date) {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const mirror = await requireStripeSubscription(env, db, organizationId);
@@ -336,7 +335,7 @@ function subjectOf(event: Stripe.Event): { subscription: string | null; organiza
  * failure lets Stripe's retry try again). The subscription is retrieved from Stripe rather
  * than read from the event, so deliveries in any order end in Stripe's current state.
  */
-export async function applyStripeEvent(env: Env, event: Stripe.Event, at = now()): Promise<WebhookOutcome> {
+export async function applyStripeEvent(env: Env, event: Stripe.Event, at: Date): Promise<WebhookOutcome> {
   const db = controlDb(env.DB);
   const seen = await db.select({ id: stripeEvents.id }).from(stripeEvents).where(eq(stripeEvents.id, event.id)).get();
   if (seen) return "duplicate";
@@ -352,7 +351,7 @@ export async function applyStripeEvent(env: Env, event: Stripe.Event, at = now()
 }
 
 /** Verifies the raw body's signature (400 on a bad or stale one: nothing is read or changed), then applies it. */
-export async function receiveStripeWebhook(env: Env, rawBody: string, signature: string | undefined, at = now()) {
+export async function receiveStripeWebhook(env: Env, rawBody: string, signature: string | undefined, at: Date) {
   if (billingProvider(env) !== "stripe") throw new ApiError(404, "Stripe billing is not configured on this service.");
   let event: Stripe.Event;
   try {
@@ -369,7 +368,7 @@ export async function receiveStripeWebhook(env: Env, rawBody: string, signature:
  * The operator's override ended (admin DELETE of the subscription): an organization that pays
  * through Stripe follows its Stripe subscription again, from what D1 last read of it.
  */
-export async function overrideCleared(env: Env, organizationId: number, at = now()) {
+export async function overrideCleared(env: Env, organizationId: number, at: Date) {
   const db = controlDb(env.DB);
   const mirror = await mirrorOf(db, organizationId);
   if (mirror) await syncSubscription(env, db, stateOfMirror(mirror), at, organizationId, "override.cleared");
@@ -378,7 +377,7 @@ export async function overrideCleared(env: Env, organizationId: number, at = now
 export const MonthIn = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/);
 
 /** Month close by hand (the admin API): the same close the Cron Trigger runs, for one ended month. */
-export async function closeBillingMonth(env: Env, month: string, at = now()) {
+export async function closeBillingMonth(env: Env, month: string, at: Date) {
   if (!hasEnded(month, at)) throw new ApiError(422, `month: ${month} has not ended yet (months are UTC); close it from the 1st of the next month.`);
   return closeMonth(env, controlDb(env.DB), month, at);
 }
@@ -386,7 +385,7 @@ export async function closeBillingMonth(env: Env, month: string, at = now()) {
 export const billingCloses = (env: Env, month?: string) => listCloses(controlDb(env.DB), month);
 
 /** The Cron Trigger's run. */
-export async function scheduledClose(env: Env, at = now()) {
+export async function scheduledClose(env: Env, at: Date) {
   const runs = await closeEndedMonths(env, controlDb(env.DB), at);
   console.log(JSON.stringify({ level: "info", message: "month close", runs }));
   return runs;
