@@ -8,6 +8,8 @@ export default defineConfig(async () => {
   const workers = (bindings: Record<string, string>) =>
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
+      // src/index.ts's Worker and site object built with the tests' clock and sleep (test/worker.ts).
+      main: "./test/worker.ts",
       remoteBindings: false,
       miniflare: {
         bindings: {

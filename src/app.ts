@@ -9,6 +9,7 @@ import { EXAMPLES } from "./api/examples";
 import { validationDetail } from "./api/issues";
 import { HealthOut } from "./api/schemas";
 import { adminAuth, apiKeyAuth, declaredBodyLimit } from "./auth";
+import { type Clock, systemClock } from "./clock";
 import type { App } from "./context";
 import { dashboard } from "./dashboard";
 import { ApiError, ensureErrorBody, errorBody, renderError } from "./errors";
@@ -25,8 +26,14 @@ import { describeWebhookEvents, webhookRoutes } from "./routes/webhooks.routes";
 
 export const API_VERSION = "1";
 
-/** `now`: the clock of the key cache and of address blocks (tests pass their own; production never does). */
-export function createApp(deps: { now?: () => number } = {}) {
+/**
+ * `clock`: the service's clock, given to every handler as `c.var.clock` (production's reads the
+ * system time; tests pass their own). `now`: the clock of the key cache and of address blocks,
+ * by default the same clock.
+ */
+export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
+  const clock = deps.clock ?? systemClock;
+  const now = deps.now ?? (() => clock().getTime());
   const app = new OpenAPIHono<App>({
     defaultHook: (result) => {
       if (!result.success) throw new ApiError(422, validationDetail(result.error, undefined, (result as { data?: unknown }).data));
@@ -38,6 +45,7 @@ export function createApp(deps: { now?: () => number } = {}) {
   app.use(async (c, next) => {
     const id = crypto.randomUUID();
     c.set("requestId", id);
+    c.set("clock", clock);
     c.header("X-Request-Id", id);
     await next();
   });
@@ -53,7 +61,7 @@ export function createApp(deps: { now?: () => number } = {}) {
   );
   // Order of work (src/auth.ts): a declared oversized body, then who is calling, then the body.
   app.use(declaredBodyLimit);
-  app.use("/v1/*", apiKeyAuth(deps.now));
+  app.use("/v1/*", apiKeyAuth(now));
   app.use("/admin/*", adminAuth);
   app.use(
     bodyLimit({

@@ -1,13 +1,8 @@
-/** The service's clock. Tests move it (for example across a month boundary); production never does. */
-let offsetMs = 0;
-let fixed: Date | undefined;
+/**
+ * The service's clock, handed to the code that reads the time (the Worker's app, the site
+ * object, the operations as an `at` argument). Production's is the system clock; tests build
+ * the code with their own (test/worker.ts): there is no setter to move it.
+ */
+export type Clock = () => Date;
 
-export function now(): Date {
-  return fixed ? new Date(fixed) : new Date(Date.now() + offsetMs);
-}
-
-/** Test hook: pin the clock to a date, or pass undefined to release it. */
-export function setClock(date: Date | undefined) {
-  fixed = date;
-  offsetMs = 0;
-}
+export const systemClock: Clock = () => new Date();

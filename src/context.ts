@@ -1,3 +1,4 @@
+import type { Clock } from "./clock";
 import type { SiteSettings } from "./control/sites";
 
 /** Hono's type parameter for this app: bindings and per-request variables. */
@@ -5,6 +6,8 @@ export interface App {
   Bindings: Env;
   Variables: {
     requestId: string;
+    /** The service's clock (createApp's): handlers pass `c.var.clock()` to the operations as `at`. */
+    clock: Clock;
     /** The authenticated site (public API only). */
     site: SiteSettings;
     keyId: number;

@@ -5,7 +5,6 @@
  */
 import { and, asc, eq, gt, inArray, lt, or, sql, sum } from "drizzle-orm";
 import type { Estimate } from "../api/schemas";
-import { now } from "../clock";
 import type { ControlDb } from "../control/db";
 import { reservations, subscriptionSites, subscriptions, usageLedger } from "../control/schema";
 import type { SiteSettings } from "../control/sites";
@@ -29,7 +28,7 @@ export interface Entitlement {
  * Read from D1 on every call (no cache): a change by the operator or a Stripe webhook answers
  * the next job request. `at` decides whether a past-due subscription's grace is over.
  */
-export async function entitlement(db: ControlDb, site: SiteSettings, at: Date = now()): Promise<Entitlement> {
+export async function entitlement(db: ControlDb, site: SiteSettings, at: Date): Promise<Entitlement> {
   const sub = await db.select().from(subscriptions).where(eq(subscriptions.organizationId, site.organizationId)).get();
   if (!sub)
     return {

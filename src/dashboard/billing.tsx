@@ -44,7 +44,7 @@ const orgIdOf = (c: DashContext) => {
 const page = (c: DashContext) => `/dashboard/organizations/${orgIdOf(c)}/billing`;
 
 async function render(c: DashContext, a: OrgAccess, extra: { notice?: string | null; error?: string | null; choose?: SiteChoice | null } = {}) {
-  const view = await billingView(c.env, a.organizationId);
+  const view = await billingView(c.env, a.organizationId, c.var.clock());
   const nav = { organizationId: a.organizationId, organization: a.organization, role: a.role, current: "billing" as const };
   const html = await (<BillingPage nav={nav} viewer={{ email: c.get("user")!.email }} view={view} {...extra} />).toString();
   return c.html("<!DOCTYPE html>" + html);
@@ -79,7 +79,7 @@ billingPages.get("/organizations/:org_id/billing", async (c) => {
 billingPages.post("/organizations/:org_id/billing/checkout", async (c) => {
   const a = await orgAccess(c, orgIdOf(c), "owner");
   const f = await formOf(c);
-  const { url } = await startCheckout(c.env, a.actor, a.organizationId, planFrom(f.one("plan")), dashboardBase(c));
+  const { url } = await startCheckout(c.env, a.actor, a.organizationId, planFrom(f.one("plan")), dashboardBase(c), c.var.clock());
   return c.redirect(url, 303);
 });
 
@@ -89,7 +89,7 @@ billingPages.post("/organizations/:org_id/billing/plan", async (c) => {
   const plan = planFrom(f.one("plan"));
   // The site chooser marks itself (`choosing`), so a chooser with no box ticked keeps no site.
   const keep = f.one("choosing") ? ids(f.all("keep")) : undefined;
-  const result = await changePlan(c.env, a.actor, a.organizationId, plan, keep);
+  const result = await changePlan(c.env, a.actor, a.organizationId, plan, keep, c.var.clock());
   if (result.kind === "choose-sites")
     return render(c, a, {
       choose: { plan, limit: result.limit, covered: result.covered },
@@ -101,24 +101,24 @@ billingPages.post("/organizations/:org_id/billing/plan", async (c) => {
 billingPages.post("/organizations/:org_id/billing/sites", async (c) => {
   const a = await orgAccess(c, orgIdOf(c), "owner");
   const f = await formOf(c);
-  await setCoveredSites(c.env, a.actor, a.organizationId, ids(f.all("site")));
+  await setCoveredSites(c.env, a.actor, a.organizationId, ids(f.all("site")), c.var.clock());
   return c.redirect(`${page(c)}?done=sites-saved`, 303);
 });
 
 billingPages.post("/organizations/:org_id/billing/portal", async (c) => {
   const a = await orgAccess(c, orgIdOf(c), "owner");
-  const { url } = await portalSession(c.env, a.actor, a.organizationId, dashboardBase(c));
+  const { url } = await portalSession(c.env, a.actor, a.organizationId, dashboardBase(c), c.var.clock());
   return c.redirect(url, 303);
 });
 
 billingPages.post("/organizations/:org_id/billing/cancel", async (c) => {
   const a = await orgAccess(c, orgIdOf(c), "owner");
-  await setCancelAtPeriodEnd(c.env, a.actor, a.organizationId, true);
+  await setCancelAtPeriodEnd(c.env, a.actor, a.organizationId, true, c.var.clock());
   return c.redirect(`${page(c)}?done=cancelled`, 303);
 });
 
 billingPages.post("/organizations/:org_id/billing/resume", async (c) => {
   const a = await orgAccess(c, orgIdOf(c), "owner");
-  await setCancelAtPeriodEnd(c.env, a.actor, a.organizationId, false);
+  await setCancelAtPeriodEnd(c.env, a.actor, a.organizationId, false, c.var.clock());
   return c.redirect(`${page(c)}?done=resumed`, 303);
 });

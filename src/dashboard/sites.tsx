@@ -55,7 +55,7 @@ function jobRequest(f: Form, confirm: boolean) {
 sites.post("/sites/:site_id/jobs/estimate", async (c) => {
   const a = await siteAccess(c, id(c.req.param("site_id")), "editor");
   const request = jobRequest(await form(c), false);
-  const answer = await requestJob(c.env, a.actor, a.site, request);
+  const answer = await requestJob(c.env, a.actor, a.site, request, c.var.clock());
   if (answer.kind !== "estimate") throw new Error("an estimate-only request created a job");
   return render(
     c,
@@ -65,7 +65,7 @@ sites.post("/sites/:site_id/jobs/estimate", async (c) => {
 
 sites.post("/sites/:site_id/jobs", async (c) => {
   const a = await siteAccess(c, id(c.req.param("site_id")), "editor");
-  const answer = await requestJob(c.env, a.actor, a.site, jobRequest(await form(c), true));
+  const answer = await requestJob(c.env, a.actor, a.site, jobRequest(await form(c), true), c.var.clock());
   // The person who started it is mailed when it ends (mail/notices.ts, the 15-minute cron).
   if (answer.kind === "created") await rememberStarter(c.env, a.site.id, answer.job.id, a.userId);
   return c.redirect(`/dashboard/sites/${a.site.id}${answer.kind === "created" ? `?started=${answer.job.id}` : ""}`, 303);

@@ -4,7 +4,7 @@ import { type Configured, present, requireConfig, unsupportedSource, unsupported
 import { callJson, parseJsonBody, type Verdict } from "./http";
 import { languageTable, lookupLanguage } from "./languages";
 import { runPipeline } from "./pipeline";
-import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineRequest } from "./types";
+import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineOptions, type EngineRequest } from "./types";
 
 export const AZURE_DEFAULT_ENDPOINT = "https://api.cognitive.microsofttranslator.com";
 
@@ -226,7 +226,7 @@ function classifyAzure(status: number, body: string): Verdict {
   return undefined;
 }
 
-export function createAzureEngine(env: EngineEnv): Engine {
+export function createAzureEngine(env: EngineEnv, options: EngineOptions = {}): Engine {
   const configured = readAzureConfig(env);
   const limits: EngineLimits = { ...AZURE_LIMITS, maxCharacters: azureMaxCharacters(env.AZURE_TRANSLATOR_MAX_CHARACTERS) };
   return {
@@ -261,6 +261,7 @@ export function createAzureEngine(env: EngineEnv): Engine {
             secrets: [key],
             classify: classifyAzure,
             meter: request.meter,
+            sleep: options.sleep,
           });
           if (!Array.isArray(answer) || answer.length !== batch.length) {
             throw new EngineError("bad_response", `Azure Translator answered an unexpected body for ${batch.length} texts`);

@@ -6,7 +6,7 @@ import { deeplGlossaryId, quotaError } from "./deepl_glossary";
 import { callJson, type Verdict } from "./http";
 import { languageTable, lookupLanguage } from "./languages";
 import { type PreparedSegment, runPipeline } from "./pipeline";
-import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineRequest } from "./types";
+import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineOptions, type EngineRequest } from "./types";
 
 /**
  * Target languages (DeepL codes). Region variants fall back to their language (`de-at` → DE);
@@ -172,7 +172,7 @@ interface DeepLAnswer {
   translations?: { text?: unknown }[];
 }
 
-export function createDeepLEngine(env: EngineEnv): Engine {
+export function createDeepLEngine(env: EngineEnv, options: EngineOptions = {}): Engine {
   const configured = readDeepLConfig(env);
   return {
     name: "deepl",
@@ -198,6 +198,7 @@ export function createDeepLEngine(env: EngineEnv): Engine {
                 targetLang: targetLang.split("-")[0].toLowerCase(),
                 owner: request.glossaryOwner,
                 meter: request.meter,
+                sleep: options.sleep,
               },
               request.glossary,
             )
@@ -236,6 +237,7 @@ export function createDeepLEngine(env: EngineEnv): Engine {
             secrets: [apiKey],
             classify: classifyDeepL,
             meter: request.meter,
+            sleep: options.sleep,
           })) as DeepLAnswer;
           return readTranslations(answer, batch.length);
         },

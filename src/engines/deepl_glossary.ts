@@ -3,8 +3,8 @@
 
 import { sha256Hex } from "../digest";
 import { utf8Length } from "./batch";
-import { callJson, callUpstream, DEFAULT_RETRY_POLICY, sleep } from "./http";
-import { EngineError, type GlossaryTerm, type RequestMeter } from "./types";
+import { callJson, callUpstream, DEFAULT_RETRY_POLICY, realSleep } from "./http";
+import { EngineError, type GlossaryTerm, type RequestMeter, type Sleep } from "./types";
 
 /** DeepL limits each glossary source or target phrase to 1024 UTF-8 bytes. */
 const MAX_PHRASE_BYTES = 1024;
@@ -26,6 +26,8 @@ export interface DeepLGlossaryTarget {
    */
   owner?: string;
   meter?: RequestMeter;
+  /** The wait between retries and readiness polls (the engine's). */
+  sleep?: Sleep;
 }
 
 /**
@@ -103,7 +105,7 @@ interface GlossaryInfo {
 async function findOrCreate(target: DeepLGlossaryTarget, name: string, entries: string): Promise<string | null> {
   const headers = { Authorization: `DeepL-Auth-Key ${target.apiKey}` };
   const call = (path: string, init: RequestInit) =>
-    callJson({ engine: "DeepL", url: `${target.baseUrl}${path}`, init, secrets: [target.apiKey], classify: classifyGlossary, meter: target.meter });
+    callJson({ engine: "DeepL", url: `${target.baseUrl}${path}`, init, secrets: [target.apiKey], classify: classifyGlossary, meter: target.meter, sleep: target.sleep });
 
   // After an isolate restart the glossary usually exists already: reuse it rather than
   // piling up copies against the account's glossary limit.
@@ -136,7 +138,7 @@ async function findOrCreate(target: DeepLGlossaryTarget, name: string, entries: 
   }
 
   for (let poll = 0; glossary.ready === false && poll < READY_POLLS; poll++) {
-    await sleep(READY_POLL_MS);
+    await (target.sleep ?? realSleep)(READY_POLL_MS);
     glossary = (await call(`/v2/glossaries/${encodeURIComponent(glossary.glossary_id)}`, {
       method: "GET",
       headers,
@@ -164,6 +166,7 @@ async function deleteGlossaries(target: DeepLGlossaryTarget, glossaries: Glossar
           secrets: [target.apiKey],
           policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: 2 },
           meter: target.meter,
+          sleep: target.sleep,
         });
       } catch (error) {
         if (!(error instanceof EngineError)) throw error;

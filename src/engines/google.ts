@@ -5,7 +5,7 @@ import { parseServiceAccount, type ServiceAccount, serviceAccountToken } from ".
 import { callJson, parseJsonBody, type Verdict } from "./http";
 import { languageTable, lookupLanguage } from "./languages";
 import { runPipeline } from "./pipeline";
-import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineRequest } from "./types";
+import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineOptions, type EngineRequest, type Sleep } from "./types";
 
 /** Languages of Google's NMT model (Google codes). Region variants fall back to their language. */
 export const GOOGLE_LANGUAGES = languageTable(
@@ -297,8 +297,8 @@ export function readGoogleConfig(env: EngineEnv): Configured<GoogleConfig> {
   return { ok: true, config: { project, auth } };
 }
 
-async function accessToken(auth: GoogleAuth): Promise<string> {
-  return auth.kind === "token" ? auth.token : serviceAccountToken(auth.account);
+async function accessToken(auth: GoogleAuth, sleep?: Sleep): Promise<string> {
+  return auth.kind === "token" ? auth.token : serviceAccountToken(auth.account, Date.now, sleep);
 }
 
 interface GoogleErrorBody {
@@ -362,7 +362,7 @@ export function classifyGoogle(status: number, body: string): Verdict {
   return undefined;
 }
 
-export function createGoogleEngine(env: EngineEnv): Engine {
+export function createGoogleEngine(env: EngineEnv, options: EngineOptions = {}): Engine {
   const configured = readGoogleConfig(env);
   return {
     name: "google",
@@ -383,7 +383,7 @@ export function createGoogleEngine(env: EngineEnv): Engine {
         limits: GOOGLE_LIMITS,
         measure: codePointLength,
         send: async (batch, { markup }) => {
-          const token = await accessToken(auth);
+          const token = await accessToken(auth, options.sleep);
           const answer = (await callJson({
             engine: "Google Cloud Translation",
             url,
@@ -400,6 +400,7 @@ export function createGoogleEngine(env: EngineEnv): Engine {
             secrets: [token],
             classify: classifyGoogle,
             meter: request.meter,
+            sleep: options.sleep,
           })) as { translations?: { translatedText?: unknown }[] };
           const list = answer?.translations;
           if (!Array.isArray(list) || list.length !== batch.length || list.some((t) => typeof t?.translatedText !== "string")) {

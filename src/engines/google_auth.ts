@@ -2,7 +2,7 @@
 // (crypto.subtle) exchanged at Google's token endpoint, cached until shortly before expiry.
 
 import { callJson } from "./http";
-import { EngineError } from "./types";
+import { EngineError, type Sleep } from "./types";
 
 export const GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token";
 export const GOOGLE_TRANSLATE_SCOPE = "https://www.googleapis.com/auth/cloud-translation";
@@ -47,7 +47,7 @@ export function clearGoogleTokenCache(): void {
 }
 
 /** An access token for the service account, from the cache while it is fresh. */
-export async function serviceAccountToken(account: ServiceAccount, now: () => number = Date.now): Promise<string> {
+export async function serviceAccountToken(account: ServiceAccount, now: () => number = Date.now, sleep?: Sleep): Promise<string> {
   const cacheKey = `${account.client_email}|${account.private_key_id ?? ""}|${account.private_key.length}`;
   const cached = tokens.get(cacheKey);
   if (cached) {
@@ -57,7 +57,7 @@ export async function serviceAccountToken(account: ServiceAccount, now: () => nu
   }
   let pending = tokens.get(cacheKey);
   if (!pending) {
-    pending = fetchToken(account, now);
+    pending = fetchToken(account, now, sleep);
     tokens.set(cacheKey, pending);
     pending.catch(() => {
       if (tokens.get(cacheKey) === pending) tokens.delete(cacheKey);
@@ -66,7 +66,7 @@ export async function serviceAccountToken(account: ServiceAccount, now: () => nu
   return (await pending).token;
 }
 
-async function fetchToken(account: ServiceAccount, now: () => number): Promise<CachedToken> {
+async function fetchToken(account: ServiceAccount, now: () => number, sleep: Sleep | undefined): Promise<CachedToken> {
   const issuedAt = Math.floor(now() / 1000);
   const assertion = await signJwt(
     { alg: "RS256", typ: "JWT", ...(account.private_key_id ? { kid: account.private_key_id } : {}) },
@@ -96,6 +96,7 @@ async function fetchToken(account: ServiceAccount, now: () => number): Promise<C
       }
       return undefined;
     },
+    sleep,
   })) as { access_token?: unknown; expires_in?: unknown };
   if (typeof answer.access_token !== "string" || !answer.access_token) {
     throw new EngineError("bad_response", "Google's token endpoint answered without an access token");

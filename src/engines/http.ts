@@ -2,7 +2,7 @@
 // backoff and jitter on 429/5xx/529 (honouring Retry-After), capped attempts and total
 // waiting, and upstream errors turned into EngineError messages that never carry a credential.
 import { OPEN_CONNECTIONS, Semaphore } from "./concurrency";
-import { EngineError, type RequestMeter } from "./types";
+import { EngineError, type RequestMeter, type Sleep } from "./types";
 
 /**
  * Outgoing connections in flight from this isolate. The platform allows 6 per invocation and
@@ -10,20 +10,8 @@ import { EngineError, type RequestMeter } from "./types";
  */
 const connections = new Semaphore(OPEN_CONNECTIONS);
 
-export type Sleep = (ms: number) => Promise<void>;
-
-const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-let currentSleep: Sleep = realSleep;
-
-/** Replaces the backoff sleep (tests pass a recorder so retries run at once); `null` restores the real one. */
-export function setSleep(sleep: Sleep | null): void {
-  currentSleep = sleep ?? realSleep;
-}
-
-/** Waits through the replaceable sleep (see setSleep). */
-export function sleep(ms: number): Promise<void> {
-  return currentSleep(ms);
-}
+/** The real wait: production's sleep, and the default of every engine and upstream call. */
+export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -80,7 +68,11 @@ export type AttemptOutcome<T> = { ok: true; value: T } | { ok: false; error: Eng
  * Runs `attempt` until it succeeds, fails for good, or the policy's attempts or total wait
  * run out; then throws the last error, noting how many attempts were made.
  */
-export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<AttemptOutcome<T>>, policy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<T> {
+export async function withRetries<T>(
+  attempt: (attemptNumber: number) => Promise<AttemptOutcome<T>>,
+  policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+  sleep: Sleep = realSleep,
+): Promise<T> {
   let waited = 0;
   for (let n = 1; ; n++) {
     const outcome = await attempt(n);
@@ -94,7 +86,7 @@ export async function withRetries<T>(attempt: (attemptNumber: number) => Promise
     }
     if (waited + delay > policy.maxTotalDelayMs) throw giveUp(`gave up after ${n} attempts`);
     waited += delay;
-    await currentSleep(delay);
+    await sleep(delay);
   }
 }
 
@@ -114,40 +106,46 @@ export interface UpstreamCall {
   classify?: (status: number, body: string, headers: Headers) => Verdict;
   /** Counts every attempt (the platform's subrequest limit counts retries too). */
   meter?: RequestMeter;
+  /** The wait between retries (the engine's, see EngineOptions); the real one by default. */
+  sleep?: Sleep;
 }
 
 /** Sends the request with retries; resolves with the first 2xx response, else throws EngineError. */
 export async function callUpstream(call: UpstreamCall): Promise<Response> {
   const timeoutMs = call.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return withRetries<Response>(async () => {
-    let response: Response;
-    let body = "";
-    const release = await connections.acquire();
-    if (call.meter) call.meter.requests++;
-    // A timer we clear ourselves: AbortSignal.timeout() would keep the object alive until it fires.
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
-    try {
-      response = await fetch(call.url, { ...call.init, signal: controller.signal });
-      if (response.ok) return { ok: true, value: response };
-      body = await response.text().catch(() => "");
-    } catch (error) {
-      const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-      const message = timedOut ? `${call.engine} did not answer within ${Math.round(timeoutMs / 1000)} s` : `${call.engine} could not be reached (network error)`;
-      return { ok: false, retry: true, error: new EngineError("unavailable", message) };
-    } finally {
-      clearTimeout(timer);
-      release();
-    }
+  return withRetries<Response>(
+    async () => {
+      let response: Response;
+      let body = "";
+      const release = await connections.acquire();
+      if (call.meter) call.meter.requests++;
+      // A timer we clear ourselves: AbortSignal.timeout() would keep the object alive until it fires.
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
+      try {
+        response = await fetch(call.url, { ...call.init, signal: controller.signal });
+        if (response.ok) return { ok: true, value: response };
+        body = await response.text().catch(() => "");
+      } catch (error) {
+        const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+        const message = timedOut ? `${call.engine} did not answer within ${Math.round(timeoutMs / 1000)} s` : `${call.engine} could not be reached (network error)`;
+        return { ok: false, retry: true, error: new EngineError("unavailable", message) };
+      } finally {
+        clearTimeout(timer);
+        release();
+      }
 
-    const verdict = call.classify?.(response.status, body, response.headers);
-    if (verdict instanceof EngineError) {
-      return { ok: false, retry: false, error: safeError(verdict, call.secrets) };
-    }
-    const retryable = verdict === "retry" || isRetryableStatus(response.status);
-    const error = safeError(describeFailure(call.engine, response.status, body), call.secrets);
-    return { ok: false, retry: retryable, error, retryAfterMs: parseRetryAfter(response.headers) };
-  }, call.policy);
+      const verdict = call.classify?.(response.status, body, response.headers);
+      if (verdict instanceof EngineError) {
+        return { ok: false, retry: false, error: safeError(verdict, call.secrets) };
+      }
+      const retryable = verdict === "retry" || isRetryableStatus(response.status);
+      const error = safeError(describeFailure(call.engine, response.status, body), call.secrets);
+      return { ok: false, retry: retryable, error, retryAfterMs: parseRetryAfter(response.headers) };
+    },
+    call.policy,
+    call.sleep,
+  );
 }
 
 /** Sends the request (see callUpstream) and parses the JSON answer; a body that is not JSON is bad_response. */

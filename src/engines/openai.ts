@@ -7,7 +7,7 @@ import { type Configured, present, requireConfig } from "./config";
 import { callJson, parseJsonBody, type Verdict } from "./http";
 import { normalizeLanguage } from "./languages";
 import { type PreparedSegment, runPipeline } from "./pipeline";
-import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineRequest, type GlossaryTerm } from "./types";
+import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineOptions, type EngineRequest, type GlossaryTerm } from "./types";
 
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const OPENAI_DEFAULT_MODEL = "gpt-4o-mini";
@@ -240,7 +240,7 @@ interface ChatAnswer {
   choices?: { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown }[];
 }
 
-export function createOpenAiEngine(env: EngineEnv): Engine {
+export function createOpenAiEngine(env: EngineEnv, options: EngineOptions = {}): Engine {
   const configured = readOpenAiConfig(env);
   return {
     name: "openai",
@@ -272,6 +272,7 @@ export function createOpenAiEngine(env: EngineEnv): Engine {
           timeoutMs: OPENAI_TIMEOUT_MS,
           classify: classifyOpenAi,
           meter: request.meter,
+          sleep: options.sleep,
         })) as ChatAnswer;
         const choice = answer?.choices?.[0];
         const content = choice?.message?.content;

@@ -11,23 +11,24 @@ import { createDeepLEngine, readDeepLConfig } from "./deepl";
 import { createGoogleEngine, readGoogleConfig } from "./google";
 import { createOpenAiEngine, readOpenAiConfig } from "./openai";
 import { createPseudoEngine, pseudoLatency } from "./pseudo";
-import type { Engine, EngineEnv } from "./types";
+import type { Engine, EngineEnv, EngineOptions } from "./types";
 import { createWorkersAiEngine, readWorkersAiConfig } from "./workers_ai";
 
-export function createEngine(name: EngineName, env: EngineEnv): Engine {
+/** `options.sleep`: the wait between an engine's retries (the site object hands down its own; tests one that returns at once). */
+export function createEngine(name: EngineName, env: EngineEnv, options: EngineOptions = {}): Engine {
   switch (name) {
     case "pseudo":
       return createPseudoEngine({ latencyMs: pseudoLatency(env.PSEUDO_LATENCY_MS) });
     case "deepl":
-      return createDeepLEngine(env);
+      return createDeepLEngine(env, options);
     case "google":
-      return createGoogleEngine(env);
+      return createGoogleEngine(env, options);
     case "azure":
-      return createAzureEngine(env);
+      return createAzureEngine(env, options);
     case "workers_ai":
-      return createWorkersAiEngine(env);
+      return createWorkersAiEngine(env, options);
     case "openai":
-      return createOpenAiEngine(env);
+      return createOpenAiEngine(env, options);
   }
 }
 

@@ -84,6 +84,14 @@ export class EngineError extends Error {
   }
 }
 
+/** Waits `ms` (the backoff between retries, a glossary's readiness poll). */
+export type Sleep = (ms: number) => Promise<void>;
+
+/** What an engine is built with besides the env: the sleep its retries wait through (tests pass one that returns at once). */
+export interface EngineOptions {
+  sleep?: Sleep;
+}
+
 /** What engines read from the Worker's vars and secrets. All optional: a missing one makes that engine `not_configured`. */
 export interface EngineEnv {
   DEEPL_API_KEY?: string;

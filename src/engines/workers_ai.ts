@@ -4,7 +4,7 @@ import { type Configured, requireConfig, unsupportedSource, unsupportedTarget } 
 import { type AttemptOutcome, redact, withRetries } from "./http";
 import { languageTable, lookupLanguage } from "./languages";
 import { runPipeline } from "./pipeline";
-import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineRequest } from "./types";
+import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineOptions, type EngineRequest } from "./types";
 
 export const WORKERS_AI_MODEL = "@cf/meta/m2m100-1.2b";
 
@@ -170,7 +170,7 @@ export function classifyAiError(error: unknown): AttemptOutcome<never> {
   return { ok: false, retry: true, error: new EngineError("unavailable", `Workers AI is unavailable (${message})`) };
 }
 
-export function createWorkersAiEngine(env: EngineEnv): Engine {
+export function createWorkersAiEngine(env: EngineEnv, options: EngineOptions = {}): Engine {
   const configured = readWorkersAiConfig(env);
   return {
     name: "workers_ai",
@@ -194,20 +194,24 @@ export function createWorkersAiEngine(env: EngineEnv): Engine {
         send: async (batch) =>
           Promise.all(
             batch.map((item) =>
-              withRetries<string>(async () => {
-                let answer: unknown;
-                if (request.meter) request.meter.requests++;
-                try {
-                  answer = await ai.run(WORKERS_AI_MODEL, { text: item.text, source_lang, target_lang });
-                } catch (error) {
-                  return classifyAiError(error);
-                }
-                const text = (answer as { translated_text?: unknown } | null)?.translated_text;
-                if (typeof text !== "string") {
-                  return { ok: false, retry: false, error: new EngineError("bad_response", "Workers AI answered without translated_text") };
-                }
-                return { ok: true, value: text };
-              }),
+              withRetries<string>(
+                async () => {
+                  let answer: unknown;
+                  if (request.meter) request.meter.requests++;
+                  try {
+                    answer = await ai.run(WORKERS_AI_MODEL, { text: item.text, source_lang, target_lang });
+                  } catch (error) {
+                    return classifyAiError(error);
+                  }
+                  const text = (answer as { translated_text?: unknown } | null)?.translated_text;
+                  if (typeof text !== "string") {
+                    return { ok: false, retry: false, error: new EngineError("bad_response", "Workers AI answered without translated_text") };
+                  }
+                  return { ok: true, value: text };
+                },
+                undefined,
+                options.sleep,
+              ),
             ),
           ),
       });

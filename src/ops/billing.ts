@@ -12,7 +12,6 @@ import { PLANS } from "../billing/plans";
 import { billingProvider, contractStatus, type Provider, priceOf, type Stripe, stripeClient, verifyEvent } from "../billing/stripe";
 import { coveredSiteIds, mirrorOf, STRIPE_ACTOR, siteLimitOf, stateOf, stateOfMirror, syncSubscription } from "../billing/stripe-sync";
 import { organizationUsage } from "../billing/usage";
-import { now } from "../clock";
 import { auditStatement } from "../control/audit";
 import { type ControlDb, controlDb } from "../control/db";
 import { sites, stripeEvents, stripeSubscriptions, subscriptionSites, subscriptions } from "../control/schema";
@@ -54,7 +53,7 @@ export interface BillingView {
 const iso = (seconds: number | null | undefined) => (seconds ? new Date(seconds * 1000).toISOString() : null);
 
 /** Everything the Billing page shows. Stripe's figures (prices, invoices, the next invoice) are read live; a Stripe failure leaves them out. */
-export async function billingView(env: Env, organizationId: number, at = now()): Promise<BillingView> {
+export async function billingView(env: Env, organizationId: number, at: Date): Promise<BillingView> {
   const db = controlDb(env.DB);
   const provider = billingProvider(env);
   const [sub, mirror, orgSites, covered, usage] = await Promise.all([
@@ -143,7 +142,7 @@ function requirePrice(env: Env, plan: Plan) {
  * site: the quantity is the organization's sites (at least one). Answers the URL to send the
  * owner to.
  */
-export async function startCheckout(env: Env, actor: Actor, organizationId: number, plan: Plan, dashboardBase: string, at = now()) {
+export async function startCheckout(env: Env, actor: Actor, organizationId: number, plan: Plan, dashboardBase: string, at: Date) {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const [sub, mirror, siteIds] = await Promise.all([
@@ -183,7 +182,7 @@ export type PlanChange = { kind: "changed" } | { kind: "choose-sites"; limit: nu
  * than are covered now needs `keep` (which stay covered) first: without it the answer is
  * `choose-sites`, and nothing changes.
  */
-export async function changePlan(env: Env, actor: Actor, organizationId: number, plan: Plan, keep?: number[], at = now()): Promise<PlanChange> {
+export async function changePlan(env: Env, actor: Actor, organizationId: number, plan: Plan, keep: number[] | undefined, at: Date): Promise<PlanChange> {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const mirror = await requireStripeSubscription(env, db, organizationId);
@@ -242,7 +241,7 @@ function replaceCovered(db: ControlDb, organizationId: number, siteIds: number[]
  * Which sites the subscription covers, within its plan's limit. Under `pro` each covered site
  * is a licence: the subscription's quantity follows (prorated).
  */
-export async function setCoveredSites(env: Env, actor: Actor, organizationId: number, siteIds: number[], at = now()) {
+export async function setCoveredSites(env: Env, actor: Actor, organizationId: number, siteIds: number[], at: Date) {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const mirror = await requireStripeSubscription(env, db, organizationId);
@@ -270,7 +269,7 @@ export async function setCoveredSites(env: Env, actor: Actor, organizationId: nu
 }
 
 /** Payment methods and invoices: a Stripe Customer Portal session that returns to the Billing page. */
-export async function portalSession(env: Env, actor: Actor, organizationId: number, dashboardBase: string, at = now()) {
+export async function portalSession(env: Env, actor: Actor, organizationId: number, dashboardBase: string, at: Date) {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const mirror = await mirrorOf(db, organizationId);
@@ -281,7 +280,7 @@ export async function portalSession(env: Env, actor: Actor, organizationId: numb
 }
 
 /** Cancel at the period's end (`cancel` true) or resume (false). Covered until the period ends either way. */
-export async function setCancelAtPeriodEnd(env: Env, actor: Actor, organizationId: number, cancel: boolean, at = now()) {
+export async function setCancelAtPeriodEnd(env: Env, actor: Actor, organizationId: number, cancel: boolean, at: Date) {
   const stripe = requireStripe(env);
   const db = controlDb(env.DB);
   const mirror = await requireStripeSubscription(env, db, organizationId);
@@ -360,7 +359,7 @@ export function billingProblemOf(eventType: string, before: string | null, after
  * payment problem is mailed to the owners once the event is recorded (`base`: the dashboard's
  * address, for the mail's link); a mail never fails the delivery.
  */
-export async function applyStripeEvent(env: Env, event: Stripe.Event, at = now(), base = "/dashboard"): Promise<WebhookOutcome> {
+export async function applyStripeEvent(env: Env, event: Stripe.Event, at: Date, base = "/dashboard"): Promise<WebhookOutcome> {
   const db = controlDb(env.DB);
   const seen = await db.select({ id: stripeEvents.id }).from(stripeEvents).where(eq(stripeEvents.id, event.id)).get();
   if (seen) return "duplicate";
@@ -384,7 +383,7 @@ export async function applyStripeEvent(env: Env, event: Stripe.Event, at = now()
 }
 
 /** Verifies the raw body's signature (400 on a bad or stale one: nothing is read or changed), then applies it. */
-export async function receiveStripeWebhook(env: Env, rawBody: string, signature: string | undefined, base: string, at = now()) {
+export async function receiveStripeWebhook(env: Env, rawBody: string, signature: string | undefined, base: string, at: Date) {
   if (billingProvider(env) !== "stripe") throw new ApiError(404, "Stripe billing is not configured on this service.");
   let event: Stripe.Event;
   try {
@@ -401,7 +400,7 @@ export async function receiveStripeWebhook(env: Env, rawBody: string, signature:
  * The operator's override ended (admin DELETE of the subscription): an organization that pays
  * through Stripe follows its Stripe subscription again, from what D1 last read of it.
  */
-export async function overrideCleared(env: Env, organizationId: number, at = now()) {
+export async function overrideCleared(env: Env, organizationId: number, at: Date) {
   const db = controlDb(env.DB);
   const mirror = await mirrorOf(db, organizationId);
   if (mirror) await syncSubscription(env, db, stateOfMirror(mirror), at, organizationId, "override.cleared");
@@ -410,7 +409,7 @@ export async function overrideCleared(env: Env, organizationId: number, at = now
 export const MonthIn = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/);
 
 /** Month close by hand (the admin API): the same close the Cron Trigger runs, for one ended month. */
-export async function closeBillingMonth(env: Env, month: string, at = now()) {
+export async function closeBillingMonth(env: Env, month: string, at: Date) {
   if (!hasEnded(month, at)) throw new ApiError(422, `month: ${month} has not ended yet (months are UTC); close it from the 1st of the next month.`);
   return closeMonth(env, controlDb(env.DB), month, at);
 }
@@ -418,7 +417,7 @@ export async function closeBillingMonth(env: Env, month: string, at = now()) {
 export const billingCloses = (env: Env, month?: string) => listCloses(controlDb(env.DB), month);
 
 /** The Cron Trigger's run. */
-export async function scheduledClose(env: Env, at = now()) {
+export async function scheduledClose(env: Env, at: Date) {
   const runs = await closeEndedMonths(env, controlDb(env.DB), at);
   console.log(JSON.stringify({ level: "info", message: "month close", runs }));
   return runs;

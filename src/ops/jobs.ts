@@ -7,7 +7,6 @@
  */
 import type { Job, JobRequest } from "../api/schemas";
 import { estimateCost } from "../billing/billing";
-import { now } from "../clock";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
@@ -15,9 +14,9 @@ import { ApiError } from "../errors";
 import { siteStub } from "../site/stub";
 import type { Actor } from "./actor";
 
-export async function estimateJob(env: Env, site: SiteSettings, request: JobRequest) {
+export async function estimateJob(env: Env, site: SiteSettings, request: JobRequest, at: Date) {
   const scope = await siteStub(env, site.id).estimateJob(site, request);
-  const { ent, estimate } = await estimateCost(controlDb(env.DB), site, scope.estimated_characters, now());
+  const { ent, estimate } = await estimateCost(controlDb(env.DB), site, scope.estimated_characters, at);
   if (!ent.entitled) throw new ApiError(402, `Hosted translation is not available for this site: ${ent.reason}`, { code: ent.code, estimate: null });
   return { scope, estimate };
 }
@@ -25,9 +24,9 @@ export async function estimateJob(env: Env, site: SiteSettings, request: JobRequ
 type Estimated = Awaited<ReturnType<typeof estimateJob>>;
 export type JobAnswer = { kind: "estimate"; body: Estimated["scope"] & { cost: Estimated["estimate"] } } | { kind: "created"; job: Job };
 
-/** An estimate (`estimate_only`) or a created job; `actor` null is the site's connector. */
-export async function requestJob(env: Env, actor: Actor | null, site: SiteSettings, request: JobRequest): Promise<JobAnswer> {
-  const { scope, estimate } = await estimateJob(env, site, request);
+/** An estimate (`estimate_only`) or a created job, priced at `at`; `actor` null is the site's connector. */
+export async function requestJob(env: Env, actor: Actor | null, site: SiteSettings, request: JobRequest, at: Date): Promise<JobAnswer> {
+  const { scope, estimate } = await estimateJob(env, site, request, at);
   if (request.estimate_only) return { kind: "estimate", body: { ...scope, cost: estimate } };
   if (estimate.requires_confirmation && !request.confirm)
     throw new ApiError(

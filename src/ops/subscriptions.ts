@@ -37,7 +37,7 @@ export async function setSubscription(env: Env, actor: Actor, orgId: number, inp
 }
 
 /** Ends the operator's subscription: hosted translation ends (402) unless the organization pays through Stripe, whose subscription then applies again. */
-export async function deleteSubscription(env: Env, actor: Actor, orgId: number): Promise<void> {
+export async function deleteSubscription(env: Env, actor: Actor, orgId: number, at: Date): Promise<void> {
   await requireOrganization(env, orgId);
   const db = controlDb(env.DB);
   await db.batch([
@@ -45,5 +45,5 @@ export async function deleteSubscription(env: Env, actor: Actor, orgId: number):
     auditStatement(db, { organizationId: orgId, actor, action: "subscription.delete", target: `organization:${orgId}` }),
   ]);
   // An organization that pays through Stripe follows its Stripe subscription again.
-  await overrideCleared(env, orgId);
+  await overrideCleared(env, orgId, at);
 }

@@ -102,7 +102,7 @@ adminRoutes.openapi(
     responses: { 204: { description: "Deleted" }, ...adminErrors, ...notFoundResponse },
   }),
   async (c) => {
-    await deleteSubscription(c.env, OPERATOR, c.req.valid("param").org_id);
+    await deleteSubscription(c.env, OPERATOR, c.req.valid("param").org_id, c.var.clock());
     return c.body(null, 204);
   },
 );
@@ -411,7 +411,7 @@ adminRoutes.openapi(
     request: { query: BillingMonthQuery },
     responses: { 200: ok(BillingClosesOut, "Every close of the month"), ...adminErrors },
   }),
-  async (c) => c.json(await closeBillingMonth(c.env, c.req.valid("query").month), 200),
+  async (c) => c.json(await closeBillingMonth(c.env, c.req.valid("query").month, c.var.clock()), 200),
 );
 
 adminRoutes.openapi(

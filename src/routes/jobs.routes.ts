@@ -3,7 +3,6 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { EXAMPLES } from "../api/examples";
 import { JobEstimateOut, JobIdParam, JobIn, JobOut, JobsQuery, UsageOut } from "../api/schemas";
 import { usageOut } from "../billing/billing";
-import { now } from "../clock";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
 import { cancelJob, requestJob } from "../ops/jobs";
@@ -49,7 +48,7 @@ jobRoutes.openapi(
     },
   }),
   async (c) => {
-    const answer = await requestJob(c.env, null, c.get("site"), c.req.valid("json"));
+    const answer = await requestJob(c.env, null, c.get("site"), c.req.valid("json"), c.var.clock());
     return answer.kind === "estimate" ? c.json(answer.body, 200) : c.json(answer.job, 202);
   },
 );
@@ -122,5 +121,5 @@ jobRoutes.openapi(
     security: bearer,
     responses: { 200: ok(UsageOut, "This month's usage", EXAMPLES.usage), ...authErrors },
   }),
-  async (c) => c.json(await usageOut(controlDb(c.env.DB), c.get("site"), now()), 200),
+  async (c) => c.json(await usageOut(controlDb(c.env.DB), c.get("site"), c.var.clock()), 200),
 );

@@ -16,6 +16,6 @@ export const STRIPE_WEBHOOK_PATH = "/billing/stripe/webhook";
 export const stripeWebhookRoutes = new Hono<App>();
 
 stripeWebhookRoutes.post(STRIPE_WEBHOOK_PATH, async (c) => {
-  const result = await receiveStripeWebhook(c.env, await c.req.text(), c.req.header("stripe-signature"), dashboardBase(c));
+  const result = await receiveStripeWebhook(c.env, await c.req.text(), c.req.header("stripe-signature"), dashboardBase(c), c.var.clock());
   return c.json({ received: true, ...result }, 200);
 });

@@ -17,7 +17,7 @@
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
 import { engineConcurrency, Semaphore } from "../engines/concurrency";
-import type { Engine, EngineEnv, GlossaryTerm, RequestMeter } from "../engines/types";
+import type { Engine, EngineEnv, GlossaryTerm, RequestMeter, Sleep } from "../engines/types";
 import type { EngineName } from "../limits";
 import type { Emit } from "../webhooks/emit";
 import type { Committer } from "./commit";
@@ -78,6 +78,8 @@ export interface RunnerDeps {
   nextTurn?: (at: TurnPoint) => Promise<void>;
   /** Webhook events (src/webhooks/emit.ts): returns at once, never throws. */
   emit?: Emit;
+  /** The wait between an engine's retries (the site object's; the real one when absent). */
+  sleep?: Sleep;
 }
 
 export interface RunOptions {

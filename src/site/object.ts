@@ -9,10 +9,10 @@ import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/site/migrations.js";
 import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot } from "../api/schemas";
 import { release, reserve } from "../billing/billing";
-import { now } from "../clock";
 import { controlDb } from "../control/db";
 import { batchPrefix } from "../control/erasure";
 import type { SiteSettings } from "../control/sites";
+import { type Deps, PRODUCTION_DEPS } from "../deps";
 import type { GlossaryTerm } from "../engines/types";
 import { type RpcFailure, toRpcFailure, unauthorized } from "../errors";
 import { type Emit, emitter } from "../webhooks/emit";
@@ -49,9 +49,14 @@ export class SiteObject extends DurableObject<Env> {
   /** The site was erased (src/control/erasure.ts): its storage holds only this mark, and every call is refused. */
   private erased = false;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  /** The runtime constructs it with production's clock and sleep; tests subclass it with theirs (test/worker.ts). */
+  constructor(
+    ctx: DurableObjectState,
+    env: Env,
+    private readonly deps: Deps = PRODUCTION_DEPS,
+  ) {
     super(ctx, env);
-    this.store = new Store(ctx.storage, now);
+    this.store = new Store(ctx.storage, deps.clock);
     this.alarms = new AlarmScheduler(this.store, ctx.storage);
     ctx.blockConcurrencyWhile(async () => {
       this.erased = (await ctx.storage.get(ERASED_MARK)) !== undefined;
@@ -345,7 +350,7 @@ export class SiteObject extends DurableObject<Env> {
     if (!settings) return;
     await this.alarms.fire({
       jobs: async () => {
-        const delay = await runAlarm({ store: this.store, env: this.env, settings, emit: this.emit(settings) });
+        const delay = await runAlarm({ store: this.store, env: this.env, settings, emit: this.emit(settings), sleep: this.deps.sleep });
         // The job's commits superseded results: retention purges them in 30 days.
         await this.scheduleRetention();
         return delay === null ? null : this.nextRunAt() + delay;

@@ -79,7 +79,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
     : !settings.enabledEngines.includes(target.engine)
       ? `The engine ${target.engine} is not enabled for this site.`
       : undefined;
-  const engine: Engine | undefined = problem ? undefined : (inv.deps.engineFor ?? ((n) => createEngine(n, inv.deps.env)))(target!.engine);
+  const engine: Engine | undefined = problem ? undefined : (inv.deps.engineFor ?? ((n) => createEngine(n, inv.deps.env, { sleep: inv.deps.sleep })))(target!.engine);
   // Each item comes with its memory hit (none for a forced job) and a translation of the same text in the same source language
   // made earlier in this job (the latest), each one index look-up, so the slice needs no further reads.
   const loaded = store.all<SliceItem>(

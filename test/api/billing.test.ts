@@ -1,10 +1,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { setClock } from "../../src/clock";
 import type { SiteObject } from "../../src/site/object";
 import { admin, client, createSite, unit } from "../helpers/api";
 import { job, runJob } from "../helpers/jobs";
+import { setClock } from "../helpers/seams";
 
 afterEach(() => setClock(undefined));
 

@@ -6,10 +6,10 @@
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { setClock } from "../../src/clock";
 import worker from "../../src/index";
 import { admin } from "../helpers/api";
 import { deliver, meter, organization } from "../helpers/billing";
+import { setClock } from "../helpers/seams";
 import { fakeStripe, form, PRICES, signedEvent, subscription } from "../helpers/stripe";
 
 afterEach(() => setClock(undefined));

@@ -3,10 +3,10 @@
  * mocked at the HTTP level. Owners act (each action audited); admins and editors read.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { setClock } from "../../src/clock";
 import { admin } from "../helpers/api";
 import { auditActions, contract, covered, deliver, meter, organization } from "../helpers/billing";
 import { dash, person } from "../helpers/dashboard";
+import { setClock } from "../helpers/seams";
 import { fakeStripe, form, PRICES, signedEvent, subscription } from "../helpers/stripe";
 
 afterEach(() => setClock(undefined));

@@ -5,10 +5,10 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { setClock } from "../../src/clock";
 import { contract, deliver, organization } from "../helpers/billing";
 import { person } from "../helpers/dashboard";
 import { mailsTo } from "../helpers/mail";
+import { setClock } from "../helpers/seams";
 import { fakeStripe, signedEvent, subscription } from "../helpers/stripe";
 
 afterEach(() => setClock(undefined));

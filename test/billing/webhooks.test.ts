@@ -4,9 +4,9 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { setClock } from "../../src/clock";
 import { admin, client, unit } from "../helpers/api";
 import { auditActions, contract, covered, deliver, organization } from "../helpers/billing";
+import { setClock } from "../helpers/seams";
 import { fakeStripe, PRICES, signedEvent, subscription } from "../helpers/stripe";
 
 afterEach(() => setClock(undefined));

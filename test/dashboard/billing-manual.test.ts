@@ -6,10 +6,10 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { setClock } from "../../src/clock";
 import { admin, createSite } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { mockFetch } from "../helpers/http";
+import { setClock } from "../helpers/seams";
 
 afterEach(() => setClock(undefined));
 

@@ -81,7 +81,7 @@ describe("Azure engine", () => {
   });
 
   it("retries 429 honouring Retry-After, then succeeds", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     let calls = 0;
     const mock = mockFetch([
       http.post(URL_, () =>
@@ -94,31 +94,31 @@ describe("Azure engine", () => {
       ),
       translateHandler(),
     ]);
-    await expect(createAzureEngine(env).translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi (de)"]);
+    await expect(createAzureEngine(env, { sleep }).translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi (de)"]);
     expect(mock.requests).toHaveLength(2);
     expect(sleeps).toEqual([4000]);
   });
 
   it("retries a 5xx burst, then succeeds; gives up past the retry limit", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     const statuses = [500, 503];
     mockFetch([http.post(URL_, () => (statuses.length ? new HttpResponse(null, { status: statuses.shift() }) : undefined)), translateHandler()]);
-    await expect(createAzureEngine(env).translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi (de)"]);
+    await expect(createAzureEngine(env, { sleep }).translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi (de)"]);
 
     const mock = mockFetch([http.post(URL_, () => HttpResponse.json({ error: { code: 503000, message: "Service is temporarily unavailable." } }, { status: 503 }))]);
-    const error = await engineError(createAzureEngine(env).translate(engineRequest({ texts: ["Hi"] })));
+    const error = await engineError(createAzureEngine(env, { sleep }).translate(engineRequest({ texts: ["Hi"] })));
     expect(error.kind).toBe("unavailable");
     expect(mock.requests).toHaveLength(4);
   });
 
   it("fails with quota on 403001 after one request", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     const mock = mockFetch([
       http.post(URL_, () =>
         HttpResponse.json({ error: { code: 403001, message: "The operation is not allowed because the subscription has exceeded its free quota." } }, { status: 403 }),
       ),
     ]);
-    const error = await engineError(createAzureEngine(env).translate(engineRequest({ texts: ["Hi"] })));
+    const error = await engineError(createAzureEngine(env, { sleep }).translate(engineRequest({ texts: ["Hi"] })));
     expect(error.kind).toBe("quota");
     expect(mock.requests).toHaveLength(1);
   });
@@ -147,7 +147,7 @@ describe("Azure engine", () => {
   });
 
   it("AZURE_TRANSLATOR_MAX_CHARACTERS bounds the characters per request (the free tier refuses 50,000 with 429001 every time)", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     // As the F0 tier answers: a request of more than about 33,300 characters is refused with 429001, whatever the wait.
     const freeTier = http.post(URL_, async ({ request }) => {
       const body = (await request.clone().json()) as { Text: string }[];
@@ -158,12 +158,12 @@ describe("Azure engine", () => {
     });
     const texts = Array.from({ length: 40 }, (_, i) => `${i} ${"word ".repeat(240)}`.trim()); // ~1,200 characters each, ~48,000 in all
     const refused = mockFetch([freeTier, translateHandler()]);
-    const error = await engineError(createAzureEngine(env).translate(engineRequest({ texts })));
+    const error = await engineError(createAzureEngine(env, { sleep }).translate(engineRequest({ texts })));
     expect(error.kind).toBe("unavailable");
     expect(refused.requests).toHaveLength(4); // one request, refused each of 4 attempts
 
     const mock = mockFetch([freeTier, translateHandler()]);
-    const out = await createAzureEngine({ ...env, AZURE_TRANSLATOR_MAX_CHARACTERS: "10000" }).translate(engineRequest({ texts }));
+    const out = await createAzureEngine({ ...env, AZURE_TRANSLATOR_MAX_CHARACTERS: "10000" }, { sleep }).translate(engineRequest({ texts }));
     expect(out).toEqual(texts.map((t) => `${t} (de)`));
     const sizes = sent(mock.requests).map((r) => r.texts.reduce((n, t) => n + [...t].length, 0));
     expect(sizes.length).toBe(5);

@@ -151,29 +151,29 @@ describe("DeepL engine", () => {
   });
 
   it("retries 429 after the Retry-After wait, then succeeds", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     let calls = 0;
     const mock = mockFetch([http.post(PRO, () => (++calls === 1 ? new HttpResponse(null, { status: 429, headers: { "Retry-After": "3" } }) : undefined)), translateHandler()]);
-    const engine = createDeepLEngine({ DEEPL_API_KEY: KEY });
+    const engine = createDeepLEngine({ DEEPL_API_KEY: KEY }, { sleep });
     await expect(engine.translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi (DE)"]);
     expect(mock.requests).toHaveLength(2);
     expect(sleeps).toEqual([3000]);
   });
 
   it("retries a burst of 5xx and 529, then succeeds", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     const statuses = [503, 529, 500];
     const mock = mockFetch([http.post(PRO, () => (statuses.length ? new HttpResponse("busy", { status: statuses.shift() }) : undefined)), translateHandler()]);
-    const engine = createDeepLEngine({ DEEPL_API_KEY: KEY });
+    const engine = createDeepLEngine({ DEEPL_API_KEY: KEY }, { sleep });
     await expect(engine.translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi (DE)"]);
     expect(mock.requests).toHaveLength(4);
     expect(sleeps).toHaveLength(3);
   });
 
   it("gives up with unavailable after the retry limit", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     const mock = mockFetch([http.post(PRO, () => HttpResponse.json({ message: "Service unavailable" }, { status: 503 }))]);
-    const engine = createDeepLEngine({ DEEPL_API_KEY: KEY });
+    const engine = createDeepLEngine({ DEEPL_API_KEY: KEY }, { sleep });
     const error = await engineError(engine.translate(engineRequest({ texts: ["Hi"] })));
     expect(error.kind).toBe("unavailable");
     expect(error.message).toBe("DeepL is unavailable (HTTP 503: Service unavailable); gave up after 4 attempts");
@@ -181,9 +181,9 @@ describe("DeepL engine", () => {
   });
 
   it("fails with quota on 456 after exactly one request", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     const mock = mockFetch([http.post(PRO, () => HttpResponse.json({ message: "Quota exceeded" }, { status: 456 }))]);
-    const engine = createDeepLEngine({ DEEPL_API_KEY: KEY });
+    const engine = createDeepLEngine({ DEEPL_API_KEY: KEY }, { sleep });
     const error = await engineError(engine.translate(engineRequest({ texts: numbered(120) })));
     expect(error.kind).toBe("quota");
     expect(mock.requests).toHaveLength(1);
@@ -215,9 +215,9 @@ describe("DeepL engine", () => {
   });
 
   it("never puts the key in an error message", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     mockFetch([http.post(PRO, () => HttpResponse.json({ message: `Invalid auth key ${KEY}` }, { status: 403 }))]);
-    const engine = createDeepLEngine({ DEEPL_API_KEY: KEY });
+    const engine = createDeepLEngine({ DEEPL_API_KEY: KEY }, { sleep });
     const error = await engineError(engine.translate(engineRequest({ texts: ["Hi"] })));
     expect(error.kind).toBe("rejected");
     expect(error.message).toBe("DeepL refused the credentials (HTTP 403)");
@@ -361,9 +361,9 @@ describe("DeepL glossaries", () => {
     const { handlers } = glossaryHandlers([
       { glossary_id: "old-1", name: "transync-o7-0123456789012345678901234567890123456789", ready: true, source_lang: "en", target_lang: "de" },
     ]);
-    recordSleeps();
+    const { sleep } = recordSleeps();
     mockFetch([...handlers, http.delete("https://api.deepl.com/v2/glossaries/:id", () => HttpResponse.json({ message: "Internal error" }, { status: 500 }))]);
-    const out = await createDeepLEngine({ DEEPL_API_KEY: KEY }).translate({ ...engineRequest({ texts: ["cart"], target: "de", glossary: terms }), glossaryOwner: "7" });
+    const out = await createDeepLEngine({ DEEPL_API_KEY: KEY }, { sleep }).translate({ ...engineRequest({ texts: ["cart"], target: "de", glossary: terms }), glossaryOwner: "7" });
     expect(out).toEqual(["cart (DE)"]);
   });
 });

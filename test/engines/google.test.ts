@@ -82,13 +82,13 @@ describe("Google engine", () => {
   });
 
   it("retries a 429 (Retry-After) and a rate-limit 403, then succeeds", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     const failures = [
       () => HttpResponse.json({ error: { code: 429, status: "RESOURCE_EXHAUSTED" } }, { status: 429, headers: { "Retry-After": "1" } }),
       () => HttpResponse.json({ error: { code: 403, message: "Rate Limit Exceeded", errors: [{ reason: "rateLimitExceeded" }] } }, { status: 403 }),
     ];
     const mock = mockFetch([http.post(URL_, () => failures.shift()?.()), translateHandler()]);
-    await expect(createGoogleEngine(env).translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi (de)"]);
+    await expect(createGoogleEngine(env, { sleep }).translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi (de)"]);
     expect(mock.requests).toHaveLength(3);
     expect(sleeps[0]).toBe(1000);
   });
@@ -108,7 +108,7 @@ describe("Google engine", () => {
     );
 
   it("retries 403 per-minute rate limits, whatever their case or form: userRateLimitExceeded (v2 reason) and v3 ErrorInfo RATE_LIMIT_EXCEEDED", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     const failures = [
       () => HttpResponse.json({ error: { code: 403, message: "User Rate Limit Exceeded", errors: [{ reason: "userRateLimitExceeded" }] } }, { status: 403 }),
       () => HttpResponse.json({ error: { code: 403, message: "Rate Limit Exceeded", errors: [{ reason: "RateLimitExceeded" }] } }, { status: 403 }),
@@ -119,13 +119,13 @@ describe("Google engine", () => {
         }),
     ];
     const mock = mockFetch([http.post(URL_, () => failures.shift()?.()), translateHandler()]);
-    await expect(createGoogleEngine(env).translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi (de)"]);
+    await expect(createGoogleEngine(env, { sleep }).translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi (de)"]);
     expect(mock.requests).toHaveLength(4);
     expect(sleeps).toHaveLength(3);
   });
 
   it("a daily limit is quota (the language fails, no retry): dailyLimitExceeded (v2) and a v3 ErrorInfo whose quota is per day", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     for (const answer of [
       () => HttpResponse.json({ error: { code: 403, message: "Daily Limit Exceeded", errors: [{ reason: "dailyLimitExceeded", domain: "usageLimits" }] } }, { status: 403 }),
       () =>
@@ -135,7 +135,7 @@ describe("Google engine", () => {
         }),
     ]) {
       const mock = mockFetch([http.post(URL_, answer)]);
-      const error = await engineError(createGoogleEngine(env).translate(engineRequest({ texts: ["Hi"] })));
+      const error = await engineError(createGoogleEngine(env, { sleep }).translate(engineRequest({ texts: ["Hi"] })));
       expect(error.kind).toBe("quota");
       expect(error.message).toMatch(/daily limit is used up/);
       expect(mock.requests).toHaveLength(1);
@@ -157,9 +157,9 @@ describe("Google engine", () => {
   });
 
   it("gives up with unavailable after a 5xx burst past the retry limit", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     const mock = mockFetch([http.post(URL_, () => HttpResponse.json({ error: { code: 503, message: "The service is currently unavailable." } }, { status: 503 }))]);
-    const error = await engineError(createGoogleEngine(env).translate(engineRequest({ texts: ["Hi"] })));
+    const error = await engineError(createGoogleEngine(env, { sleep }).translate(engineRequest({ texts: ["Hi"] })));
     expect(error.kind).toBe("unavailable");
     expect(mock.requests).toHaveLength(4);
   });
@@ -187,14 +187,14 @@ describe("Google engine", () => {
   });
 
   it("never puts the access token in an error message", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     mockFetch([http.post(URL_, () => HttpResponse.json({ error: { message: `Bad token ${TOKEN}` } }, { status: 400 }))]);
-    const error = await engineError(createGoogleEngine(env).translate(engineRequest({ texts: ["Hi"] })));
+    const error = await engineError(createGoogleEngine(env, { sleep }).translate(engineRequest({ texts: ["Hi"] })));
     expect(error.kind).toBe("rejected");
     expect(error.message).not.toContain(TOKEN);
 
     mockFetch([translateHandler("another-token")]);
-    const auth = await engineError(createGoogleEngine(env).translate(engineRequest({ texts: ["Hi"] })));
+    const auth = await engineError(createGoogleEngine(env, { sleep }).translate(engineRequest({ texts: ["Hi"] })));
     expect(auth.message).toBe("Google Cloud Translation refused the credentials (HTTP 401)");
   });
 });
@@ -272,11 +272,11 @@ describe("Google service-account authentication", () => {
   });
 
   it("reports refused service-account credentials without quoting the key", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     const { json, pem } = await serviceAccount();
     const other = await serviceAccount(); // the endpoint knows a different key
     const mock = mockFetch([tokenHandler(other.publicKey)]);
-    const error = await engineError(createGoogleEngine({ GOOGLE_SERVICE_ACCOUNT: json }).translate(engineRequest({ texts: ["Hi"] })));
+    const error = await engineError(createGoogleEngine({ GOOGLE_SERVICE_ACCOUNT: json }, { sleep }).translate(engineRequest({ texts: ["Hi"] })));
     expect(error.kind).toBe("rejected");
     expect(error.message).toBe("Google refused the service-account credentials (HTTP 400: invalid_grant); check GOOGLE_SERVICE_ACCOUNT");
     expect(error.message).not.toContain(pem.slice(40, 80));

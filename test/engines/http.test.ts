@@ -41,12 +41,12 @@ describe("backoffDelay", () => {
 
 describe("callJson", () => {
   it("counts every attempt in the request meter (the platform's subrequest limit counts retries too)", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     let n = 0;
     const mock = mockFetch([http.post(URL_, () => (++n <= 2 ? new HttpResponse("busy", { status: 503 }) : HttpResponse.json({ ok: true })))]);
     const meter = { requests: 0 };
-    await expect(call({ meter })).resolves.toEqual({ ok: true });
-    await expect(call({ meter })).resolves.toEqual({ ok: true });
+    await expect(call({ meter, sleep })).resolves.toEqual({ ok: true });
+    await expect(call({ meter, sleep })).resolves.toEqual({ ok: true });
     expect(mock.requests).toHaveLength(4);
     expect(meter.requests).toBe(4);
   });
@@ -67,20 +67,20 @@ describe("callJson", () => {
   });
 
   it("retries 429 honouring Retry-After, then succeeds", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     let n = 0;
     const mock = mockFetch([http.post(URL_, () => (++n === 1 ? new HttpResponse(null, { status: 429, headers: { "Retry-After": "2" } }) : HttpResponse.json({ ok: true })))]);
-    await expect(call()).resolves.toEqual({ ok: true });
+    await expect(call({ sleep })).resolves.toEqual({ ok: true });
     expect(mock.requests).toHaveLength(2);
     expect(sleeps).toEqual([2000]);
   });
 
   it("retries a 5xx burst with growing backoff, then succeeds", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     let n = 0;
     const statuses = [500, 503, 529];
     mockFetch([http.post(URL_, () => (n < 3 ? new HttpResponse("oops", { status: statuses[n++] }) : HttpResponse.json([1])))]);
-    await expect(call()).resolves.toEqual([1]);
+    await expect(call({ sleep })).resolves.toEqual([1]);
     expect(sleeps).toHaveLength(3);
     expect(sleeps[0]).toBeGreaterThanOrEqual(750);
     expect(sleeps[0]).toBeLessThanOrEqual(1250);
@@ -91,18 +91,18 @@ describe("callJson", () => {
   });
 
   it("gives up after the attempt cap with unavailable", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     const mock = mockFetch([http.post(URL_, () => HttpResponse.json({ message: "down" }, { status: 503 }))]);
-    const error = await engineError(call());
+    const error = await engineError(call({ sleep }));
     expect(error.kind).toBe("unavailable");
     expect(error.message).toBe("Upstream is unavailable (HTTP 503: down); gave up after 4 attempts");
     expect(mock.requests).toHaveLength(DEFAULT_RETRY_POLICY.maxAttempts);
   });
 
   it("stops when Retry-After asks for more than the longest wait", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     const mock = mockFetch([http.post(URL_, () => new HttpResponse(null, { status: 429, headers: { "Retry-After": "3600" } }))]);
-    const error = await engineError(call());
+    const error = await engineError(call({ sleep }));
     expect(error.kind).toBe("unavailable");
     expect(error.message).toContain("asked to wait 3600 s");
     expect(mock.requests).toHaveLength(1);
@@ -110,18 +110,18 @@ describe("callJson", () => {
   });
 
   it("caps the total time spent waiting", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     mockFetch([http.post(URL_, () => new HttpResponse(null, { status: 429, headers: { "Retry-After": "25" } }))]);
-    const error = await engineError(call());
+    const error = await engineError(call({ sleep }));
     expect(error.kind).toBe("unavailable");
     // 25 s + 25 s fit in the 60 s budget; a third wait would not.
     expect(sleeps).toEqual([25_000, 25_000]);
   });
 
   it("does not retry other 4xx and reports them as rejected with the upstream reason", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     const mock = mockFetch([http.post(URL_, () => HttpResponse.json({ error: { message: "Bad target_lang" } }, { status: 400 }))]);
-    const error = await engineError(call());
+    const error = await engineError(call({ sleep }));
     expect(error.kind).toBe("rejected");
     expect(error.message).toBe("Upstream rejected the request (HTTP 400: Bad target_lang)");
     expect(mock.requests).toHaveLength(1);
@@ -129,32 +129,32 @@ describe("callJson", () => {
   });
 
   it("never quotes an authentication failure's body nor any secret", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     mockFetch([http.post(URL_, () => HttpResponse.json({ error: { message: "Incorrect API key provided: sekret-key-123" } }, { status: 401 }))]);
-    const error = await engineError(call());
+    const error = await engineError(call({ sleep }));
     expect(error.kind).toBe("rejected");
     expect(error.message).toBe("Upstream refused the credentials (HTTP 401)");
   });
 
   it("redacts a secret an upstream echoes in another error", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     mockFetch([http.post(URL_, () => HttpResponse.json({ message: "key sekret-key-123 is malformed" }, { status: 400 }))]);
-    const error = await engineError(call());
+    const error = await engineError(call({ sleep }));
     expect(error.message).toBe("Upstream rejected the request (HTTP 400: key [redacted] is malformed)");
   });
 
   it("treats network failures as retryable", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     let n = 0;
     mockFetch([http.post(URL_, () => (++n === 1 ? HttpResponse.error() : HttpResponse.json({ ok: 1 })))]);
-    await expect(call()).resolves.toEqual({ ok: 1 });
+    await expect(call({ sleep })).resolves.toEqual({ ok: 1 });
   });
 
   it("lets the engine classify an error answer as final", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     const { EngineError } = await import("../../src/engines/types");
     const mock = mockFetch([http.post(URL_, () => new HttpResponse(null, { status: 456 }))]);
-    const error = await engineError(call({ classify: (s) => (s === 456 ? new EngineError("quota", "used up") : undefined) }));
+    const error = await engineError(call({ sleep, classify: (s) => (s === 456 ? new EngineError("quota", "used up") : undefined) }));
     expect(error.kind).toBe("quota");
     expect(mock.requests).toHaveLength(1);
   });

@@ -164,7 +164,7 @@ describe("OpenAI-compatible engine", () => {
   });
 
   it("fails with quota on insufficient_quota after one request", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     const mock = mockFetch([
       http.post(URL_, () =>
         HttpResponse.json(
@@ -173,14 +173,14 @@ describe("OpenAI-compatible engine", () => {
         ),
       ),
     ]);
-    const error = await engineError(createOpenAiEngine(env).translate(engineRequest({ texts: ["a"] })));
+    const error = await engineError(createOpenAiEngine(env, { sleep }).translate(engineRequest({ texts: ["a"] })));
     expect(error.kind).toBe("quota");
     expect(mock.requests).toHaveLength(1);
     expect(sleeps).toEqual([]);
   });
 
   it("retries a rate-limit 429 (retry-after-ms), then succeeds", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     let n = 0;
     const mock = mockFetch([
       http.post(URL_, () =>
@@ -193,15 +193,15 @@ describe("OpenAI-compatible engine", () => {
       ),
       chatHandler(),
     ]);
-    await expect(createOpenAiEngine(env).translate(engineRequest({ texts: ["a"] }))).resolves.toEqual(["DE:a"]);
+    await expect(createOpenAiEngine(env, { sleep }).translate(engineRequest({ texts: ["a"] }))).resolves.toEqual(["DE:a"]);
     expect(mock.requests).toHaveLength(2);
     expect(sleeps).toEqual([1500]);
   });
 
   it("gives up with unavailable after repeated 5xx", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     const mock = mockFetch([http.post(URL_, () => HttpResponse.json({ error: { message: "The server had an error" } }, { status: 500 }))]);
-    const error = await engineError(createOpenAiEngine(env).translate(engineRequest({ texts: ["a"] })));
+    const error = await engineError(createOpenAiEngine(env, { sleep }).translate(engineRequest({ texts: ["a"] })));
     expect(error.kind).toBe("unavailable");
     expect(mock.requests).toHaveLength(4);
   });

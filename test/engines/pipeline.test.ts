@@ -137,7 +137,7 @@ describe("engines with protected markup", () => {
   });
 
   it("the LLM dropping a token is asked again, then bad_response", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     const mock = mockFetch([
       http.post("https://api.openai.com/v1/chat/completions", () =>
         HttpResponse.json({
@@ -145,7 +145,7 @@ describe("engines with protected markup", () => {
         }),
       ),
     ]);
-    const engine = createOpenAiEngine({ OPENAI_API_KEY: "sk-test" });
+    const engine = createOpenAiEngine({ OPENAI_API_KEY: "sk-test" }, { sleep });
     const error = await engineError(engine.translate(engineRequest({ texts: ["Hello {name}"] })));
     expect(error.kind).toBe("bad_response");
     expect(error.message).toContain("changed or dropped a placeholder");

@@ -74,33 +74,33 @@ describe("Workers AI engine", () => {
   });
 
   it("retries when the model is out of capacity, then succeeds", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     const { ai, calls } = fakeAi((c, n) => {
       if (n <= 2) throw new Error("3040: Capacity temporarily exceeded, please try again.");
       return { translated_text: `${c.input.text}!` };
     });
-    await expect(createWorkersAiEngine({ AI: ai }).translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi!"]);
+    await expect(createWorkersAiEngine({ AI: ai }, { sleep }).translate(engineRequest({ texts: ["Hi"] }))).resolves.toEqual(["Hi!"]);
     expect(calls).toHaveLength(3);
     expect(sleeps).toHaveLength(2);
   });
 
   it("gives up with unavailable after the retry limit", async () => {
-    recordSleeps();
+    const { sleep } = recordSleeps();
     const { ai, calls } = fakeAi(() => {
       throw new Error("InferenceUpstreamError: 5xx internal error");
     });
-    const error = await engineError(createWorkersAiEngine({ AI: ai }).translate(engineRequest({ texts: ["Hi"] })));
+    const error = await engineError(createWorkersAiEngine({ AI: ai }, { sleep }).translate(engineRequest({ texts: ["Hi"] })));
     expect(error.kind).toBe("unavailable");
     expect(error.message).toContain("gave up after 4 attempts");
     expect(calls).toHaveLength(4);
   });
 
   it("fails with quota at once when the daily allocation is used up", async () => {
-    const sleeps = recordSleeps();
+    const { sleep, sleeps } = recordSleeps();
     const { ai, calls } = fakeAi(() => {
       throw new Error("3036: You have used up your daily free allocation of 10,000 neurons.");
     });
-    const error = await engineError(createWorkersAiEngine({ AI: ai }).translate(engineRequest({ texts: ["Hi"] })));
+    const error = await engineError(createWorkersAiEngine({ AI: ai }, { sleep }).translate(engineRequest({ texts: ["Hi"] })));
     expect(error.kind).toBe("quota");
     expect(calls).toHaveLength(1);
     expect(sleeps).toEqual([]);

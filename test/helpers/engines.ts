@@ -1,17 +1,14 @@
 // Shared fixtures for the engine tests.
-import { onTestFinished } from "vitest";
-import { setSleep } from "../../src/engines/http";
-import { EngineError, type EngineRequest, type EngineSegment, type GlossaryTerm } from "../../src/engines/types";
+import { EngineError, type EngineRequest, type EngineSegment, type GlossaryTerm, type Sleep } from "../../src/engines/types";
 import type { Formality, Format } from "../../src/limits";
 
-/** Makes backoff sleeps return at once for this test; returns the waits asked for (ms). */
-export function recordSleeps(): number[] {
+/** A sleep that returns at once, for the engine or call under test (`{ sleep }`), and the waits it was asked for (ms). */
+export function recordSleeps(): { sleep: Sleep; sleeps: number[] } {
   const sleeps: number[] = [];
-  setSleep(async (ms) => {
+  const sleep: Sleep = async (ms) => {
     sleeps.push(ms);
-  });
-  onTestFinished(() => setSleep(null));
-  return sleeps;
+  };
+  return { sleep, sleeps };
 }
 
 export function segments(texts: readonly string[], format: Format = "plain", extra: Partial<EngineSegment> = {}): EngineSegment[] {

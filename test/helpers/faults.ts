@@ -4,14 +4,14 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
-import { expect, onTestFinished } from "vitest";
-import { setSleep } from "../../src/engines/http";
+import { expect } from "vitest";
 import { characters } from "../../src/site/fingerprint";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
 import type { client } from "./api";
 import { type FetchMock, mockFetch } from "./http";
 import { allResults } from "./jobs";
+import { recordObjectSleeps, TEST_DEPS } from "./seams";
 
 type Client = ReturnType<typeof client>;
 
@@ -66,11 +66,7 @@ export interface Engines {
 export function mockEngines(scripts: { deepl?: Script; openai?: Script } = {}): Engines {
   const deepl = newLog();
   const openai = newLog();
-  const sleeps: number[] = [];
-  setSleep(async (ms) => {
-    sleeps.push(ms);
-  });
-  onTestFinished(() => setSleep(null));
+  const sleeps = recordObjectSleeps();
 
   const fetch = mockFetch([
     http.post(DEEPL_URL, async ({ request }) => {
@@ -130,7 +126,7 @@ export async function alarm(siteId: number, extra: Partial<Env> = {}) {
 export async function slice(siteId: number, extra: Partial<Env> = {}) {
   return runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
     const self = o as unknown as { env: Env };
-    return runJobs({ store: o.store, env: { ...self.env, ...SECRETS, DB: env.DB, ...extra }, settings: o.store.getMeta("settings")! }, { maxSlices: 1 });
+    return runJobs({ store: o.store, env: { ...self.env, ...SECRETS, DB: env.DB, ...extra }, settings: o.store.getMeta("settings")!, sleep: TEST_DEPS.sleep }, { maxSlices: 1 });
   });
 }
 
