@@ -21,7 +21,7 @@ import { logDelivery } from "../../src/webhooks/publish";
 import { client, createSite, unit } from "../helpers/api";
 import { mockFetch, type RecordedRequest } from "../helpers/http";
 import { job, runJob } from "../helpers/jobs";
-import { siteRef } from "./support";
+import { siteRef } from "../helpers/webhooks";
 
 /** Each test its own endpoint: retries of an earlier test's deliveries may still arrive (answered 410, and not counted). */
 let HOOK = "";

@@ -5,7 +5,7 @@ import { verifyWebhook, type WebhookEvent } from "../../client/index.js";
 import { findEndpoint } from "../../src/control/webhooks";
 import { putWebhook, rotateWebhookSecret } from "../../src/ops/webhooks";
 import { signatureHeaders } from "../../src/webhooks/signing";
-import { deps, siteRef } from "./support";
+import { deps, siteRef } from "../helpers/webhooks";
 
 describe("verifyWebhook", () => {
   it("answers the event of a correctly signed delivery (Headers or a plain object) and throws otherwise", async () => {

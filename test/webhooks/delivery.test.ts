@@ -11,7 +11,7 @@ import { attempt, readAtMost } from "../../src/webhooks/deliver";
 import { DELIVERY } from "../../src/webhooks/policy";
 import { publish, queueDelivery } from "../../src/webhooks/publish";
 import { signatureHeaders } from "../../src/webhooks/signing";
-import { clock, deps, hang, receiver, siteRef } from "./support";
+import { clock, deps, hang, receiver, siteRef } from "../helpers/webhooks";
 
 const URL_ = "https://hooks.example.test/transync";
 const ok = () => new Response(null, { status: 204 });
