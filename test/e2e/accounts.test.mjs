@@ -9,14 +9,12 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import AxeBuilder from "@axe-core/playwright";
 import { Secret, TOTP } from "otpauth";
 import { chromium } from "playwright-core";
+import { lookAt, SHOTS } from "./look.mjs";
 import { ADMIN_TOKEN, startServer } from "./server.mjs";
 
-const SHOTS = join(import.meta.dirname, "screenshots");
 const PASSWORD = "correct horse battery staple";
 const PERSON = "reader@example.com";
 
@@ -39,20 +37,7 @@ async function api(method, path, { key = ADMIN_TOKEN, body } = {}) {
 }
 
 async function look(name) {
-  await page.screenshot({ path: join(SHOTS, `accounts-${name}.png`), fullPage: true });
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  assert.deepEqual(
-    bad.map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-          .map((n) => n.target.join(" "))
-          .slice(0, 3)
-          .join(", ")}`,
-    ),
-    [],
-    `accessibility violations on ${name}`,
-  );
+  await lookAt(page, `accounts-${name}`);
 }
 
 /** The newest mail to `to` in the local outbox page, as text; its first link under /dashboard/<path>/. */

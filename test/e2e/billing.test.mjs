@@ -9,15 +9,13 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import AxeBuilder from "@axe-core/playwright";
 import { chromium } from "playwright-core";
 import Stripe from "stripe";
 import { E2E_PRICES, startFakeStripe, subscription } from "./fake-stripe.mjs";
+import { lookAt, SHOTS } from "./look.mjs";
 import { ADMIN_TOKEN, startServer } from "./server.mjs";
 
-const SHOTS = join(import.meta.dirname, "screenshots");
 const PASSWORD = "correct horse battery staple";
 const WEBHOOK_SECRET = "whsec_e2e_0123456789abcdef";
 
@@ -45,20 +43,7 @@ async function must(method, path, body, status) {
 }
 
 async function look(name) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  assert.deepEqual(
-    bad.map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-          .map((n) => n.target.join(" "))
-          .slice(0, 3)
-          .join(", ")}`,
-    ),
-    [],
-    `accessibility violations on ${name}`,
-  );
+  await lookAt(page, name);
 }
 
 /** What Stripe would send after the payment: signed with the endpoint's secret by the SDK's own helper. */

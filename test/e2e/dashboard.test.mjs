@@ -9,14 +9,12 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createServer } from "node:http";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import AxeBuilder from "@axe-core/playwright";
 import { chromium } from "playwright-core";
 import { Webhook } from "standardwebhooks";
+import { lookAt, SHOTS } from "./look.mjs";
 import { ADMIN_TOKEN, startServer } from "./server.mjs";
 
-const SHOTS = join(import.meta.dirname, "screenshots");
 const PASSWORD = "correct horse battery staple";
 const OWNER = "owner@example.com";
 
@@ -60,20 +58,7 @@ async function must(method, path, opts, status) {
 const checked = new Set();
 /** axe on the current page (serious and critical violations fail) and a screenshot. */
 async function look(name) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-  const results = await new AxeBuilder({ page }).analyze();
-  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  assert.deepEqual(
-    bad.map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-          .map((n) => n.target.join(" "))
-          .slice(0, 3)
-          .join(", ")}`,
-    ),
-    [],
-    `accessibility violations on ${name}`,
-  );
+  await lookAt(page, name);
   checked.add(name);
 }
 
