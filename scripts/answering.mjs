@@ -139,7 +139,19 @@ async function measure(baseUrl, adminToken) {
   }
   if (seen.status !== "running") throw new Error(`job ${job.id} is ${seen.status} before the measurements (too small a job for this machine?)`);
   console.log(dim(`job ${job.id}: ${job.estimated_segments.toLocaleString("en")} items, running`));
-  const during = await probe(PROBE_FOR_MS, () => true);
+  // Probe until the job is 70 % done (or PROBE_FOR_MS passed), so that it is still running when it
+  // is cancelled below: on an idle machine a 100,000-item job can end within the probing time.
+  let done = seen.done_segments;
+  let watching = true;
+  const watch = (async () => {
+    while (watching) {
+      done = (await timed(api, "GET", jobPath)).body.done_segments;
+      await sleep(250);
+    }
+  })();
+  const during = await probe(PROBE_FOR_MS, () => done < 0.7 * job.estimated_segments);
+  watching = false;
+  await watch;
   const beforeQueue = (await timed(api, "GET", jobPath)).body;
 
   // A second job queues behind the first; cancelling it must not wait for the first.
@@ -177,7 +189,7 @@ async function measure(baseUrl, adminToken) {
   console.log(`  ${line("PUT /v1/units, idle", idle.push)}`);
   console.log(`  ${line("PUT /v1/units, during", during.push)}`);
   console.log(
-    `  job progress while probed: ${beforeQueue.done_segments.toLocaleString("en")} of ${job.estimated_segments.toLocaleString("en")} done after ${(PROBE_FOR_MS / 1000).toFixed(0)} s of probes (${beforeQueue.status})`,
+    `  job progress while probed: ${beforeQueue.done_segments.toLocaleString("en")} of ${job.estimated_segments.toLocaleString("en")} done when the probes ended (${beforeQueue.status})`,
   );
   console.log(`  cancel of a queued job (behind the running one): ${fmt(cancelQueued.ms)}, answered ${cancelQueued.body.status}`);
   console.log(`  cancel of the running job: ${fmt(cancelRunning.ms)}, answered ${cancelRunning.body.status} with ${cancelRunning.body.done_segments.toLocaleString("en")} done`);
