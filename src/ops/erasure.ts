@@ -4,7 +4,9 @@
  * site objects' storage, the R2 leftovers and finally the control-plane rows, so a failure
  * half-way can simply be retried (each step is idempotent; the site row goes last).
  */
-import { controlDb } from "../control/db";
+import { billingProvider, stripeClient } from "../billing/stripe";
+import { mirrorOf } from "../billing/stripe-sync";
+import { type ControlDb, controlDb } from "../control/db";
 import { batchPrefix, dropOrganizationKeys, dropSiteKeys, eraseOrganizationRows, eraseSiteRows, organizationToErase, siteToErase } from "../control/erasure";
 import { notFound } from "../errors";
 import type { Actor } from "./actor";
@@ -27,6 +29,23 @@ async function eraseDataPlane(env: Env, siteId: number) {
   await deletePrefix(env.BLOBS, batchPrefix(siteId));
 }
 
+/** Stripe's statuses after which a subscription charges nothing more. */
+const ENDED = new Set(["canceled", "incomplete_expired"]);
+
+/**
+ * An organization that pays through Stripe would go on being charged after it is erased: its
+ * subscription is cancelled at once, before anything is deleted (the mirror row that names it
+ * goes with the organization's rows). Safe to retry: an ended subscription is left alone.
+ */
+async function cancelStripeSubscription(env: Env, db: ControlDb, orgId: number) {
+  if (billingProvider(env) !== "stripe") return;
+  const mirror = await mirrorOf(db, orgId);
+  if (!mirror) return;
+  const stripe = stripeClient(env);
+  const current = await stripe.subscriptions.retrieve(mirror.subscriptionId);
+  if (!ENDED.has(current.status)) await stripe.subscriptions.cancel(mirror.subscriptionId, {}, { idempotencyKey: `erase:${orgId}:${mirror.subscriptionId}` });
+}
+
 export async function eraseSite(env: Env, actor: Actor, siteId: number): Promise<void> {
   const db = controlDb(env.DB);
   const site = await siteToErase(db, siteId);
@@ -40,6 +59,7 @@ export async function eraseOrganization(env: Env, actor: Actor, orgId: number): 
   const db = controlDb(env.DB);
   const org = await organizationToErase(db, orgId);
   if (!org) throw notFound(`Organization ${orgId}`);
+  await cancelStripeSubscription(env, db, orgId);
   await dropOrganizationKeys(db, orgId, org.siteIds);
   for (let i = 0; i < org.siteIds.length; i += OBJECT_CONCURRENCY) await Promise.all(org.siteIds.slice(i, i + OBJECT_CONCURRENCY).map((id) => eraseDataPlane(env, id)));
   await eraseOrganizationRows(db, orgId, org.siteIds, actor);

@@ -225,3 +225,23 @@ describe("the operator keeps the last word", () => {
     expect(await contract(orgId)).toMatchObject({ plan: "growth", status: "canceled", provider: "stripe" });
   });
 });
+
+describe("erasure", () => {
+  it("erasing an organization that pays through Stripe cancels its subscription first, once", async () => {
+    const stripe = fakeStripe();
+    const { orgId } = await organization(1);
+    const sub = await subscribeThroughCheckout(stripe, orgId, { price: PRICES.agency });
+    expect((await admin("DELETE", `/admin/v1/organizations/${orgId}`)).status).toBe(204);
+    expect(stripe.calls("DELETE", `/v1/subscriptions/${sub.id}`)).toHaveLength(1);
+    expect(stripe.subscriptions.get(sub.id)?.status).toBe("canceled");
+  });
+
+  it("a subscription that already ended is not cancelled again", async () => {
+    const stripe = fakeStripe();
+    const { orgId } = await organization(1);
+    const sub = await subscribeThroughCheckout(stripe, orgId, { price: PRICES.agency });
+    stripe.subscriptions.set(sub.id, { ...sub, status: "canceled" });
+    expect((await admin("DELETE", `/admin/v1/organizations/${orgId}`)).status).toBe(204);
+    expect(stripe.calls("DELETE", /^\/v1\/subscriptions\//)).toHaveLength(0);
+  });
+});

@@ -154,6 +154,14 @@ export function fakeStripe(): FakeStripe {
       fake.subscriptions.set(sub.id, next);
       return HttpResponse.json(next);
     }),
+    // Cancel now (stripe.subscriptions.cancel): the subscription, ended.
+    http.delete(`${API}/v1/subscriptions/:id`, ({ params }) => {
+      const sub = fake.subscriptions.get(String(params.id));
+      if (!sub) return notFound("subscription");
+      const next: Stripe.Subscription = { ...structuredClone(sub), status: "canceled", canceled_at: Math.floor(Date.now() / 1000), ended_at: Math.floor(Date.now() / 1000) };
+      fake.subscriptions.set(sub.id, next);
+      return HttpResponse.json(next);
+    }),
     http.post(`${API}/v1/invoiceitems`, async ({ request }) => {
       if (fake.outage) return HttpResponse.json({ error: { type: "api_error", message: "Service unavailable" } }, { status: 503, headers: { "stripe-should-retry": "false" } });
       const key = request.headers.get("idempotency-key") ?? nextId("key");
