@@ -22,6 +22,7 @@ import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./count
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
+import { backfillMemorySourceText } from "./memory";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
 import { currentJob, runAlarm } from "./runner";
@@ -356,6 +357,8 @@ export class SiteObject extends DurableObject<Env> {
         return delay === null ? null : this.nextRunAt() + delay;
       },
       retention: async () => this.retentionDue(this.retain()),
+      // The back-fill of the memory's source texts (and so the fuzzy index), one bounded step per run.
+      memory_index: async () => (backfillMemorySourceText(this.store, settings.sourceLanguage).more ? this.nextRunAt() : null),
     });
   }
 

@@ -27,7 +27,7 @@ describe("one alarm scheduler", () => {
       expect(await state.storage.getAlarm()).toBe(t0 + HOUR);
 
       // The alarm fires (here before its time, as runDurableObjectAlarm does): only the earliest need is due.
-      await o.alarms.fire({ jobs: record("jobs", null), retention: record("retention", null) });
+      await o.alarms.fire({ jobs: record("jobs", null), retention: record("retention", null), memory_index: record("memory_index", null) });
       expect(ran).toEqual(["jobs"]);
       expect(o.alarms.dueAt("jobs")).toBeNull();
       expect(await state.storage.getAlarm()).toBe(t0 + 3 * HOUR);
@@ -39,7 +39,7 @@ describe("one alarm scheduler", () => {
       expect(await state.storage.getAlarm()).toBe(t0 + 2 * HOUR);
 
       // A need answers its own next time.
-      await o.alarms.fire({ jobs: record("jobs", null), retention: record("retention", t0 + 4 * HOUR) });
+      await o.alarms.fire({ jobs: record("jobs", null), retention: record("retention", t0 + 4 * HOUR), memory_index: record("memory_index", null) });
       expect(ran).toEqual(["jobs", "retention"]);
       expect(await state.storage.getAlarm()).toBe(t0 + 4 * HOUR);
 
@@ -51,6 +51,7 @@ describe("one alarm scheduler", () => {
           return null;
         },
         retention: record("retention", null),
+        memory_index: record("memory_index", null),
       });
       expect(o.alarms.dueAt("jobs")).toBe(t0 + 1.5 * HOUR);
       expect(await state.storage.getAlarm()).toBe(t0 + 1.5 * HOUR);
@@ -63,6 +64,7 @@ describe("one alarm scheduler", () => {
           return t0 + 2 * HOUR;
         },
         retention: record("retention", null),
+        memory_index: record("memory_index", null),
       });
       expect(o.alarms.dueAt("jobs")).toBe(t0 + 2 * HOUR);
 
@@ -72,6 +74,7 @@ describe("one alarm scheduler", () => {
           throw new Error("a bug");
         },
         retention: record("retention", null),
+        memory_index: record("memory_index", null),
       });
       expect(o.alarms.dueAt("jobs")).toBeGreaterThanOrEqual(t0 + FAILED_NEED_RETRY_MS);
       expect(o.alarms.dueAt("jobs")).toBeLessThan(t0 + HOUR);
