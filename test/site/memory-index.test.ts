@@ -3,7 +3,7 @@
  * follows it: new entries, edits, deletions, erasure; entries written before 0006 are back-filled
  * in steps by the alarm need `memory_index`, with requests answered between the steps.
  */
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteObject } from "../../src/site/object";
@@ -45,8 +45,7 @@ describe("memory source text and the fuzzy index", () => {
     });
     expect((await admin("DELETE", `/admin/v1/sites/${site.siteId}`)).status).toBeLessThan(300);
     await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
-      const tables = await o.ctx.storage.sql.exec("SELECT name FROM sqlite_master WHERE name LIKE 'memory%'").toArray();
-      expect(tables).toEqual([]);
+      expect(o.store.all("SELECT name FROM sqlite_master WHERE name LIKE 'memory%'")).toEqual([]);
     });
   });
 });

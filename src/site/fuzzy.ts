@@ -1,0 +1,252 @@
+/**
+ * Fuzzy matches (DESIGN.md "Memory and context"): for a text about to go to an engine, the
+ * memory's entries whose source text is close to it, given to the engine as examples. A fuzzy
+ * match is context only: never delivered, never billed differently, never a memory hit.
+ *
+ * - similarity = 1 − Levenshtein distance (code points) ÷ the longer text's length, on the
+ *   texts after markup protection (each tag, placeholder or URL counts as one code point);
+ *   a fuzzy match is ≥ 0.75 and < 1; the best 3 are kept, best first.
+ * - Candidates come from `memory_fts` (FTS5, trigram, over the memory's source texts;
+ *   migrations/site/0006): one query per distinct text, an OR of up to MAX_QUERY_TRIGRAMS of its
+ *   trigrams ranked by bm25, at most MAX_CANDIDATES rows of the language pair; each is then
+ *   scored exactly with a banded Levenshtein that stops once the distance passes the threshold.
+ * - Texts under 3 code points (after protection) have no trigram and no fuzzy match: none could
+ *   reach 0.75 anyway (a 2-code-point text is at most 0.5 from any other).
+ */
+import type { Format } from "../limits";
+import { protect } from "../markup/protect";
+import type { Store } from "./store";
+
+export interface FuzzyMatch {
+  /** The memory entry's source text, as pushed. */
+  source: string;
+  /** Its reviewed translation. */
+  target: string;
+  /** 0.75 ≤ similarity < 1, rounded to 3 decimals. */
+  similarity: number;
+}
+
+/** Lowest similarity of a fuzzy match. */
+export const FUZZY_THRESHOLD = 0.75;
+/** Fuzzy matches kept per text. */
+export const FUZZY_MATCHES = 3;
+/** Memory rows scored per text at most (the index's best by bm25). */
+export const MAX_CANDIDATES = 12;
+/** Trigrams of a text put in its index query at most (spread over the text). */
+export const MAX_QUERY_TRIGRAMS = 24;
+
+/** Stands for one protected token (a tag, placeholder, URL) when scoring: one code point. */
+const TOKEN_CHAR = 0xfffc;
+const TOKEN_RE = /⟦\d+⟧/g;
+
+interface Scored {
+  /** Code points after protection, tokens as TOKEN_CHAR. */
+  points: Int32Array;
+  /** The visible text (tokens removed), lowercased, for trigrams. */
+  words: string[];
+}
+
+/** The form texts are compared in: markup protected as for an engine without a markup mode. */
+function scoringForm(text: string, format: Format): Scored {
+  let shown: string;
+  try {
+    shown = protect(text, format, "text").text;
+  } catch {
+    // Markup protection refuses a few malformed texts (the job fails those segments anyway): compare them as they are.
+    shown = text;
+  }
+  const words = shown.toLowerCase().split(TOKEN_RE);
+  const points: number[] = [];
+  const pieces = shown.split(TOKEN_RE);
+  pieces.forEach((piece, i) => {
+    if (i > 0) points.push(TOKEN_CHAR);
+    for (const ch of piece) points.push(ch.codePointAt(0)!);
+  });
+  return { points: Int32Array.from(points), words };
+}
+
+/**
+ * Levenshtein distance of two code-point arrays, or `max + 1` as soon as it is known to be
+ * greater than `max` (Ukkonen's band: only cells within `max` of the diagonal are computed).
+ */
+export function boundedDistance(a: Int32Array, b: Int32Array, max: number): number {
+  if (a.length > b.length) [a, b] = [b, a];
+  const n = a.length;
+  const m = b.length;
+  if (m - n > max) return max + 1;
+  if (n === 0) return m;
+  const BIG = max + 1;
+  let prev = new Int32Array(m + 1);
+  let cur = new Int32Array(m + 1);
+  for (let j = 0; j <= m; j++) prev[j] = j <= max ? j : BIG;
+  for (let i = 1; i <= n; i++) {
+    const from = Math.max(1, i - max);
+    const to = Math.min(m, i + max);
+    cur[from - 1] = from === 1 ? (i <= max ? i : BIG) : BIG;
+    let rowMin = cur[from - 1];
+    const ai = a[i - 1];
+    for (let j = from; j <= to; j++) {
+      const sub = prev[j - 1] + (ai === b[j - 1] ? 0 : 1);
+      const del = prev[j] + 1;
+      const ins = cur[j - 1] + 1;
+      let v = sub < del ? sub : del;
+      if (ins < v) v = ins;
+      if (v > BIG) v = BIG;
+      cur[j] = v;
+      if (v < rowMin) rowMin = v;
+    }
+    if (to < m) cur[to + 1] = BIG;
+    if (rowMin > max) return max + 1;
+    [prev, cur] = [cur, prev];
+  }
+  return prev[m] > max ? max + 1 : prev[m];
+}
+
+/** Similarity from a distance: 1 − d ÷ the longer length. */
+const score = (d: number, longer: number) => (longer === 0 ? 1 : 1 - d / longer);
+
+/** The similarity of two texts of the given format (0…1), after markup protection. */
+export function similarity(a: string, b: string, format: Format = "plain"): number {
+  const x = scoringForm(a, format).points;
+  const y = scoringForm(b, format).points;
+  const longer = Math.max(x.length, y.length);
+  return score(boundedDistance(x, y, longer), longer);
+}
+
+/** The most distance a pair of these lengths may have and still be a fuzzy match. */
+const maxDistance = (longer: number) => Math.floor(longer * (1 - FUZZY_THRESHOLD) + 1e-9);
+
+/**
+ * The FTS5 query for a text: an OR of its distinct trigrams (visible text only, never inside
+ * markup), at most MAX_QUERY_TRIGRAMS spread evenly over the text. Null when it has none.
+ */
+export function trigramQuery(words: string[]): string | null {
+  const seen = new Set<string>();
+  for (const piece of words) {
+    const cps = [...piece];
+    for (let i = 0; i + 3 <= cps.length; i++) {
+      const t = cps[i] + cps[i + 1] + cps[i + 2];
+      // A trigram of whitespace only tells nothing.
+      if (t.trim() !== "") seen.add(t);
+    }
+  }
+  if (seen.size === 0) return null;
+  let chosen = [...seen];
+  if (chosen.length > MAX_QUERY_TRIGRAMS) {
+    const step = chosen.length / MAX_QUERY_TRIGRAMS;
+    chosen = Array.from({ length: MAX_QUERY_TRIGRAMS }, (_, i) => chosen[Math.floor(i * step)]);
+  }
+  return chosen.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
+}
+
+/**
+ * Fuzzy matches for each text (same order as `texts`): up to 3 memory entries of the language
+ * pair with 0.75 ≤ similarity < 1, best first (ties: the shorter source first, then its text).
+ * One index query per distinct text; texts under 3 code points get none.
+ */
+export function fuzzyMatches(store: Store, sourceLanguage: string, targetLanguage: string, texts: readonly string[], formats?: readonly Format[]): FuzzyMatch[][] {
+  const src = sourceLanguage.toLowerCase();
+  const tgt = targetLanguage.toLowerCase();
+  const done = new Map<string, FuzzyMatch[]>();
+  return texts.map((text, i) => {
+    const format = formats?.[i] ?? "plain";
+    const key = `${format}\u0000${text}`;
+    let found = done.get(key);
+    if (!found) {
+      found = matchesFor(store, src, tgt, text, format);
+      done.set(key, found);
+    }
+    return found;
+  });
+}
+
+function matchesFor(store: Store, src: string, tgt: string, text: string, format: Format): FuzzyMatch[] {
+  const me = scoringForm(text, format);
+  const n = me.points.length;
+  if (n < 3) return [];
+  const query = trigramQuery(me.words);
+  if (query === null) return [];
+  const rows = store.all<{ s: string; t: string }>(
+    `SELECT m.source_text AS s, m.text AS t FROM memory_fts f JOIN memory m ON m.rowid = f.rowid
+     WHERE memory_fts MATCH ?1 AND m.source_language = ?2 AND m.target_language = ?3 ORDER BY f.rank LIMIT ?4`,
+    query,
+    src,
+    tgt,
+    MAX_CANDIDATES,
+  );
+  const out: FuzzyMatch[] = [];
+  for (const row of rows) {
+    if (row.s === text) continue;
+    // Lengths alone rule most candidates out: |n − m| is a lower bound of the distance.
+    const cps = [...row.s].length;
+    const longerBound = Math.max(n, cps);
+    if (Math.abs(n - cps) > maxDistance(longerBound)) continue;
+    const other = scoringForm(row.s, format).points;
+    const longer = Math.max(n, other.length);
+    const d = boundedDistance(me.points, other, maxDistance(longer));
+    if (d === 0 || d > maxDistance(longer)) continue;
+    const sim = score(d, longer);
+    if (sim < FUZZY_THRESHOLD || sim >= 1) continue;
+    out.push({ source: row.s, target: row.t, similarity: Math.round(sim * 1000) / 1000 });
+  }
+  out.sort((a, b) => b.similarity - a.similarity || a.source.length - b.source.length || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+  return out.slice(0, FUZZY_MATCHES);
+}
+
+// ------------------------------------------------------------------ the memory page's search
+
+export interface MemoryEntry {
+  source_fingerprint: string;
+  source_language: string;
+  target_language: string;
+  /** Null for an entry written before the memory kept source texts whose text the back-fill did not find. */
+  source_text: string | null;
+  text: string;
+  origin: string;
+  updated_at: string;
+}
+
+export interface MemorySearch {
+  /** Words to find: in the source text (through the trigram index) or the translation. Empty: every entry. */
+  query: string;
+  sourceLanguage?: string;
+  targetLanguage?: string;
+  origin?: string;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * The memory page's listing (mem-page): entries of the filters, newest first, with the total
+ * for paging. A query of 3 code points or more is looked up in the fuzzy index (a
+ * case-insensitive substring of the source text) or found in the translation; a shorter one
+ * is a substring of either, by scan.
+ */
+export function searchMemory(store: Store, search: MemorySearch): { entries: MemoryEntry[]; total: number } {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  const q = search.query.trim();
+  if (q !== "") {
+    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    if ([...q].length >= 3) {
+      where.push(`(m.rowid IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?) OR m.text LIKE ? ESCAPE '\\')`);
+      args.push(`"${q.replaceAll('"', '""')}"`, like);
+    } else {
+      where.push(`(m.source_text LIKE ? ESCAPE '\\' OR m.text LIKE ? ESCAPE '\\')`);
+      args.push(like, like);
+    }
+  }
+  if (search.sourceLanguage) where.push("m.source_language = ?"), args.push(search.sourceLanguage.toLowerCase());
+  if (search.targetLanguage) where.push("m.target_language = ?"), args.push(search.targetLanguage.toLowerCase());
+  if (search.origin) where.push("m.origin = ?"), args.push(search.origin);
+  const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const total = store.one<{ n: number }>(`SELECT count(*) AS n FROM memory m ${filter}`, ...args)!.n;
+  const entries = store.all<MemoryEntry>(
+    `SELECT m.source_fingerprint, m.source_language, m.target_language, m.source_text, m.text, m.origin, m.updated_at
+     FROM memory m ${filter} ORDER BY m.updated_at DESC, m.rowid DESC LIMIT ? OFFSET ?`,
+    ...args,
+    search.limit,
+    search.offset,
+  );
+  return { entries, total };
+}
