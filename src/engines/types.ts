@@ -9,12 +9,21 @@ export interface GlossaryTerm {
 }
 
 /** One text to translate, with the context the connector gave for it. */
+export interface SegmentContext {
+  label?: string | null;
+  path?: string | null;
+  before?: string[];
+  after?: string[];
+  examples?: { source: string; target: string; similarity: number }[];
+}
+
 export interface EngineSegment {
   text: string;
   format: Format;
   kind?: string | null;
   field?: string | null;
   maxLength?: number | null;
+  context?: SegmentContext;
 }
 
 /** Counts upstream requests, every attempt and retry included (the platform's subrequest limit counts each). */

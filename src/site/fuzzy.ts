@@ -89,9 +89,7 @@ export function boundedDistance(a: Int32Array, b: Int32Array, max: number): numb
       const sub = prev[j - 1] + (ai === b[j - 1] ? 0 : 1);
       const del = prev[j] + 1;
       const ins = cur[j - 1] + 1;
-      let v = sub < del ? sub : del;
-      if (ins < v) v = ins;
-      if (v > BIG) v = BIG;
+      const v = Math.min(sub, del, ins, BIG);
       cur[j] = v;
       if (v < rowMin) rowMin = v;
     }
@@ -177,12 +175,9 @@ function matchesFor(store: Store, src: string, tgt: string, text: string, format
   const out: FuzzyMatch[] = [];
   for (const row of rows) {
     if (row.s === text) continue;
-    // Lengths alone rule most candidates out: |n − m| is a lower bound of the distance.
-    const cps = [...row.s].length;
-    const longerBound = Math.max(n, cps);
-    if (Math.abs(n - cps) > maxDistance(longerBound)) continue;
     const other = scoringForm(row.s, format).points;
     const longer = Math.max(n, other.length);
+    // (boundedDistance rules out at once a pair whose lengths alone differ by more than the bound.)
     const d = boundedDistance(me.points, other, maxDistance(longer));
     if (d === 0 || d > maxDistance(longer)) continue;
     const sim = score(d, longer);
@@ -236,9 +231,16 @@ export function searchMemory(store: Store, search: MemorySearch): { entries: Mem
       args.push(like, like);
     }
   }
-  if (search.sourceLanguage) where.push("m.source_language = ?"), args.push(search.sourceLanguage.toLowerCase());
-  if (search.targetLanguage) where.push("m.target_language = ?"), args.push(search.targetLanguage.toLowerCase());
-  if (search.origin) where.push("m.origin = ?"), args.push(search.origin);
+  const filters: [string, string | undefined][] = [
+    ["m.source_language = ?", search.sourceLanguage?.toLowerCase()],
+    ["m.target_language = ?", search.targetLanguage?.toLowerCase()],
+    ["m.origin = ?", search.origin],
+  ];
+  for (const [sql, value] of filters)
+    if (value) {
+      where.push(sql);
+      args.push(value);
+    }
   const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
   const total = store.one<{ n: number }>(`SELECT count(*) AS n FROM memory m ${filter}`, ...args)!.n;
   const entries = store.all<MemoryEntry>(
