@@ -62,6 +62,8 @@ export class SiteObject extends DurableObject<Env> {
     ctx.blockConcurrencyWhile(async () => {
       this.erased = (await ctx.storage.get(ERASED_MARK)) !== undefined;
       if (!this.erased) await migrate(drizzle(ctx.storage), migrations);
+      // Migration 0006 registers the memory's back-fill for a site that has entries: its alarm is armed here.
+      if (!this.erased && this.alarms.dueAt("memory_index") !== null) await this.alarms.arm();
     });
   }
 
