@@ -7,9 +7,10 @@
  *   texts after markup protection (each tag, placeholder or URL counts as one code point);
  *   a fuzzy match is ≥ 0.75 and < 1; the best 3 are kept, best first.
  * - Candidates come from `memory_fts` (FTS5, trigram, over the memory's source texts;
- *   migrations/site/0006): one query per distinct text, an OR of up to MAX_QUERY_TRIGRAMS of its
- *   trigrams ranked by bm25, at most MAX_CANDIDATES rows of the language pair; each is then
- *   scored exactly with a banded Levenshtein that stops once the distance passes the threshold.
+ *   migrations/site/0006): one query per distinct text, an OR of the phrases its text is cut
+ *   into (chunkQuery) ranked by bm25, at most MAX_CANDIDATES rows of the language pair; each is
+ *   then scored exactly with a banded Levenshtein that stops once the distance passes the
+ *   threshold.
  * - Texts under 3 code points (after protection) have no trigram and no fuzzy match: none could
  *   reach 0.75 anyway (a 2-code-point text is at most 0.5 from any other).
  */
@@ -32,8 +33,8 @@ export const FUZZY_THRESHOLD = 0.75;
 export const FUZZY_MATCHES = 3;
 /** Memory rows scored per text at most (the index's best by bm25). */
 export const MAX_CANDIDATES = 12;
-/** Trigrams of a text put in its index query at most (spread over the text). */
-export const MAX_QUERY_TRIGRAMS = 24;
+/** Chunks (phrases) a text is cut into for its index query. */
+export const QUERY_CHUNKS = 8;
 
 /** Stands for one protected token (a tag, placeholder, URL) when scoring: one code point. */
 const TOKEN_CHAR = 0xfffc;
@@ -115,26 +116,31 @@ export function similarity(a: string, b: string, format: Format = "plain"): numb
 const maxDistance = (longer: number) => Math.floor(longer * (1 - FUZZY_THRESHOLD) + 1e-9);
 
 /**
- * The FTS5 query for a text: an OR of its distinct trigrams (visible text only, never inside
- * markup), at most MAX_QUERY_TRIGRAMS spread evenly over the text. Null when it has none.
+ * The FTS5 query for a text: an OR of up to QUERY_CHUNKS phrases, the text's visible pieces
+ * (never inside markup) cut into disjoint chunks of at least 3 code points. A phrase of
+ * trigrams matches only where the chunk occurs as it is, so the query is selective (each
+ * phrase is an intersection of the trigrams' lists, not their union) while an edit breaks only
+ * the chunk it falls in: a text with fewer edits than chunks always keeps one intact. bm25
+ * ranks entries with more intact chunks first. Null when the text has no trigram.
  */
-export function trigramQuery(words: string[]): string | null {
-  const seen = new Set<string>();
-  for (const piece of words) {
-    const cps = [...piece];
-    for (let i = 0; i + 3 <= cps.length; i++) {
-      const t = cps[i] + cps[i + 1] + cps[i + 2];
-      // A trigram of whitespace only tells nothing.
-      if (t.trim() !== "") seen.add(t);
+export function chunkQuery(words: string[]): string | null {
+  const pieces = words.map((w) => [...w]).filter((cps) => cps.length >= 3);
+  const total = pieces.reduce((n, cps) => n + cps.length, 0);
+  if (total === 0) return null;
+  const size = Math.max(3, Math.floor(total / QUERY_CHUNKS));
+  const chunks = new Set<string>();
+  for (const cps of pieces) {
+    for (let i = 0; i + 3 <= cps.length; i += size) {
+      // The last chunk of a piece takes the rest when what is left would be too short on its own.
+      const end = cps.length - (i + size) < 3 ? cps.length : i + size;
+      const chunk = cps.slice(i, end).join("");
+      // A chunk of whitespace only tells nothing.
+      if (chunk.trim().length >= 3) chunks.add(chunk);
+      if (end === cps.length) break;
     }
   }
-  if (seen.size === 0) return null;
-  let chosen = [...seen];
-  if (chosen.length > MAX_QUERY_TRIGRAMS) {
-    const step = chosen.length / MAX_QUERY_TRIGRAMS;
-    chosen = Array.from({ length: MAX_QUERY_TRIGRAMS }, (_, i) => chosen[Math.floor(i * step)]);
-  }
-  return chosen.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
+  if (chunks.size === 0) return null;
+  return [...chunks].map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
 }
 
 /**
@@ -162,7 +168,7 @@ function matchesFor(store: Store, src: string, tgt: string, text: string, format
   const me = scoringForm(text, format);
   const n = me.points.length;
   if (n < 3) return [];
-  const query = trigramQuery(me.words);
+  const query = chunkQuery(me.words);
   if (query === null) return [];
   const rows = store.all<{ s: string; t: string }>(
     `SELECT m.source_text AS s, m.text AS t FROM memory_fts f JOIN memory m ON m.rowid = f.rowid
