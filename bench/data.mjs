@@ -33,6 +33,53 @@ export function segmentText(u, s, salt = 0) {
   return `${text}.`;
 }
 
+/**
+ * Site-like text for the memory bench (i): words drawn from a vocabulary of 20,000 made-up words
+ * (syllables), Zipf-distributed as words in natural text are (a few very common words, a long
+ * tail), about 90 characters a text. `segmentText`'s 150 common words make every trigram occur
+ * in most texts, which natural text does not.
+ */
+const SYLLABLES = "ka lo mi su te ran vel dor pin qua shi bre fon gal hut jen kir lam mos nev pra rol sen tav ush vin wex yor zel cha".split(" ");
+const VOCABULARY = 20_000;
+const zipfWord = (() => {
+  const words = [];
+  const wordOf = (i) => {
+    let w = "";
+    let n = i + 1;
+    do {
+      w += SYLLABLES[n % SYLLABLES.length];
+      n = Math.floor(n / SYLLABLES.length);
+    } while (n > 0);
+    return w;
+  };
+  // Cumulative Zipf weights (s = 1).
+  const cumulative = new Float64Array(VOCABULARY);
+  let sum = 0;
+  for (let i = 0; i < VOCABULARY; i++) {
+    sum += 1 / (i + 1);
+    cumulative[i] = sum;
+    words.push(wordOf(i));
+  }
+  return (r) => {
+    const x = r * sum;
+    let lo = 0;
+    let hi = VOCABULARY - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return words[lo];
+  };
+})();
+
+export function memoryText(u, salt = 0) {
+  const next = random(u * 15485863 + salt * 1299709 + 7);
+  let text = "";
+  while (text.length < 90) text += `${text ? " " : ""}${zipfWord(next())}`;
+  return `${text}.`;
+}
+
 export const unitKey = (prefix, u) => `${prefix}${String(u).padStart(6, "0")}`;
 export const segmentKey = (s) => `field_${String(s).padStart(3, "0")}`;
 
