@@ -35,30 +35,25 @@ export function segmentText(u, s, salt = 0) {
 
 /**
  * Site-like text for the memory bench (i): words drawn from a vocabulary of 20,000 made-up words
- * (syllables), Zipf-distributed as words in natural text are (a few very common words, a long
- * tail), about 90 characters a text. `segmentText`'s 150 common words make every trigram occur
- * in most texts, which natural text does not.
+ * of 2–9 random letters, Zipf-distributed as words in natural text are (a few very common
+ * words, a long tail), about 90 characters a text. `segmentText`'s 150 common words make every
+ * trigram occur in most texts, which natural text does not.
  */
-const SYLLABLES = "ka lo mi su te ran vel dor pin qua shi bre fon gal hut jen kir lam mos nev pra rol sen tav ush vin wex yor zel cha".split(" ");
 const VOCABULARY = 20_000;
 const zipfWord = (() => {
+  const letters = "abcdefghijklmnopqrstuvwxyz";
+  const next = random(20_251_125);
   const words = [];
-  const wordOf = (i) => {
-    let w = "";
-    let n = i + 1;
-    do {
-      w += SYLLABLES[n % SYLLABLES.length];
-      n = Math.floor(n / SYLLABLES.length);
-    } while (n > 0);
-    return w;
-  };
   // Cumulative Zipf weights (s = 1).
   const cumulative = new Float64Array(VOCABULARY);
   let sum = 0;
   for (let i = 0; i < VOCABULARY; i++) {
     sum += 1 / (i + 1);
     cumulative[i] = sum;
-    words.push(wordOf(i));
+    let w = "";
+    const length = 2 + Math.floor(next() * 8);
+    for (let k = 0; k < length; k++) w += letters[Math.floor(next() * letters.length)];
+    words.push(w);
   }
   return (r) => {
     const x = r * sum;
