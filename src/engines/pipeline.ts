@@ -1,7 +1,7 @@
 // The part every engine's translate() shares: protect markup per segment, split into
 // upstream requests at the engine's limits, send, restore, and reassemble in order.
 import { MarkupError, type ProtectMode, protect } from "../markup/protect";
-import { mapWithConcurrency, splitBatches } from "./batch";
+import { type ExtraBound, mapWithConcurrency, splitBatches } from "./batch";
 import { joinPieces, splitLongText } from "./split";
 import { EngineError, type EngineLimits, type EngineRequest, type EngineSegment } from "./types";
 
@@ -34,6 +34,11 @@ export interface PipelineOptions {
   limits: EngineLimits;
   /** Size of one sent text as the engine counts it against `limits.maxCharacters`. */
   measure: (text: string) => number;
+  /**
+   * A second bound per request besides `limits` (the OpenAI prompt: texts with their context
+   * and glossary terms): a request takes fewer texts rather than dropping any context.
+   */
+  extra?: ExtraBound<PreparedSegment>;
   /** Upstream requests in flight at once (default 1). */
   concurrency?: number;
   /** Translates one batch; answers one text per segment, in order. */
@@ -108,7 +113,7 @@ export async function runPipeline(request: EngineRequest, options: PipelineOptio
   if (items.length === 0) return results;
 
   const translated = new Array<string>(items.length);
-  const batches = splitBatches(items, options.limits, (item) => options.measure(item.text));
+  const batches = splitBatches(items, options.limits, (item) => options.measure(item.text), options.extra);
   await mapWithConcurrency(batches, options.concurrency ?? 1, async (batch) => {
     const markup = options.mode === "html" && !batch.every((item) => item.plain);
     // Text-mode tokens always need restoring; an HTML-mode batch only when sent as HTML.
