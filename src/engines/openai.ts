@@ -177,28 +177,30 @@ function contextOf(item: PreparedSegment): PromptContext | undefined {
   return context ?? undefined;
 }
 
+/** An item of the user message, as sent. */
+function itemEntry(item: PreparedSegment, id: string): Record<string, unknown> {
+  const entry: Record<string, unknown> = { id, text: item.text };
+  if (item.segment.kind) entry.kind = item.segment.kind;
+  if (item.segment.field) entry.field = item.segment.field;
+  if (item.segment.maxLength != null) entry.max_length = item.segment.maxLength;
+  const context = contextOf(item);
+  if (context) entry.context = context;
+  return entry;
+}
+
 /**
- * An item's share of the user message: its text, its context and the glossary terms its text
- * uses (counted per item, so a term two texts share is counted twice: a bound, not a
- * measure).
+ * An item's share of the user message (characters of its JSON): its text and context as sent,
+ * and the glossary terms its text uses (counted per item, so a term two texts share is counted
+ * twice: a bound, not a measure).
  */
 export function promptSize(item: PreparedSegment, glossary: readonly GlossaryTerm[]): number {
-  const context = contextOf(item);
   const terms = glossary.length ? relevantTerms([item], glossary) : [];
-  return codePointLength(item.text) + (context ? JSON.stringify(context).length : 0) + (terms.length ? JSON.stringify(terms).length : 0);
+  return JSON.stringify(itemEntry(item, String(OPENAI_LIMITS.maxSegments))).length + 1 + (terms.length ? JSON.stringify(terms).length : 0);
 }
 
 /** The user message: the batch's items with their context, and the glossary terms they use. */
 export function userPayload(batch: readonly PreparedSegment[], glossary: readonly GlossaryTerm[]): string {
-  const items = batch.map((item, i) => {
-    const entry: Record<string, unknown> = { id: String(i + 1), text: item.text };
-    if (item.segment.kind) entry.kind = item.segment.kind;
-    if (item.segment.field) entry.field = item.segment.field;
-    if (item.segment.maxLength != null) entry.max_length = item.segment.maxLength;
-    const context = contextOf(item);
-    if (context) entry.context = context;
-    return entry;
-  });
+  const items = batch.map((item, i) => itemEntry(item, String(i + 1)));
   const terms = relevantTerms(batch, glossary);
   return JSON.stringify(terms.length > 0 ? { items, glossary: terms } : { items });
 }
