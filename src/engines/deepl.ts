@@ -5,7 +5,7 @@ import { type Configured, present, requireConfig, unsupportedSource, unsupported
 import { deeplGlossaryId, quotaError } from "./deepl_glossary";
 import { callJson, type Verdict } from "./http";
 import { languageTable, lookupLanguage } from "./languages";
-import { type PreparedSegment, runPipeline } from "./pipeline";
+import { type PreparedSegment, planPipeline } from "./pipeline";
 import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineOptions, type EngineRequest, type EngineSegment } from "./types";
 
 /**
@@ -207,21 +207,27 @@ export function createDeepLEngine(env: EngineEnv, options: EngineOptions = {}): 
       // One request per unit: DeepL takes one `context` per request (see unitGroups).
       const groups = unitGroups(request.segments);
       if (groups.length === 1 && groups[0].context === undefined) return translateGroup(request, undefined, DEEPL_LIMITS);
-      const out = new Array<string>(request.segments.length);
-      for (const group of groups) {
+      // Every group is planned (protected, split, a text too long refused) before any is sent.
+      const plans = groups.map((group) => {
         const reserved = group.context === undefined ? 0 : utf8Length(JSON.stringify(group.context)) + 16;
-        const texts = await translateGroup({ ...request, segments: group.indexes.map((i) => request.segments[i]) }, group.context, {
-          ...DEEPL_LIMITS,
-          maxCharacters: DEEPL_LIMITS.maxCharacters - reserved,
-        });
+        const segments = group.indexes.map((i) => request.segments[i]);
+        return planGroup({ ...request, segments }, group.context, { ...DEEPL_LIMITS, maxCharacters: DEEPL_LIMITS.maxCharacters - reserved });
+      });
+      const out = new Array<string>(request.segments.length);
+      for (const [g, group] of groups.entries()) {
+        const texts = await plans[g]();
         group.indexes.forEach((index, i) => {
           out[index] = texts[i];
         });
       }
       return out;
 
-      async function translateGroup(request: EngineRequest, unitContext: string | undefined, limits: EngineLimits): Promise<string[]> {
-        return runPipeline(request, {
+      function translateGroup(request: EngineRequest, unitContext: string | undefined, limits: EngineLimits): Promise<string[]> {
+        return planGroup(request, unitContext, limits)();
+      }
+
+      function planGroup(request: EngineRequest, unitContext: string | undefined, limits: EngineLimits): () => Promise<string[]> {
+        return planPipeline(request, {
           engine: "DeepL",
           mode: "html",
           limits,

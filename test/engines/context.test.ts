@@ -12,7 +12,7 @@ import { CONTEXT_PART_CHARACTERS, ITEM_CONTEXT_CHARACTERS } from "../../src/engi
 import { createPseudoEngine } from "../../src/engines/pseudo";
 import type { EngineSegment, SegmentContext } from "../../src/engines/types";
 import { createWorkersAiEngine } from "../../src/engines/workers_ai";
-import { engineRequest } from "../helpers/engines";
+import { engineError, engineRequest } from "../helpers/engines";
 import { mockFetch, type RecordedRequest } from "../helpers/http";
 
 const OPENAI_KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345";
@@ -216,6 +216,18 @@ describe("DeepL: context", () => {
     // The label, then each neighbour once; a text of the request is not repeated as context.
     expect(sent[0].context).toBe("Football news\nThe match ended 2:1.\nRead the report");
     expect(sent[1].context).toBe("Garden shop\nWooden gates from 99 €");
+  });
+
+  it("refuses a text too long for one request before any unit's request is sent", async () => {
+    clearDeepLGlossaryCache();
+    const mock = mockFetch([deepl]);
+    const segments: EngineSegment[] = [
+      { text: "Goal", format: "plain", context: { label: "Football news" } },
+      { text: "x".repeat(140_000), format: "plain", context: { label: "Garden shop" } },
+    ];
+    const error = await engineError(createDeepLEngine({ DEEPL_API_KEY: DEEPL_KEY }).translate(engineRequest({ segments })));
+    expect(error.kind).toBe("rejected");
+    expect(mock.requests).toHaveLength(0);
   });
 
   it("keeps the kind and field sentence, and bounds the unit context", async () => {
