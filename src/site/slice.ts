@@ -202,6 +202,8 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
             store,
             [...toSend.values()].map((g) => g.items[0]),
           );
+    // Reading and shaping the context is work on the slice's texts: counted like other item-steps.
+    if (contexts) await inv.step(contexts.size, "slice");
     const gate = inv.gate(engine.name);
     const running: Promise<void>[] = [];
 
