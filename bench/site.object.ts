@@ -12,6 +12,7 @@ import type { Engine } from "../src/engines/types";
 import { rebuildCounts } from "../src/site/counts";
 import { characters, fingerprint } from "../src/site/fingerprint";
 import { estimateScope, scopeOf } from "../src/site/jobs";
+import { type ContextItem, unitContexts } from "../src/site/neighbours";
 import { SiteObject } from "../src/site/object";
 import { currentJob, runJobs } from "../src/site/runner";
 import { batchBody, segmentKey, segmentText, unitKey } from "./data.mjs";
@@ -159,6 +160,18 @@ export class BenchSiteObject extends SiteObject {
     if (!Array.isArray(items)) throw new Error(`pushBatch failed: ${JSON.stringify(items)}`);
     const sum = (f: "added" | "unchanged" | "changed") => items.reduce((n, i) => n + (i.result?.[f] ?? 0), 0);
     return { ok: items.filter((i) => i.ok).length, added: sum("added"), changed: sum("changed"), unchanged: sum("unchanged") };
+  }
+
+  /**
+   * Bench i part 2: reads the unit context (src/site/neighbours.ts) of the site's first
+   * `items` segments, as a slice of that many texts does, `repeat` times; answers how many
+   * contexts the last read made. Timed from Node: the slice's added cost without the job's noise.
+   */
+  async contextRead(items: number, repeat: number) {
+    const rows = this.store.all<ContextItem>("SELECT s.id AS segment_id, s.unit_id, u.label, u.path FROM segments s JOIN units u ON u.id = s.unit_id ORDER BY s.id LIMIT ?", items);
+    let made = 0;
+    for (let i = 0; i < repeat; i++) made = unitContexts(this.store, rows).size;
+    return made;
   }
 
   /**

@@ -41,6 +41,19 @@ async function jobOnce(rt, units, context) {
   return elapsed;
 }
 
+/** The context read alone: a slice's worth (SLICE texts) read REPEAT times in the object, per slice. */
+const SLICE = 1_000;
+const REPEAT = 50;
+async function contextReadOnce(rt) {
+  const site = await createSite(rt.mf, { languages: LANGUAGES });
+  const stub = rt.site(site.id);
+  await stub.seed({ prefix: "post:", units: SLICE / SEGMENTS_PER_UNIT, segmentsPerUnit: SEGMENTS_PER_UNIT, translations: "none" });
+  await stub.contextRead(SLICE, 2); // warm-up
+  const { ms, value } = await time(() => stub.contextRead(SLICE, REPEAT));
+  if (value !== SLICE) throw new Error(`context read made ${value} of ${SLICE} contexts`);
+  return ms / REPEAT;
+}
+
 export async function contextScenario(rt, { runs }) {
   // Warm-up: compiles both code paths.
   await jobOnce(rt, 20, true);
@@ -65,8 +78,16 @@ export async function contextScenario(rt, { runs }) {
       `the job runs in steps of runJobs(budget ${STEP_MS / 1000} s), timed from Node; on and off alternate`,
     ].join("\n"),
   );
+  const reads = [];
+  for (let i = 0; i < runs; i++) reads.push(await contextReadOnce(rt));
   const onMs = report.timing("runJobs to the end, context on", on);
   const offMs = report.timing("runJobs to the end, context off", off);
+  const readMs = report.timing(`the context read alone, per slice of ${SLICE.toLocaleString("en")} texts (${REPEAT} reads timed together)`, reads);
+  const slices = SEGMENTS / SLICE;
+  report.figure(
+    "what the context read adds to the job",
+    `${slices} slices × ${readMs.toFixed(2)} ms = ${(slices * readMs).toFixed(0)} ms, ${((100 * slices * readMs) / offMs).toFixed(1)} % of the job without context (steadier than the ratio of two noisy jobs)`,
+  );
   report.ratio("job with context / without", onMs, offMs, 1.2);
   return [report];
 }
