@@ -70,7 +70,7 @@ export type paths = {
         };
         /**
          * List units with work
-         * @description Units with something not up to date (missing, stale, in review, or held back by QA), listing only the languages with work; `prefix` and `language` narrow the list. Paginate by passing `next_cursor` as `cursor` until it is null. A malformed cursor is a 422.
+         * @description Units with something not up to date (missing, stale, in review, or held back by QA), listing only the languages with work; `prefix` and `language` narrow the list. `state` lists only units with that kind of work (in `language` when given): `missing` and `stale` are what the next delta job translates, `review` what waits for an editor on the site, `attention` what is held back by QA in the dashboard. A listed unit is the same item as in the list without `state` (all its languages with work and their counts). Paginate by passing `next_cursor` as `cursor` until it is null (with the same `prefix`, `language` and `state`). A malformed cursor is a 422.
          */
         get: operations["listUnitsWithWork"];
         /**
@@ -154,7 +154,7 @@ export type paths = {
         };
         /**
          * Get a unit's segment × language states
-         * @description The state of every segment of one unit in every target language, with the QA findings of current translations and the languages held back for review in the dashboard. An unknown or deleted unit is a 404.
+         * @description The state of every segment of one unit in every target language, with the QA findings of current translations and the languages held back for review in the dashboard. `include=text,results` adds, per segment, `text` (the current source) and `results` (per language, the current translation: its result `id`, `text`, `origin` and `status`), so a connector without a database of its own finds the result ids to send to `POST /v1/reviews`. Without `include` the answer has neither field. An unknown or deleted unit is a 404.
          */
         get: operations["getUnitStatus"];
         put?: never;
@@ -1189,6 +1189,28 @@ export type components = {
                 [key: string]: components["schemas"]["QAIssueOut"][];
             };
             held_back?: string[];
+            /** @description The segment's current source text. Only with `include=text`. */
+            text?: string;
+            /** @description Target language code → the segment's current translation in that language. Only with `include=results`; a language without a translation (never translated, rejected or discarded: state `missing`) is absent. */
+            results?: {
+                [key: string]: components["schemas"]["SegmentResultOut"];
+            };
+        };
+        SegmentResultOut: {
+            /**
+             * @description The result id that produced this translation, for `POST /v1/reviews` (and `POST /v1/results/ack`). Null for a translation imported with the unit (`origin` `imported`): there is nothing to review. Opaque; do not parse it.
+             * @example r_1042
+             */
+            id: string | null;
+            /** @description The translated text, in the segment's format. */
+            text: string;
+            /** @description Where the text came from: `mt` (a machine translation engine), `llm` (a language model), `tm_exact` (an exact translation-memory match, not billed), `human` (an editor's text, from a review or the dashboard) or `imported` (sent in `translations` with the unit). */
+            origin: string;
+            /**
+             * @description `machine_translated`: ready in `GET /v1/results`, not yet acknowledged; `pending_review`: acknowledged, a draft or suggestion is on the site, waiting for an editor; `approved`: approved by an editor, or imported; `needs_attention`: held back by QA errors for a decision in the dashboard, never delivered. Only `machine_translated` and `pending_review` can be reviewed, and only while the segment's state in the language is `review` (a translation of an earlier source text shows `stale` there and is ignored by reviews).
+             * @enum {string}
+             */
+            status: "machine_translated" | "pending_review" | "approved" | "needs_attention";
         };
         JobEstimateOut: {
             languages: string[];
@@ -1856,6 +1878,8 @@ export interface operations {
             query?: {
                 prefix?: string;
                 language?: string;
+                /** @description Only units with this kind of work in at least one language (in `language` when given): `missing` (never translated, rejected or discarded), `stale` (the source changed since), `review` (delivered, waiting for an editor on the site) or `attention` (held back by QA in the dashboard). Without it, units with any work. */
+                state?: "missing" | "stale" | "review" | "attention";
                 cursor?: string;
                 limit?: number;
             };
@@ -2521,7 +2545,10 @@ export interface operations {
     };
     getUnitStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Optional fields to add to each segment, comma-separated: `text` (the current source text) and `results` (the current translation per language, with the result id that `POST /v1/reviews` takes). Any other value is a 422. */
+                include?: string;
+            };
             header?: never;
             path: {
                 external_key: string;
@@ -2536,60 +2563,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "external_key": "post:42",
-                     *       "label": "Hello world",
-                     *       "path": "/hello-world",
-                     *       "adapter": "wordpress",
-                     *       "last_synced_at": "2026-11-22T10:00:00.000Z",
-                     *       "segments_total": 2,
-                     *       "segments_needing_work": 1,
-                     *       "languages": [
-                     *         {
-                     *           "code": "de",
-                     *           "ok": 1,
-                     *           "stale": 0,
-                     *           "review": 0,
-                     *           "missing": 1,
-                     *           "attention": 0,
-                     *           "attention_url": ""
-                     *         }
-                     *       ],
-                     *       "segments": [
-                     *         {
-                     *           "key": "title",
-                     *           "field": "post_title",
-                     *           "kind": "title",
-                     *           "parent_key": "",
-                     *           "position": 0,
-                     *           "states": {
-                     *             "de": "ok"
-                     *           }
-                     *         },
-                     *         {
-                     *           "key": "body",
-                     *           "field": "post_content",
-                     *           "kind": "body",
-                     *           "parent_key": "",
-                     *           "position": 1,
-                     *           "states": {
-                     *             "de": "missing"
-                     *           },
-                     *           "qa": {
-                     *             "de": [
-                     *               {
-                     *                 "code": "placeholders",
-                     *                 "severity": "error",
-                     *                 "message": "The placeholder {name} is missing from the translation."
-                     *               }
-                     *             ]
-                     *           }
-                     *         }
-                     *       ],
-                     *       "dashboard_url": "https://dashboard.transync.dev/sites/7/units/post:42"
-                     *     }
-                     */
                     "application/json": components["schemas"]["UnitStatusOut"];
                 };
             };

@@ -272,6 +272,33 @@ export const SegmentState = z.enum(["ok", "stale", "review", "missing", "attenti
 export const QAIssueOut = z.object({ code: z.string(), severity: z.enum(["error", "warning"]), message: z.string() }).openapi("QAIssueOut");
 export type QAIssue = z.infer<typeof QAIssueOut>;
 
+/**
+ * A translation's status (spec "Translation statuses"), as the result look-up names it. Rejected
+ * and missing ones have no current translation, so they never appear.
+ */
+export const TRANSLATION_STATUSES = ["machine_translated", "pending_review", "approved", "needs_attention"] as const;
+export type TranslationStatus = (typeof TRANSLATION_STATUSES)[number];
+
+export const SegmentResultOut = z
+  .object({
+    id: ResultId.nullable().openapi({
+      description:
+        "The result id that produced this translation, for `POST /v1/reviews` (and `POST /v1/results/ack`). Null for a translation imported with the unit (`origin` `imported`): there is nothing to review. Opaque; do not parse it.",
+    }),
+    text: z.string().openapi({ description: "The translated text, in the segment's format." }),
+    origin: z.string().openapi({
+      description:
+        "Where the text came from: `mt` (a machine translation engine), `llm` (a language model), `tm_exact` (an exact translation-memory match, not billed), `human` (an editor's text, from a review or the dashboard) or `imported` (sent in `translations` with the unit).",
+    }),
+    status: z.enum(TRANSLATION_STATUSES).openapi({
+      description:
+        "`machine_translated`: ready in `GET /v1/results`, not yet acknowledged; `pending_review`: acknowledged, a draft or suggestion is on the site, waiting for an editor; `approved`: approved by an editor, or imported; `needs_attention`: held back by QA errors for a decision in the dashboard, never delivered. " +
+        "Only `machine_translated` and `pending_review` can be reviewed, and only while the segment's state in the language is `review` (a translation of an earlier source text shows `stale` there and is ignored by reviews).",
+    }),
+  })
+  .openapi("SegmentResultOut");
+export type SegmentResult = z.infer<typeof SegmentResultOut>;
+
 export const SegmentStatusOut = z
   .object({
     key: z.string(),
@@ -282,6 +309,11 @@ export const SegmentStatusOut = z
     states: z.record(z.string(), SegmentState),
     qa: z.record(z.string(), z.array(QAIssueOut)).optional(),
     held_back: z.array(z.string()).optional(),
+    text: z.string().optional().openapi({ description: "The segment's current source text. Only with `include=text`." }),
+    results: z.record(z.string(), SegmentResultOut).optional().openapi({
+      description:
+        "Target language code → the segment's current translation in that language. Only with `include=results`; a language without a translation (never translated, rejected or discarded: state `missing`) is absent.",
+    }),
   })
   .openapi("SegmentStatusOut");
 
@@ -469,10 +501,47 @@ export const PageQuery = {
   limit: z.coerce.number().int().min(1).max(LIMITS.pageMax).default(LIMITS.pageDefault),
 };
 
+/** `state` of GET /v1/units: the kinds of work a unit can have (every segment state but `ok`). */
+export const WORK_STATES = ["missing", "stale", "review", "attention"] as const;
+export type WorkState = (typeof WORK_STATES)[number];
+
 export const UnitsQuery = z.object({
   prefix: z.string().max(LIMITS.unitKey).default(""),
   language: LanguageCode.optional(),
+  state: z.enum(WORK_STATES).optional().openapi({
+    description:
+      "Only units with this kind of work in at least one language (in `language` when given): `missing` (never translated, rejected or discarded), `stale` (the source changed since), `review` (delivered, waiting for an editor on the site) or `attention` (held back by QA in the dashboard). Without it, units with any work.",
+    example: "missing",
+  }),
   ...PageQuery,
+});
+
+/** What `include` of GET /v1/units/{key}/status may name. */
+export const UNIT_STATUS_INCLUDES = ["text", "results"] as const;
+export type UnitStatusInclude = (typeof UNIT_STATUS_INCLUDES)[number];
+
+export const UnitStatusQuery = z.object({
+  include: z
+    .string()
+    .max(100)
+    .optional()
+    .openapi({
+      description:
+        "Optional fields to add to each segment, comma-separated: `text` (the current source text) and `results` (the current translation per language, with the result id that `POST /v1/reviews` takes). Any other value is a 422.",
+      example: "text,results",
+    })
+    .transform((value, ctx) => {
+      const parts = value ? value.split(",").map((p) => p.trim()) : [];
+      const unknown = parts.filter((p) => !(UNIT_STATUS_INCLUDES as readonly string[]).includes(p));
+      if (unknown.length) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be a comma-separated list of ${UNIT_STATUS_INCLUDES.join(", ")} (unknown: ${unknown.map((u) => JSON.stringify(u)).join(", ")})`,
+        });
+        return z.NEVER;
+      }
+      return new Set(parts as UnitStatusInclude[]);
+    }),
 });
 
 export const StatusQuery = z.object({ prefix: z.string().max(LIMITS.unitKey).default("") });
