@@ -1664,7 +1664,7 @@ export type components = {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
-            /** @description Attempts made so far (retries back off for up to 24 hours). */
+            /** @description Attempts made so far (failed ones are retried with growing delays). */
             attempts: number;
             /**
              * @description `pending` while attempts remain, `delivered` after a 2xx, `failed` after a final answer or 24 hours of retries.

@@ -78,7 +78,7 @@ export const WebhookDeliveryOut = z
     id: z.string().openapi({ description: "The delivery's `webhook-id`, the same on every attempt.", example: "msg_2f1c7b0e6a4d4c1f9b3a8e5d7c6b4a21" }),
     event: z.enum(WEBHOOK_EVENTS).openapi({ description: "The event type delivered." }),
     created_at: Timestamp.openapi({ description: "When the event happened." }),
-    attempts: z.number().int().openapi({ description: "Attempts made so far (retries back off for up to 24 hours)." }),
+    attempts: z.number().int().openapi({ description: "Attempts made so far (failed ones are retried with growing delays)." }),
     status: DeliveryStatus.openapi({ description: "`pending` while attempts remain, `delivered` after a 2xx, `failed` after a final answer or 24 hours of retries." }),
     status_code: z.number().int().nullable().openapi({ description: "The last attempt's HTTP status; null when it got none (network error, timeout)." }),
     duration_ms: z.number().int().nullable().openapi({ description: "How long the last attempt took, in milliseconds; null before the first." }),
