@@ -8,7 +8,6 @@ export interface GlossaryTerm {
   caseSensitive: boolean;
 }
 
-/** One text to translate, with the context the connector gave for it. */
 export interface SegmentContext {
   label?: string | null;
   path?: string | null;
@@ -17,12 +16,18 @@ export interface SegmentContext {
   examples?: { source: string; target: string; similarity: number }[];
 }
 
+/** One text to translate, with the context the connector gave for it. */
 export interface EngineSegment {
   text: string;
   format: Format;
   kind?: string | null;
   field?: string | null;
   maxLength?: number | null;
+  /**
+   * What a translator would want to see besides the text: the unit's label and path, its
+   * neighbouring segments' source texts (bounded) and fuzzy matches from the memory. Only
+   * engines with a context notion read it (openai, deepl); it is never translated.
+   */
   context?: SegmentContext;
 }
 

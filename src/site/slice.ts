@@ -20,6 +20,7 @@ import { type Committer, type Outcome, type Produced, type SliceItem, TRANSLATIO
 import { type FuzzyMatch, fuzzyMatches } from "./fuzzy";
 import type { Invocation } from "./invocation";
 import type { JobRow, JobScope } from "./jobs";
+import { type ContextItem, unitContexts } from "./neighbours";
 import { capabilities } from "./settings";
 import { stateSql } from "./state";
 
@@ -49,7 +50,7 @@ const repeatKey = (item: SliceItem) => `${item.source_language.toLowerCase()}\u0
 
 interface Group {
   /** Items with the same source language and text: the first is sent, the others reuse its translation. */
-  items: SliceItem[];
+  items: (SliceItem & ContextItem)[];
 }
 
 /** A slice whose engine work is done: its commits may still be landing. */
@@ -83,8 +84,8 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   const engine: Engine | undefined = problem ? undefined : (inv.deps.engineFor ?? ((n) => createEngine(n, inv.deps.env, { sleep: inv.deps.sleep })))(target!.engine);
   // Each item comes with its memory hit (none for a forced job) and a translation of the same text in the same source language
   // made earlier in this job (the latest), each one index look-up, so the slice needs no further reads.
-  const loaded = store.all<SliceItem>(
-    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
+  const loaded = store.all<SliceItem & ContextItem>(
+    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length, u.label, u.path,
        coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
        ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since,
        CASE WHEN ?6 THEN NULL ELSE (SELECT m.text FROM memory m WHERE m.source_fingerprint = s.fingerprint
@@ -107,7 +108,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   );
   if (!loaded.length) return null;
   // Bounded by characters too, so a slice of long texts stays as short as one of short texts.
-  const items: SliceItem[] = [];
+  const items: (SliceItem & ContextItem)[] = [];
   let size = 0;
   for (const item of loaded) {
     if (items.length && size + item.characters > SLICE_CHARACTERS) break;
@@ -156,9 +157,10 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   await inv.step(items.length, "slice");
 
   // Fuzzy matches of the texts that go to the engine (src/site/fuzzy.ts), given to it as examples: context only, never a
-  // result and never billed differently. A forced job ignores the memory, so it gets none.
+  // result and never billed differently. A forced job ignores the memory, so it gets none; nor does a run with the
+  // engine context switched off.
   const examples = new Map<Group, FuzzyMatch[]>();
-  if (engine && toSend.size && !scope.force) {
+  if (engine && toSend.size && !scope.force && inv.deps.engineContext !== false) {
     const bySource = new Map<string, Group[]>();
     for (const group of toSend.values()) {
       const src = group.items[0].source_language;
@@ -218,6 +220,16 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
       else bySource.set(src, [group]);
     }
     const batches = [...bySource.values()].flatMap((groups) => splitBatches(groups, engine.limits, (g) => g.items[0].characters));
+    // The unit context of the texts sent (one query for the slice), unless switched off.
+    const contexts =
+      inv.deps.engineContext === false
+        ? undefined
+        : unitContexts(
+            store,
+            [...toSend.values()].map((g) => g.items[0]),
+          );
+    // Reading and shaping the context is work on the slice's texts: counted like other item-steps.
+    if (contexts) await inv.step(contexts.size, "slice");
     const gate = inv.gate(engine.name);
     const running: Promise<void>[] = [];
 
@@ -234,13 +246,14 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
           segments: groups.map((group) => {
             const first = group.items[0];
             const found = examples.get(group);
+            const context = { ...contexts?.get(first.segment_id), ...(found ? { examples: found } : {}) };
             return {
               text: first.text,
               format: first.format,
               kind: first.kind,
               field: first.field,
               maxLength: first.max_length,
-              ...(found ? { context: { examples: found } } : {}),
+              ...(Object.keys(context).length ? { context } : {}),
             };
           }),
           meter: inv.meter,
