@@ -36,7 +36,7 @@ export const MAX_CANDIDATES = 12;
 /** Index rows looked at per text at most, all language pairs together (a source text is indexed once per target language). */
 export const MAX_INDEX_ROWS = 48;
 /** Chunks (phrases) a text is cut into for its index query. */
-export const QUERY_CHUNKS = 8;
+export const QUERY_CHUNKS = 4;
 
 /** Stands for one protected token (a tag, placeholder, URL) when scoring: one code point. */
 const TOKEN_CHAR = 0xfffc;
