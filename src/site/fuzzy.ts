@@ -153,6 +153,8 @@ export function chunkQuery(words: string[]): string | null {
 export function fuzzyMatches(store: Store, sourceLanguage: string, targetLanguage: string, texts: readonly string[], formats?: readonly Format[]): FuzzyMatch[][] {
   const src = sourceLanguage.toLowerCase();
   const tgt = targetLanguage.toLowerCase();
+  // A memory without indexed entries (most new sites) costs one look-up, not one per text.
+  if (!texts.length || store.one("SELECT 1 AS x FROM memory_fts LIMIT 1") === undefined) return texts.map(() => []);
   const done = new Map<string, FuzzyMatch[]>();
   return texts.map((text, i) => {
     const format = formats?.[i] ?? "plain";
