@@ -564,6 +564,11 @@ const SiteFields = {
   enabled_engines: z.array(EngineName).max(ENGINES.length),
   qa_mode: z.enum(QA_MODES),
   review_mode: z.enum(REVIEW_MODES),
+  share_memory: z
+    .boolean()
+    .describe(
+      "Whether the site shares its translation memory with the other sites of its organization: what enters its memory is copied to the organization's memory, and its jobs take exact matches from there (unbilled, `tm_exact`). New sites share; sites created before the setting existed do not until it is turned on.",
+    ),
 };
 
 export const SiteCreateIn = z.object({
@@ -575,6 +580,7 @@ export const SiteCreateIn = z.object({
   enabled_engines: SiteFields.enabled_engines.optional(),
   qa_mode: SiteFields.qa_mode.optional(),
   review_mode: SiteFields.review_mode.optional(),
+  share_memory: SiteFields.share_memory.optional(),
 });
 export type SiteCreate = z.infer<typeof SiteCreateIn>;
 
@@ -586,6 +592,7 @@ export const SitePatchIn = z.object({
   enabled_engines: SiteFields.enabled_engines.optional(),
   qa_mode: SiteFields.qa_mode.optional(),
   review_mode: SiteFields.review_mode.optional(),
+  share_memory: SiteFields.share_memory.optional(),
 });
 export type SitePatch = z.infer<typeof SitePatchIn>;
 
@@ -593,6 +600,7 @@ export const AdminSiteOut = Site.extend({
   organization_id: z.number().int(),
   qa_mode: z.enum(QA_MODES),
   review_mode: z.enum(REVIEW_MODES),
+  share_memory: SiteFields.share_memory,
 }).openapi("AdminSite");
 
 export const ConnectorOut = z
