@@ -1396,6 +1396,8 @@ export type components = {
             qa_mode: "editors" | "separate";
             /** @enum {string} */
             review_mode: "draft" | "suggestion";
+            /** @description Whether the site shares its translation memory with the other sites of its organization: what enters its memory is copied to the organization's memory, and its jobs take exact matches from there (unbilled, `tm_exact`). New sites share; sites created before the setting existed do not until it is turned on. */
+            share_memory: boolean;
         };
         AdminSiteDetail: components["schemas"]["AdminSite"] & {
             connector: components["schemas"]["Connector"];
@@ -5022,6 +5024,8 @@ export interface operations {
                     qa_mode?: "editors" | "separate";
                     /** @enum {string} */
                     review_mode?: "draft" | "suggestion";
+                    /** @description Whether the site shares its translation memory with the other sites of its organization: what enters its memory is copied to the organization's memory, and its jobs take exact matches from there (unbilled, `tm_exact`). New sites share; sites created before the setting existed do not until it is turned on. */
+                    share_memory?: boolean;
                 };
             };
         };
@@ -5401,6 +5405,8 @@ export interface operations {
                     qa_mode?: "editors" | "separate";
                     /** @enum {string} */
                     review_mode?: "draft" | "suggestion";
+                    /** @description Whether the site shares its translation memory with the other sites of its organization: what enters its memory is copied to the organization's memory, and its jobs take exact matches from there (unbilled, `tm_exact`). New sites share; sites created before the setting existed do not until it is turned on. */
+                    share_memory?: boolean;
                 };
             };
         };

@@ -36,7 +36,7 @@ const retryDelay = (failures: number) => Math.min(5_000 * 2 ** Math.max(0, failu
 
 /** Whether the stored settings say the site shares (read in SQL: called once per remembered translation). */
 function sharing(store: Store): boolean {
-  return store.one<{ on: number }>("SELECT json_extract(value, '$.shareMemory') = 1 AS on FROM meta WHERE key = 'settings'")?.on === 1;
+  return store.one<{ shared: number }>("SELECT json_extract(value, '$.shareMemory') = 1 AS shared FROM meta WHERE key = 'settings'")?.shared === 1;
 }
 
 /**

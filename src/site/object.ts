@@ -22,13 +22,13 @@ import { AlarmScheduler } from "./alarms";
 import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./counts";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
-import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
+import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
 import { runMemoryShare, shareWaiting, sharingChanged } from "./memory-share";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
 import { currentJob, runAlarm } from "./runner";
 import { capabilities, siteTargets } from "./settings";
-import { sharedTargets } from "./shared-hits";
+import { estimateWithShared } from "./shared-hits";
 import { type Links, siteStatus, unitStatus, unitsWithWork } from "./status";
 import { Store } from "./store";
 import { applySnapshot, deleteUnit, pushUnchanged, pushUnit } from "./sync";
@@ -285,11 +285,8 @@ export class SiteObject extends DurableObject<Env> {
 
   async estimateJob(settings: SiteSettings, request: JobRequest): Promise<ScopeEstimate> {
     return this.call(settings, async (settings) => {
-      const scope = scopeOf(request);
-      const languages = jobLanguages(this.store, settings, request.languages);
       // Exact matches in the organization's memory are memory hits too (a forced job takes none).
-      const shared = settings.shareMemory && !scope.force ? await sharedTargets(this.store, settings, scope, languages, orgMemory(this.env, settings.organizationId)) : undefined;
-      return estimateScope(this.store, settings, scope, languages, shared);
+      return estimateWithShared(this.store, this.env, settings, scopeOf(request), jobLanguages(this.store, settings, request.languages));
     });
   }
 

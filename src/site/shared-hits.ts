@@ -8,8 +8,8 @@
  * translated (and estimated) as if it held nothing, and the failure is logged.
  */
 import type { SiteSettings } from "../control/sites";
-import type { OrgMemoryApi } from "../memory/stub";
-import { type JobScope, type SharedTargets, scopeTexts } from "./jobs";
+import { type OrgMemoryApi, orgMemory } from "../memory/stub";
+import { estimateScope, type JobScope, type ScopeEstimate, type SharedTargets, scopeTexts } from "./jobs";
 import type { Store } from "./store";
 
 /** Texts per estimate call, and calls at once: a bound value of about 200 KB each. */
@@ -50,6 +50,15 @@ export async function sharedTargets(store: Store, settings: SiteSettings, scope:
     console.error(JSON.stringify({ level: "warn", message: "organization memory unreadable; estimated without it", site_id: settings.id, error: String(err) }));
     return undefined;
   }
+}
+
+/**
+ * A job's estimate (its request, and again when it starts) with the organization's exact
+ * matches counted as memory hits: a sharing site, a job not forced.
+ */
+export async function estimateWithShared(store: Store, env: Env, settings: SiteSettings, scope: JobScope, languages: string[]): Promise<ScopeEstimate> {
+  const shared = settings.shareMemory && !scope.force ? await sharedTargets(store, settings, scope, languages, orgMemory(env, settings.organizationId)) : undefined;
+  return estimateScope(store, settings, scope, languages, shared);
 }
 
 /**
