@@ -54,4 +54,16 @@ describe("share_memory on the Settings page", () => {
     const sharing = audit.results.filter((r) => (JSON.parse(r.detail).fields as string[]).includes("share_memory"));
     expect(sharing).toHaveLength(2);
   });
+
+  it("sites that existed before the setting (rows without the column's value) do not share; new ones do", async () => {
+    const site = await createSite();
+    // A row as it stood before migration 0005: the column takes its default.
+    const before = await env.DB.prepare(
+      "INSERT INTO sites (organization_id, name, source_language, target_languages, enabled_adapters, enabled_engines) VALUES (?, 'Old site', 'en', '[]', '[]', '[]') RETURNING share_memory",
+    )
+      .bind(site.orgId)
+      .first<{ share_memory: number }>();
+    expect(before?.share_memory).toBe(0);
+    expect((await admin("GET", `/admin/v1/sites/${site.siteId}`)).body).toMatchObject({ share_memory: true });
+  });
 });

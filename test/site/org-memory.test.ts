@@ -7,6 +7,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { OrgMemoryObject } from "../../src/memory/object";
 import { orgMemoryName } from "../../src/memory/stub";
+import { fingerprint } from "../../src/site/fingerprint";
+import { noteMemoryChange } from "../../src/site/memory-share";
 import type { SiteObject } from "../../src/site/object";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
 import { arm, deeplTranslation, type Engines, mockEngines, stubOf } from "../helpers/faults";
@@ -96,6 +98,34 @@ describe("organization memory", () => {
     expect(results.a).toMatchObject({ text: deeplTranslation("Terms and conditions", "DE"), origin: "tm_exact" });
     expect(results.b).toMatchObject({ text: "Alle Rechte vorbehalten", origin: "tm_exact" });
     expect(results.c).toMatchObject({ text: deeplTranslation("Contact", "DE") });
+  });
+
+  it("an entry edited or deleted in the site's memory (noteMemoryChange) is edited or withdrawn in the organization's", async () => {
+    engines = mockEngines();
+    const first = await approvedSite();
+    await share(first.siteId);
+    const second = await site(first.orgId, [first.siteId]);
+    const lookup = () =>
+      orgObject(first.orgId).lookup(
+        second.siteId,
+        "de",
+        TEXTS.map((t) => ["en", fingerprint(t.text)]),
+      );
+    expect((await lookup()).map((h) => h[2]).sort()).toEqual(["Alle Rechte vorbehalten", deeplTranslation("Terms and conditions", "DE")].sort());
+
+    // As the memory page edits and deletes entries: the row changes, then noteMemoryChange.
+    await runInDurableObject(stubOf(first.siteId), async (o: SiteObject) => {
+      const [a, b] = TEXTS.map((t) => fingerprint(t.text));
+      o.store.run("UPDATE memory SET text = 'Allgemeine Geschäftsbedingungen', origin = 'human' WHERE source_fingerprint = ?", a);
+      noteMemoryChange(o.store, a, "en", "de");
+      o.store.run("DELETE FROM memory WHERE source_fingerprint = ?", b);
+      noteMemoryChange(o.store, b, "en", "DE");
+      // What the object method that made the change does next (SiteObject.shareSoon).
+      await o.alarms.schedule("memory_share", Date.now(), { onlyEarlier: true });
+    });
+    await share(first.siteId);
+    expect(await lookup()).toEqual([["en", fingerprint("Terms and conditions"), "Allgemeine Geschäftsbedingungen", "human"]]);
+    expect(await entriesBySite(first.orgId)).toEqual({ [first.siteId]: 1 });
   });
 
   it("a site of another organization never reads it", async () => {
