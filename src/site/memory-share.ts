@@ -60,7 +60,9 @@ export function noteMemoryChange(store: Store, sourceFingerprint: string, source
 export function sharingChanged(store: Store, before: boolean, after: boolean): boolean {
   if (before === after) return false;
   if (after) {
-    store.run("DELETE FROM meta WHERE key = ?", WITHDRAW);
+    // An empty memory (a new site) has nothing to copy: no run is registered for it. A withdrawal
+    // not yet done stays: the run does it first, then copies the memory as it is now.
+    if (store.one("SELECT 1 FROM memory LIMIT 1") === undefined) return store.getMeta(WITHDRAW) !== undefined;
     store.setMeta(BACKFILL, null);
   } else {
     store.run("DELETE FROM meta WHERE key >= ? AND key < ?", NOTE, NOTE_END);
@@ -92,13 +94,11 @@ interface MemoryRow {
  */
 export async function runMemoryShare(store: Store, settings: SiteSettings, org: OrgMemoryApi, now = Date.now()): Promise<number | null> {
   try {
-    if (!settings.shareMemory) {
-      if (store.getMeta(WITHDRAW) !== undefined) {
-        await org.removeSite(settings.id);
-        store.run("DELETE FROM meta WHERE key = ?", WITHDRAW);
-      }
-      return null;
+    if (store.getMeta(WITHDRAW) !== undefined) {
+      await org.removeSite(settings.id);
+      store.run("DELETE FROM meta WHERE key = ?", WITHDRAW);
     }
+    if (!settings.shareMemory) return null;
     const notes = store.all<{ key: string; value: string }>("SELECT key, value FROM meta WHERE key >= ? AND key < ? ORDER BY key LIMIT ?", NOTE, NOTE_END, SHARE_BATCH);
     const noted = notes.map((n) => n.key.slice(NOTE.length).split("|") as [string, string, string]);
     const current = new Map<string, MemoryRow>();
