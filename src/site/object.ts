@@ -381,7 +381,7 @@ export class SiteObject extends DurableObject<Env> {
       retention: async () => this.retentionDue(this.retain()),
       memory_share: async () => {
         const next = await runMemoryShare(this.store, settings, orgMemory(this.env, settings.organizationId));
-        return next === null ? null : Math.max(next, this.nextRunAt());
+        return next === null ? null : Math.max(next, this.shareAt());
       },
     });
   }
@@ -391,12 +391,20 @@ export class SiteObject extends DurableObject<Env> {
   /**
    * Registers the memory_share need, due now, when a change to the memory waits to be copied to
    * the organization's (memory-share.ts). The copy runs in the alarm, never in the request:
-   * the organization's object being slow or down does not touch the caller's answer. Tests
-   * drive it like jobs (JOB_ALARM_DELAY_MS).
+   * the organization's object being slow or down does not touch the caller's answer.
    */
   private async shareSoon() {
     if (!shareWaiting(this.store)) return;
-    await this.alarms.schedule("memory_share", this.nextRunAt(), { onlyEarlier: true });
+    await this.alarms.schedule("memory_share", this.shareAt(), { onlyEarlier: true });
+  }
+
+  /**
+   * When a copy is due: now. Tests that drive alarms themselves (JOB_ALARM_DELAY_MS) get it
+   * behind any job run registered meanwhile (twice the delay), so the alarm a test runs for
+   * its job runs the job, as it would without sharing.
+   */
+  private shareAt() {
+    return Date.now() + 2 * Number(this.env.JOB_ALARM_DELAY_MS ?? 0);
   }
 
   // ------------------------------------------------------------------ retention

@@ -152,6 +152,7 @@ describe("organization memory", () => {
     const quiet = await createSite({ orgId: first.orgId, target_languages: TARGETS, plan: null });
     expect((await admin("PATCH", `/admin/v1/sites/${quiet.siteId}`, { share_memory: false })).body).toMatchObject({ share_memory: false });
     await admin("PUT", `/admin/v1/organizations/${first.orgId}/subscription`, { plan: "agency", status: "active", site_ids: [first.siteId, quiet.siteId] });
+    await share(quiet.siteId); // its (empty) withdrawal
     const q = client(quiet.key);
     await q.put("/v1/units", unit("footer", [...TEXTS, { key: "c", text: "Contact" }]));
     expect((await q.post("/v1/jobs", { estimate_only: true })).body).toMatchObject({ estimated_tm_segments: 0 });
