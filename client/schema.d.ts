@@ -494,7 +494,7 @@ export type paths = {
         put?: never;
         /**
          * Create a site
-         * @description Defaults: `writable` true and `formality` `default` per target language, every adapter enabled, the engines the target languages name, `qa_mode` `editors`, `review_mode` `draft`. An unknown organization is a 404.
+         * @description Defaults: `writable` true and `formality` `default` per target language, every adapter enabled, the engines the target languages name, `qa_mode` `editors`, `review_mode` `draft`, `share_memory` true. An unknown organization is a 404.
          */
         post: operations["adminCreateSite"];
         delete?: never;
@@ -5064,7 +5064,8 @@ export interface operations {
                      *       ],
                      *       "organization_id": 3,
                      *       "qa_mode": "editors",
-                     *       "review_mode": "draft"
+                     *       "review_mode": "draft",
+                     *       "share_memory": true
                      *     }
                      */
                     "application/json": components["schemas"]["AdminSite"];
@@ -5445,7 +5446,8 @@ export interface operations {
                      *       ],
                      *       "organization_id": 3,
                      *       "qa_mode": "editors",
-                     *       "review_mode": "draft"
+                     *       "review_mode": "draft",
+                     *       "share_memory": true
                      *     }
                      */
                     "application/json": components["schemas"]["AdminSite"];
