@@ -34,9 +34,9 @@ const SHARE_CHARACTERS = 500_000;
 /** Back-off after a failed send: 5 s, doubling, at most 10 minutes. */
 const retryDelay = (failures: number) => Math.min(5_000 * 2 ** Math.max(0, failures - 1), 600_000);
 
-/** Whether the stored settings say the site shares (read in SQL: called once per remembered translation). */
+/** Whether the site shares: as adopted (a field, as an import remembers thousands of texts), else from the stored settings. */
 function sharing(store: Store): boolean {
-  return store.one<{ shared: number }>("SELECT json_extract(value, '$.shareMemory') = 1 AS shared FROM meta WHERE key = 'settings'")?.shared === 1;
+  return (store.sharesMemory ??= store.one<{ shared: number }>("SELECT json_extract(value, '$.shareMemory') = 1 AS shared FROM meta WHERE key = 'settings'")?.shared === 1);
 }
 
 /**

@@ -114,6 +114,7 @@ export class SiteObject extends DurableObject<Env> {
       // Settings stored before the setting existed have none: those sites did not share.
       if (sharingChanged(this.store, previous?.shareMemory === true, settings.shareMemory === true)) this.shareChanged = true;
     });
+    this.store.sharesMemory = settings.shareMemory === true;
     this.held = { settings, json };
     return settings;
   }

@@ -128,6 +128,24 @@ describe("organization memory", () => {
     expect(await entriesBySite(first.orgId)).toEqual({ [first.siteId]: 1 });
   });
 
+  it("imported translations (a push with translations) are copied too", async () => {
+    engines = mockEngines();
+    const s = await site();
+    const c = client(s.key);
+    const pushed = await c.put(
+      "/v1/units",
+      unit(
+        "footer",
+        TEXTS.map((t) => ({ ...t, translations: { de: `Import: ${t.text}` } })),
+      ),
+    );
+    expect(pushed.body).toMatchObject({ imported_translations: 2 });
+    await share(s.siteId);
+    expect(await entriesBySite(s.orgId)).toEqual({ [s.siteId]: 2 });
+    const hits = await orgObject(s.orgId).lookup(s.siteId + 1_000_000, "de", [["en", fingerprint(TEXTS[0].text)]]);
+    expect(hits).toEqual([["en", fingerprint(TEXTS[0].text), `Import: ${TEXTS[0].text}`, "imported"]]);
+  });
+
   it("a site of another organization never reads it", async () => {
     engines = mockEngines();
     const first = await approvedSite();
