@@ -240,14 +240,17 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
 export type SharedTargets = Map<string, string[]>;
 
 /**
- * The distinct (lowercased source language, fingerprint) pairs of the live segments in scope,
- * streamed: the keys an estimate looks up in the organization's memory.
+ * The distinct (lowercased source language, fingerprint) pairs of the live segments in scope
+ * that leave work in at least one of `languages` (a segment translated in all of them needs
+ * no memory), streamed: the keys an estimate looks up in the organization's memory.
  */
-export function scopeTexts(store: Store, settings: SiteSettings, scope: JobScope): IterableIterator<[string, string]> {
-  const args: unknown[] = [settings.sourceLanguage];
+export function scopeTexts(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]): IterableIterator<[string, string]> {
+  const args: unknown[] = [settings.sourceLanguage, JSON.stringify(languages)];
   const units = unitScope(scope, args);
   return store.rows<[string, string]>(
-    `SELECT DISTINCT lower(coalesce(u.source_language, ?1)), s.fingerprint FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0 WHERE ${units}`,
+    `SELECT DISTINCT lower(coalesce(u.source_language, ?1)), s.fingerprint FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0
+     WHERE ${units} AND (SELECT count(*) FROM translations t WHERE t.segment_id = s.id AND t.language IN (SELECT value FROM json_each(?2))
+       AND NOT ${needsWork(scope)}) < json_array_length(?2)`,
     ...args,
   );
 }

@@ -26,7 +26,7 @@ export async function sharedTargets(store: Store, settings: SiteSettings, scope:
     const lowered = languages.map((l) => l.toLowerCase());
     const chunks: [string, string][][] = [];
     let chunk: [string, string][] = [];
-    for (const key of scopeTexts(store, settings, scope)) {
+    for (const key of scopeTexts(store, settings, scope, languages)) {
       chunk.push([key[0], key[1]]);
       if (chunk.length === SHARED_KEYS) {
         chunks.push(chunk);
