@@ -5,7 +5,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createTransyncClient, type Schemas } from "../../client/index.js";
+import { createTransyncClient, type Schemas } from "../../client/src/index.js";
 import { ADMIN, createSite } from "../helpers/api";
 
 const BASE = "https://api.test";
