@@ -60,3 +60,6 @@ export function verifyWebhook(secret: string, headers: Headers | Record<string, 
   }
   return new Webhook(secret).verify(body, plain) as WebhookEvent;
 }
+
+// Splitters: documents into segments with keys that survive edits, and back (client/README.md "Splitters").
+export * from "./split/index.js";

@@ -5,8 +5,28 @@ import { parseDocument } from "htmlparser2";
 import { contentKeys, fromRanges, joinParts, type Split, type SplitSegment, type Translations } from "./keys.js";
 
 const BLOCKS = new Set([
-  "p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th", "dt", "dd", "figcaption", "caption",
-  "blockquote", "title", "summary", "legend", "label", "button", "option", "address",
+  "p",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "li",
+  "td",
+  "th",
+  "dt",
+  "dd",
+  "figcaption",
+  "caption",
+  "blockquote",
+  "title",
+  "summary",
+  "legend",
+  "label",
+  "button",
+  "option",
+  "address",
 ]);
 const KEPT = new Set(["script", "style", "pre", "code", "template", "svg", "math", "textarea"]);
 

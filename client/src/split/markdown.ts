@@ -4,7 +4,7 @@
 // byte for byte and not sent.
 import type { RootContent } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
-import { parseDocument, isScalar } from "yaml";
+import { isScalar, parseDocument } from "yaml";
 import { contentKeys, encodeKeyPart, fromRanges, joinParts, type Split, type SplitSegment, type Translations } from "./keys.js";
 
 export interface MarkdownOptions {

@@ -1,0 +1,290 @@
+// The commands: push, translate, pull, sync, status, approve, reject. Each takes the settings and
+// answers a plain object (printed with --json); the lines for people go through Output.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { normalize } from "../split/keys.js";
+import { type Api, ApiError, createApi, type Schemas } from "./api.js";
+import { type Config, UsageError } from "./config.js";
+import { listFiles, splitFile, unitKey } from "./files.js";
+import type { Output } from "./output.js";
+
+export const VERSION = "transync-cli/0.1.0";
+
+/** The command needs confirmation (exit 3): a job over the plan's volume or 100,000 characters. */
+export class NeedsConfirmation extends Error {
+  constructor(readonly estimate: unknown) {
+    super("the job needs confirmation: run again with --yes to start it");
+  }
+}
+/** The command ran but something in it failed (exit 1). */
+export class Failed extends Error {}
+
+interface Context {
+  config: Config;
+  api: Api;
+  site: Schemas["HandshakeOut"];
+  out: Output;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const toSlash = (p: string) => p.split(sep).join("/");
+
+async function connect(config: Config, out: Output): Promise<Context> {
+  const api = createApi(config.url, config.key);
+  const site = await api.call<Schemas["Site"]>("GET", "/v1/site");
+  const languages = config.languages ?? site.target_languages.map((l) => l.code);
+  const answer = await api.call<Schemas["HandshakeOut"]>("POST", "/v1/handshake", {
+    connector_version: VERSION,
+    source_language: site.source_language,
+    languages,
+    capabilities: ["whole_unit"],
+    ...(config.adapter ? { adapters: [config.adapter] } : {}),
+  });
+  for (const w of answer.warnings) out.warn(w);
+  return { config, api, site: answer, out };
+}
+
+/** Where a language's translation of `rel` (a path under `dir`) goes, from the working directory. */
+function outPath(config: Config, lang: string, rel: string): string {
+  return config.out.replaceAll("{lang}", lang).replaceAll("{path}", rel);
+}
+
+interface LocalFile {
+  rel: string;
+  fromCwd: string;
+  key: string;
+  split: ReturnType<typeof splitFile>;
+}
+
+function localFiles(ctx: Context): LocalFile[] {
+  const { config } = ctx;
+  const root = resolve(config.cwd, config.dir);
+  // The output folders of every target language are never pushed as sources.
+  const excluded = ctx.site.target_languages.map((l) => toSlash(relative(root, resolve(config.cwd, outPath(config, l.code, "")))));
+  return listFiles(
+    root,
+    config.include,
+    excluded.filter((x) => x && !x.startsWith("..")),
+  ).map((rel) => {
+    const fromCwd = toSlash(join(config.dir, rel));
+    return { rel, fromCwd, key: unitKey(fromCwd), split: splitFile(rel, readFileSync(join(root, rel), "utf8"), config.fields) };
+  });
+}
+
+export async function push(config: Config, out: Output, given?: Context) {
+  const ctx = given ?? (await connect(config, out));
+  const files = localFiles(ctx);
+  const adapter = config.adapter ?? ctx.site.enabled_adapters[0];
+  if (!adapter) throw new Failed("the site has no enabled adapter: set `adapter` or enable one in the dashboard");
+  const units = files.map((f) => ({
+    external_key: f.key,
+    adapter,
+    label: f.fromCwd,
+    path: f.fromCwd,
+    source_language: ctx.site.source_language,
+    segments: f.split.segments,
+  }));
+  // Batches of at most 100 units and under 10 MB, one after another (the contract's rule).
+  const batches: (typeof units)[] = [];
+  let size = 0;
+  for (const u of units) {
+    const bytes = new TextEncoder().encode(JSON.stringify(u)).length;
+    const last = batches[batches.length - 1];
+    if (!last || last.length >= 100 || size + bytes > 9_000_000) {
+      batches.push([u]);
+      size = bytes;
+    } else {
+      last.push(u);
+      size += bytes;
+    }
+  }
+  const results: Schemas["BatchItemOut"][] = [];
+  for (const batch of batches) {
+    const answer = await ctx.api.call<Schemas["BatchOut"]>("PUT", "/v1/units/batch", { units: batch });
+    results.push(...answer.results);
+    out.progress("push", results.length, units.length);
+  }
+  const totals = { units: units.length, added: 0, changed: 0, removed: 0, unchanged: 0, stale_translations: 0 };
+  const failed: { external_key: string; error: string | null | undefined }[] = [];
+  for (const r of results) {
+    if (!r.ok || !r.result) {
+      failed.push({ external_key: r.external_key, error: r.error });
+      out.error(`${r.external_key}: ${r.error}`);
+      continue;
+    }
+    for (const k of ["added", "changed", "removed", "unchanged", "stale_translations"] as const) totals[k] += r.result[k];
+  }
+  out.say(`pushed ${units.length} file(s): ${totals.added} added, ${totals.changed} changed, ${totals.removed} removed, ${totals.unchanged} unchanged segments`);
+  const result = { ...totals, failed, adapter };
+  if (failed.length > 0 && !given) throw Object.assign(new Failed(`${failed.length} file(s) failed to push`), { result });
+  return { ctx, files, result };
+}
+
+export async function translate(config: Config, out: Output, opts: { yes: boolean }, given?: { ctx: Context; files: LocalFile[] }) {
+  const ctx = given?.ctx ?? (await connect(config, out));
+  const files = given?.files ?? localFiles(ctx);
+  const jobs: Schemas["JobOut"][] = [];
+  // One job for the CLI's own files (a `translate` job names at most 1,000 units).
+  for (let i = 0; i < files.length; i += 1000) {
+    const units = files.slice(i, i + 1000).map((f) => f.key);
+    const estimate = await ctx.api.call<Schemas["JobEstimateOut"]>("POST", "/v1/jobs", { type: "translate", units, estimate_only: true });
+    if (estimate.estimated_segments === 0) continue;
+    out.say(`${estimate.estimated_segments} segment(s), ${estimate.estimated_characters} characters to translate into ${estimate.languages.join(", ")}`);
+    if (estimate.cost.requires_confirmation && !opts.yes) throw new NeedsConfirmation(estimate);
+    let job: Schemas["JobOut"];
+    try {
+      job = await ctx.api.call<Schemas["JobOut"]>("POST", "/v1/jobs", { type: "translate", units, confirm: opts.yes });
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 409) throw new NeedsConfirmation(e.estimate ?? estimate);
+      throw e;
+    }
+    let wait = 250;
+    while (job.status === "queued" || job.status === "running") {
+      out.progress(`job ${job.id}`, job.done_segments, job.estimated_segments);
+      await sleep(wait);
+      wait = Math.min(wait * 2, 3000);
+      job = await ctx.api.call<Schemas["JobOut"]>("GET", `/v1/jobs/${job.id}`);
+    }
+    out.progress(`job ${job.id}`, job.done_segments, job.estimated_segments);
+    for (const err of job.errors) out.warn(`${err.language}: ${err.message} (${err.segments} segment(s))`);
+    jobs.push(job);
+    if (job.status !== "succeeded") throw Object.assign(new Failed(`job ${job.id} ${job.status}`), { result: { jobs } });
+  }
+  if (jobs.length === 0) out.say("nothing to translate");
+  else out.say(`translated ${jobs.reduce((n, j) => n + j.done_segments, 0)} segment(s) in ${jobs.length} job(s)`);
+  return { ctx, files, result: { jobs: jobs.map((j) => ({ id: j.id, status: j.status, done_segments: j.done_segments, characters: j.characters })) } };
+}
+
+async function unitStatus(api: Api, key: string) {
+  return api.call<Schemas["UnitStatusOut"] & { segments: (Schemas["SegmentStatusOut"] & SegmentLookup)[] }>(
+    "GET",
+    `/v1/units/${encodeURIComponent(key)}/status?include=text,results`,
+  );
+}
+/** The unit status's `include=text,results` fields (optional in the API). */
+interface SegmentLookup {
+  text?: string;
+  results?: Record<string, { id: string | null; text: string; origin: string; status: string }>;
+}
+
+export async function pull(config: Config, out: Output, given?: { ctx: Context; files: LocalFile[] }) {
+  const ctx = given?.ctx ?? (await connect(config, out));
+  const files = new Map((given?.files ?? localFiles(ctx)).map((f) => [f.key, f]));
+  const pending: Schemas["ResultOut"][] = [];
+  let cursor: string | null | undefined;
+  do {
+    const page = await ctx.api.call<Schemas["ResultsOut"]>("GET", `/v1/results?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    pending.push(...page.results.filter((r) => files.has(r.unit)));
+    cursor = page.next_cursor;
+  } while (cursor);
+  const byUnit = new Map<string, Schemas["ResultOut"][]>();
+  for (const r of pending) byUnit.set(r.unit, [...(byUnit.get(r.unit) ?? []), r]);
+  const written: { path: string; language: string }[] = [];
+  const skipped: { path: string; language: string; reason: string }[] = [];
+  const ack: string[] = [];
+  let done = 0;
+  for (const [key, results] of byUnit) {
+    const file = files.get(key);
+    if (!file) continue;
+    // The unit's current translations (also those delivered earlier), so the file is written whole.
+    const status = await unitStatus(ctx.api, key);
+    for (const lang of [...new Set(results.map((r) => r.language))]) {
+      const translations: Record<string, string> = {};
+      for (const s of status.segments) {
+        const t = s.results?.[lang];
+        if (t) translations[s.key] = t.text;
+      }
+      for (const r of results) if (r.language === lang) translations[r.key] = r.text;
+      const lacking = file.split.segments.filter((s) => translations[s.key] === undefined).length;
+      const path = toSlash(outPath(config, lang, file.rel));
+      if (lacking > 0) {
+        // Whole units only: a file is written when every segment has its translation.
+        skipped.push({ path, language: lang, reason: `${lacking} segment(s) not translated yet (or the file changed since the push)` });
+        continue;
+      }
+      mkdirSync(dirname(resolve(config.cwd, path)), { recursive: true });
+      writeFileSync(resolve(config.cwd, path), file.split.join(translations));
+      written.push({ path, language: lang });
+      ack.push(...results.filter((r) => r.language === lang).map((r) => r.id));
+    }
+    out.progress("pull", ++done, byUnit.size);
+  }
+  let acknowledged = 0;
+  for (let i = 0; i < ack.length; i += 1000) {
+    acknowledged += (await ctx.api.call<Schemas["AckOut"]>("POST", "/v1/results/ack", { ids: ack.slice(i, i + 1000) })).acknowledged;
+  }
+  for (const s of skipped) out.warn(`${s.path}: ${s.reason}`);
+  out.say(`wrote ${written.length} draft(s), acknowledged ${acknowledged} result(s)`);
+  return { written, skipped, acknowledged };
+}
+
+export async function sync(config: Config, out: Output, opts: { yes: boolean }) {
+  const pushed = await push(config, out);
+  const translated = await translate(config, out, opts, pushed);
+  const pulled = await pull(config, out, pushed);
+  const result = { push: pushed.result, translate: translated.result, pull: pulled };
+  if (pushed.result.failed.length > 0) throw Object.assign(new Failed(`${pushed.result.failed.length} file(s) failed to push`), { result });
+  return result;
+}
+
+export async function status(config: Config, out: Output) {
+  const api = createApi(config.url, config.key);
+  const prefix = `${unitKey(config.dir)}:`;
+  const site = await api.call<Schemas["SiteStatusOut"]>("GET", `/v1/status?prefix=${encodeURIComponent(prefix)}`);
+  const units: Schemas["UnitWorkOut"][] = [];
+  let cursor: string | null | undefined;
+  do {
+    const page = await api.call<Schemas["UnitsWorkOut"]>("GET", `/v1/units?limit=500&prefix=${encodeURIComponent(prefix)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    units.push(...page.units);
+    cursor = page.next_cursor;
+  } while (cursor);
+  out.say(`${site.units_total} file(s), ${site.segments_total} segment(s)`);
+  for (const l of site.languages) out.say(`  ${l.code}: ${l.ok} ok, ${l.review} review, ${l.stale} stale, ${l.missing} missing, ${l.attention} attention`);
+  for (const u of units) out.say(`  ${u.path || u.external_key}: ${u.languages.map((l) => `${l.code} ${l.missing} missing, ${l.stale} stale, ${l.review} review`).join("; ")}`);
+  return { ...site, units };
+}
+
+export async function review(config: Config, out: Output, path: string, opts: { lang?: string; textFrom?: string; outcome: "approved" | "rejected" }) {
+  if (!opts.lang) throw new UsageError("--lang is required");
+  const api = createApi(config.url, config.key);
+  const rel = toSlash(relative(config.cwd, resolve(config.cwd, path)));
+  const key = unitKey(rel);
+  let status: Awaited<ReturnType<typeof unitStatus>>;
+  try {
+    status = await unitStatus(api, key);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) throw new Failed(`${rel} is not known to the service (unit ${key}): push it first`);
+    throw e;
+  }
+  const lang = opts.lang;
+  const segments = [...status.segments].sort((a, b) => a.position - b.position);
+  // With --text-from, the editor's version of the translated file: its blocks line up with the unit's segments in order.
+  let edited: string[] | null = null;
+  if (opts.textFrom) {
+    if (!existsSync(opts.textFrom)) throw new UsageError(`${opts.textFrom} does not exist`);
+    edited = splitFile(opts.textFrom, readFileSync(opts.textFrom, "utf8"), config.fields).segments.map((s) => s.text);
+    if (edited.length !== segments.length) {
+      throw new Failed(`${opts.textFrom} has ${edited.length} block(s), the unit has ${segments.length}: it does not line up with ${rel}`);
+    }
+  }
+  const reviews: Schemas["ReviewsIn"]["reviews"] = [];
+  segments.forEach((s, i) => {
+    const t = s.results?.[lang];
+    if (s.states[lang] !== "review" || !t?.id || (t.status !== "machine_translated" && t.status !== "pending_review")) return;
+    const text = edited?.[i];
+    reviews.push({
+      id: t.id,
+      outcome: opts.outcome,
+      ...(opts.outcome === "approved" && text !== undefined && normalize(text) !== normalize(t.text) ? { text } : {}),
+    });
+  });
+  let updated = 0;
+  const ignored: string[] = [];
+  for (let i = 0; i < reviews.length; i += 500) {
+    const answer = await api.call<Schemas["ReviewsOut"]>("POST", "/v1/reviews", { reviews: reviews.slice(i, i + 500) });
+    updated += answer.updated;
+    ignored.push(...answer.ignored);
+  }
+  out.say(`${opts.outcome} ${updated} translation(s) of ${rel} in ${lang}${ignored.length ? ` (${ignored.length} ignored)` : ""}`);
+  return { path: rel, unit: key, language: lang, outcome: opts.outcome, updated, ignored, edited: reviews.filter((r) => r.text !== undefined).length };
+}
