@@ -60,3 +60,28 @@ export function verifyWebhook(secret: string, headers: Headers | Record<string, 
   }
   return new Webhook(secret).verify(body, plain) as WebhookEvent;
 }
+
+export { TransyncError, type TransyncErrorCode } from "./errors.js";
+export {
+  ACK_IDS,
+  ack,
+  BATCH_BYTES,
+  BATCH_UNITS,
+  type CallOptions,
+  type ConfirmPolicy,
+  FINAL_JOB_STATES,
+  type PendingResultsOptions,
+  type PushFailure,
+  type PushOptions,
+  type PushProgress,
+  type PushResult,
+  pendingResults,
+  planBatches,
+  pushUnits,
+  REVIEWS_PER_REQUEST,
+  type Review,
+  type RunJobOptions,
+  review,
+  runJob,
+} from "./helpers.js";
+export { backoffMs, type RetryOptions, retryAfterMs } from "./retry.js";
