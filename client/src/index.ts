@@ -63,3 +63,28 @@ export function verifyWebhook(secret: string, headers: Headers | Record<string, 
 
 // Splitters: documents into segments with keys that survive edits, and back (client/README.md "Splitters").
 export * from "./split/index.js";
+
+export { TransyncError, type TransyncErrorCode } from "./errors.js";
+export {
+  ACK_IDS,
+  ack,
+  BATCH_BYTES,
+  BATCH_UNITS,
+  type CallOptions,
+  type ConfirmPolicy,
+  FINAL_JOB_STATES,
+  type PendingResultsOptions,
+  type PushFailure,
+  type PushOptions,
+  type PushProgress,
+  type PushResult,
+  pendingResults,
+  planBatches,
+  pushUnits,
+  REVIEWS_PER_REQUEST,
+  type Review,
+  type RunJobOptions,
+  review,
+  runJob,
+} from "./helpers.js";
+export { backoffMs, type RetryOptions, retryAfterMs } from "./retry.js";
