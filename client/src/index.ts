@@ -61,9 +61,6 @@ export function verifyWebhook(secret: string, headers: Headers | Record<string, 
   return new Webhook(secret).verify(body, plain) as WebhookEvent;
 }
 
-// Splitters: documents into segments with keys that survive edits, and back (client/README.md "Splitters").
-export * from "./split/index.js";
-
 export { TransyncError, type TransyncErrorCode } from "./errors.js";
 export {
   ACK_IDS,
@@ -88,3 +85,5 @@ export {
   runJob,
 } from "./helpers.js";
 export { backoffMs, type RetryOptions, retryAfterMs } from "./retry.js";
+// Splitters: documents into segments with keys that survive edits, and back (client/README.md "Splitters").
+export * from "./split/index.js";

@@ -2,8 +2,11 @@
 // answers a plain object (printed with --json); the lines for people go through Output.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { TransyncError } from "../errors.js";
+import { ack, pendingResults, pushUnits, runJob, review as sendReviews } from "../helpers.js";
+import { createTransyncClient, type Schemas, type TransyncClient } from "../index.js";
+import { send } from "../retry.js";
 import { normalize } from "../split/keys.js";
-import { type Api, ApiError, createApi, type Schemas } from "./api.js";
 import { type Config, UsageError } from "./config.js";
 import { listFiles, splitFile, unitKey } from "./files.js";
 import type { Output } from "./output.js";
@@ -19,6 +22,9 @@ export class NeedsConfirmation extends Error {
 /** The command ran but something in it failed (exit 1). */
 export class Failed extends Error {}
 
+type Api = TransyncClient;
+const createApi = (url: string, key: string): Api => createTransyncClient({ baseUrl: url, key });
+
 interface Context {
   config: Config;
   api: Api;
@@ -31,15 +37,16 @@ const toSlash = (p: string) => p.split(sep).join("/");
 
 async function connect(config: Config, out: Output): Promise<Context> {
   const api = createApi(config.url, config.key);
-  const site = await api.call<Schemas["Site"]>("GET", "/v1/site");
+  const site = await send(() => api.GET("/v1/site"), "all");
   const languages = config.languages ?? site.target_languages.map((l) => l.code);
-  const answer = await api.call<Schemas["HandshakeOut"]>("POST", "/v1/handshake", {
+  const body: Schemas["HandshakeIn"] = {
     connector_version: VERSION,
     source_language: site.source_language,
     languages,
     capabilities: ["whole_unit"],
     ...(config.adapter ? { adapters: [config.adapter] } : {}),
-  });
+  };
+  const answer = await send(() => api.POST("/v1/handshake", { body }), "all");
   for (const w of answer.warnings) out.warn(w);
   return { config, api, site: answer, out };
 }
@@ -76,43 +83,21 @@ export async function push(config: Config, out: Output, given?: Context) {
   const files = localFiles(ctx);
   const adapter = config.adapter ?? ctx.site.enabled_adapters[0];
   if (!adapter) throw new Failed("the site has no enabled adapter: set `adapter` or enable one in the dashboard");
-  const units = files.map((f) => ({
+  const units: Schemas["UnitSnapshotIn"][] = files.map((f) => ({
     external_key: f.key,
-    adapter,
+    adapter: adapter as Schemas["UnitSnapshotIn"]["adapter"],
     label: f.fromCwd,
     path: f.fromCwd,
     source_language: ctx.site.source_language,
     segments: f.split.segments,
   }));
   // Batches of at most 100 units and under 10 MB, one after another (the contract's rule).
-  const batches: (typeof units)[] = [];
-  let size = 0;
-  for (const u of units) {
-    const bytes = new TextEncoder().encode(JSON.stringify(u)).length;
-    const last = batches[batches.length - 1];
-    if (!last || last.length >= 100 || size + bytes > 9_000_000) {
-      batches.push([u]);
-      size = bytes;
-    } else {
-      last.push(u);
-      size += bytes;
-    }
-  }
-  const results: Schemas["BatchItemOut"][] = [];
-  for (const batch of batches) {
-    const answer = await ctx.api.call<Schemas["BatchOut"]>("PUT", "/v1/units/batch", { units: batch });
-    results.push(...answer.results);
-    out.progress("push", results.length, units.length);
-  }
+  const pushed = await pushUnits(ctx.api, units, { onProgress: (p) => out.progress("push", p.done, p.total) });
   const totals = { units: units.length, added: 0, changed: 0, removed: 0, unchanged: 0, stale_translations: 0 };
-  const failed: { external_key: string; error: string | null | undefined }[] = [];
-  for (const r of results) {
-    if (!r.ok || !r.result) {
-      failed.push({ external_key: r.external_key, error: r.error });
-      out.error(`${r.external_key}: ${r.error}`);
-      continue;
-    }
-    for (const k of ["added", "changed", "removed", "unchanged", "stale_translations"] as const) totals[k] += r.result[k];
+  const failed = pushed.failed;
+  for (const f of failed) out.error(`${f.external_key}: ${f.error}`);
+  for (const { result } of pushed.synced) {
+    for (const k of ["added", "changed", "removed", "unchanged", "stale_translations"] as const) totals[k] += result[k];
   }
   out.say(`pushed ${units.length} file(s): ${totals.added} added, ${totals.changed} changed, ${totals.removed} removed, ${totals.unchanged} unchanged segments`);
   const result = { ...totals, failed, adapter };
@@ -127,25 +112,18 @@ export async function translate(config: Config, out: Output, opts: { yes: boolea
   // One job for the CLI's own files (a `translate` job names at most 1,000 units).
   for (let i = 0; i < files.length; i += 1000) {
     const units = files.slice(i, i + 1000).map((f) => f.key);
-    const estimate = await ctx.api.call<Schemas["JobEstimateOut"]>("POST", "/v1/jobs", { type: "translate", units, estimate_only: true });
+    const body: Schemas["JobIn"] = { type: "translate", units, estimate_only: true };
+    const estimate = (await send(() => ctx.api.POST("/v1/jobs", { body }), "all")) as Schemas["JobEstimateOut"];
     if (estimate.estimated_segments === 0) continue;
     out.say(`${estimate.estimated_segments} segment(s), ${estimate.estimated_characters} characters to translate into ${estimate.languages.join(", ")}`);
     if (estimate.cost.requires_confirmation && !opts.yes) throw new NeedsConfirmation(estimate);
     let job: Schemas["JobOut"];
     try {
-      job = await ctx.api.call<Schemas["JobOut"]>("POST", "/v1/jobs", { type: "translate", units, confirm: opts.yes });
+      job = await runJob(ctx.api, { type: "translate", units }, { confirm: opts.yes, onProgress: (j) => out.progress(`job ${j.id}`, j.done_segments, j.estimated_segments) });
     } catch (e) {
-      if (e instanceof ApiError && e.status === 409) throw new NeedsConfirmation(e.estimate ?? estimate);
+      if (e instanceof TransyncError && e.status === 409) throw new NeedsConfirmation(e.estimate ?? estimate);
       throw e;
     }
-    let wait = 250;
-    while (job.status === "queued" || job.status === "running") {
-      out.progress(`job ${job.id}`, job.done_segments, job.estimated_segments);
-      await sleep(wait);
-      wait = Math.min(wait * 2, 3000);
-      job = await ctx.api.call<Schemas["JobOut"]>("GET", `/v1/jobs/${job.id}`);
-    }
-    out.progress(`job ${job.id}`, job.done_segments, job.estimated_segments);
     for (const err of job.errors) out.warn(`${err.language}: ${err.message} (${err.segments} segment(s))`);
     jobs.push(job);
     if (job.status !== "succeeded") throw Object.assign(new Failed(`job ${job.id} ${job.status}`), { result: { jobs } });
@@ -155,33 +133,21 @@ export async function translate(config: Config, out: Output, opts: { yes: boolea
   return { ctx, files, result: { jobs: jobs.map((j) => ({ id: j.id, status: j.status, done_segments: j.done_segments, characters: j.characters })) } };
 }
 
-async function unitStatus(api: Api, key: string) {
-  return api.call<Schemas["UnitStatusOut"] & { segments: (Schemas["SegmentStatusOut"] & SegmentLookup)[] }>(
-    "GET",
-    `/v1/units/${encodeURIComponent(key)}/status?include=text,results`,
-  );
-}
-/** The unit status's `include=text,results` fields (optional in the API). */
-interface SegmentLookup {
-  text?: string;
-  results?: Record<string, { id: string | null; text: string; origin: string; status: string }>;
+/** A unit's segments with their source text and current translations (`include=text,results`). */
+function unitStatus(api: Api, key: string) {
+  return send(() => api.GET("/v1/units/{external_key}/status", { params: { path: { external_key: key }, query: { include: "text,results" } } }), "all");
 }
 
 export async function pull(config: Config, out: Output, given?: { ctx: Context; files: LocalFile[] }) {
   const ctx = given?.ctx ?? (await connect(config, out));
   const files = new Map((given?.files ?? localFiles(ctx)).map((f) => [f.key, f]));
   const pending: Schemas["ResultOut"][] = [];
-  let cursor: string | null | undefined;
-  do {
-    const page = await ctx.api.call<Schemas["ResultsOut"]>("GET", `/v1/results?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
-    pending.push(...page.results.filter((r) => files.has(r.unit)));
-    cursor = page.next_cursor;
-  } while (cursor);
+  for await (const page of pendingResults(ctx.api, { limit: 500 })) pending.push(...page.filter((r) => files.has(r.unit)));
   const byUnit = new Map<string, Schemas["ResultOut"][]>();
   for (const r of pending) byUnit.set(r.unit, [...(byUnit.get(r.unit) ?? []), r]);
   const written: { path: string; language: string }[] = [];
   const skipped: { path: string; language: string; reason: string }[] = [];
-  const ack: string[] = [];
+  const acks: string[] = [];
   let done = 0;
   for (const [key, results] of byUnit) {
     const file = files.get(key);
@@ -205,14 +171,11 @@ export async function pull(config: Config, out: Output, given?: { ctx: Context; 
       mkdirSync(dirname(resolve(config.cwd, path)), { recursive: true });
       writeFileSync(resolve(config.cwd, path), file.split.join(translations));
       written.push({ path, language: lang });
-      ack.push(...results.filter((r) => r.language === lang).map((r) => r.id));
+      acks.push(...results.filter((r) => r.language === lang).map((r) => r.id));
     }
     out.progress("pull", ++done, byUnit.size);
   }
-  let acknowledged = 0;
-  for (let i = 0; i < ack.length; i += 1000) {
-    acknowledged += (await ctx.api.call<Schemas["AckOut"]>("POST", "/v1/results/ack", { ids: ack.slice(i, i + 1000) })).acknowledged;
-  }
+  const acknowledged = await ack(ctx.api, acks);
   for (const s of skipped) out.warn(`${s.path}: ${s.reason}`);
   out.say(`wrote ${written.length} draft(s), acknowledged ${acknowledged} result(s)`);
   return { written, skipped, acknowledged };
@@ -230,13 +193,14 @@ export async function sync(config: Config, out: Output, opts: { yes: boolean }) 
 export async function status(config: Config, out: Output) {
   const api = createApi(config.url, config.key);
   const prefix = `${unitKey(config.dir)}:`;
-  const site = await api.call<Schemas["SiteStatusOut"]>("GET", `/v1/status?prefix=${encodeURIComponent(prefix)}`);
+  const site = await send(() => api.GET("/v1/status", { params: { query: { prefix } } }), "all");
   const units: Schemas["UnitWorkOut"][] = [];
-  let cursor: string | null | undefined;
+  let cursor: string | undefined;
   do {
-    const page = await api.call<Schemas["UnitsWorkOut"]>("GET", `/v1/units?limit=500&prefix=${encodeURIComponent(prefix)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const query = { limit: 500, prefix, ...(cursor ? { cursor } : {}) };
+    const page = await send(() => api.GET("/v1/units", { params: { query } }), "all");
     units.push(...page.units);
-    cursor = page.next_cursor;
+    cursor = page.next_cursor ?? undefined;
   } while (cursor);
   out.say(`${site.units_total} file(s), ${site.segments_total} segment(s)`);
   for (const l of site.languages) out.say(`  ${l.code}: ${l.ok} ok, ${l.review} review, ${l.stale} stale, ${l.missing} missing, ${l.attention} attention`);
@@ -253,7 +217,7 @@ export async function review(config: Config, out: Output, path: string, opts: { 
   try {
     status = await unitStatus(api, key);
   } catch (e) {
-    if (e instanceof ApiError && e.status === 404) throw new Failed(`${rel} is not known to the service (unit ${key}): push it first`);
+    if (e instanceof TransyncError && e.status === 404) throw new Failed(`${rel} is not known to the service (unit ${key}): push it first`);
     throw e;
   }
   const lang = opts.lang;
@@ -278,13 +242,7 @@ export async function review(config: Config, out: Output, path: string, opts: { 
       ...(opts.outcome === "approved" && text !== undefined && normalize(text) !== normalize(t.text) ? { text } : {}),
     });
   });
-  let updated = 0;
-  const ignored: string[] = [];
-  for (let i = 0; i < reviews.length; i += 500) {
-    const answer = await api.call<Schemas["ReviewsOut"]>("POST", "/v1/reviews", { reviews: reviews.slice(i, i + 500) });
-    updated += answer.updated;
-    ignored.push(...answer.ignored);
-  }
+  const { updated, ignored } = reviews.length > 0 ? await sendReviews(api, reviews) : { updated: 0, ignored: [] };
   out.say(`${opts.outcome} ${updated} translation(s) of ${rel} in ${lang}${ignored.length ? ` (${ignored.length} ignored)` : ""}`);
   return { path: rel, unit: key, language: lang, outcome: opts.outcome, updated, ignored, edited: reviews.filter((r) => r.text !== undefined).length };
 }

@@ -2,7 +2,7 @@
 // `transync`: push a folder of Markdown (or HTML, JSON) files, translate them, pull drafts, review.
 // Exit codes: 0 done, 1 failure, 2 usage, 3 needs confirmation (`--yes`).
 import { cac } from "cac";
-import { ApiError } from "./api.js";
+import { TransyncError } from "../errors.js";
 import { Failed, NeedsConfirmation, pull, push, review, status, sync, translate, VERSION } from "./commands.js";
 import { loadConfig, UsageError } from "./config.js";
 import { Output } from "./output.js";
@@ -37,7 +37,7 @@ async function run(name: string, flags: Flags, action: (out: Output) => Promise<
       if (!out.json) process.stderr.write(`${JSON.stringify(e.estimate, null, 2)}\n`);
       process.exitCode = 3;
     } else {
-      out.error(e instanceof ApiError || e instanceof Failed ? e.message : `${name}: ${(e as Error).stack ?? e}`);
+      out.error(e instanceof TransyncError || e instanceof Failed ? e.message : `${name}: ${(e as Error).stack ?? e}`);
       if (result !== undefined) out.result({ error: (e as Error).message, ...result });
       process.exitCode = 1;
     }
