@@ -158,7 +158,13 @@ test("after one paragraph is inserted and another edited, exactly those two bloc
   }
   // The service agrees: GET /v1/status, and only the two files have missing work.
   for (const l of (await api("GET", "/v1/status")).languages) assert.deepEqual([l.missing, l.stale], [2, 0]);
-  assert.deepEqual(status.json.units.filter((u) => u.languages.some((l) => l.missing > 0)).map((u) => u.path).sort(), ["content/about.md", "content/index.md"]);
+  assert.deepEqual(
+    status.json.units
+      .filter((u) => u.languages.some((l) => l.missing > 0))
+      .map((u) => u.path)
+      .sort(),
+    ["content/about.md", "content/index.md"],
+  );
 
   const run = await transync(["sync", "--json"]);
   assert.equal(run.code, 0, run.stderr);

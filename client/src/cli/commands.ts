@@ -32,7 +32,6 @@ interface Context {
   out: Output;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const toSlash = (p: string) => p.split(sep).join("/");
 
 async function connect(config: Config, out: Output): Promise<Context> {
