@@ -63,8 +63,9 @@ const FILES = {
 const LANGS = ["de", "fr"];
 
 before(async () => {
-  const built = existsSync(CLI);
-  if (!built) execFileSync("npm", ["run", "build", "--workspace", "@transync/client"], { cwd: ROOT, stdio: "inherit" });
+  // Always from the current sources: a stale client/dist would test yesterday's CLI.
+  execFileSync("npm", ["run", "build", "--workspace", "@transync/client"], { cwd: ROOT, stdio: "ignore" });
+  assert.ok(existsSync(CLI));
   server = await startServer();
   const org = await admin("POST", "/admin/v1/organizations", { name: "Static Press" });
   orgId = org.id;
@@ -88,6 +89,12 @@ before(async () => {
 after(async () => {
   await server?.stop();
   if (folder) rmSync(folder, { recursive: true, force: true });
+});
+
+test("a refused call exits 1 with the service's explanation", async () => {
+  const run = await transync(["status"], { TRANSYNC_KEY: "tsk_not_a_real_key_0000000000000000" });
+  assert.equal(run.code, 1, run.stderr);
+  assert.match(run.stderr, /error: 401/);
 });
 
 test("usage errors exit 2: no key, no command, approve without --lang", async () => {
