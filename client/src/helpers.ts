@@ -200,6 +200,8 @@ export async function runJob(api: TransyncClient, jobIn: S["JobIn"] = {}, option
 export interface PendingResultsOptions extends CallOptions {
   /** Only this unit's results. */
   unit?: string;
+  /** Only results in these languages (filtered here: the service lists every language). */
+  language?: string | readonly string[];
   /** Results per page (1 to 500; the service's default is 100). */
   limit?: number;
 }
@@ -208,13 +210,16 @@ export interface PendingResultsOptions extends CallOptions {
  * The results waiting to be written on the site (`GET /v1/results`), page by page: each step
  * answers one page's ResultOut list, following `next_cursor` until it is null. Results stay
  * listed until acknowledged (delivery is at least once): write a page, then `ack` its ids.
+ * Pages left empty by the `language` filter are skipped.
  */
 export async function* pendingResults(api: TransyncClient, options: PendingResultsOptions = {}): AsyncGenerator<S["ResultOut"][], void, undefined> {
+  const languages = options.language === undefined ? undefined : ([] as string[]).concat(options.language);
   let cursor: string | undefined;
   do {
     const query = { ...(options.unit ? { unit: options.unit } : {}), ...(options.limit ? { limit: options.limit } : {}), ...(cursor ? { cursor } : {}) };
     const page: S["ResultsOut"] = await send(() => api.GET("/v1/results", { params: { query }, signal: options.signal }), "all", options.retry, options.signal);
-    if (page.results.length) yield page.results;
+    const results = languages ? page.results.filter((result) => languages.includes(result.language)) : page.results;
+    if (results.length) yield results;
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
 }

@@ -243,6 +243,9 @@ describe("pendingResults, ack and review", () => {
     const one: Schemas["ResultOut"][] = [];
     for await (const page of pendingResults(api, { unit: "post:1" })) one.push(...page);
     expect(one.map((r) => r.unit)).toEqual(["post:1", "post:1"]);
+    const german: Schemas["ResultOut"][] = [];
+    for await (const page of pendingResults(api, { language: "de", limit: 2 })) german.push(...page);
+    expect(german.map((r) => r.language)).toEqual(["de", "de", "de"]);
 
     expect(
       await ack(
