@@ -2229,11 +2229,15 @@ export interface operations {
     listUnitsWithWork: {
         parameters: {
             query?: {
+                /** @description Only units whose key starts with it (e.g. `post:`); empty: every unit. */
                 prefix?: string;
+                /** @description Only work in this target language; the units' `languages` list only it. A language that is not a target of the site gives an empty list. */
                 language?: string;
                 /** @description Only units with this kind of work in at least one language (in `language` when given): `missing` (never translated, rejected or discarded), `stale` (the source changed since), `review` (delivered, waiting for an editor on the site) or `attention` (held back by QA in the dashboard). Without it, units with any work. */
                 state?: "missing" | "stale" | "review" | "attention";
+                /** @description The `next_cursor` of the previous page (opaque; at most 512 characters). Omit for the first page; a malformed one is a 422. */
                 cursor?: string;
+                /** @description Items per page, 1 to 500 (default 100). */
                 limit?: number;
             };
             header?: never;
@@ -2712,6 +2716,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The unit's key; any string (unknown keys answer 204 too). */
                 external_key: string;
             };
             cookie?: never;
@@ -2790,6 +2795,7 @@ export interface operations {
     getStatus: {
         parameters: {
             query?: {
+                /** @description Only units whose key starts with it (e.g. `post:`, a key type, read from maintained sums); empty: the whole site. */
                 prefix?: string;
             };
             header?: never;
@@ -2904,6 +2910,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The unit's key as pushed (e.g. `post:42`). */
                 external_key: string;
             };
             cookie?: never;
@@ -2998,6 +3005,7 @@ export interface operations {
     listJobs: {
         parameters: {
             query?: {
+                /** @description `true` (or `1`): only queued and running jobs; `false` (default): the 20 most recent jobs. */
                 active?: "0" | "1" | "true" | "false";
             };
             header?: never;
@@ -3365,6 +3373,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The job's id, from `createJob` or `listJobs`. */
                 job_id: number;
             };
             cookie?: never;
@@ -3490,6 +3499,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The job's id, from `createJob` or `listJobs`. */
                 job_id: number;
             };
             cookie?: never;
@@ -3691,8 +3701,11 @@ export interface operations {
     listResults: {
         parameters: {
             query?: {
+                /** @description The `next_cursor` of the previous page (opaque; at most 512 characters). Omit for the first page; a malformed one is a 422. */
                 cursor?: string;
+                /** @description Items per page, 1 to 500 (default 100). */
                 limit?: number;
+                /** @description Only this unit's results; an unknown key gives an empty page. */
                 unit?: string;
             };
             header?: never;
@@ -4069,7 +4082,9 @@ export interface operations {
     listAttention: {
         parameters: {
             query?: {
+                /** @description The `next_cursor` of the previous page (opaque; at most 512 characters). Omit for the first page; a malformed one is a 422. */
                 cursor?: string;
+                /** @description Items per page, 1 to 500 (default 100). */
                 limit?: number;
             };
             header?: never;
@@ -4661,6 +4676,7 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description How many of the latest deliveries, 1 to 100 (default 100). */
                 limit?: number;
             };
             header?: never;
@@ -6280,7 +6296,9 @@ export interface operations {
     adminListAttention: {
         parameters: {
             query?: {
+                /** @description The `next_cursor` of the previous page (opaque; at most 512 characters). Omit for the first page; a malformed one is a 422. */
                 cursor?: string;
+                /** @description Items per page, 1 to 500 (default 100). */
                 limit?: number;
             };
             header?: never;

@@ -654,8 +654,18 @@ export type Attention = z.infer<typeof AttentionOut>;
 // ---------------------------------------------------------------- query parameters
 
 export const PageQuery = {
-  cursor: z.string().max(512).optional(),
-  limit: z.coerce.number().int().min(1).max(LIMITS.pageMax).default(LIMITS.pageDefault),
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({ description: "The `next_cursor` of the previous page (opaque; at most 512 characters). Omit for the first page; a malformed one is a 422." }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(LIMITS.pageMax)
+    .default(LIMITS.pageDefault)
+    .openapi({ description: `Items per page, 1 to ${LIMITS.pageMax} (default ${LIMITS.pageDefault}).` }),
 };
 
 /** `state` of GET /v1/units: the kinds of work a unit can have (every segment state but `ok`). */
@@ -663,8 +673,10 @@ export const WORK_STATES = ["missing", "stale", "review", "attention"] as const;
 export type WorkState = (typeof WORK_STATES)[number];
 
 export const UnitsQuery = z.object({
-  prefix: z.string().max(LIMITS.unitKey).default(""),
-  language: LanguageCode.optional(),
+  prefix: z.string().max(LIMITS.unitKey).default("").openapi({ description: "Only units whose key starts with it (e.g. `post:`); empty: every unit." }),
+  language: LanguageCode.optional().openapi({
+    description: "Only work in this target language; the units' `languages` list only it. A language that is not a target of the site gives an empty list.",
+  }),
   state: z.enum(WORK_STATES).optional().openapi({
     description:
       "Only units with this kind of work in at least one language (in `language` when given): `missing` (never translated, rejected or discarded), `stale` (the source changed since), `review` (delivered, waiting for an editor on the site) or `attention` (held back by QA in the dashboard). Without it, units with any work.",
@@ -701,9 +713,15 @@ export const UnitStatusQuery = z.object({
     }),
 });
 
-export const StatusQuery = z.object({ prefix: z.string().max(LIMITS.unitKey).default("") });
+export const StatusQuery = z.object({
+  prefix: z
+    .string()
+    .max(LIMITS.unitKey)
+    .default("")
+    .openapi({ description: "Only units whose key starts with it (e.g. `post:`, a key type, read from maintained sums); empty: the whole site." }),
+});
 
-export const ResultsQuery = z.object({ ...PageQuery, unit: UnitKey.optional() });
+export const ResultsQuery = z.object({ ...PageQuery, unit: UnitKey.optional().openapi({ description: "Only this unit's results; an unknown key gives an empty page." }) });
 
 export const AttentionQuery = z.object({ ...PageQuery });
 
@@ -711,19 +729,22 @@ export const JobsQuery = z.object({
   active: z
     .enum(["true", "false", "1", "0"])
     .default("false")
+    .openapi({ description: "`true` (or `1`): only queued and running jobs; `false` (default): the 20 most recent jobs." })
     .transform((v) => v === "true" || v === "1"),
 });
 
-export const UnitKeyParam = z.object({ external_key: UnitKey.openapi({ param: { name: "external_key", in: "path" } }) });
+export const UnitKeyParam = z.object({ external_key: UnitKey.openapi({ param: { name: "external_key", in: "path" }, description: "The unit's key as pushed (e.g. `post:42`)." }) });
 /** DELETE /v1/units/{key} answers 204 for every key (DESIGN.md), one that could never exist included. */
-export const AnyUnitKeyParam = z.object({ external_key: z.string().openapi({ param: { name: "external_key", in: "path" }, example: "post:42" }) });
+export const AnyUnitKeyParam = z.object({
+  external_key: z.string().openapi({ param: { name: "external_key", in: "path" }, example: "post:42", description: "The unit's key; any string (unknown keys answer 204 too)." }),
+});
 export const JobIdParam = z.object({
   job_id: z.coerce
     .number()
     .int()
     .min(1)
     .max(Number.MAX_SAFE_INTEGER)
-    .openapi({ param: { name: "job_id", in: "path" }, type: "integer" }),
+    .openapi({ param: { name: "job_id", in: "path" }, type: "integer", description: "The job's id, from `createJob` or `listJobs`." }),
 });
 
 // ---------------------------------------------------------------- admin API (DESIGN.md)

@@ -90,7 +90,13 @@ export const WebhookDeliveriesOut = z
   .object({ deliveries: z.array(WebhookDeliveryOut).openapi({ description: "The latest deliveries, newest first." }) })
   .openapi("WebhookDeliveries");
 export const WebhookDeliveriesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(LIMITS.webhookLog).default(LIMITS.webhookLog),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(LIMITS.webhookLog)
+    .default(LIMITS.webhookLog)
+    .openapi({ description: `How many of the latest deliveries, 1 to ${LIMITS.webhookLog} (default ${LIMITS.webhookLog}).` }),
 });
 
 export const WebhookTestOut = z
