@@ -43,6 +43,8 @@ describe("loadConfig", () => {
       null,
     ]);
     expect(loadConfig({ fields: "title,summary" }, env, "/nonexistent").fields).toEqual(["title", "summary"]);
+    expect(loadConfig({ dir: "./docs/" }, env, "/nonexistent").dir).toBe("docs");
+    expect(loadConfig({ dir: "./" }, env, "/nonexistent").dir).toBe(".");
   });
   it("is a usage error without an address or a key", () => {
     expect(() => loadConfig({}, { TRANSYNC_KEY: "k" }, "/nonexistent")).toThrow(UsageError);

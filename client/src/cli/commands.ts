@@ -191,7 +191,8 @@ export async function sync(config: Config, out: Output, opts: { yes: boolean }) 
 
 export async function status(config: Config, out: Output) {
   const api = createApi(config.url, config.key);
-  const prefix = `${unitKey(config.dir)}:`;
+  // The units of files under `dir` (all the site's units when `dir` is the working directory).
+  const prefix = config.dir === "." ? "" : `${unitKey(config.dir)}:`;
   const site = await send(() => api.GET("/v1/status", { params: { query: { prefix } } }), "all");
   const units: Schemas["UnitWorkOut"][] = [];
   let cursor: string | undefined;

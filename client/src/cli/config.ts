@@ -2,7 +2,7 @@
 // environment (TRANSYNC_URL, TRANSYNC_KEY). The key is read from the environment only, never
 // from the config file, so the file can be committed.
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, normalize } from "node:path";
 
 export interface Config {
   url: string;
@@ -55,7 +55,8 @@ export function loadConfig(flags: Flags, env: Record<string, string | undefined>
   return {
     url,
     key,
-    dir: String(pick("dir") ?? "content").replace(/\/+$/, ""),
+    // `./content/` and `content` are one folder (unit keys and the status prefix come from it).
+    dir: normalize(String(pick("dir") ?? "content")).replace(/\/+$/, "") || ".",
     include: String(pick("include") ?? "**/*.md"),
     out: String(pick("out") ?? "content/{lang}/{path}"),
     fields: fields === undefined ? ["title", "description"] : list(fields),
