@@ -130,6 +130,19 @@ describe("pushUnits", () => {
     expect(waits[2]).toBeLessThanOrEqual(5_000);
   });
 
+  it("retries a network error (the request never reached the service)", async () => {
+    const site = await createSite();
+    const { sent, fetch } = recorder((_req, n) => {
+      if (n === 1) throw new TypeError("fetch failed");
+      return undefined;
+    });
+    const api = createTransyncClient({ baseUrl: BASE, key: site.key, fetch });
+    const { waits, retry } = noSleep();
+    expect((await pushUnits(api, units(2), { retry })).synced).toHaveLength(2);
+    expect(sent).toHaveLength(2);
+    expect(waits).toHaveLength(1);
+  });
+
   it("gives up after the attempts allowed and throws the last answer as TransyncError", async () => {
     const site = await createSite();
     const { sent, fetch } = recorder(() => new Response(JSON.stringify({ detail: "Down for maintenance." }), { status: 503, headers: { "content-type": "application/json" } }));
@@ -218,6 +231,16 @@ describe("runJob", () => {
     const error = await runJob(api, { force: true }, { retry }).catch((e) => e);
     expect(error).toMatchObject({ name: "TransyncError", status: 503 });
     expect(sent.filter((s) => s.method === "POST")).toHaveLength(1);
+  });
+
+  it("stops waiting when the signal is aborted, and the job keeps its place", async () => {
+    const site = await createSite();
+    const api = createTransyncClient({ baseUrl: BASE, key: site.key, fetch: (req: Request) => exports.default.fetch(req) });
+    await pushUnits(api, units(2));
+    const controller = new AbortController();
+    const error = await runJob(api, {}, { signal: controller.signal, sleep: async () => controller.abort(new Error("stopped by the caller")) }).catch((e) => e);
+    expect(error).toMatchObject({ message: "stopped by the caller" });
+    expect((await api.GET("/v1/jobs", { params: { query: { active: "true" } } })).data).toHaveLength(1);
   });
 
   it("refuses an estimate-only request (it creates no job)", async () => {
