@@ -36,6 +36,19 @@ describe("splitHtml", () => {
     );
   });
 
+  it("joins back to the exact bytes for tag soup (unclosed, stray and nested tags)", () => {
+    const token = fc.constantFrom("<p>", "</p>", "<li>", "</li>", "<td>", "<b>", "</b>", "<pre>", "<!--", "-->", "<script>", "a b", " ", "\n", "<h1 class=x>", "</h1>", "&amp;");
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 40 }), (ts) => {
+        const doc = ts.join("");
+        const split = splitHtml(doc);
+        expect(joinHtml(split, {})).toBe(doc);
+        expect(new Set(split.segments.map((s) => s.key)).size).toBe(split.segments.length);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("keeps every untouched paragraph's key when one is inserted, deleted, moved or edited", () => {
     fc.assert(
       fc.property(fc.uniqueArray(sentence, { minLength: 2, maxLength: 10, selector: normalize }), fc.nat(), fc.nat(), fc.nat(3), sentence, (ps, a, b, op, text) => {

@@ -96,13 +96,18 @@ export function joinParts(split: Split, translations: Translations): string {
 /** Builds a Split from ordered, non-overlapping [start, end) ranges of `doc`; the rest is kept. */
 export function fromRanges(doc: string, ranges: { start: number; end: number; segment: SplitSegment; quote?: boolean }[]): Split {
   const parts: Part[] = [];
+  const kept: SplitSegment[] = [];
   let at = 0;
   for (const r of ranges) {
+    // A parser's range that goes backwards or overlaps the previous one is left as kept bytes:
+    // the join stays exact whatever the parser makes of broken input.
+    if (r.start < at || r.end <= r.start || r.end > doc.length) continue;
+    kept.push(r.segment);
     if (r.start > at) parts.push(doc.slice(at, r.start));
     const raw = doc.slice(r.start, r.end);
     parts.push({ key: r.segment.key, ...(raw !== r.segment.text ? { raw } : {}), ...(r.quote ? { quote: true } : {}) });
     at = r.end;
   }
   if (at < doc.length) parts.push(doc.slice(at));
-  return { segments: ranges.map((r) => r.segment), parts };
+  return { segments: kept, parts };
 }
