@@ -14,7 +14,8 @@ export class Output {
     if (this.json) return;
     if (this.tty) {
       const width = 24;
-      const filled = total > 0 ? Math.round((done / total) * width) : width;
+      // Clamped: a job may report more done segments than it estimated.
+      const filled = total > 0 ? Math.min(width, Math.max(0, Math.round((done / total) * width))) : width;
       process.stderr.write(`\r${pc.cyan(label)} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${done}/${total}\x1b[K`);
       this.drawn = true;
     } else process.stderr.write(`${label} ${done}/${total}\n`);
