@@ -70,11 +70,17 @@ describe("memory source text and the fuzzy index", () => {
       await o.alarms.arm();
     });
     const progress: number[] = [];
+    // Other needs (the organization memory's copy) may share the alarm: runs go on until this need is done.
     for (let run = 0; run < 10; run++) {
       if (!(await runDurableObjectAlarm(stubOf(site.siteId)))) break;
-      progress.push(await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => o.store.one<{ n: number }>("SELECT count(*) AS n FROM memory_fts")!.n));
+      const [indexed, due] = await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => [
+        o.store.one<{ n: number }>("SELECT count(*) AS n FROM memory_fts")!.n,
+        o.alarms.dueAt("memory_index"),
+      ]);
+      progress.push(indexed);
       // A request between two runs is answered.
       expect((await c.get("/v1/status")).status).toBe(200);
+      if (due === null) break;
     }
     expect(progress).toEqual([MEMORY_INDEX_ROWS_PER_RUN, 2 * MEMORY_INDEX_ROWS_PER_RUN, n]);
     await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => {
