@@ -85,3 +85,5 @@ export {
   runJob,
 } from "./helpers.js";
 export { backoffMs, type RetryOptions, retryAfterMs } from "./retry.js";
+// Splitters: documents into segments with keys that survive edits, and back (client/README.md "Splitters").
+export * from "./split/index.js";
