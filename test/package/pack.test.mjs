@@ -111,6 +111,13 @@ describe("the packed @transync/client", () => {
     });
   }
 
+  it("installs the transync command (the package's bin), which runs", () => {
+    const run = spawnSync(process.execPath, [join(dir, "consumer/node_modules/.bin/transync"), "--help"], { cwd: join(dir, "consumer"), encoding: "utf8" });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /transync/);
+    assert.match(run.stdout, /sync/);
+  });
+
   it("runs: the exports load in Node and a helper calls through the given fetch", () => {
     const script = `
       import * as client from "@transync/client";
