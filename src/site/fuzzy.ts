@@ -37,6 +37,19 @@ export const MAX_CANDIDATES = 12;
 export const MAX_INDEX_ROWS = 48;
 /** Chunks (phrases) a text is cut into for its index query. */
 export const QUERY_CHUNKS = 4;
+/**
+ * Milliseconds one call may spend looking texts up (a job slice's budget): once spent, the
+ * texts left get no fuzzy match (they are context only), so no slice ever spends seconds here.
+ */
+export const FUZZY_BUDGET_MS = 20;
+
+/** The look-up's budget and its clock (a test seam: STYLE.md habit 9). */
+export interface FuzzyBudget {
+  /** Milliseconds the call may spend (default FUZZY_BUDGET_MS). */
+  ms?: number;
+  /** Milliseconds from any origin (default performance.now). */
+  now?: () => number;
+}
 
 /** Stands for one protected token (a tag, placeholder, URL) when scoring: one code point. */
 const TOKEN_CHAR = 0xfffc;
@@ -148,9 +161,20 @@ export function chunkQuery(words: string[]): string | null {
 /**
  * Fuzzy matches for each text (same order as `texts`): up to 3 memory entries of the language
  * pair with 0.75 ≤ similarity < 1, best first (ties: the shorter source first, then its text).
- * One index query per distinct text; texts under 3 code points get none.
+ * One index query per distinct text; texts under 3 code points get none. Once `budget.ms` is
+ * spent (checked before each distinct text), the texts left get none.
  */
-export function fuzzyMatches(store: Store, sourceLanguage: string, targetLanguage: string, texts: readonly string[], formats?: readonly Format[]): FuzzyMatch[][] {
+export function fuzzyMatches(
+  store: Store,
+  sourceLanguage: string,
+  targetLanguage: string,
+  texts: readonly string[],
+  formats?: readonly Format[],
+  budget: FuzzyBudget = {},
+): FuzzyMatch[][] {
+  const now = budget.now ?? (() => performance.now());
+  const ms = budget.ms ?? FUZZY_BUDGET_MS;
+  const start = now();
   const src = sourceLanguage.toLowerCase();
   const tgt = targetLanguage.toLowerCase();
   // A memory without indexed entries (most new sites) costs one look-up, not one per text.
@@ -161,6 +185,7 @@ export function fuzzyMatches(store: Store, sourceLanguage: string, targetLanguag
     const key = `${format}\u0000${text}`;
     let found = done.get(key);
     if (!found) {
+      if (now() - start >= ms) return [];
       found = matchesFor(store, src, tgt, text, format);
       done.set(key, found);
     }

@@ -164,6 +164,23 @@ describe("fuzzyMatches", () => {
     expect(found.edited[0].map((m) => m.target)).toEqual(["neu"]);
     expect(found.deleted).toEqual([[]]);
   });
+  it("stops at its budget: the texts left once it is spent get no match (context only)", async () => {
+    const a = "Free shipping on all orders over 50 euros";
+    const q = "Free shipping on all orders over 80 euros";
+    const r = "Free shipping on all orders over 90 euros";
+    // A clock that moves 10 ms each time it is read: read at the start, then before each distinct text.
+    const ticking = () => {
+      let t = 0;
+      return () => (t += 10);
+    };
+    const found = await withMemory([[a, "alt"]], (o) => ({
+      tight: fuzzyMatches(o.store, "en", "de", [q, q, r], undefined, { ms: 15, now: ticking() }),
+      roomy: fuzzyMatches(o.store, "en", "de", [q, r], undefined, { ms: 1000, now: ticking() }),
+    }));
+    // The first text is looked up (10 ms spent), its repeat is answered from it, the next distinct one is past the budget.
+    expect(found.tight.map((list) => list.map((m) => m.target))).toEqual([["alt"], ["alt"], []]);
+    expect(found.roomy.map((list) => list.map((m) => m.target))).toEqual([["alt"], ["alt"]]);
+  });
 });
 
 describe("searchMemory", () => {
