@@ -197,8 +197,8 @@ export function trigrams(words: string[]): string[] {
 }
 
 function trigramSample(store: Store): TrigramSample {
-  // (The memory's b-tree answers max(rowid) at once; the index's rowids are the memory's.)
-  const top = store.one<{ n: number | null }>("SELECT max(rowid) AS n FROM memory")?.n ?? 0;
+  // The index's highest rowid (its rowids are the memory's): it moves as the back-fill indexes old entries too.
+  const top = store.one<{ n: number | null }>("SELECT max(rowid) AS n FROM memory_fts")?.n ?? 0;
   const kept = samples.get(store);
   if (kept && Math.abs(top - kept.top) <= kept.top / 10) return kept;
   const stride = Math.max(1, top / SAMPLE_ROWS);
