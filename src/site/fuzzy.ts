@@ -35,6 +35,8 @@ export const FUZZY_THRESHOLD = 0.75;
 export const FUZZY_MATCHES = 3;
 /** Memory rows scored exactly per text at most (those sharing the most of its picked trigrams). */
 export const MAX_CANDIDATES = 12;
+/** Index rows ranked per text at most (all language pairs together: a source text is indexed once per target language). */
+const MAX_RANKED = 48;
 /** A text's rarest trigrams asked of the index (an unranked OR: each has a short list of entries). */
 export const RARE_TRIGRAMS = 12;
 /** Index rows a text's picked trigrams may have together, by the sample's estimate (all language pairs together: a source text is indexed once per target language). */
@@ -251,20 +253,18 @@ function matchesFor(store: Store, src: string, tgt: string, text: string, format
   if (n < 3) return [];
   const picked = rareTrigrams(trigrams(me.words), sample.docs, sample.absent);
   if (!picked.length) return [];
-  // One statement: each picked trigram's list of entries (unranked: bm25 over common trigrams walked every list, seconds
-  // per slice; the picks' lists are short by the sample's estimate), the entries counted by how many picks they have,
-  // those of the language pair with the most (ties: the closest length; MAX_CANDIDATES) scored exactly.
-  // (The picks are joined as a list, json_each first: the runtime's SQLite refuses a compound SELECT of 8 terms.)
+  // One OR of the picks, ranked by bm25 (more picks shared first): only the picks' short lists are read (ranking an OR
+  // of common trigrams' phrases walked long lists, seconds per slice); the best of the language pair (ties: the closest
+  // length; MAX_CANDIDATES) are scored exactly.
   const rows = store.all<{ s: string; t: string }>(
-    `WITH c AS MATERIALIZED (
-       SELECT f.rowid AS id, count(*) AS n FROM json_each(?4) AS j CROSS JOIN memory_fts AS f WHERE f.memory_fts MATCH j.value GROUP BY f.rowid)
+    `WITH c AS MATERIALIZED (SELECT rowid AS id, rank FROM memory_fts WHERE memory_fts MATCH ?4 ORDER BY rank LIMIT ${MAX_RANKED})
      SELECT m.source_text AS s, m.text AS t FROM c JOIN memory m ON m.rowid = c.id
      WHERE m.source_language = ?1 AND m.target_language = ?2 AND m.source_text IS NOT ?3
-     ORDER BY c.n DESC, abs(length(m.source_text) - ?5) LIMIT ${MAX_CANDIDATES}`,
+     ORDER BY c.rank, abs(length(m.source_text) - ?5) LIMIT ${MAX_CANDIDATES}`,
     src,
     tgt,
     text,
-    JSON.stringify(picked.map((t) => `"${t.replaceAll('"', '""')}"`)),
+    picked.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR "),
     [...text].length,
   );
   const out: FuzzyMatch[] = [];
