@@ -19,10 +19,12 @@ import { type Emit, emitter } from "../webhooks/emit";
 import type { CoalescedType } from "../webhooks/events";
 import { AlarmScheduler } from "./alarms";
 import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./counts";
+import type { MemorySearch } from "./fuzzy";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
 import { backfillMemorySourceText } from "./memory";
+import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, importMemory, listMemory, type MemoryKey, memoryPairs } from "./memory-admin";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
 import { currentJob, runAlarm } from "./runner";
@@ -30,6 +32,7 @@ import { capabilities, siteTargets } from "./settings";
 import { type Links, siteStatus, unitStatus, unitsWithWork } from "./status";
 import { Store } from "./store";
 import { applySnapshot, deleteUnit, pushUnchanged, pushUnit } from "./sync";
+import type { TmxTranslation } from "./tmx";
 import { listUnits } from "./unit-list";
 import { unitTexts } from "./unit-texts";
 import { attentionCreated, resultsAvailable } from "./webhook-data";
@@ -424,6 +427,37 @@ export class SiteObject extends DurableObject<Env> {
       if (decision.action === "fix") await this.scheduleRetention();
       return decided;
     });
+  }
+
+  // ------------------------------------------------------------------ the memory page (memory-admin.ts)
+
+  async memoryList(settings: SiteSettings, search: MemorySearch) {
+    return this.call(settings, () => listMemory(this.store, search));
+  }
+
+  async memoryEntry(settings: SiteSettings, key: MemoryKey) {
+    return this.call(settings, () => getMemoryEntry(this.store, key));
+  }
+
+  async memoryEdit(settings: SiteSettings, key: MemoryKey, text: string) {
+    return this.call(settings, () => editMemoryEntry(this.store, key, text));
+  }
+
+  async memoryDelete(settings: SiteSettings, key: MemoryKey) {
+    return this.call(settings, () => deleteMemoryEntry(this.store, key));
+  }
+
+  async memoryPairs(settings: SiteSettings) {
+    return this.call(settings, () => memoryPairs(this.store));
+  }
+
+  async memoryExport(settings: SiteSettings, query: Parameters<typeof exportMemoryPage>[1]) {
+    return this.call(settings, () => exportMemoryPage(this.store, query));
+  }
+
+  /** A TMX file's translations (read and checked by the Worker, src/site/tmx.ts), stored in one transaction. */
+  async memoryImport(settings: SiteSettings, translations: TmxTranslation[]) {
+    return this.call(settings, (settings) => importMemory(this.store, settings.sourceLanguage, translations));
   }
 
   // ------------------------------------------------------------------ webhooks
