@@ -166,12 +166,10 @@ export function MemoryEntryPage(p: { nav: SiteNav; viewer: Viewer; entry: Memory
       <Card id="edit" title="Correct the translation">
         <form method="post" action={`${base}/entry`}>
           {key}
-          <p>
-            <strong id="source-label">Source ({e.source_language})</strong>
-          </p>
-          <p class="source" aria-labelledby="source-label">
-            {e.source_text ?? <span class="muted">(source text not known)</span>}
-          </p>
+          <dl class="facts">
+            <dt>Source ({e.source_language})</dt>
+            <dd>{e.source_text ?? <span class="muted">(source text not known)</span>}</dd>
+          </dl>
           <label for="text">Translation ({e.target_language})</label>
           <textarea id="text" name="text" rows={5} required>
             {p.text ?? e.text}
