@@ -8,6 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fingerprint } from "../../src/site/fingerprint";
+import { fuzzyMatches } from "../../src/site/fuzzy";
 import type { SiteObject } from "../../src/site/object";
 import { TMX_LIMITS } from "../../src/site/tmx";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
@@ -210,6 +211,9 @@ describe("a TMX import", () => {
       origin: "human",
     });
     expect((await audit()).filter((a) => a.action === "memory.import").map((a) => a.detail)).toEqual([{ units: 2, stored: 1, kept: 1, other_languages: 1 }]);
+    // Imported entries are fuzzy matches too (the index follows the memory).
+    const fuzzy = await runInDurableObject(env.SITE.getByName(String(site.siteId)), async (o: SiteObject) => fuzzyMatches(o.store, "en", "de", ["Read more!"]));
+    expect(fuzzy).toEqual([[{ source: "Read more", target: "Weiterlesen", similarity: 0.9 }]]);
   });
 
   it("an export is audited with the pair it asked for", async () => {
