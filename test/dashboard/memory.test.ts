@@ -183,7 +183,7 @@ describe("a TMX import", () => {
       422,
       "&lt;tu&gt; number 2 at line 6 has no &lt;tuv&gt; in the site&#39;s source language (en)",
     ],
-    ["an oversized file", tmx(good + `<!-- ${"x".repeat(TMX_LIMITS.bytes)} -->`), 413, "the limit is 5,242,880 (5 MB)"],
+    ["an oversized file", tmx(`${good}<!-- ${"x".repeat(TMX_LIMITS.bytes)} -->`), 413, "the limit is 5,242,880 (5 MB)"],
   ])("%s is refused with the problem named, and nothing is stored", async (_what, xml, status, problem) => {
     const before = await stored();
     const res = await dash("POST", `${base}/import`, { cookie: adminPerson.cookie, form: upload(xml) });
