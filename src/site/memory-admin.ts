@@ -10,7 +10,7 @@
  */
 import { notFound } from "../errors";
 import { fingerprint } from "./fingerprint";
-import { type MemorySearch, searchMemory } from "./fuzzy";
+import { fuzzyMatches, type MemorySearch, searchMemory } from "./fuzzy";
 import { rememberTranslation } from "./memory";
 import type { Store } from "./store";
 import type { TmxTranslation } from "./tmx";
@@ -36,9 +36,46 @@ export function memoryPairs(store: Store): MemoryPair[] {
   );
 }
 
-/** One page of entries for the memory page, and the pairs for its filter. */
+/** Close entries shown beside a search's listing at most. */
+export const SIMILAR_SHOWN = 10;
+
+/** An entry whose source text is close to a search (a fuzzy match of the query, DESIGN.md's similarity). */
+export interface SimilarEntry extends MemoryKey {
+  source_text: string;
+  text: string;
+  similarity: number;
+}
+
+/**
+ * One page of entries for the memory page, and the pairs for its filter. A search of 3
+ * characters or more also brings the entries whose source text is a fuzzy match of it (the same
+ * index and scoring engines get their examples from: 0.75 ≤ similarity < 1), so a text typed
+ * with a typo or a word changed still finds its entry; without an origin filter only (fuzzy
+ * matches do not look at origins).
+ */
 export function listMemory(store: Store, search: MemorySearch) {
-  return { ...searchMemory(store, search), pairs: memoryPairs(store) };
+  const pairs = memoryPairs(store);
+  const q = search.query.trim();
+  const similar: SimilarEntry[] = [];
+  if ([...q].length >= 3 && !search.origin) {
+    const wanted = pairs.filter(
+      (p) =>
+        (!search.sourceLanguage || p.source_language === search.sourceLanguage.toLowerCase()) &&
+        (!search.targetLanguage || p.target_language === search.targetLanguage.toLowerCase()),
+    );
+    for (const p of wanted)
+      for (const m of fuzzyMatches(store, p.source_language, p.target_language, [q])[0])
+        similar.push({
+          source_fingerprint: fingerprint(m.source),
+          source_language: p.source_language,
+          target_language: p.target_language,
+          source_text: m.source,
+          text: m.target,
+          similarity: m.similarity,
+        });
+    similar.sort((a, b) => b.similarity - a.similarity);
+  }
+  return { ...searchMemory(store, search), pairs, similar: similar.slice(0, SIMILAR_SHOWN) };
 }
 
 const KEY_WHERE = "source_fingerprint = ?1 AND source_language = ?2 AND target_language = ?3";

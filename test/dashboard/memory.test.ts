@@ -114,6 +114,12 @@ describe("the list", () => {
     expect(byPair.html).toContain("Entries (2)");
     expect(byPair.html).not.toContain("Livraison gratuite");
     expect((await search("origin=human")).html).toContain("No entry matches these filters.");
+    // A typo: no entry holds the words as typed, but the close match is shown with its similarity (fuzzy, the engines' scoring).
+    const typo = await search("q=Contact+our+suport+team");
+    expect(typo.html).toContain("No entry matches these filters.");
+    expect(typo.html).toContain("Close matches");
+    expect(typo.html).toMatch(/<td>Contact our support team<\/td><td>Kontaktieren Sie unser Support-Team<\/td><td>en → de<\/td><td class="num">96 %<\/td>/);
+    expect((await search("q=Contact+our+suport+team&pair=en%3Afr")).html).not.toContain("Close matches");
   });
 });
 

@@ -106,6 +106,29 @@ export function MemoryPage(p: { nav: SiteNav; viewer: Viewer; data: MemoryListVi
         />
         <Pager next={next} href={(offset) => qs(Number(offset))} first={f.offset ? qs(0) : null} />
       </Card>
+      {p.data.similar.length ? (
+        <Card id="similar" title="Close matches">
+          <p class="muted small">Entries whose source text is close to “{f.q}” (the similarity engines see in their examples), closest first.</p>
+          <DataTable
+            columns={["Source", "Translation", "Languages", { label: "Similarity", class: "num" }]}
+            actions
+            rows={p.data.similar}
+            row={(e) => (
+              <tr>
+                <td>{e.source_text}</td>
+                <td>{e.text}</td>
+                <td>{pairLabel(e)}</td>
+                <td class="num">{Math.round(e.similarity * 100)} %</td>
+                <td>
+                  <a href={`${base}/entry?${entryQuery(e)}`} aria-label={`Edit or delete the ${e.target_language} entry for ${e.source_text.slice(0, 60)}`}>
+                    Edit
+                  </a>
+                </td>
+              </tr>
+            )}
+          />
+        </Card>
+      ) : null}
       <Card id="export" title="Export as TMX">
         <p class="muted small">A TMX 1.4b file (plain text segments) that other translation tools read: one translation unit per entry.</p>
         <form method="get" action={`${base}.tmx`} class="filters">
