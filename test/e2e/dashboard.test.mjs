@@ -370,6 +370,11 @@ test("the memory page: a TMX file imported, found by search, an entry corrected,
   await look("memory-entry");
   await page.getByRole("button", { name: "Save correction" }).click();
   await page.getByText("Saved: the entry is now origin human").waitFor();
+  // A search also lists close matches (fuzzy): "Read mor" finds "Read more".
+  await page.getByLabel("Search").fill("Read mor");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByRole("heading", { name: "Close matches" }).waitFor();
+  await look("memory-search");
   const exported = await page.request.get(`${base}.tmx?pair=en:de`);
   assert.equal(exported.status(), 200);
   const xml = await exported.text();

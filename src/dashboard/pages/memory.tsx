@@ -108,7 +108,7 @@ export function MemoryPage(p: { nav: SiteNav; viewer: Viewer; data: MemoryListVi
       </Card>
       {p.data.similar.length ? (
         <Card id="similar" title="Close matches">
-          <p class="muted small">Entries whose source text is close to “{f.q}” (the similarity engines see in their examples), closest first.</p>
+          <p class="muted small">Entries whose source text is close to “{f.q}”, closest first: matches like these are what engines are given as examples.</p>
           <DataTable
             columns={["Source", "Translation", "Languages", { label: "Similarity", class: "num" }]}
             actions
