@@ -18,6 +18,7 @@
  * one `<tu>` per memory entry with the source `<tuv>` and the target `<tuv>`.
  */
 import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { isPlainText } from "../api/schemas";
 import { characters } from "../characters";
 import { ApiError } from "../errors";
 import { LIMITS } from "../limits";
@@ -145,6 +146,8 @@ export function readTmx(xml: string, site: { sourceLanguage: string; targetLangu
       if (!seg) throw refuse(`the <tuv xml:lang="${lang}"> of ${where()} has no <seg>.`);
       const text = nativeText(childrenOf(seg));
       if (characters(text) > LIMITS.segmentText) throw refuse(`the <seg> in ${lang} of ${where()} is longer than ${LIMITS.segmentText.toLocaleString("en")} characters.`);
+      // fast-xml-parser drops character references to NUL and lone surrogates (tested); the API's text rule, in case a version does not.
+      if (!isPlainText(text)) throw refuse(`the <seg> in ${lang} of ${where()} holds U+0000 or a lone surrogate (a character reference such as &#0; or &#xD800;).`);
       return { lang, text };
     });
     const source = tuvs.find((t) => matchLanguage(t.lang, [site.sourceLanguage]) !== undefined);

@@ -63,6 +63,11 @@ describe("reading a TMX file", () => {
     expect(read.translations).toEqual([{ source: 'Click <a href="/x">here</a>, {name} now!', targetLanguage: "de", text: 'Klicken Sie <a href="/x">hier</a>, {name}  <i>jetzt!' }]);
   });
 
+  it("never stores what no text may hold: character references to NUL or a lone surrogate leave nothing behind", () => {
+    const read = readTmx(tmx(tu("A &#xD800; B", { de: "B&#0;" })), SITE);
+    expect(read.translations).toEqual([{ source: "A  B", targetLanguage: "de", text: "B" }]);
+  });
+
   it.each([
     ["not well-formed XML", tmx(tu("A", { de: "B" }).replace("</seg></tuv></tu>", "</tuv></tu>")), 422, /^file: not well-formed XML at line 6, column \d+: .*seg/],
     ["another root element", tmx(tu("A", { de: "B" }), "<xliff>").replace("</tmx>", "</xliff>"), 422, /^file: the root element is <xliff>, not <tmx>/],
