@@ -19,6 +19,7 @@ import { glossaryMatcher } from "../qa/glossary";
 import { type Committer, type Outcome, type Produced, type SliceItem, TRANSLATION_MARK } from "./commit";
 import type { Invocation } from "./invocation";
 import type { JobRow, JobScope } from "./jobs";
+import { type ContextItem, unitContexts } from "./neighbours";
 import { capabilities } from "./settings";
 import { stateSql } from "./state";
 
@@ -48,7 +49,7 @@ const repeatKey = (item: SliceItem) => `${item.source_language.toLowerCase()}\u0
 
 interface Group {
   /** Items with the same source language and text: the first is sent, the others reuse its translation. */
-  items: SliceItem[];
+  items: (SliceItem & ContextItem)[];
 }
 
 /** A slice whose engine work is done: its commits may still be landing. */
@@ -82,8 +83,8 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   const engine: Engine | undefined = problem ? undefined : (inv.deps.engineFor ?? ((n) => createEngine(n, inv.deps.env, { sleep: inv.deps.sleep })))(target!.engine);
   // Each item comes with its memory hit (none for a forced job) and a translation of the same text in the same source language
   // made earlier in this job (the latest), each one index look-up, so the slice needs no further reads.
-  const loaded = store.all<SliceItem>(
-    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
+  const loaded = store.all<SliceItem & ContextItem>(
+    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length, u.label, u.path,
        coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
        ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since,
        CASE WHEN ?6 THEN NULL ELSE (SELECT m.text FROM memory m WHERE m.source_fingerprint = s.fingerprint
@@ -106,7 +107,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   );
   if (!loaded.length) return null;
   // Bounded by characters too, so a slice of long texts stays as short as one of short texts.
-  const items: SliceItem[] = [];
+  const items: (SliceItem & ContextItem)[] = [];
   let size = 0;
   for (const item of loaded) {
     if (items.length && size + item.characters > SLICE_CHARACTERS) break;
@@ -193,6 +194,16 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
       else bySource.set(src, [group]);
     }
     const batches = [...bySource.values()].flatMap((groups) => splitBatches(groups, engine.limits, (g) => g.items[0].characters));
+    // The unit context of the texts sent (one query for the slice), unless switched off.
+    const contexts =
+      inv.deps.engineContext === false
+        ? undefined
+        : unitContexts(
+            store,
+            [...toSend.values()].map((g) => g.items[0]),
+          );
+    // Reading and shaping the context is work on the slice's texts: counted like other item-steps.
+    if (contexts) await inv.step(contexts.size, "slice");
     const gate = inv.gate(engine.name);
     const running: Promise<void>[] = [];
 
@@ -206,7 +217,14 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
           formality: target!.formality,
           glossary,
           glossaryOwner: String(settings.organizationId),
-          segments: groups.map(({ items: [first] }) => ({ text: first.text, format: first.format, kind: first.kind, field: first.field, maxLength: first.max_length })),
+          segments: groups.map(({ items: [first] }) => ({
+            text: first.text,
+            format: first.format,
+            kind: first.kind,
+            field: first.field,
+            maxLength: first.max_length,
+            ...(contexts ? { context: contexts.get(first.segment_id) } : {}),
+          })),
           meter: inv.meter,
         });
       } catch (err) {
