@@ -156,7 +156,7 @@ const SEP = "\u001f";
  * fingerprint and source language as the row before: per (source language, fingerprint) and
  * target language, the longest billable pair is billed.
  */
-export function estimateScope(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]): ScopeEstimate {
+export function estimateScope(store: Store, settings: SiteSettings, scope: JobScope, languages: string[], shared?: SharedTargets): ScopeEstimate {
   const languagesJson = JSON.stringify(languages);
   // lower() as SQLite computes it (the memory's target_language is matched with it).
   const lowered = store.all<{ low: string }>("SELECT lower(value) AS low FROM json_each(?) ORDER BY key", languagesJson).map((r) => r.low);
@@ -215,7 +215,9 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
       currentSource = source;
     }
     const targets = targetsOf(writable);
-    if (doneList === null && hitList === null) {
+    // Target languages (lowercased) the organization's memory holds for this text (sharing sites).
+    const sharedList = shared?.get(`${source}\u0000${fingerprint}`);
+    if (doneList === null && hitList === null && sharedList === undefined) {
       // The common case (nothing translated, nothing in the memory): every target language is a billable pair.
       pairs += targets.length;
       for (const i of targets) if (len > longest[i]!) longest[i] = len;
@@ -226,12 +228,31 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
     for (const i of targets) {
       if (doneLanguages.includes(languages[i]!)) continue;
       pairs++;
-      if (hitLanguages.includes(lowered[i]!)) tm++;
+      if (hitLanguages.includes(lowered[i]!) || sharedList?.includes(lowered[i]!)) tm++;
       else if (len > longest[i]!) longest[i] = len;
     }
   }
   bill();
   return { languages, estimated_segments: pairs, estimated_characters: chars, estimated_tm_segments: tm };
+}
+
+/** What the organization's memory holds for a scope: by `<lowercased source language>\0<fingerprint>`, the lowercased target languages. */
+export type SharedTargets = Map<string, string[]>;
+
+/**
+ * The distinct (lowercased source language, fingerprint) pairs of the live segments in scope
+ * that leave work in at least one of `languages` (a segment translated in all of them needs
+ * no memory), streamed: the keys an estimate looks up in the organization's memory.
+ */
+export function scopeTexts(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]): IterableIterator<[string, string]> {
+  const args: unknown[] = [settings.sourceLanguage, JSON.stringify(languages)];
+  const units = unitScope(scope, args);
+  return store.rows<[string, string]>(
+    `SELECT DISTINCT lower(coalesce(u.source_language, ?1)), s.fingerprint FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0
+     WHERE ${units} AND (SELECT count(*) FROM translations t WHERE t.segment_id = s.id AND t.language IN (SELECT value FROM json_each(?2))
+       AND NOT ${needsWork(scope)}) < json_array_length(?2)`,
+    ...args,
+  );
 }
 
 export function scopeOf(request: JobRequest): JobScope {

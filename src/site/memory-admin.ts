@@ -6,12 +6,14 @@
  *
  * An entry is named by its key: the source text's fingerprint, source and target language.
  * Writes go through `rememberTranslation` (upserts) or a plain DELETE, so the fuzzy index's
- * triggers follow every change (migrations/site/0006).
+ * triggers follow every change (migrations/site/0006), and each is noted for the organization's
+ * memory (`noteMemoryChange`; the object then registers its copy, `shareSoon`).
  */
 import { notFound } from "../errors";
 import { fingerprint } from "./fingerprint";
 import { fuzzyMatches, type MemorySearch, searchMemory } from "./fuzzy";
 import { rememberTranslation } from "./memory";
+import { noteMemoryChange } from "./memory-share";
 import type { Store } from "./store";
 import type { TmxTranslation } from "./tmx";
 
@@ -109,6 +111,8 @@ export function deleteMemoryEntry(store: Store, key: MemoryKey) {
   return store.tx(() => {
     const entry = getMemoryEntry(store, key);
     store.run(`DELETE FROM memory WHERE ${KEY_WHERE}`, ...keyArgs(key));
+    // A sharing site's organization memory withdraws it too (memory-share.ts); edits and imports note themselves (rememberTranslation).
+    noteMemoryChange(store, entry.source_fingerprint, entry.source_language, entry.target_language);
     return entry;
   });
 }

@@ -2,8 +2,11 @@
  * The translation memory, per site: keyed by the source text's fingerprint, source and target
  * language. Only reviewed texts go in: approvals, imports and review-queue fixes, never
  * unreviewed machine output. Each entry keeps its source text (`source_text`), which the fuzzy
- * index `memory_fts` (src/site/fuzzy.ts) follows through triggers (migrations/site/0006).
+ * index `memory_fts` (src/site/fuzzy.ts) follows through triggers (migrations/site/0006). A
+ * sharing site's memory is copied to its organization's (memory-share.ts); whoever edits or
+ * deletes an entry calls `noteMemoryChange` so the copy follows.
  */
+import { noteMemoryChange } from "./memory-share";
 import type { Store } from "./store";
 
 export type MemoryOrigin = "approved" | "human" | "imported";
@@ -34,6 +37,8 @@ export function rememberTranslation(
     store.now(),
     sourceText,
   );
+  // A sharing site's organization memory gets it too, off this request's path (memory-share.ts).
+  noteMemoryChange(store, sourceFingerprint, sourceLanguage, targetLanguage);
 }
 
 /** Memory rows the back-fill looks at per alarm run (one statement; requests are answered between runs). */

@@ -15,6 +15,7 @@ import type { SiteSettings } from "../control/sites";
 import { type Deps, PRODUCTION_DEPS } from "../deps";
 import type { GlossaryTerm } from "../engines/types";
 import { type RpcFailure, toRpcFailure, unauthorized } from "../errors";
+import { orgMemory } from "../memory/stub";
 import { type Emit, emitter } from "../webhooks/emit";
 import type { CoalescedType } from "../webhooks/events";
 import { AlarmScheduler } from "./alarms";
@@ -22,13 +23,15 @@ import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./count
 import type { MemorySearch } from "./fuzzy";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
-import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
+import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
 import { backfillMemorySourceText } from "./memory";
 import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, importMemory, listMemory, type MemoryKey, memoryPairs } from "./memory-admin";
+import { runMemoryShare, shareWaiting, sharingChanged } from "./memory-share";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
 import { currentJob, runAlarm } from "./runner";
 import { capabilities, siteTargets } from "./settings";
+import { estimateWithShared } from "./shared-hits";
 import { type Links, siteStatus, unitStatus, unitsWithWork } from "./status";
 import { Store } from "./store";
 import { applySnapshot, deleteUnit, pushUnchanged, pushUnit } from "./sync";
@@ -76,12 +79,20 @@ export class SiteObject extends DurableObject<Env> {
     try {
       // A key cached in another isolate may still name an erased site for a few seconds.
       if (this.erased) throw unauthorized("The API key is not valid (unknown, malformed or revoked).");
-      return await fn(this.adopt(settings));
+      const adopted = this.adopt(settings);
+      if (this.shareChanged) {
+        this.shareChanged = false;
+        await this.shareSoon();
+      }
+      return await fn(adopted);
     } catch (err) {
       // Typed as T for callers: the Worker's stub wrapper turns the failure back into an ApiError.
       return toRpcFailure(err) as RpcFailure as T;
     }
   }
+
+  /** Set by `adopt` when the sharing setting changed: the call registers the memory_share need. */
+  private shareChanged = false;
 
   /** The stored settings and their JSON, kept in memory so an unchanged call costs one string comparison. */
   private held?: { settings: SiteSettings; json: string };
@@ -104,7 +115,10 @@ export class SiteObject extends DurableObject<Env> {
       this.store.setMeta("settings", settings);
       const codes = (s: SiteSettings | undefined) => JSON.stringify(s?.targetLanguages.map((t) => t.code) ?? []);
       if (codes(previous) !== codes(settings)) rebuildCounts(this.store, siteTargets(settings));
+      // Settings stored before the setting existed have none: those sites did not share.
+      if (sharingChanged(this.store, previous?.shareMemory === true, settings.shareMemory === true)) this.shareChanged = true;
     });
+    this.store.sharesMemory = settings.shareMemory === true;
     this.held = { settings, json };
     return settings;
   }
@@ -133,7 +147,12 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async pushUnit(settings: SiteSettings, snapshot: UnitSnapshot) {
-    return this.call(settings, (settings) => pushUnit(this.store, settings, snapshot));
+    return this.call(settings, async (settings) => {
+      const result = pushUnit(this.store, settings, snapshot);
+      // Imported translations went into the memory.
+      await this.shareSoon();
+      return result;
+    });
   }
 
   /**
@@ -156,6 +175,8 @@ export class SiteObject extends DurableObject<Env> {
       else ({ units, digests } = batch);
       const results = this.applyBatch(settings, units, digests) ?? this.applyEach(settings, units, digests);
       if ("blobKey" in batch) await this.env.BLOBS.delete(batch.blobKey);
+      // Imported translations went into the memory.
+      await this.shareSoon();
       return results;
     });
   }
@@ -268,7 +289,10 @@ export class SiteObject extends DurableObject<Env> {
   // ------------------------------------------------------------------ jobs
 
   async estimateJob(settings: SiteSettings, request: JobRequest): Promise<ScopeEstimate> {
-    return this.call(settings, (settings) => estimateScope(this.store, settings, scopeOf(request), jobLanguages(this.store, settings, request.languages)));
+    return this.call(settings, async (settings) => {
+      // Exact matches in the organization's memory are memory hits too (a forced job takes none).
+      return estimateWithShared(this.store, this.env, settings, scopeOf(request), jobLanguages(this.store, settings, request.languages));
+    });
   }
 
   async createJob(settings: SiteSettings, request: JobRequest, opts: { estimate: ScopeEstimate; confirmedCharacters: number | null }) {
@@ -362,7 +386,32 @@ export class SiteObject extends DurableObject<Env> {
       retention: async () => this.retentionDue(this.retain()),
       // The back-fill of the memory's source texts (and so the fuzzy index), one bounded step per run.
       memory_index: async () => (backfillMemorySourceText(this.store, settings.sourceLanguage).more ? this.nextRunAt() : null),
+      memory_share: async () => {
+        const next = await runMemoryShare(this.store, settings, orgMemory(this.env, settings.organizationId));
+        return next === null ? null : Math.max(next, this.shareAt());
+      },
     });
+  }
+
+  // ------------------------------------------------------------------ organization memory
+
+  /**
+   * Registers the memory_share need, due now, when a change to the memory waits to be copied to
+   * the organization's (memory-share.ts). The copy runs in the alarm, never in the request:
+   * the organization's object being slow or down does not touch the caller's answer.
+   */
+  private async shareSoon() {
+    if (!shareWaiting(this.store)) return;
+    await this.alarms.schedule("memory_share", this.shareAt(), { onlyEarlier: true });
+  }
+
+  /**
+   * When a copy is due: now. Tests that drive alarms themselves (JOB_ALARM_DELAY_MS) get it
+   * behind any job run registered meanwhile (twice the delay), so the alarm a test runs for
+   * its job runs the job, as it would without sharing.
+   */
+  private shareAt() {
+    return Date.now() + 2 * Number(this.env.JOB_ALARM_DELAY_MS ?? 0);
   }
 
   // ------------------------------------------------------------------ retention
@@ -409,7 +458,10 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, async (settings) => {
       // Edited texts get their own QA, glossary included.
       if (reviews.some((r) => r.text !== undefined)) await this.ensureGlossary(settings);
-      return applyReviews(this.store, settings, reviews);
+      const applied = applyReviews(this.store, settings, reviews);
+      // Approvals went into the memory: copied to the organization's in the background, never awaited here.
+      await this.shareSoon();
+      return applied;
     });
   }
 
@@ -425,6 +477,8 @@ export class SiteObject extends DurableObject<Env> {
       if (decision.action === "fix") this.emit(settings)({ type: "results.available" });
       // A fix supersedes the held result: retention purges it in 30 days.
       if (decision.action === "fix") await this.scheduleRetention();
+      // A fix went into the memory.
+      if (decision.action === "fix") await this.shareSoon();
       return decided;
     });
   }
@@ -440,11 +494,21 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async memoryEdit(settings: SiteSettings, key: MemoryKey, text: string) {
-    return this.call(settings, () => editMemoryEntry(this.store, key, text));
+    return this.call(settings, async () => {
+      const entry = editMemoryEntry(this.store, key, text);
+      // The organization's memory follows (memory-share.ts), off this request's path.
+      await this.shareSoon();
+      return entry;
+    });
   }
 
   async memoryDelete(settings: SiteSettings, key: MemoryKey) {
-    return this.call(settings, () => deleteMemoryEntry(this.store, key));
+    return this.call(settings, async () => {
+      const entry = deleteMemoryEntry(this.store, key);
+      // The organization's memory follows (memory-share.ts), off this request's path.
+      await this.shareSoon();
+      return entry;
+    });
   }
 
   async memoryPairs(settings: SiteSettings) {
@@ -457,7 +521,12 @@ export class SiteObject extends DurableObject<Env> {
 
   /** A TMX file's translations (read and checked by the Worker, src/site/tmx.ts), stored in one transaction. */
   async memoryImport(settings: SiteSettings, translations: TmxTranslation[]) {
-    return this.call(settings, (settings) => importMemory(this.store, settings.sourceLanguage, translations));
+    return this.call(settings, async (settings) => {
+      const result = importMemory(this.store, settings.sourceLanguage, translations);
+      // Imported translations are shared like any other reviewed text.
+      await this.shareSoon();
+      return result;
+    });
   }
 
   // ------------------------------------------------------------------ webhooks

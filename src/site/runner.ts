@@ -16,7 +16,8 @@ import { controlDb } from "../control/db";
 import { addErrors, Committer } from "./commit";
 import { backoffMs, infra, isInfrastructure } from "./faults";
 import { Invocation, type RunnerDeps, type RunOptions, SCOPE_ITEMS } from "./invocation";
-import { estimateScope, type JobRow, type JobScope, jobOut, markSettled, scopeQuery, unsettledJobs } from "./jobs";
+import { type JobRow, type JobScope, jobOut, markSettled, scopeQuery, unsettledJobs } from "./jobs";
+import { estimateWithShared } from "./shared-hits";
 import { runSlice } from "./slice";
 import type { Store } from "./store";
 
@@ -75,7 +76,8 @@ async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   const { store, settings } = deps;
   const scope = JSON.parse(job.request) as JobScope;
   const languages = JSON.parse(job.languages) as string[];
-  const estimate = estimateScope(store, settings, scope, languages);
+  // Counted as the request's estimate was: the organization memory's exact matches are memory hits.
+  const estimate = await estimateWithShared(store, deps.env, settings, scope, languages);
   const db = controlDb(deps.env.DB);
   const { ent, estimate: cost } = await infra("checking a job's cost", () =>
     estimateCost(db, settings, estimate.estimated_characters, deps.store.clock(), {

@@ -5,6 +5,12 @@
 export type Row = Record<string, SqlStorageValue>;
 
 export class Store {
+  /**
+   * Whether the site shares its memory with its organization, as the object last adopted it
+   * (memory-share.ts reads it once per remembered translation; undefined: read from the settings).
+   */
+  sharesMemory?: boolean;
+
   /** Set when the site is erased: work still in flight (an alarm awaiting an engine) must not write again. */
   private closed = false;
 
