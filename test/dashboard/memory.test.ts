@@ -4,9 +4,10 @@
  * hit; a TMX file with any problem is refused with the problem named and nothing stored; every
  * change is audited without its texts.
  */
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { orgMemoryName } from "../../src/memory/stub";
 import { fingerprint } from "../../src/site/fingerprint";
 import { fuzzyMatches } from "../../src/site/fuzzy";
 import type { SiteObject } from "../../src/site/object";
@@ -229,5 +230,34 @@ describe("a TMX import", () => {
     expect(res.html).toContain('<tuv xml:lang="fr"><seg>Livraison gratuite</seg></tuv>');
     expect(res.html).not.toContain('xml:lang="de"');
     expect((await audit()).filter((a) => a.action === "memory.export").map((a) => a.detail)).toEqual([{ source_language: "en", target_language: "fr" }]);
+  });
+});
+
+describe("the organization's memory follows the page", () => {
+  /** Runs the site's alarm until no memory_share run is registered (as test/site/org-memory.test.ts does). */
+  async function share(siteId: number) {
+    for (let i = 0; i < 10; i++) {
+      const due = await runInDurableObject(env.SITE.getByName(String(siteId)), (o: SiteObject) => o.alarms.dueAt("memory_share"));
+      if (due === null) return;
+      await runDurableObjectAlarm(env.SITE.getByName(String(siteId)));
+    }
+    throw new Error("memory_share still due after 10 alarms");
+  }
+  const shared = (s: TestSite) => env.ORG_MEMORY.getByName(orgMemoryName(s.orgId)).entriesBySite();
+
+  it("a TMX import is copied to the organization's memory, a deletion withdraws the entry (a sharing site)", async () => {
+    const s = await createSite({ target_languages: [{ code: "de" }] });
+    const o = await person(s.orgId, "owner");
+    const path = `/dashboard/sites/${s.siteId}/memory`;
+    const xml = tmx(
+      '<tu><tuv xml:lang="en"><seg>Read more</seg></tuv><tuv xml:lang="de"><seg>Weiterlesen</seg></tuv></tu>\n<tu><tuv xml:lang="en"><seg>Back</seg></tuv><tuv xml:lang="de"><seg>Zurück</seg></tuv></tu>\n',
+    );
+    expect((await dash("POST", `${path}/import`, { cookie: o.cookie, form: upload(xml) })).status).toBe(200);
+    await share(s.siteId);
+    expect(await shared(s)).toEqual({ [s.siteId]: 2 });
+    const deleted = await dash("POST", `${path}/delete`, { cookie: o.cookie, form: { source_fingerprint: fingerprint("Back"), source_language: "en", target_language: "de" } });
+    expect(deleted.status).toBe(303);
+    await share(s.siteId);
+    expect(await shared(s)).toEqual({ [s.siteId]: 1 });
   });
 });
