@@ -16,5 +16,7 @@ CREATE TRIGGER `memory_fts_update` AFTER UPDATE OF `source_text` ON `memory` WHE
   INSERT INTO `memory_fts` (rowid, `source_text`) SELECT new.rowid, new.`source_text` WHERE new.`source_text` IS NOT NULL;
 END;--> statement-breakpoint
 -- Entries written before have no source text: the back-fill (need memory_index, src/site/alarms.ts) finds it among the
--- segments and indexes it in steps.
-INSERT INTO `alarms` (`need`, `due_at`, `version`) SELECT 'memory_index', 0, 1 WHERE EXISTS (SELECT 1 FROM `memory`);
+-- segments and indexes it in steps. Due now (ms since the epoch; the object arms its alarm after migrating), and so is
+-- any need 0005 left due at 0 (an alarm cannot be set to 0).
+UPDATE `alarms` SET `due_at` = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) WHERE `due_at` = 0;--> statement-breakpoint
+INSERT INTO `alarms` (`need`, `due_at`, `version`) SELECT 'memory_index', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), 1 WHERE EXISTS (SELECT 1 FROM `memory`);

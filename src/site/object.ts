@@ -68,6 +68,8 @@ export class SiteObject extends DurableObject<Env> {
     ctx.blockConcurrencyWhile(async () => {
       this.erased = (await ctx.storage.get(ERASED_MARK)) !== undefined;
       if (!this.erased) await migrate(drizzle(ctx.storage), migrations);
+      // Migration 0006 registers the memory's back-fill for a site that has entries: its alarm is armed here.
+      if (!this.erased && this.alarms.dueAt("memory_index") !== null) await this.alarms.arm();
     });
   }
 
@@ -384,12 +386,12 @@ export class SiteObject extends DurableObject<Env> {
         return delay === null ? null : this.nextRunAt() + delay;
       },
       retention: async () => this.retentionDue(this.retain()),
-      // The back-fill of the memory's source texts (and so the fuzzy index), one bounded step per run.
-      memory_index: async () => (backfillMemorySourceText(this.store, settings.sourceLanguage).more ? this.nextRunAt() : null),
       memory_share: async () => {
         const next = await runMemoryShare(this.store, settings, orgMemory(this.env, settings.organizationId));
         return next === null ? null : Math.max(next, this.shareAt());
       },
+      // The back-fill of the memory's source texts (and so the fuzzy index), one bounded step per run.
+      memory_index: async () => (backfillMemorySourceText(this.store, settings.sourceLanguage).more ? this.nextRunAt() : null),
     });
   }
 
