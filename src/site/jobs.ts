@@ -8,7 +8,7 @@ import { invalid, notFound } from "../errors";
 import { LIMITS } from "../limits";
 import { getHandshake, lower, writableLanguages } from "./settings";
 import { stateSql } from "./state";
-import type { Store } from "./store";
+import type { ScopeMark, Store } from "./store";
 
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
 
@@ -234,6 +234,57 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
   return { languages, estimated_segments: pairs, estimated_characters: chars, estimated_tm_segments: tm };
 }
 
+/** What one estimate was taken of: the scope, the languages and the site's source language (a unit without its own has it). */
+const estimateKey = (settings: SiteSettings, scope: JobScope, languages: string[]) => JSON.stringify([settings.sourceLanguage, scope, languages]);
+
+/** The latest estimate the object made for a job request, and where the scope data stood (Store.scopeMark). */
+export interface MarkedEstimate {
+  key: string;
+  mark: ScopeMark;
+  estimate: ScopeEstimate;
+}
+
+/** estimateScope, with the mark it was taken at: the job created from it keeps the mark (markJob). */
+export function markedEstimate(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]): MarkedEstimate {
+  return { key: estimateKey(settings, scope, languages), mark: store.scopeMark(), estimate: estimateScope(store, settings, scope, languages) };
+}
+
+/**
+ * Remembers that a job just created was estimated with nothing written since (`latest` is the
+ * object's latest estimate, for the same scope, languages and source language, with the same
+ * figures): its start then takes the stored estimate instead of reading its whole scope again,
+ * as long as nothing is written to the scope tables meanwhile (estimateFresh).
+ */
+export function markJob(store: Store, settings: SiteSettings, job: JobRow, latest: MarkedEstimate | undefined) {
+  if (!latest || !store.unchangedSince(latest.mark)) return;
+  const e = latest.estimate;
+  const same =
+    latest.key === estimateKey(settings, JSON.parse(job.request) as JobScope, JSON.parse(job.languages) as string[]) &&
+    e.estimated_segments === job.estimated_segments &&
+    e.estimated_characters === job.estimated_characters &&
+    e.estimated_tm_segments === job.estimated_tm_segments;
+  if (same) store.estimateMarks.set(job.id, { ...latest.mark, sourceLanguage: settings.sourceLanguage });
+}
+
+/**
+ * The job's estimate at its start: the stored one when nothing its scope reads has been written
+ * since it was taken (in this instance of the object, for the same source language), otherwise
+ * estimateScope again (the scope may have grown: spec "Job status transitions").
+ */
+export function startEstimate(store: Store, settings: SiteSettings, job: JobRow): ScopeEstimate {
+  const mark = store.estimateMarks.get(job.id);
+  store.estimateMarks.delete(job.id);
+  const languages = JSON.parse(job.languages) as string[];
+  if (mark && mark.sourceLanguage === settings.sourceLanguage && store.unchangedSince(mark))
+    return {
+      languages,
+      estimated_segments: job.estimated_segments,
+      estimated_characters: job.estimated_characters,
+      estimated_tm_segments: job.estimated_tm_segments,
+    };
+  return estimateScope(store, settings, JSON.parse(job.request) as JobScope, languages);
+}
+
 export function scopeOf(request: JobRequest): JobScope {
   return {
     type: request.type,
@@ -293,6 +344,7 @@ export function cancelJob(store: Store, id: number): JobRow {
     const job = getJob(store, id);
     if (job.status !== "queued" && job.status !== "running") return job;
     store.run("UPDATE jobs SET status = 'cancelled', finished_at = ? WHERE id = ?", store.now(), id);
+    store.estimateMarks.delete(id);
     store.run("DELETE FROM job_items WHERE job_id = ?", id);
     if (job.status === "running") store.setMeta(UNSETTLED, [...unsettledJobs(store), id]);
     return getJob(store, id);

@@ -21,7 +21,7 @@ import { AlarmScheduler } from "./alarms";
 import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./counts";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
-import { cancelJob, createJob, estimateScope, getJob, jobLanguages, jobOut, listJobs, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
+import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
 import { currentJob, runAlarm } from "./runner";
@@ -48,6 +48,8 @@ export class SiteObject extends DurableObject<Env> {
   readonly alarms: AlarmScheduler;
   /** The site was erased (src/control/erasure.ts): its storage holds only this mark, and every call is refused. */
   private erased = false;
+  /** The latest estimate of a job request (POST /v1/jobs estimates, then creates): its job's start may take it as it is (jobs.ts, markJob). */
+  private latestEstimate?: MarkedEstimate;
 
   /** The runtime constructs it with production's clock and sleep; tests subclass it with theirs (test/worker.ts). */
   constructor(
@@ -264,12 +266,16 @@ export class SiteObject extends DurableObject<Env> {
   // ------------------------------------------------------------------ jobs
 
   async estimateJob(settings: SiteSettings, request: JobRequest): Promise<ScopeEstimate> {
-    return this.call(settings, (settings) => estimateScope(this.store, settings, scopeOf(request), jobLanguages(this.store, settings, request.languages)));
+    return this.call(settings, (settings) => {
+      this.latestEstimate = markedEstimate(this.store, settings, scopeOf(request), jobLanguages(this.store, settings, request.languages));
+      return this.latestEstimate.estimate;
+    });
   }
 
   async createJob(settings: SiteSettings, request: JobRequest, opts: { estimate: ScopeEstimate; confirmedCharacters: number | null }) {
     return this.call(settings, async (settings) => {
       const job = createJob(this.store, scopeOf(request), opts.estimate, opts.confirmedCharacters);
+      markJob(this.store, settings, job, this.latestEstimate);
       try {
         await reserve(controlDb(this.env.DB), settings, job.id, job.estimated_characters, job.created_at);
       } catch (err) {
@@ -302,9 +308,10 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, async (settings) => {
       const before = getJob(this.store, id).status;
       const job = cancelJob(this.store, id);
-      // Settled by the runner once the job's commits have landed (jobs.ts, cancelJob); the reservation goes at once.
+      // A queued job's reservation goes at once (it has no commit); a running job is settled once, by the runner, when its
+      // commits have landed (jobs.ts, cancelJob): its ledger rows that were not stored go, then its reservation.
       await this.scheduleRun();
-      if (job.status === "cancelled") await release(controlDb(this.env.DB), settings.id, [id]);
+      if (job.status === "cancelled" && before === "queued") await release(controlDb(this.env.DB), settings.id, [id]);
       if (job.status === "cancelled" && before !== "cancelled") this.emit(settings)({ type: "job.finished", data: jobOut(job) });
       return jobOut(job);
     });

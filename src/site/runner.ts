@@ -16,7 +16,7 @@ import { controlDb } from "../control/db";
 import { addErrors, Committer } from "./commit";
 import { backoffMs, infra, isInfrastructure } from "./faults";
 import { Invocation, type RunnerDeps, type RunOptions, SCOPE_ITEMS } from "./invocation";
-import { estimateScope, type JobRow, type JobScope, jobOut, markSettled, scopeQuery, unsettledJobs } from "./jobs";
+import { type JobRow, type JobScope, jobOut, markSettled, scopeQuery, startEstimate, unsettledJobs } from "./jobs";
 import { runSlice } from "./slice";
 import type { Store } from "./store";
 
@@ -70,12 +70,14 @@ async function settle(deps: RunnerDeps, jobId: number, what: string) {
   await infra(what, () => settleJob(controlDb(deps.env.DB), deps.settings.id, jobId, committed));
 }
 
-/** queued → running: re-evaluates the scope and its cost, and fixes the items to work off. */
+/**
+ * The job's one start step, queued → running (or failed): its estimate (the stored one unless
+ * its scope was written since; jobs.ts, startEstimate), its cost checked again, its characters
+ * reserved. A job that may not run is settled here, once, and finished.
+ */
 async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   const { store, settings } = deps;
-  const scope = JSON.parse(job.request) as JobScope;
-  const languages = JSON.parse(job.languages) as string[];
-  const estimate = estimateScope(store, settings, scope, languages);
+  const estimate = startEstimate(store, settings, job);
   const db = controlDb(deps.env.DB);
   const { ent, estimate: cost } = await infra("checking a job's cost", () =>
     estimateCost(db, settings, estimate.estimated_characters, deps.store.clock(), {
