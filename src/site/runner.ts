@@ -239,6 +239,8 @@ export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {
     }
     if (inv.slicesStarted > 0 && !inv.mayStartSlice()) return true;
     await runLanguages(inv, job);
+    // Cancelled meanwhile: its commits have all landed (runLanguages waits for them), so the loop's top settles it, once.
+    if (!isRunning(deps.store, job.id)) continue;
     if (pendingLanguages(deps.store, job).length === 0) await finishJob(deps, job);
     if (!inv.mayStartSlice()) return moreWork(deps.store);
   }
