@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import type { Engine, EngineRequest } from "../../src/engines/types";
 import type { SiteObject } from "../../src/site/object";
-import { type RunnerDeps, runAlarm } from "../../src/site/runner";
+import { type RunnerDeps, runAlarm, runJobs } from "../../src/site/runner";
+import { LOAD_ITEMS } from "../../src/site/slice";
 import { client, createSite, unit } from "../helpers/api";
 import { arm, flakyDb, stubOf, texts } from "../helpers/faults";
 
@@ -100,5 +101,30 @@ describe("a running job that is cancelled", () => {
     expect((await reserved()).results).toEqual([{ job_id: jobId }]);
     expect((await c.post(`/v1/jobs/${jobId}/cancel`)).body.status).toBe("cancelled");
     expect((await reserved()).results).toEqual([]);
+  });
+});
+
+describe("a slice's load", () => {
+  it("goes in pieces of LOAD_ITEMS items, with a turn for waiting requests after each", async () => {
+    const { site, c, jobId } = await siteWithJob(1_000);
+    const turns = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
+      const self = o as unknown as { env: Env };
+      const at: string[] = [];
+      const deps: RunnerDeps = {
+        store: o.store,
+        settings: o.store.getMeta<SiteSettings>("settings")!,
+        engineFor: () => engine,
+        env: { ...self.env, DB: env.DB },
+        nextTurn: async (point) => {
+          at.push(point);
+        },
+      };
+      await runJobs(deps, { budgetMs: 60_000, maxSlices: 1, sliceItems: 1_000 });
+      return at;
+    });
+    // One slice of 1,000 items: four pieces, each followed by a turn (the last one before the engine batches).
+    expect(LOAD_ITEMS).toBe(250);
+    expect(turns.filter((t) => t === "slice")).toHaveLength(4);
+    expect((await c.get(`/v1/jobs/${jobId}`)).body).toMatchObject({ done_segments: 1_000 });
   });
 });
