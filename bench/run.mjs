@@ -9,12 +9,14 @@
  *   BENCH_RUNS=9 npm run bench more runs for the slow scenarios (default 5; fast reads take 4×)
  *   BENCH_JOB_CAP_S=0 npm run bench -- d   let scenario d's job run to the end (default cap 40 s)
  *   npm run bench -- h         answering while a 100,000-item job works (probes' p50/p99 against idle)
+ *   npm run bench -- i         context for engines: a 20,000-segment job with context on against off
  */
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { startRuntime } from "./runtime.mjs";
 import { answeringScenario } from "./scenarios/answering.mjs";
 import { hostileScenario } from "./scenarios/hostile.mjs";
+import { contextScenario } from "./scenarios/i-context.mjs";
 import { jobScenario } from "./scenarios/job.mjs";
 import { largeScenario } from "./scenarios/large.mjs";
 import { latencyScenario } from "./scenarios/latency.mjs";
@@ -48,6 +50,7 @@ try {
   if (want("f")) show(await latencyScenario(rt));
   if (want("g")) show(await largeScenario(rt));
   if (want("h")) show(await answeringScenario(rt, { runs }));
+  if (want("i")) show(await contextScenario(rt, { runs }));
   if (want("j")) show(await hostileScenario(rt));
 } finally {
   await rt.dispose();

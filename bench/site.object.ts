@@ -12,6 +12,7 @@ import type { Engine } from "../src/engines/types";
 import { rebuildCounts } from "../src/site/counts";
 import { characters, fingerprint } from "../src/site/fingerprint";
 import { estimateScope, scopeOf } from "../src/site/jobs";
+import { type ContextItem, unitContexts } from "../src/site/neighbours";
 import { SiteObject } from "../src/site/object";
 import { currentJob, runJobs } from "../src/site/runner";
 import { batchBody, segmentKey, segmentText, unitKey } from "./data.mjs";
@@ -25,8 +26,15 @@ const zeroLatencyEngine: Engine = {
   origin: "mt",
   limits: { maxSegments: 1_000, maxCharacters: 50_000 },
   supports: () => true,
-  translate: async (request) => request.segments.map((s) => s.text.replace(/e/g, "é")),
+  translate: async (request) => {
+    // It accepts texts with their unit context (bench i part 2) and counts them, so a run
+    // can tell whether context was sent.
+    for (const s of request.segments) if (s.context) contextualSegments++;
+    return request.segments.map((s) => s.text.replace(/e/g, "é"));
+  },
 };
+/** Segments the zero-latency engine received with a context (since the object started). */
+let contextualSegments = 0;
 
 export interface SeedOptions {
   /** Unit keys are `${prefix}000000`, `${prefix}000001`, … */
@@ -155,11 +163,25 @@ export class BenchSiteObject extends SiteObject {
   }
 
   /**
+   * Bench i part 2: reads the unit context (src/site/neighbours.ts) of the site's first
+   * `items` segments, as a slice of that many texts does, `repeat` times; answers how many
+   * contexts the last read made. Timed from Node: the slice's added cost without the job's noise.
+   */
+  async contextRead(items: number, repeat: number) {
+    const rows = this.store.all<ContextItem>("SELECT s.id AS segment_id, s.unit_id, u.label, u.path FROM segments s JOIN units u ON u.id = s.unit_id ORDER BY s.id LIMIT ?", items);
+    let made = 0;
+    for (let i = 0; i < repeat; i++) made = unitContexts(this.store, rows).size;
+    return made;
+  }
+
+  /**
    * Runs the queued jobs with the real runJobs and the zero-latency engine, for about
    * `budgetMs` (runJobs checks its budget between slices; the clock moves on the slices' D1
-   * calls) or to the end; answers the latest job's progress.
+   * calls) or to the end; answers the latest job's progress. `context` false runs it with
+   * engine context off (RunnerDeps.engineContext), for bench i part 2.
    */
-  async runJob(budgetMs = Number.POSITIVE_INFINITY) {
+  async runJob(budgetMs = Number.POSITIVE_INFINITY, context = true) {
+    const contextualBefore = contextualSegments;
     // The runner's turns, seen through its seam: how many, and the longest time between two (the clock moves only across turns and I/O).
     const turns = { count: 0, longestMs: 0, gaps: [] as number[], longestByStep: {} as Record<string, number> };
     let resumed = Date.now();
@@ -172,14 +194,21 @@ export class BenchSiteObject extends SiteObject {
       turns.longestByStep[at] = Math.max(turns.longestByStep[at] ?? 0, now - resumed);
       resumed = now;
     };
-    const deps = { store: this.store, env: this.env, settings: this.settings(), engineFor: () => zeroLatencyEngine, nextTurn };
+    const deps = { store: this.store, env: this.env, settings: this.settings(), engineFor: () => zeroLatencyEngine, nextTurn, engineContext: context };
     const more = await runJobs(deps, budgetMs);
     if (!more && currentJob(this.store)) throw new Error("runJobs stopped with a job still queued or running");
     const job = this.store.one<{ id: number; status: string; done_segments: number; failed_segments: number; errors: string }>(
       "SELECT id, status, done_segments, failed_segments, errors FROM jobs ORDER BY id DESC LIMIT 1",
     )!;
     const sorted = turns.gaps.sort((a, b) => a - b);
-    return { ...job, turns: turns.count, longestTurnGapMs: turns.longestMs, p99TurnGapMs: sorted[Math.floor(sorted.length * 0.99)] ?? 0, longestByStep: turns.longestByStep };
+    return {
+      ...job,
+      contextual: contextualSegments - contextualBefore,
+      turns: turns.count,
+      longestTurnGapMs: turns.longestMs,
+      p99TurnGapMs: sorted[Math.floor(sorted.length * 0.99)] ?? 0,
+      longestByStep: turns.longestByStep,
+    };
   }
 
   /**

@@ -70,7 +70,7 @@ export type paths = {
         };
         /**
          * List units with work
-         * @description Units with something not up to date (missing, stale, in review, or held back by QA), listing only the languages with work; `prefix` and `language` narrow the list. Paginate by passing `next_cursor` as `cursor` until it is null. A malformed cursor is a 422.
+         * @description Units with something not up to date (missing, stale, in review, or held back by QA), listing only the languages with work; `prefix` and `language` narrow the list. `state` lists only units with that kind of work (in `language` when given): `missing` and `stale` are what the next delta job translates, `review` what waits for an editor on the site, `attention` what is held back by QA in the dashboard. A listed unit is the same item as in the list without `state` (all its languages with work and their counts). Paginate by passing `next_cursor` as `cursor` until it is null (with the same `prefix`, `language` and `state`). A malformed cursor is a 422.
          */
         get: operations["listUnitsWithWork"];
         /**
@@ -154,7 +154,7 @@ export type paths = {
         };
         /**
          * Get a unit's segment × language states
-         * @description The state of every segment of one unit in every target language, with the QA findings of current translations and the languages held back for review in the dashboard. An unknown or deleted unit is a 404.
+         * @description The state of every segment of one unit in every target language, with the QA findings of current translations and the languages held back for review in the dashboard. `include=text,results` adds, per segment, `text` (the current source) and `results` (per language, the current translation: its result `id`, `text`, `origin` and `status`), so a connector without a database of its own finds the result ids to send to `POST /v1/reviews`. Without `include` the answer has neither field. An unknown or deleted unit is a 404.
          */
         get: operations["getUnitStatus"];
         put?: never;
@@ -881,68 +881,107 @@ export type webhooks = {
 export type components = {
     schemas: {
         JobFinishedEvent: {
-            /** @enum {string} */
+            /**
+             * @description The event type.
+             * @enum {string}
+             */
             type: "job.finished";
             /**
              * Format: date-time
+             * @description When the event happened.
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
             data: components["schemas"]["JobOut"];
         };
+        /** @description A translation job: what it covers, its progress and what it has cost. */
         JobOut: {
+            /** @description The job's id. */
             id: number;
+            /** @description `delta` or `translate`. */
             type: string;
-            /** @enum {string} */
+            /**
+             * @description `queued`, `running`, `succeeded`, `failed` or `cancelled`; poll until it is none of the first two.
+             * @enum {string}
+             */
             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+            /** @description The target languages the job translates. */
             languages: string[];
+            /** @description The unit keys of a `translate` job; null for `delta`. */
             units?: string[] | null;
-            /** @default  */
+            /**
+             * @description The `prefix` of a `delta` job; empty when none.
+             * @default
+             */
             prefix?: string;
+            /** @description Whether up-to-date segments are retranslated too. */
             force: boolean;
+            /** @description Segment × language items the job covers. */
             estimated_segments: number;
+            /** @description Billable characters expected (memory hits and repeats within the job excluded). */
             estimated_characters: number;
+            /** @description Items expected to come from the translation memory. */
             estimated_tm_segments: number;
+            /** @description Items finished so far (translated, from memory or reused). */
             done_segments: number;
+            /** @description Items that failed (see `errors`); they stay missing. */
             failed_segments: number;
+            /** @description Billed source characters sent to engines so far. */
             characters: number;
+            /** @description Items translated but held back by QA errors. */
             qa_failed_segments: number;
+            /** @description Items taken from the translation memory (not billed). */
             tm_segments: number;
+            /** @description Their source characters (not billed). */
             tm_characters: number;
+            /** @description Items whose text repeats another of the same job, translated once (not billed again). */
             reused_segments: number;
+            /** @description Their source characters (not billed). */
             reused_characters: number;
+            /** @description Failures per language; empty when none. */
             errors: components["schemas"]["JobError"][];
             /**
              * Format: date-time
+             * @description When the job was requested.
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description When it started running; null while queued.
              * @example 2026-11-22T10:00:00.000Z
              */
             started_at: string | null;
             /**
              * Format: date-time
+             * @description When it ended; null while queued or running.
              * @example 2026-11-22T10:00:00.000Z
              */
             finished_at: string | null;
         };
         JobError: {
+            /** @description The target language the error concerns. */
             language: string;
+            /** @description What failed, e.g. no enabled engine supports the language; those segments stay missing. */
             message: string;
+            /** @description How many segments it left untranslated. */
             segments: number;
         };
         ResultsAvailableEvent: {
-            /** @enum {string} */
+            /**
+             * @description The event type.
+             * @enum {string}
+             */
             type: "results.available";
             /**
              * Format: date-time
+             * @description When the event happened.
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
             data: components["schemas"]["ResultsAvailableData"];
         };
+        /** @description Results ready to pull. */
         ResultsAvailableData: {
             /** @description Results ready to pull now (`listResults`). */
             pending: number;
@@ -950,15 +989,20 @@ export type components = {
             languages: string[];
         };
         AttentionCreatedEvent: {
-            /** @enum {string} */
+            /**
+             * @description The event type.
+             * @enum {string}
+             */
             type: "attention.created";
             /**
              * Format: date-time
+             * @description When the event happened.
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
             data: components["schemas"]["AttentionCreatedData"];
         };
+        /** @description Translations held back by QA, waiting for a decision in the dashboard. */
         AttentionCreatedData: {
             /** @description Translations held back by QA and waiting for a decision in the dashboard. */
             count: number;
@@ -967,333 +1011,572 @@ export type components = {
         };
         AttentionItemOut: {
             /**
-             * @description Opaque; clients must not parse it.
+             * @description The held-back result's id.
              * @example r_1042
              */
             id: string;
+            /** @description The unit's key. */
             unit: string;
+            /** @description The segment's key. */
             key: string;
+            /** @description The target language code. */
             language: string;
+            /** @description The held-back translation. */
             text: string;
+            /** @description The source text it translates. */
             source_text: string;
+            /** @description Its QA findings (errors first). */
             qa: components["schemas"]["QAIssueOut"][];
+            /** @description The job that produced it; null when none did. */
             job_id: number | null;
             /**
              * Format: date-time
+             * @description When it was produced.
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+            /** @description Where an editor fixes or discards it in the dashboard. */
             dashboard_url: string;
         };
         QAIssueOut: {
+            /** @description The check that found it, e.g. `placeholders`, `tags`, `max_length`, `numbers`, `glossary`. */
             code: string;
-            /** @enum {string} */
+            /**
+             * @description `error` (holds the translation back unless the connector shows errors to editors) or `warning` (informational).
+             * @enum {string}
+             */
             severity: "error" | "warning";
+            /** @description What is wrong, in plain language, for an editor. */
             message: string;
         };
         UsageThresholdEvent: {
-            /** @enum {string} */
+            /**
+             * @description The event type.
+             * @enum {string}
+             */
             type: "usage.threshold";
             /**
              * Format: date-time
+             * @description When the event happened.
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
             data: components["schemas"]["UsageThresholdData"];
         };
+        /** @description The month's use crossed 80 % or 100 % of the included volume. */
         UsageThresholdData: {
-            /** @example 2026-11 */
+            /**
+             * @description The billing month (`YYYY-MM`).
+             * @example 2026-11
+             */
             month: string;
+            /** @description Billable characters used this month. */
             used_characters: number;
+            /** @description Characters included per month. */
             included_characters: number;
+            /** @description The threshold crossed: 80 or 100 (% of the included volume). */
             percent: 80 | 100;
         };
         PingEvent: {
-            /** @enum {string} */
+            /**
+             * @description The event type.
+             * @enum {string}
+             */
             type: "ping";
             /**
              * Format: date-time
+             * @description When the event happened.
              * @example 2026-11-22T10:00:00.000Z
              */
             timestamp: string;
             data: components["schemas"]["PingData"];
         };
+        /** @description Empty: a test delivery (`sendWebhookTest`). */
         PingData: Record<string, never>;
         HealthOut: {
+            /** @description `ok` while the service answers. */
             status: string;
+            /** @description The API's major version (`1`); additive changes keep it. */
             api_version: string;
         };
         ErrorOut: {
+            /** @description What went wrong, in plain language; for a 422 it names the field and the rule it broke (for example `segments[3].key must have at most 500 characters`). */
             detail: string;
         };
         Site: {
+            /** @description The site's id (the API key belongs to exactly one site). */
             id: number;
+            /** @description The site's name as shown in the dashboard. */
             name: string;
+            /** @description The name of the organization that owns the site. */
             organization: string;
+            /** @description The language the site's content is written in; every pushed segment's `text` is in it. */
             source_language: string;
+            /** @description The languages the site is translated into, each with its engine, formality and whether it is writable now. */
             target_languages: components["schemas"]["TargetLanguage"][];
+            /** @description The adapters whose units the site accepts (`wordpress`, `drupal`, `wagtail`, `strapi`); a unit with another `adapter` is refused with 422. */
             enabled_adapters: string[];
+            /** @description The engines the site's target languages may use. */
             enabled_engines: string[];
         };
         TargetLanguage: {
-            /** @example de */
+            /**
+             * @description The target language code (BCP 47 style, as configured for the site, e.g. `de`, `pt-BR`).
+             * @example de
+             */
             code: string;
-            /** @enum {string} */
+            /**
+             * @description The tone asked of the engine: `default`, `formal` or `informal` (engines without the notion ignore it).
+             * @enum {string}
+             */
             formality: "default" | "formal" | "informal";
-            /** @enum {string} */
+            /**
+             * @description The engine that translates this language (`pseudo`, `deepl`, `google`, `azure`, `workers_ai`, `openai`).
+             * @enum {string}
+             */
             engine: "pseudo" | "deepl" | "google" | "azure" | "workers_ai" | "openai";
+            /** @description True when jobs translate into this language: writable in the dashboard and listed in `languages` of the latest handshake. False before the first handshake. */
             writable: boolean;
         };
         HandshakeOut: components["schemas"]["Site"] & {
-            /** @enum {string} */
+            /**
+             * @description What the connector writes results as: `draft` (a draft of the translated object, published by an editor) or `suggestion` (a suggestion on the translated object, for editors to accept). Results are never written as published.
+             * @enum {string}
+             */
             review_mode: "draft" | "suggestion";
-            /** @enum {string} */
+            /**
+             * @description `editors`: QA errors are delivered, flagged, to connectors declaring `qa_errors`; `separate`: results with QA errors are held back for review in the dashboard.
+             * @enum {string}
+             */
             qa_mode: "editors" | "separate";
+            /** @description The declared capabilities the service understood (`qa_errors`, `whole_unit`). */
             capabilities: ("qa_errors" | "whole_unit")[];
+            /** @description Human-readable mismatches: a differing source language, target languages the website lacks (not writable), adapters not enabled; empty when none. */
             warnings: string[];
         };
         HandshakeIn: {
+            /** @description The connector's name and version, e.g. `my-connector/1.4.0` (at most 50 characters); shown in the dashboard. */
             connector_version: string;
+            /** @description The adapters this connector pushes units with (at most 20); adapters the site has not enabled come back as a warning. */
             adapters?: string[];
-            /** @example de */
+            /**
+             * @description The website's source language; a mismatch with the site's comes back as a warning (nothing is refused).
+             * @example de
+             */
             source_language: string;
+            /** @description The target languages the website has, or that the connector will create (at most 200). Only target languages listed here are writable: omitted, nothing is translated. A website that has no translations yet (a static site whose language folders the connector writes) lists the site's target languages from `GET /v1/site`. */
             languages?: string[];
+            /** @description What the connector can do (at most 20): `qa_errors` (it shows QA errors to editors, so results with QA errors are delivered flagged in `editors` QA mode) and `whole_unit` (it writes a unit's translation in one piece, so a unit's results in a language are delivered only once all are ready). Unknown values are ignored. */
             capabilities?: string[];
         };
         SyncOut: {
+            /** @description The unit's key. */
             external_key: string;
+            /** @description True when this push created the unit. */
             unit_created: boolean;
+            /** @description Segments new in this push. */
             added: number;
+            /** @description Segments whose text differs from the last push: translations of the earlier text become stale (a text reverted to what was translated makes them current again). */
             changed: number;
+            /** @description Segments absent from this push and removed. */
             removed: number;
+            /** @description Segments whose text is unchanged (structure-only changes included). */
             unchanged: number;
+            /** @description Translations made stale by this push (changed segments × their translated languages). */
             stale_translations: number;
+            /** @description Translations imported from `translations`. */
             imported_translations: number;
+            /** @description Keys of segments whose sent `fingerprint` differs from the service's. */
             fingerprint_mismatches: string[];
         };
         UnitSnapshotIn: {
-            /** @example post:42 */
+            /**
+             * @description The unit's key, 1 to 255 characters of letters, digits, `_`, `.`, `:` and `-` (e.g. `post:42`); a `type:` prefix groups units for `prefix` filters.
+             * @example post:42
+             */
             external_key: string;
-            /** @enum {string} */
+            /**
+             * @description The integration that owns the unit: one of the site's `enabled_adapters`, else the push is refused with 422. It is stored and shown in status and the dashboard; it changes nothing in segmentation, translation or delivery.
+             * @enum {string}
+             */
             adapter: "wordpress" | "drupal" | "wagtail" | "strapi";
+            /** @description A human-readable name for the unit (at most 500 characters), shown in the dashboard. */
             label?: string | null;
+            /** @description Where the unit lives on the website (a URL path or file path, at most 2,000 characters). */
             path?: string | null;
-            /** @example de */
+            /**
+             * @description The unit's source language when it differs from the site's; null means the site's.
+             * @example de
+             */
             source_language?: string | null;
+            /** @description Restricts the unit's target languages to these (at most 200); null means every target language of the site. */
             writable_languages?: string[] | null;
             /** @description Free-form. At most 65536 characters as JSON, nested at most 32 levels (its own braces counted), no array or object of more than 10000 items or keys. */
             metadata?: {
                 [key: string]: unknown;
             };
+            /** @description The unit's complete current source: every segment (at most 5,000). Keys absent here are removed from the unit. */
             segments: components["schemas"]["SegmentIn"][];
         };
         SegmentIn: {
+            /** @description The segment's key within the unit, 1 to 500 characters. Keep it stable across edits (derive it from the content's structure or an id, not from its position): a new key is new work, and a removed key's translations leave with it. */
             key: string;
+            /** @description The source text, at most 100,000 characters (Unicode code points); markup as `format` says. */
             text: string;
             /**
+             * @description How `text` is written: `plain` (default), `html`, `markdown` or `rich_text`; markup is kept intact through translation and checked by QA.
              * @default plain
              * @enum {string}
              */
             format?: "plain" | "html" | "markdown" | "rich_text";
+            /** @description The field of the source object the text comes from (e.g. `post_content`), at most 200 characters; stored and shown, never translated. */
             field?: string | null;
+            /** @description A hint for engines and QA, at most 50 characters: e.g. `title`, `body`, `alt_text`, `meta_description`. */
             kind?: string | null;
+            /** @description The most characters the translation may have (at least 1); a longer one is a QA error. Null: no limit. */
             max_length?: number | null;
+            /** @description The segment's order in the unit (0 or more); defaults to its index in `segments`. Changing it never makes a translation stale. */
             position?: number | null;
+            /** @description The key of the segment this one belongs to (at most 500 characters), for nested structures; null at the top level. */
             parent_key?: string | null;
+            /** @description The connector's own fingerprint of `text` (lowercase hex SHA-256 of the UTF-8 text after NFC and CRLF→LF). Optional; a differing one is reported in `fingerprint_mismatches`. */
             fingerprint?: string | null;
+            /** @description Existing translations to import: language code → text (each at most 100,000 characters). Imported only into languages still empty for this segment, as approved with origin `imported`. */
             translations?: {
                 [key: string]: string;
             } | null;
         };
         BatchOut: {
+            /** @description One item per sent unit, in the order sent. */
             results: components["schemas"]["BatchItemOut"][];
         };
         BatchItemOut: {
+            /** @description The unit's key as sent (cut to 255 characters; empty when it had none). */
             external_key: string;
+            /** @description True when the unit was applied. */
             ok: boolean;
+            /** @description What the push changed, when `ok`; null otherwise. */
             result: components["schemas"]["SyncOut"] | null;
+            /** @description Why the unit was refused (`units[i].field rule`), when not `ok`; null otherwise. */
             error: string | null;
         };
         BatchIn: {
+            /** @description 1 to 100 unit snapshots, each applied on its own; the body must stay under 10 MB. */
             units: components["schemas"]["UnitSnapshotIn"][];
         };
         SiteStatusOut: {
+            /** @description Live units of the site (or of `prefix`). */
             units_total: number;
+            /** @description Live segments of those units. */
             segments_total: number;
+            /** @description Terms in the organization's glossary. */
             glossary_terms: number;
+            /** @description Counts per target language; each segment is in exactly one state per language. */
             languages: components["schemas"]["LanguageCountsOut"][];
         };
         LanguageCountsOut: {
+            /** @description The target language code. */
             code: string;
+            /** @description Segments approved (or imported) and current. */
             ok: number;
+            /** @description Segments whose source changed since they were translated. */
             stale: number;
+            /** @description Segments translated and delivered (or ready to be), waiting for an editor on the site. */
             review: number;
+            /** @description Segments never translated, or whose translation was rejected or discarded. */
             missing: number;
+            /** @description Segments whose translation is held back by QA errors, waiting for a decision in the dashboard. */
             attention: number;
-            /** @default  */
+            /**
+             * @description The dashboard page listing this unit's held-back translations in this language; empty when there are none (and always empty in site totals).
+             * @default
+             */
             attention_url?: string;
         };
         UnitsWorkOut: {
+            /** @description A page of units, by key. */
             units: components["schemas"]["UnitWorkOut"][];
+            /** @description Pass as `cursor` (with the same filters) for the next page; null on the last page. */
             next_cursor: string | null;
         };
         UnitWorkOut: {
+            /** @description The unit's key. */
             external_key: string;
+            /** @description The unit's label as pushed; empty when none. */
             label: string;
+            /** @description The unit's path as pushed; empty when none. */
             path: string;
+            /** @description The adapter the unit was pushed with. */
             adapter: string;
             /**
              * Format: date-time
+             * @description When the unit was last pushed; null if never.
              * @example 2026-11-22T10:00:00.000Z
              */
             last_synced_at: string | null;
+            /** @description The unit's page in the dashboard. */
             dashboard_url: string;
+            /** @description Only the languages with work in this unit, with their counts. */
             languages: components["schemas"]["WorkCountsOut"][];
         };
         WorkCountsOut: {
+            /** @description The target language code. */
             code: string;
+            /** @description Segments whose source changed since they were translated. */
             stale: number;
+            /** @description Segments translated and delivered (or ready to be), waiting for an editor on the site. */
             review: number;
+            /** @description Segments never translated, or whose translation was rejected or discarded. */
             missing: number;
+            /** @description Segments whose translation is held back by QA errors, waiting for a decision in the dashboard. */
             attention: number;
-            /** @default  */
+            /**
+             * @description The dashboard page listing this unit's held-back translations in this language; empty when there are none (and always empty in site totals).
+             * @default
+             */
             attention_url?: string;
         };
         UnitStatusOut: {
+            /** @description The unit's key. */
             external_key: string;
+            /** @description The unit's label as pushed; empty when none. */
             label: string;
+            /** @description The unit's path as pushed; empty when none. */
             path: string;
+            /** @description The adapter the unit was pushed with. */
             adapter: string;
             /**
              * Format: date-time
+             * @description When the unit was last pushed; null if never.
              * @example 2026-11-22T10:00:00.000Z
              */
             last_synced_at: string | null;
+            /** @description Live segments of the unit. */
             segments_total: number;
+            /** @description Segments not `ok` in at least one language. */
             segments_needing_work: number;
+            /** @description Counts per target language of the unit. */
             languages: components["schemas"]["LanguageCountsOut"][];
+            /** @description Every live segment, by position. */
             segments: components["schemas"]["SegmentStatusOut"][];
-            /** @default  */
+            /**
+             * @description The unit's page in the dashboard.
+             * @default
+             */
             dashboard_url?: string;
         };
         SegmentStatusOut: {
+            /** @description The segment's key. */
             key: string;
+            /** @description The segment's field as pushed; empty when none. */
             field: string;
+            /** @description The segment's kind as pushed; empty when none. */
             kind: string;
+            /** @description The segment's parent key as pushed; empty when none. */
             parent_key: string;
+            /** @description The segment's order in the unit. */
             position: number;
+            /** @description Target language code → the segment's state there: `ok`, `stale`, `review`, `missing` or `attention`. */
             states: {
                 [key: string]: "ok" | "stale" | "review" | "missing" | "attention";
             };
+            /** @description Language code → QA findings of the current translation; only languages with findings, absent when none. */
             qa?: {
                 [key: string]: components["schemas"]["QAIssueOut"][];
             };
+            /** @description Languages whose translation is held back for QA review in the dashboard; absent when none. */
             held_back?: string[];
+            /** @description The segment's current source text. Only with `include=text`. */
+            text?: string;
+            /** @description Target language code → the segment's current translation in that language. Only with `include=results`; a language without a translation (never translated, rejected or discarded: state `missing`) is absent. */
+            results?: {
+                [key: string]: components["schemas"]["SegmentResultOut"];
+            };
+        };
+        SegmentResultOut: {
+            /**
+             * @description The result id that produced this translation, for `POST /v1/reviews` (and `POST /v1/results/ack`). Null for a translation imported with the unit (`origin` `imported`): there is nothing to review. Opaque; do not parse it.
+             * @example r_1042
+             */
+            id: string | null;
+            /** @description The translated text, in the segment's format. */
+            text: string;
+            /** @description Where the text came from: `mt` (a machine translation engine), `llm` (a language model), `tm_exact` (an exact translation-memory match, not billed), `human` (an editor's text, from a review or the dashboard) or `imported` (sent in `translations` with the unit). */
+            origin: string;
+            /**
+             * @description `machine_translated`: ready in `GET /v1/results`, not yet acknowledged; `pending_review`: acknowledged, a draft or suggestion is on the site, waiting for an editor; `approved`: approved by an editor, or imported; `needs_attention`: held back by QA errors for a decision in the dashboard, never delivered. Only `machine_translated` and `pending_review` can be reviewed, and only while the segment's state in the language is `review` (a translation of an earlier source text shows `stale` there and is ignored by reviews).
+             * @enum {string}
+             */
+            status: "machine_translated" | "pending_review" | "approved" | "needs_attention";
         };
         JobEstimateOut: {
+            /** @description The target languages the job would translate. */
             languages: string[];
+            /** @description Segment × language items it would cover. */
             estimated_segments: number;
+            /** @description Billable characters expected. */
             estimated_characters: number;
+            /** @description Items expected from the translation memory. */
             estimated_tm_segments: number;
             cost: components["schemas"]["EstimateOut"];
         };
+        /** @description What a job costs against the plan: its billable characters, the month's use so far and any overage. */
         EstimateOut: {
+            /** @description Billable characters of the job (source characters sent to engines; memory hits and repeats excluded). */
             characters: number;
+            /** @description Characters included per month; null when not metered. */
             included_characters: number | null;
+            /** @description Billable characters used this month so far. */
             used_characters: number;
+            /** @description Expected use of queued and running jobs requested earlier. */
             reserved_characters: number;
+            /** @description Included characters left after used and reserved ones (never below 0); null when not metered. */
             remaining_characters: number | null;
+            /** @description Characters of this job beyond the included volume. */
             overage_characters: number;
+            /** @description Estimated extra charge for them, in cents of `currency`, billed after the month. */
             overage_cents: number;
+            /** @description ISO 4217 code of `overage_cents`, lowercase (e.g. `usd`). */
             currency: string;
+            /** @description True when the job must be confirmed (`confirm: true`): more than 100,000 billable characters, or characters beyond the included volume. */
             requires_confirmation: boolean;
         };
         BillingErrorOut: {
+            /** @description What is wrong, in plain language. */
             detail: string;
-            /** @enum {string} */
+            /**
+             * @description `subscription_required` (no subscription), `subscription_inactive` (paused or canceled), `site_not_covered` (the subscription does not include this site) or `confirmation_required` (repeat with `confirm: true`).
+             * @enum {string}
+             */
             code: "subscription_required" | "subscription_inactive" | "site_not_covered" | "confirmation_required";
+            /** @description What the job would cost, with `confirmation_required`; null otherwise. */
             estimate: components["schemas"]["EstimateOut"] | null;
         };
         JobIn: {
             /**
+             * @description `delta` (default): every missing, stale or rejected segment of the site (narrowed by `prefix`); `translate`: the same, limited to `units`.
              * @default delta
              * @enum {string}
              */
             type?: "delta" | "translate";
+            /** @description For `translate` only (required there): the unit keys, at most 1,000. */
             units?: string[] | null;
+            /** @description For `delta` only: units whose key starts with it (a key type and optional rest, e.g. `post:`), at most 255 characters. */
             prefix?: string | null;
+            /** @description Target languages to translate; null means every writable one. Non-writable ones are dropped; none left is a 422. */
             languages?: string[] | null;
-            /** @default false */
+            /**
+             * @description Also retranslate up-to-date segments (approved, in review, held back); each gets a new result id.
+             * @default false
+             */
             force?: boolean;
-            /** @default false */
+            /**
+             * @description Confirms a job that needs confirmation (after a 409 `confirmation_required`).
+             * @default false
+             */
             confirm?: boolean;
-            /** @default false */
+            /**
+             * @description Only estimate (200 JobEstimateOut); nothing is created.
+             * @default false
+             */
             estimate_only?: boolean;
         };
         UsageOut: {
+            /** @description The subscription's plan code (`pro`, `agency`, `growth`, `scale`); null without a subscription. */
             plan: string | null;
+            /** @description True when hosted translation is available for the site (jobs can start). */
             entitled: boolean;
+            /** @description Why not, when not entitled; empty otherwise. */
             reason: string;
             /**
              * Format: date-time
+             * @description Start of the current billing month (UTC).
              * @example 2026-11-22T10:00:00.000Z
              */
             month_start: string;
             /**
              * Format: date-time
+             * @description End of the current billing month (UTC).
              * @example 2026-11-22T10:00:00.000Z
              */
             month_end: string;
+            /** @description Characters included per month; null when not metered. */
             included_characters: number | null;
+            /** @description Billable characters used this month (per site on `pro`, pooled otherwise). */
             used_characters: number;
+            /** @description True for the `pro` plan (usage counted per site); false when pooled across the organization's sites. */
             per_site: boolean;
         };
         ResultsOut: {
+            /** @description A page of results, oldest first (for `whole_unit` connectors grouped by unit and language, never split across pages). */
             results: components["schemas"]["ResultOut"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
             next_cursor: string | null;
         };
         ResultOut: {
             /**
-             * @description Opaque; clients must not parse it.
+             * @description The result id: acknowledge it after writing the text, and send it with the editor's decision to `POST /v1/reviews`. Opaque (`r_<n>`); do not parse it.
              * @example r_1042
              */
             id: string;
+            /** @description The unit's key. */
             unit: string;
+            /** @description The segment's key. */
             key: string;
+            /** @description The target language code. */
             language: string;
+            /** @description The translated text, in `format`: write it as a draft or suggestion (`review_mode`), never published. */
             text: string;
+            /** @description The segment's format (`plain`, `html`, `markdown`, `rich_text`). */
             format: string;
+            /** @description The fingerprint of the source text it translates; a connector can check it against its current source. */
             source_fingerprint: string;
+            /** @description `mt` (engine), `llm` (language model), `tm_exact` (translation memory) or `human` (an editor's fix in the dashboard). */
             origin: string;
+            /** @description The engine that produced it (e.g. `deepl`, `pseudo`); `human` for an editor's fix. */
             engine: string;
+            /** @description The job that produced it; null when none did (an editor's fix). */
             job_id: number | null;
+            /** @description QA findings: warnings, and errors too in `editors` QA mode for connectors that declared `qa_errors`; empty when none. */
             qa: components["schemas"]["QAIssueOut"][];
         };
         AckOut: {
+            /** @description How many of the ids are current results, now acknowledged (ones acknowledged before included, so a retry gets the same answer). */
             acknowledged: number;
         };
         AckIn: {
+            /** @description Result ids written to the site (at most 1,000); unknown or superseded ids are ignored, repeating is safe. */
             ids: string[];
         };
         ReviewsOut: {
+            /** @description Decisions applied. */
             updated: number;
+            /** @description Ids that are unknown, superseded or not waiting for review; nothing was done for them. */
             ignored: string[];
         };
         ReviewsIn: {
+            /** @description The editors' decisions, at most 500. */
             reviews: {
                 /**
-                 * @description A result id; unknown or malformed ids are ignored, never refused.
+                 * @description The result id the editor decided on (from `GET /v1/results`, or `results` of the unit status with `include=results`).
                  * @example r_1042
                  */
                 id: string;
-                /** @enum {string} */
+                /**
+                 * @description `approved` (the translation becomes `ok`) or `rejected` (it becomes `missing`; the next delta job translates it again).
+                 * @enum {string}
+                 */
                 outcome: "approved" | "rejected";
+                /** @description The final text when the editor changed it before approving (at most 100,000 characters); stored with origin `human` and added to the translation memory. Omit to approve as is. */
                 text?: string;
+                /** @description Who decided (at most 200 characters), e.g. the editor's user name. */
                 reviewer?: string;
             }[];
         };
         AttentionOut: {
+            /** @description A page of held-back translations, oldest first. */
             items: components["schemas"]["AttentionItemOut"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
             next_cursor: string | null;
         };
         WebhookWithSecret: components["schemas"]["Webhook"] & {
@@ -1306,15 +1589,19 @@ export type components = {
         /** @enum {string} */
         WebhookEventType: "job.finished" | "results.available" | "attention.created" | "usage.threshold" | "ping";
         Webhook: {
+            /** @description Where events are POSTed. */
             url: string;
+            /** @description The event types sent. */
             events: components["schemas"]["WebhookEventType"][];
             /**
              * Format: date-time
+             * @description When the endpoint was first registered.
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description When it was last changed.
              * @example 2026-11-22T10:00:00.000Z
              */
             updated_at: string;
@@ -1340,6 +1627,7 @@ export type components = {
         WebhookIn: {
             /**
              * Format: uri
+             * @description Where events are POSTed: an absolute `https://` URL without credentials or fragment.
              * @example https://example.com/transync/webhook
              */
             url: string;
@@ -1347,11 +1635,16 @@ export type components = {
             events?: components["schemas"]["WebhookEventType"][];
         };
         WebhookTestOut: {
+            /** @description The test delivery's `webhook-id`. */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description Always `ping`.
+             * @enum {string}
+             */
             event: "ping";
         };
         WebhookDeliveries: {
+            /** @description The latest deliveries, newest first. */
             deliveries: components["schemas"]["WebhookDelivery"][];
         };
         WebhookDelivery: {
@@ -1360,12 +1653,18 @@ export type components = {
              * @example msg_2f1c7b0e6a4d4c1f9b3a8e5d7c6b4a21
              */
             id: string;
-            event: components["schemas"]["WebhookEventType"];
+            /**
+             * @description The event type delivered.
+             * @enum {string}
+             */
+            event: "job.finished" | "results.available" | "attention.created" | "usage.threshold" | "ping";
             /**
              * Format: date-time
+             * @description When the event happened.
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+            /** @description Attempts made so far (failed ones are retried with growing delays). */
             attempts: number;
             /**
              * @description `pending` while attempts remain, `delivered` after a 2xx, `failed` after a final answer or 24 hours of retries.
@@ -1374,27 +1673,47 @@ export type components = {
             status: "pending" | "delivered" | "failed";
             /** @description The last attempt's HTTP status; null when it got none (network error, timeout). */
             status_code: number | null;
+            /** @description How long the last attempt took, in milliseconds; null before the first. */
             duration_ms: number | null;
+            /** @description Why the last attempt failed (status or network error); null when it succeeded or none was made. */
             error: string | null;
         };
         Organization: {
+            /** @description The organization's id. */
             id: number;
+            /** @description The organization's name. */
             name: string;
         };
         Subscription: {
+            /** @description The organization's id. */
             organization_id: number;
-            /** @enum {string} */
+            /**
+             * @description The plan code.
+             * @enum {string}
+             */
             plan: "pro" | "agency" | "growth" | "scale";
-            /** @enum {string} */
+            /**
+             * @description `active`, `paused` or `canceled`.
+             * @enum {string}
+             */
             status: "active" | "paused" | "canceled";
+            /** @description The sites the subscription covers. */
             site_ids: number[];
+            /** @description Characters included per month; null when not metered. */
             included_characters: number | null;
         };
         AdminSite: components["schemas"]["Site"] & {
+            /** @description The organization that owns the site. */
             organization_id: number;
-            /** @enum {string} */
+            /**
+             * @description `editors`: results with QA errors are delivered flagged to connectors declaring `qa_errors`; `separate`: they are held back for review in the dashboard.
+             * @enum {string}
+             */
             qa_mode: "editors" | "separate";
-            /** @enum {string} */
+            /**
+             * @description What connectors write results as: `draft` (drafts of the translated object) or `suggestion` (suggestions on it).
+             * @enum {string}
+             */
             review_mode: "draft" | "suggestion";
         };
         AdminSiteDetail: components["schemas"]["AdminSite"] & {
@@ -1404,46 +1723,63 @@ export type components = {
         Connector: {
             /**
              * Format: date-time
+             * @description When the latest handshake arrived.
              * @example 2026-11-22T10:00:00.000Z
              */
             at: string;
+            /** @description The connector's `connector_version`. */
             connector_version: string;
+            /** @description The languages it declared; null when it omitted them (then nothing is writable). */
             languages: string[] | null;
+            /** @description The adapters it declared. */
             adapters: string[];
+            /** @description The capabilities the service understood. */
             capabilities: string[];
+            /** @description The warnings the handshake was answered with. */
             warnings: string[];
         } | null;
         KeyCreated: {
+            /** @description The key's id. */
             id: number;
+            /** @description The key's name. */
             name: string;
+            /** @description The API key itself: shown only in this answer; send it as `Authorization: Bearer <key>`. */
             key: string;
             /**
              * Format: date-time
+             * @description When it was created.
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
         };
         ApiKey: {
+            /** @description The key's id. */
             id: number;
+            /** @description The key's name. */
             name: string;
+            /** @description The key's first characters, to recognise it; the key itself is never shown again. */
             prefix: string;
             /**
              * Format: date-time
+             * @description When it was created.
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description When it last authenticated a request; null if never.
              * @example 2026-11-22T10:00:00.000Z
              */
             last_used_at: string | null;
             /**
              * Format: date-time
+             * @description When it was revoked; null while it works.
              * @example 2026-11-22T10:00:00.000Z
              */
             revoked_at: string | null;
         };
         AttentionConfirmOut: {
+            /** @description Why the fix was not saved. */
             detail: string;
             /** @description The fix's findings (errors first), as the segment would show them once saved. */
             qa: components["schemas"]["QAIssueOut"][];
@@ -1451,32 +1787,51 @@ export type components = {
             source_text: string;
         };
         OrganizationUsageOut: {
+            /** @description The month (`YYYY-MM`). */
             month: string;
-            /** @enum {string|null} */
+            /**
+             * @description The plan code; null without a subscription.
+             * @enum {string|null}
+             */
             plan: "pro" | "agency" | "growth" | "scale" | null;
             /** @description null when not metered (scale) or without a subscription */
             included_characters: number | null;
+            /** @description Billable characters used in the month, all sites together. */
             used_characters: number;
+            /** @description Characters beyond the included volume. */
             overage_characters: number;
+            /** @description Their charge, in cents of `currency`. */
             overage_cents: number;
+            /** @description ISO 4217 code, lowercase. */
             currency: string;
+            /** @description Use per site (erased sites included). */
             sites: {
+                /** @description The site's id. */
                 site_id: number;
                 /** @description null for an erased site */
                 name: string | null;
+                /** @description Billable characters the site used in the month. */
                 used_characters: number;
             }[];
+            /** @description Use per day (UTC), every day of the month. */
             days: {
+                /** @description The day (`YYYY-MM-DD`, UTC). */
                 date: string;
+                /** @description Billable characters used that day. */
                 used_characters: number;
             }[];
         };
         AuditOut: {
+            /** @description A page of entries, newest first. */
             items: components["schemas"]["AuditItemOut"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
             next_cursor: string | null;
         };
         AuditItemOut: {
-            /** @example 2026-11-23T14:03:11.512Z */
+            /**
+             * @description When it happened.
+             * @example 2026-11-23T14:03:11.512Z
+             */
             at: string;
             /**
              * @description `admin` (the operator's token) or `user:<id>` (a dashboard user)
@@ -1488,7 +1843,10 @@ export type components = {
              * @example key.create
              */
             action: string;
-            /** @example site:12 */
+            /**
+             * @description What it concerned, as `type:id` (e.g. `site:12`, `organization:3`).
+             * @example site:12
+             */
             target: string;
             /**
              * @description What changed; never a secret
@@ -1502,37 +1860,53 @@ export type components = {
             } | null;
         };
         Invitation: {
+            /** @description The invitation's id. */
             id: number;
+            /** @description Who is invited. */
             email: string;
-            /** @enum {string} */
+            /**
+             * @description The role they get on accepting.
+             * @enum {string}
+             */
             role: "owner" | "admin" | "editor";
             /** @description The one-time link that opens the dashboard's accept-invitation page; shown only in this answer. */
             url: string;
             /**
              * Format: date-time
+             * @description When the link stops working.
              * @example 2026-11-22T10:00:00.000Z
              */
             expires_at: string;
         };
         BillingClosesOut: {
+            /** @description The month's closes, one per organization. */
             closes: components["schemas"]["BillingCloseOut"][];
             /** @description Organizations this run left open (Stripe could not be reached); the next run, by hand or by the Cron Trigger, retries them */
             pending?: {
+                /** @description The organization left open. */
                 organization_id: number;
+                /** @description Why it could not be closed. */
                 detail: string;
             }[];
         };
         BillingCloseOut: {
+            /** @description The organization closed. */
             organization_id: number;
-            /** @example 2026-10 */
+            /**
+             * @description The month closed (`YYYY-MM`).
+             * @example 2026-10
+             */
             month: string;
             /**
              * @description The plan the month was closed under; null without a subscription
              * @enum {string|null}
              */
             plan: "pro" | "agency" | "growth" | "scale" | null;
+            /** @description Billable characters used in the month. */
             used_characters: number;
+            /** @description Characters beyond the included volume. */
             overage_characters: number;
+            /** @description Their charge, in cents. */
             overage_cents: number;
             /**
              * @description `stripe`: an invoice item was added to the customer's next invoice; `manual`: the operator invoices from this row
@@ -1544,6 +1918,7 @@ export type components = {
              * @example ii_1QxYz
              */
             invoice_item_id: string | null;
+            /** @description When the month was closed. */
             closed_at: string;
         };
     };
@@ -1854,9 +2229,15 @@ export interface operations {
     listUnitsWithWork: {
         parameters: {
             query?: {
+                /** @description Only units whose key starts with it (e.g. `post:`); empty: every unit. */
                 prefix?: string;
+                /** @description Only work in this target language; the units' `languages` list only it. A language that is not a target of the site gives an empty list. */
                 language?: string;
+                /** @description Only units with this kind of work in at least one language (in `language` when given): `missing` (never translated, rejected or discarded), `stale` (the source changed since), `review` (delivered, waiting for an editor on the site) or `attention` (held back by QA in the dashboard). Without it, units with any work. */
+                state?: "missing" | "stale" | "review" | "attention";
+                /** @description The `next_cursor` of the previous page (opaque; at most 512 characters). Omit for the first page; a malformed one is a 422. */
                 cursor?: string;
+                /** @description Items per page, 1 to 500 (default 100). */
                 limit?: number;
             };
             header?: never;
@@ -2335,6 +2716,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The unit's key; any string (unknown keys answer 204 too). */
                 external_key: string;
             };
             cookie?: never;
@@ -2413,6 +2795,7 @@ export interface operations {
     getStatus: {
         parameters: {
             query?: {
+                /** @description Only units whose key starts with it (e.g. `post:`, a key type, read from maintained sums); empty: the whole site. */
                 prefix?: string;
             };
             header?: never;
@@ -2521,9 +2904,13 @@ export interface operations {
     };
     getUnitStatus: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Optional fields to add to each segment, comma-separated: `text` (the current source text) and `results` (the current translation per language, with the result id that `POST /v1/reviews` takes). Any other value is a 422. */
+                include?: string;
+            };
             header?: never;
             path: {
+                /** @description The unit's key as pushed (e.g. `post:42`). */
                 external_key: string;
             };
             cookie?: never;
@@ -2536,60 +2923,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "external_key": "post:42",
-                     *       "label": "Hello world",
-                     *       "path": "/hello-world",
-                     *       "adapter": "wordpress",
-                     *       "last_synced_at": "2026-11-22T10:00:00.000Z",
-                     *       "segments_total": 2,
-                     *       "segments_needing_work": 1,
-                     *       "languages": [
-                     *         {
-                     *           "code": "de",
-                     *           "ok": 1,
-                     *           "stale": 0,
-                     *           "review": 0,
-                     *           "missing": 1,
-                     *           "attention": 0,
-                     *           "attention_url": ""
-                     *         }
-                     *       ],
-                     *       "segments": [
-                     *         {
-                     *           "key": "title",
-                     *           "field": "post_title",
-                     *           "kind": "title",
-                     *           "parent_key": "",
-                     *           "position": 0,
-                     *           "states": {
-                     *             "de": "ok"
-                     *           }
-                     *         },
-                     *         {
-                     *           "key": "body",
-                     *           "field": "post_content",
-                     *           "kind": "body",
-                     *           "parent_key": "",
-                     *           "position": 1,
-                     *           "states": {
-                     *             "de": "missing"
-                     *           },
-                     *           "qa": {
-                     *             "de": [
-                     *               {
-                     *                 "code": "placeholders",
-                     *                 "severity": "error",
-                     *                 "message": "The placeholder {name} is missing from the translation."
-                     *               }
-                     *             ]
-                     *           }
-                     *         }
-                     *       ],
-                     *       "dashboard_url": "https://dashboard.transync.dev/sites/7/units/post:42"
-                     *     }
-                     */
                     "application/json": components["schemas"]["UnitStatusOut"];
                 };
             };
@@ -2672,6 +3005,7 @@ export interface operations {
     listJobs: {
         parameters: {
             query?: {
+                /** @description `true` (or `1`): only queued and running jobs; `false` (default): the 20 most recent jobs. */
                 active?: "0" | "1" | "true" | "false";
             };
             header?: never;
@@ -3039,6 +3373,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The job's id, from `createJob` or `listJobs`. */
                 job_id: number;
             };
             cookie?: never;
@@ -3164,6 +3499,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The job's id, from `createJob` or `listJobs`. */
                 job_id: number;
             };
             cookie?: never;
@@ -3365,8 +3701,11 @@ export interface operations {
     listResults: {
         parameters: {
             query?: {
+                /** @description The `next_cursor` of the previous page (opaque; at most 512 characters). Omit for the first page; a malformed one is a 422. */
                 cursor?: string;
+                /** @description Items per page, 1 to 500 (default 100). */
                 limit?: number;
+                /** @description Only this unit's results; an unknown key gives an empty page. */
                 unit?: string;
             };
             header?: never;
@@ -3743,7 +4082,9 @@ export interface operations {
     listAttention: {
         parameters: {
             query?: {
+                /** @description The `next_cursor` of the previous page (opaque; at most 512 characters). Omit for the first page; a malformed one is a 422. */
                 cursor?: string;
+                /** @description Items per page, 1 to 500 (default 100). */
                 limit?: number;
             };
             header?: never;
@@ -4335,6 +4676,7 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description How many of the latest deliveries, 1 to 100 (default 100). */
                 limit?: number;
             };
             header?: never;
@@ -4455,6 +4797,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The organization's name (1 to 200 characters). */
                     name: string;
                 };
             };
@@ -4587,11 +4930,19 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /**
+                     * @description The plan: `pro` (one site, usage per site), `agency`, `growth` or `scale` (usage pooled).
+                     * @enum {string}
+                     */
                     plan: "pro" | "agency" | "growth" | "scale";
-                    /** @enum {string} */
+                    /**
+                     * @description `active`, `paused` or `canceled`; only `active` allows jobs.
+                     * @enum {string}
+                     */
                     status: "active" | "paused" | "canceled";
+                    /** @description The sites the subscription covers. */
                     site_ids: number[];
+                    /** @description Characters included per month; null or omitted: the plan's default (none for `scale`: not metered). */
                     included_characters?: number | null;
                 };
             };
@@ -4840,11 +5191,18 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The whole glossary (at most 10,000 terms); it replaces the current one. */
                     terms: {
+                        /** @description The source-language term (1 to 500 characters). */
                         source: string;
-                        /** @example de */
+                        /**
+                         * @description The target language the translation applies to.
+                         * @example de
+                         */
                         language: string;
+                        /** @description Its required translation (1 to 500 characters). */
                         target: string;
+                        /** @description Match the source term's case exactly (default false). */
                         case_sensitive?: boolean;
                     }[];
                 };
@@ -4863,6 +5221,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description Terms the glossary now holds. */
                         terms: number;
                     };
                 };
@@ -4999,28 +5358,52 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The organization that owns the site. */
                     organization_id: number;
+                    /** @description The site's name (1 to 200 characters). */
                     name: string;
-                    /** @example de */
+                    /**
+                     * @description The language the site's content is written in.
+                     * @example de
+                     */
                     source_language: string;
+                    /** @description The languages the site is translated into (at most 200, no duplicates), each with its engine. */
                     target_languages: {
-                        /** @example de */
+                        /**
+                         * @description The target language code.
+                         * @example de
+                         */
                         code: string;
                         /**
+                         * @description `default` (default), `formal` or `informal`.
                          * @default default
                          * @enum {string}
                          */
                         formality?: "default" | "formal" | "informal";
-                        /** @enum {string} */
+                        /**
+                         * @description The engine that translates it.
+                         * @enum {string}
+                         */
                         engine: "pseudo" | "deepl" | "google" | "azure" | "workers_ai" | "openai";
-                        /** @default true */
+                        /**
+                         * @description Whether jobs may translate into it (default true); the handshake must list it too.
+                         * @default true
+                         */
                         writable?: boolean;
                     }[];
+                    /** @description The adapters whose units the site accepts; default all four. */
                     enabled_adapters?: ("wordpress" | "drupal" | "wagtail" | "strapi")[];
+                    /** @description The engines the site may use; default the engines its target languages name. */
                     enabled_engines?: ("pseudo" | "deepl" | "google" | "azure" | "workers_ai" | "openai")[];
-                    /** @enum {string} */
+                    /**
+                     * @description `editors` (default): QA errors are delivered flagged to connectors declaring `qa_errors`; `separate`: results with QA errors are held back for the dashboard.
+                     * @enum {string}
+                     */
                     qa_mode?: "editors" | "separate";
-                    /** @enum {string} */
+                    /**
+                     * @description What connectors write results as: `draft` (default) or `suggestion`.
+                     * @enum {string}
+                     */
                     review_mode?: "draft" | "suggestion";
                 };
             };
@@ -5379,27 +5762,50 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The site's name (1 to 200 characters). */
                     name?: string;
-                    /** @example de */
+                    /**
+                     * @description The language the site's content is written in.
+                     * @example de
+                     */
                     source_language?: string;
+                    /** @description The languages the site is translated into (at most 200, no duplicates), each with its engine. */
                     target_languages?: {
-                        /** @example de */
+                        /**
+                         * @description The target language code.
+                         * @example de
+                         */
                         code: string;
                         /**
+                         * @description `default` (default), `formal` or `informal`.
                          * @default default
                          * @enum {string}
                          */
                         formality?: "default" | "formal" | "informal";
-                        /** @enum {string} */
+                        /**
+                         * @description The engine that translates it.
+                         * @enum {string}
+                         */
                         engine: "pseudo" | "deepl" | "google" | "azure" | "workers_ai" | "openai";
-                        /** @default true */
+                        /**
+                         * @description Whether jobs may translate into it (default true); the handshake must list it too.
+                         * @default true
+                         */
                         writable?: boolean;
                     }[];
+                    /** @description The adapters whose units the site accepts; default all four. */
                     enabled_adapters?: ("wordpress" | "drupal" | "wagtail" | "strapi")[];
+                    /** @description The engines the site may use; default the engines its target languages name. */
                     enabled_engines?: ("pseudo" | "deepl" | "google" | "azure" | "workers_ai" | "openai")[];
-                    /** @enum {string} */
+                    /**
+                     * @description `editors` (default): QA errors are delivered flagged to connectors declaring `qa_errors`; `separate`: results with QA errors are held back for the dashboard.
+                     * @enum {string}
+                     */
                     qa_mode?: "editors" | "separate";
-                    /** @enum {string} */
+                    /**
+                     * @description What connectors write results as: `draft` (default) or `suggestion`.
+                     * @enum {string}
+                     */
                     review_mode?: "draft" | "suggestion";
                 };
             };
@@ -5567,6 +5973,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The site's keys, revoked ones included. */
                         keys: components["schemas"]["ApiKey"][];
                     };
                 };
@@ -5664,6 +6071,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description A name for the key (1 to 200 characters), e.g. the environment that uses it. */
                     name: string;
                 };
             };
@@ -5888,7 +6296,9 @@ export interface operations {
     adminListAttention: {
         parameters: {
             query?: {
+                /** @description The `next_cursor` of the previous page (opaque; at most 512 characters). Omit for the first page; a malformed one is a 422. */
                 cursor?: string;
+                /** @description Items per page, 1 to 500 (default 100). */
                 limit?: number;
             };
             header?: never;
@@ -6028,13 +6438,20 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @enum {string} */
+                    /**
+                     * @description `fix`: save `text` as the translation.
+                     * @enum {string}
+                     */
                     action: "fix";
+                    /** @description The corrected translation (at most 100,000 characters). */
                     text: string;
                     /** @description Save the fix even though it has QA errors. Without it, a fix with QA errors is not saved: the answer is 409 with its findings. */
                     confirm?: boolean;
                 } | {
-                    /** @enum {string} */
+                    /**
+                     * @description `discard`: drop the translation (state missing; the next delta job translates it again).
+                     * @enum {string}
+                     */
                     action: "discard";
                 };
             };
@@ -6053,8 +6470,12 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The result decided on. */
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description The segment's new state in the language: `ok` after a fix, `missing` after a discard.
+                         * @enum {string}
+                         */
                         state: "ok" | "missing";
                     };
                 };
@@ -6463,9 +6884,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description Who is invited (at most 254 characters).
+                     */
                     email: string;
-                    /** @enum {string} */
+                    /**
+                     * @description `owner`, `admin` or `editor`.
+                     * @enum {string}
+                     */
                     role: "owner" | "admin" | "editor";
                 };
             };

@@ -1,6 +1,6 @@
 /**
  * c. Status reads on a large site against a small one: GET /v1/status and a 100-unit page of
- *    GET /v1/units, 50,000 segments × 5 languages against 5,000 × 5. Both sites are seeded in
+ *    GET /v1/units (also with `state`), 50,000 segments × 5 languages against 5,000 × 5. Both sites are seeded in
  *    bulk (bench RPC) with every unit needing work: per segment and language ok, review,
  *    stale or missing in turn.
  */
@@ -39,6 +39,10 @@ export async function statusScenario(rt, { runs }) {
     ops[`units ${name}`] = { run: get(site, "/v1/units?limit=100"), check: expectUnits(100, site === large) };
     ops[`units language ${name}`] = { run: get(site, "/v1/units?limit=100&language=fr"), check: expectUnits(100, site === large) };
     ops[`status prefix ${name}`] = { run: get(site, "/v1/status?prefix=post:"), check: expectSegments(segments) };
+    // `state`: dense (every unit has missing work: the page fills as fast as without it) and
+    // empty (no unit has attention work: the walk reads every unit with work to find none).
+    ops[`units missing ${name}`] = { run: get(site, "/v1/units?limit=100&state=missing"), check: expectUnits(100, site === large) };
+    ops[`units attention ${name}`] = { run: get(site, "/v1/units?limit=100&state=attention"), check: expectUnits(0, false) };
   }
   ops["units deep large"] = { run: get(large, `/v1/units?limit=100&cursor=${deep}`), check: expectUnits(100, false) };
   const s = await interleaved(ops, { runs, warmup: 3 });
@@ -57,10 +61,18 @@ export async function statusScenario(rt, { runs }) {
   const langLarge = report.timing("GET /v1/units?limit=100&language=fr, large", s["units language large"]);
   const prefixSmall = report.timing("GET /v1/status?prefix=post: (whole site), small", s["status prefix small"]);
   const prefixLarge = report.timing("GET /v1/status?prefix=post: (whole site), large", s["status prefix large"]);
+  const missingSmall = report.timing("GET /v1/units?limit=100&state=missing, small", s["units missing small"]);
+  const missingLarge = report.timing("GET /v1/units?limit=100&state=missing, large", s["units missing large"]);
+  const attentionSmall = report.timing("GET /v1/units?limit=100&state=attention (none), small", s["units attention small"]);
+  const attentionLarge = report.timing("GET /v1/units?limit=100&state=attention (none), large", s["units attention large"]);
   report.ratio("GET /v1/status: large / small", statusLarge, statusSmall, 2);
   report.ratio("GET /v1/units page: large / small", unitsLarge, unitsSmall, 2);
   report.ratio("GET /v1/units deep page, large / small first page", deepLarge, unitsSmall);
   report.ratio("GET /v1/units?language=fr: large / small", langLarge, langSmall);
   report.ratio("GET /v1/status?prefix=post: (key-type sums): large / small", prefixLarge, prefixSmall, 1.2);
+  report.ratio("GET /v1/units?state=missing page: large / small", missingLarge, missingSmall, 2);
+  report.ratio("GET /v1/units?state=missing / without state, large", missingLarge, unitsLarge);
+  // No goal: a state no unit has walks every unit with work (docs/decisions.md, kit-api).
+  report.ratio("GET /v1/units?state=attention (none): large / small", attentionLarge, attentionSmall);
   return [report];
 }

@@ -10,10 +10,10 @@ export const AuditQuery = z.object({
 
 export const AuditItemOut = z
   .object({
-    at: z.string().openapi({ example: "2026-11-23T14:03:11.512Z" }),
+    at: z.string().openapi({ example: "2026-11-23T14:03:11.512Z", description: "When it happened." }),
     actor: z.string().openapi({ description: "`admin` (the operator's token) or `user:<id>` (a dashboard user)", example: "admin" }),
     action: z.string().openapi({ description: "A dotted verb", example: "key.create" }),
-    target: z.string().openapi({ example: "site:12" }),
+    target: z.string().openapi({ example: "site:12", description: "What it concerned, as `type:id` (e.g. `site:12`, `organization:3`)." }),
     detail: z
       .record(z.string(), z.unknown())
       .nullable()
@@ -21,7 +21,12 @@ export const AuditItemOut = z
   })
   .openapi("AuditItemOut");
 
-export const AuditOut = z.object({ items: z.array(AuditItemOut), next_cursor: z.string().nullable() }).openapi("AuditOut");
+export const AuditOut = z
+  .object({
+    items: z.array(AuditItemOut).openapi({ description: "A page of entries, newest first." }),
+    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page." }),
+  })
+  .openapi("AuditOut");
 
 export const UsageMonthQuery = z.object({
   month: z
@@ -32,39 +37,59 @@ export const UsageMonthQuery = z.object({
 
 export const OrganizationUsageOut = z
   .object({
-    month: z.string(),
-    plan: z.enum(["pro", "agency", "growth", "scale"]).nullable(),
+    month: z.string().openapi({ description: "The month (`YYYY-MM`)." }),
+    plan: z.enum(["pro", "agency", "growth", "scale"]).nullable().openapi({ description: "The plan code; null without a subscription." }),
     included_characters: z.number().int().nullable().openapi({ description: "null when not metered (scale) or without a subscription" }),
-    used_characters: z.number().int(),
-    overage_characters: z.number().int(),
-    overage_cents: z.number().int(),
-    currency: z.string(),
-    sites: z.array(z.object({ site_id: z.number().int(), name: z.string().nullable().openapi({ description: "null for an erased site" }), used_characters: z.number().int() })),
-    days: z.array(z.object({ date: z.string(), used_characters: z.number().int() })),
+    used_characters: z.number().int().openapi({ description: "Billable characters used in the month, all sites together." }),
+    overage_characters: z.number().int().openapi({ description: "Characters beyond the included volume." }),
+    overage_cents: z.number().int().openapi({ description: "Their charge, in cents of `currency`." }),
+    currency: z.string().openapi({ description: "ISO 4217 code, lowercase." }),
+    sites: z
+      .array(
+        z.object({
+          site_id: z.number().int().openapi({ description: "The site's id." }),
+          name: z.string().nullable().openapi({ description: "null for an erased site" }),
+          used_characters: z.number().int().openapi({ description: "Billable characters the site used in the month." }),
+        }),
+      )
+      .openapi({ description: "Use per site (erased sites included)." }),
+    days: z
+      .array(
+        z.object({
+          date: z.string().openapi({ description: "The day (`YYYY-MM-DD`, UTC)." }),
+          used_characters: z.number().int().openapi({ description: "Billable characters used that day." }),
+        }),
+      )
+      .openapi({ description: "Use per day (UTC), every day of the month." }),
   })
   .openapi("OrganizationUsageOut");
 
 export const BillingCloseOut = z
   .object({
-    organization_id: z.number().int(),
-    month: z.string().openapi({ example: "2026-10" }),
+    organization_id: z.number().int().openapi({ description: "The organization closed." }),
+    month: z.string().openapi({ example: "2026-10", description: "The month closed (`YYYY-MM`)." }),
     plan: z.enum(["pro", "agency", "growth", "scale"]).nullable().openapi({ description: "The plan the month was closed under; null without a subscription" }),
-    used_characters: z.number().int(),
-    overage_characters: z.number().int(),
-    overage_cents: z.number().int(),
+    used_characters: z.number().int().openapi({ description: "Billable characters used in the month." }),
+    overage_characters: z.number().int().openapi({ description: "Characters beyond the included volume." }),
+    overage_cents: z.number().int().openapi({ description: "Their charge, in cents." }),
     provider: z
       .enum(["manual", "stripe"])
       .openapi({ description: "`stripe`: an invoice item was added to the customer's next invoice; `manual`: the operator invoices from this row" }),
     invoice_item_id: z.string().nullable().openapi({ description: "Stripe's invoice item (`ii_…`); null for manual closes and months without overage", example: "ii_1QxYz" }),
-    closed_at: z.string(),
+    closed_at: z.string().openapi({ description: "When the month was closed." }),
   })
   .openapi("BillingCloseOut");
 
 export const BillingClosesOut = z
   .object({
-    closes: z.array(BillingCloseOut),
+    closes: z.array(BillingCloseOut).openapi({ description: "The month's closes, one per organization." }),
     pending: z
-      .array(z.object({ organization_id: z.number().int(), detail: z.string() }))
+      .array(
+        z.object({
+          organization_id: z.number().int().openapi({ description: "The organization left open." }),
+          detail: z.string().openapi({ description: "Why it could not be closed." }),
+        }),
+      )
       .optional()
       .openapi({ description: "Organizations this run left open (Stripe could not be reached); the next run, by hand or by the Cron Trigger, retries them" }),
   })

@@ -94,9 +94,20 @@ export const ResultId = z.string().min(1).max(64).openapi({ example: "r_1042", d
 
 const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T10:00:00.000Z" });
 
-export const ErrorOut = z.object({ detail: z.string() }).openapi("ErrorOut");
+export const ErrorOut = z
+  .object({
+    detail: z.string().openapi({
+      description: "What went wrong, in plain language; for a 422 it names the field and the rule it broke (for example `segments[3].key must have at most 500 characters`).",
+    }),
+  })
+  .openapi("ErrorOut");
 
-export const HealthOut = z.object({ status: z.string(), api_version: z.string() }).openapi("HealthOut");
+export const HealthOut = z
+  .object({
+    status: z.string().openapi({ description: "`ok` while the service answers." }),
+    api_version: z.string().openapi({ description: "The API's major version (`1`); additive changes keep it." }),
+  })
+  .openapi("HealthOut");
 
 // ---------------------------------------------------------------- site and handshake
 
@@ -106,67 +117,127 @@ export const Adapter = z.enum(ADAPTERS);
 
 export const TargetLanguage = z
   .object({
-    code: LanguageCode,
-    formality: Formality,
-    engine: EngineName,
-    writable: z.boolean(),
+    code: LanguageCode.openapi({ description: "The target language code (BCP 47 style, as configured for the site, e.g. `de`, `pt-BR`)." }),
+    formality: Formality.openapi({ description: "The tone asked of the engine: `default`, `formal` or `informal` (engines without the notion ignore it)." }),
+    engine: EngineName.openapi({ description: "The engine that translates this language (`pseudo`, `deepl`, `google`, `azure`, `workers_ai`, `openai`)." }),
+    writable: z.boolean().openapi({
+      description: "True when jobs translate into this language: writable in the dashboard and listed in `languages` of the latest handshake. False before the first handshake.",
+    }),
   })
   .openapi("TargetLanguage");
 
 export const Site = z
   .object({
-    id: z.number().int(),
-    name: z.string(),
-    organization: z.string(),
-    source_language: z.string(),
-    target_languages: z.array(TargetLanguage),
-    enabled_adapters: z.array(z.string()),
-    enabled_engines: z.array(z.string()),
+    id: z.number().int().openapi({ description: "The site's id (the API key belongs to exactly one site)." }),
+    name: z.string().openapi({ description: "The site's name as shown in the dashboard." }),
+    organization: z.string().openapi({ description: "The name of the organization that owns the site." }),
+    source_language: z.string().openapi({ description: "The language the site's content is written in; every pushed segment's `text` is in it." }),
+    target_languages: z
+      .array(TargetLanguage)
+      .openapi({ description: "The languages the site is translated into, each with its engine, formality and whether it is writable now." }),
+    enabled_adapters: z
+      .array(z.string())
+      .openapi({ description: "The adapters whose units the site accepts (`wordpress`, `drupal`, `wagtail`, `strapi`); a unit with another `adapter` is refused with 422." }),
+    enabled_engines: z.array(z.string()).openapi({ description: "The engines the site's target languages may use." }),
   })
   .openapi("Site");
 
 export const HandshakeIn = z
   .object({
-    connector_version: text(LIMITS.connectorVersion),
-    adapters: z.array(text(100)).max(LIMITS.handshakeAdapters).optional(),
-    source_language: LanguageCode,
-    languages: z.array(LanguageCode).max(LIMITS.handshakeLanguages).optional(),
-    capabilities: z.array(text(100)).max(LIMITS.handshakeCapabilities).optional(),
+    connector_version: text(LIMITS.connectorVersion).openapi({
+      description: "The connector's name and version, e.g. `my-connector/1.4.0` (at most 50 characters); shown in the dashboard.",
+    }),
+    adapters: z
+      .array(text(100))
+      .max(LIMITS.handshakeAdapters)
+      .optional()
+      .openapi({ description: "The adapters this connector pushes units with (at most 20); adapters the site has not enabled come back as a warning." }),
+    source_language: LanguageCode.openapi({ description: "The website's source language; a mismatch with the site's comes back as a warning (nothing is refused)." }),
+    languages: z.array(LanguageCode).max(LIMITS.handshakeLanguages).optional().openapi({
+      description:
+        "The target languages the website has, or that the connector will create (at most 200). Only target languages listed here are writable: omitted, nothing is translated. A website that has no translations yet (a static site whose language folders the connector writes) lists the site's target languages from `GET /v1/site`.",
+    }),
+    capabilities: z.array(text(100)).max(LIMITS.handshakeCapabilities).optional().openapi({
+      description:
+        "What the connector can do (at most 20): `qa_errors` (it shows QA errors to editors, so results with QA errors are delivered flagged in `editors` QA mode) and `whole_unit` (it writes a unit's translation in one piece, so a unit's results in a language are delivered only once all are ready). Unknown values are ignored.",
+    }),
   })
   .openapi("HandshakeIn");
 
 export const HandshakeOut = Site.extend({
-  review_mode: z.enum(REVIEW_MODES),
-  qa_mode: z.enum(QA_MODES),
-  capabilities: z.array(z.enum(CAPABILITIES)),
-  warnings: z.array(z.string()),
+  review_mode: z.enum(REVIEW_MODES).openapi({
+    description:
+      "What the connector writes results as: `draft` (a draft of the translated object, published by an editor) or `suggestion` (a suggestion on the translated object, for editors to accept). Results are never written as published.",
+  }),
+  qa_mode: z.enum(QA_MODES).openapi({
+    description: "`editors`: QA errors are delivered, flagged, to connectors declaring `qa_errors`; `separate`: results with QA errors are held back for review in the dashboard.",
+  }),
+  capabilities: z.array(z.enum(CAPABILITIES)).openapi({ description: "The declared capabilities the service understood (`qa_errors`, `whole_unit`)." }),
+  warnings: z
+    .array(z.string())
+    .openapi({ description: "Human-readable mismatches: a differing source language, target languages the website lacks (not writable), adapters not enabled; empty when none." }),
 }).openapi("HandshakeOut");
 
 // ---------------------------------------------------------------- units
 
 export const SegmentIn = z
   .object({
-    key: text(LIMITS.segmentKey).min(1),
-    text: text(LIMITS.segmentText),
-    format: z.enum(FORMATS).default("plain"),
-    field: text(LIMITS.field).nullish(),
-    kind: text(LIMITS.kind).nullish(),
-    max_length: z.number().int().min(1).nullish(),
-    position: z.number().int().min(0).nullish(),
-    parent_key: text(LIMITS.parentKey).nullish(),
-    fingerprint: text(128).nullish(),
-    translations: z.record(LanguageCode, text(LIMITS.segmentText)).nullish(),
+    key: text(LIMITS.segmentKey).min(1).openapi({
+      description:
+        "The segment's key within the unit, 1 to 500 characters. Keep it stable across edits (derive it from the content's structure or an id, not from its position): a new key is new work, and a removed key's translations leave with it.",
+    }),
+    text: text(LIMITS.segmentText).openapi({ description: "The source text, at most 100,000 characters (Unicode code points); markup as `format` says." }),
+    format: z
+      .enum(FORMATS)
+      .default("plain")
+      .openapi({ description: "How `text` is written: `plain` (default), `html`, `markdown` or `rich_text`; markup is kept intact through translation and checked by QA." }),
+    field: text(LIMITS.field)
+      .nullish()
+      .openapi({ description: "The field of the source object the text comes from (e.g. `post_content`), at most 200 characters; stored and shown, never translated." }),
+    kind: text(LIMITS.kind).nullish().openapi({ description: "A hint for engines and QA, at most 50 characters: e.g. `title`, `body`, `alt_text`, `meta_description`." }),
+    max_length: z
+      .number()
+      .int()
+      .min(1)
+      .nullish()
+      .openapi({ description: "The most characters the translation may have (at least 1); a longer one is a QA error. Null: no limit." }),
+    position: z
+      .number()
+      .int()
+      .min(0)
+      .nullish()
+      .openapi({ description: "The segment's order in the unit (0 or more); defaults to its index in `segments`. Changing it never makes a translation stale." }),
+    parent_key: text(LIMITS.parentKey)
+      .nullish()
+      .openapi({ description: "The key of the segment this one belongs to (at most 500 characters), for nested structures; null at the top level." }),
+    fingerprint: text(128).nullish().openapi({
+      description:
+        "The connector's own fingerprint of `text` (lowercase hex SHA-256 of the UTF-8 text after NFC and CRLF→LF). Optional; a differing one is reported in `fingerprint_mismatches`.",
+    }),
+    translations: z.record(LanguageCode, text(LIMITS.segmentText)).nullish().openapi({
+      description:
+        "Existing translations to import: language code → text (each at most 100,000 characters). Imported only into languages still empty for this segment, as approved with origin `imported`.",
+    }),
   })
   .openapi("SegmentIn");
 
 export const UnitSnapshotIn = z
   .object({
-    external_key: UnitKey,
-    adapter: Adapter,
-    label: text(LIMITS.unitLabel).nullish(),
-    path: text(LIMITS.unitPath).nullish(),
-    source_language: LanguageCode.nullish(),
-    writable_languages: z.array(LanguageCode).max(LIMITS.handshakeLanguages).nullish(),
+    external_key: UnitKey.openapi({
+      description: "The unit's key, 1 to 255 characters of letters, digits, `_`, `.`, `:` and `-` (e.g. `post:42`); a `type:` prefix groups units for `prefix` filters.",
+    }),
+    adapter: Adapter.openapi({
+      description:
+        "The integration that owns the unit: one of the site's `enabled_adapters`, else the push is refused with 422. It is stored and shown in status and the dashboard; it changes nothing in segmentation, translation or delivery.",
+    }),
+    label: text(LIMITS.unitLabel).nullish().openapi({ description: "A human-readable name for the unit (at most 500 characters), shown in the dashboard." }),
+    path: text(LIMITS.unitPath).nullish().openapi({ description: "Where the unit lives on the website (a URL path or file path, at most 2,000 characters)." }),
+    source_language: LanguageCode.nullish().openapi({ description: "The unit's source language when it differs from the site's; null means the site's." }),
+    writable_languages: z
+      .array(LanguageCode)
+      .max(LIMITS.handshakeLanguages)
+      .nullish()
+      .openapi({ description: "Restricts the unit's target languages to these (at most 200); null means every target language of the site." }),
     metadata: z
       .record(text(), z.unknown())
       .superRefine((m, ctx) => {
@@ -186,7 +257,8 @@ export const UnitSnapshotIn = z
           if (seen.has(s.key)) ctx.addIssue({ code: "custom", path: [i, "key"], message: `duplicates the key "${s.key.slice(0, 80)}" within the unit` });
           seen.add(s.key);
         });
-      }),
+      })
+      .openapi({ description: "The unit's complete current source: every segment (at most 5,000). Keys absent here are removed from the unit." }),
   })
   .openapi("UnitSnapshotIn");
 
@@ -195,57 +267,67 @@ export type SegmentInput = z.infer<typeof SegmentIn>;
 
 export const SyncOut = z
   .object({
-    external_key: z.string(),
-    unit_created: z.boolean(),
-    added: z.number().int(),
-    changed: z.number().int(),
-    removed: z.number().int(),
-    unchanged: z.number().int(),
-    stale_translations: z.number().int(),
-    imported_translations: z.number().int(),
-    fingerprint_mismatches: z.array(z.string()),
+    external_key: z.string().openapi({ description: "The unit's key." }),
+    unit_created: z.boolean().openapi({ description: "True when this push created the unit." }),
+    added: z.number().int().openapi({ description: "Segments new in this push." }),
+    changed: z.number().int().openapi({
+      description:
+        "Segments whose text differs from the last push: translations of the earlier text become stale (a text reverted to what was translated makes them current again).",
+    }),
+    removed: z.number().int().openapi({ description: "Segments absent from this push and removed." }),
+    unchanged: z.number().int().openapi({ description: "Segments whose text is unchanged (structure-only changes included)." }),
+    stale_translations: z.number().int().openapi({ description: "Translations made stale by this push (changed segments × their translated languages)." }),
+    imported_translations: z.number().int().openapi({ description: "Translations imported from `translations`." }),
+    fingerprint_mismatches: z.array(z.string()).openapi({ description: "Keys of segments whose sent `fingerprint` differs from the service's." }),
   })
   .openapi("SyncOut");
 export type SyncResult = z.infer<typeof SyncOut>;
 
-export const BatchIn = z.object({ units: z.array(UnitSnapshotIn).min(1).max(LIMITS.unitsPerBatch) }).openapi("BatchIn");
+export const BatchIn = z
+  .object({
+    units: z.array(UnitSnapshotIn).min(1).max(LIMITS.unitsPerBatch).openapi({ description: "1 to 100 unit snapshots, each applied on its own; the body must stay under 10 MB." }),
+  })
+  .openapi("BatchIn");
 
 /** What the Worker validates for a batch as a whole: each unit is then checked on its own. */
 export const BatchEnvelope = z.object({ units: z.array(z.unknown()).min(1).max(LIMITS.unitsPerBatch) });
 
 export const BatchItemOut = z
   .object({
-    external_key: z.string(),
-    ok: z.boolean(),
-    result: SyncOut.nullable(),
-    error: z.string().nullable(),
+    external_key: z.string().openapi({ description: "The unit's key as sent (cut to 255 characters; empty when it had none)." }),
+    ok: z.boolean().openapi({ description: "True when the unit was applied." }),
+    result: SyncOut.nullable().openapi({ description: "What the push changed, when `ok`; null otherwise." }),
+    error: z.string().nullable().openapi({ description: "Why the unit was refused (`units[i].field rule`), when not `ok`; null otherwise." }),
   })
   .openapi("BatchItemOut");
 export type BatchItem = z.infer<typeof BatchItemOut>;
 
-export const BatchOut = z.object({ results: z.array(BatchItemOut) }).openapi("BatchOut");
+export const BatchOut = z.object({ results: z.array(BatchItemOut).openapi({ description: "One item per sent unit, in the order sent." }) }).openapi("BatchOut");
 
 // ---------------------------------------------------------------- status
 
 export const LanguageCountsOut = z
   .object({
-    code: z.string(),
-    ok: z.number().int(),
-    stale: z.number().int(),
-    review: z.number().int(),
-    missing: z.number().int(),
-    attention: z.number().int(),
-    attention_url: z.string().default(""),
+    code: z.string().openapi({ description: "The target language code." }),
+    ok: z.number().int().openapi({ description: "Segments approved (or imported) and current." }),
+    stale: z.number().int().openapi({ description: "Segments whose source changed since they were translated." }),
+    review: z.number().int().openapi({ description: "Segments translated and delivered (or ready to be), waiting for an editor on the site." }),
+    missing: z.number().int().openapi({ description: "Segments never translated, or whose translation was rejected or discarded." }),
+    attention: z.number().int().openapi({ description: "Segments whose translation is held back by QA errors, waiting for a decision in the dashboard." }),
+    attention_url: z
+      .string()
+      .default("")
+      .openapi({ description: "The dashboard page listing this unit's held-back translations in this language; empty when there are none (and always empty in site totals)." }),
   })
   .openapi("LanguageCountsOut");
 export type LanguageCounts = z.infer<typeof LanguageCountsOut>;
 
 export const SiteStatusOut = z
   .object({
-    units_total: z.number().int(),
-    segments_total: z.number().int(),
-    glossary_terms: z.number().int(),
-    languages: z.array(LanguageCountsOut),
+    units_total: z.number().int().openapi({ description: "Live units of the site (or of `prefix`)." }),
+    segments_total: z.number().int().openapi({ description: "Live segments of those units." }),
+    glossary_terms: z.number().int().openapi({ description: "Terms in the organization's glossary." }),
+    languages: z.array(LanguageCountsOut).openapi({ description: "Counts per target language; each segment is in exactly one state per language." }),
   })
   .openapi("SiteStatusOut");
 
@@ -254,49 +336,97 @@ export const WorkCountsOut = LanguageCountsOut.omit({ ok: true }).openapi("WorkC
 
 export const UnitWorkOut = z
   .object({
-    external_key: z.string(),
-    label: z.string(),
-    path: z.string(),
-    adapter: z.string(),
-    last_synced_at: Timestamp.nullable(),
-    dashboard_url: z.string(),
-    languages: z.array(WorkCountsOut),
+    external_key: z.string().openapi({ description: "The unit's key." }),
+    label: z.string().openapi({ description: "The unit's label as pushed; empty when none." }),
+    path: z.string().openapi({ description: "The unit's path as pushed; empty when none." }),
+    adapter: z.string().openapi({ description: "The adapter the unit was pushed with." }),
+    last_synced_at: Timestamp.nullable().openapi({ description: "When the unit was last pushed; null if never." }),
+    dashboard_url: z.string().openapi({ description: "The unit's page in the dashboard." }),
+    languages: z.array(WorkCountsOut).openapi({ description: "Only the languages with work in this unit, with their counts." }),
   })
   .openapi("UnitWorkOut");
 
-export const UnitsWorkOut = z.object({ units: z.array(UnitWorkOut), next_cursor: z.string().nullable() }).openapi("UnitsWorkOut");
+export const UnitsWorkOut = z
+  .object({
+    units: z.array(UnitWorkOut).openapi({ description: "A page of units, by key." }),
+    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` (with the same filters) for the next page; null on the last page." }),
+  })
+  .openapi("UnitsWorkOut");
 export type UnitsWork = z.infer<typeof UnitsWorkOut>;
 
 export const SegmentState = z.enum(["ok", "stale", "review", "missing", "attention"]);
 
-export const QAIssueOut = z.object({ code: z.string(), severity: z.enum(["error", "warning"]), message: z.string() }).openapi("QAIssueOut");
+export const QAIssueOut = z
+  .object({
+    code: z.string().openapi({ description: "The check that found it, e.g. `placeholders`, `tags`, `max_length`, `numbers`, `glossary`." }),
+    severity: z
+      .enum(["error", "warning"])
+      .openapi({ description: "`error` (holds the translation back unless the connector shows errors to editors) or `warning` (informational)." }),
+    message: z.string().openapi({ description: "What is wrong, in plain language, for an editor." }),
+  })
+  .openapi("QAIssueOut");
 export type QAIssue = z.infer<typeof QAIssueOut>;
+
+/**
+ * A translation's status (spec "Translation statuses"), as the result look-up names it. Rejected
+ * and missing ones have no current translation, so they never appear.
+ */
+export const TRANSLATION_STATUSES = ["machine_translated", "pending_review", "approved", "needs_attention"] as const;
+export type TranslationStatus = (typeof TRANSLATION_STATUSES)[number];
+
+export const SegmentResultOut = z
+  .object({
+    id: ResultId.nullable().openapi({
+      description:
+        "The result id that produced this translation, for `POST /v1/reviews` (and `POST /v1/results/ack`). Null for a translation imported with the unit (`origin` `imported`): there is nothing to review. Opaque; do not parse it.",
+    }),
+    text: z.string().openapi({ description: "The translated text, in the segment's format." }),
+    origin: z.string().openapi({
+      description:
+        "Where the text came from: `mt` (a machine translation engine), `llm` (a language model), `tm_exact` (an exact translation-memory match, not billed), `human` (an editor's text, from a review or the dashboard) or `imported` (sent in `translations` with the unit).",
+    }),
+    status: z.enum(TRANSLATION_STATUSES).openapi({
+      description:
+        "`machine_translated`: ready in `GET /v1/results`, not yet acknowledged; `pending_review`: acknowledged, a draft or suggestion is on the site, waiting for an editor; `approved`: approved by an editor, or imported; `needs_attention`: held back by QA errors for a decision in the dashboard, never delivered. " +
+        "Only `machine_translated` and `pending_review` can be reviewed, and only while the segment's state in the language is `review` (a translation of an earlier source text shows `stale` there and is ignored by reviews).",
+    }),
+  })
+  .openapi("SegmentResultOut");
+export type SegmentResult = z.infer<typeof SegmentResultOut>;
 
 export const SegmentStatusOut = z
   .object({
-    key: z.string(),
-    field: z.string(),
-    kind: z.string(),
-    parent_key: z.string(),
-    position: z.number().int(),
-    states: z.record(z.string(), SegmentState),
-    qa: z.record(z.string(), z.array(QAIssueOut)).optional(),
-    held_back: z.array(z.string()).optional(),
+    key: z.string().openapi({ description: "The segment's key." }),
+    field: z.string().openapi({ description: "The segment's field as pushed; empty when none." }),
+    kind: z.string().openapi({ description: "The segment's kind as pushed; empty when none." }),
+    parent_key: z.string().openapi({ description: "The segment's parent key as pushed; empty when none." }),
+    position: z.number().int().openapi({ description: "The segment's order in the unit." }),
+    states: z.record(z.string(), SegmentState).openapi({ description: "Target language code → the segment's state there: `ok`, `stale`, `review`, `missing` or `attention`." }),
+    qa: z
+      .record(z.string(), z.array(QAIssueOut))
+      .optional()
+      .openapi({ description: "Language code → QA findings of the current translation; only languages with findings, absent when none." }),
+    held_back: z.array(z.string()).optional().openapi({ description: "Languages whose translation is held back for QA review in the dashboard; absent when none." }),
+    text: z.string().optional().openapi({ description: "The segment's current source text. Only with `include=text`." }),
+    results: z.record(z.string(), SegmentResultOut).optional().openapi({
+      description:
+        "Target language code → the segment's current translation in that language. Only with `include=results`; a language without a translation (never translated, rejected or discarded: state `missing`) is absent.",
+    }),
   })
   .openapi("SegmentStatusOut");
 
 export const UnitStatusOut = z
   .object({
-    external_key: z.string(),
-    label: z.string(),
-    path: z.string(),
-    adapter: z.string(),
-    last_synced_at: Timestamp.nullable(),
-    segments_total: z.number().int(),
-    segments_needing_work: z.number().int(),
-    languages: z.array(LanguageCountsOut),
-    segments: z.array(SegmentStatusOut),
-    dashboard_url: z.string().default(""),
+    external_key: z.string().openapi({ description: "The unit's key." }),
+    label: z.string().openapi({ description: "The unit's label as pushed; empty when none." }),
+    path: z.string().openapi({ description: "The unit's path as pushed; empty when none." }),
+    adapter: z.string().openapi({ description: "The adapter the unit was pushed with." }),
+    last_synced_at: Timestamp.nullable().openapi({ description: "When the unit was last pushed; null if never." }),
+    segments_total: z.number().int().openapi({ description: "Live segments of the unit." }),
+    segments_needing_work: z.number().int().openapi({ description: "Segments not `ok` in at least one language." }),
+    languages: z.array(LanguageCountsOut).openapi({ description: "Counts per target language of the unit." }),
+    segments: z.array(SegmentStatusOut).openapi({ description: "Every live segment, by position." }),
+    dashboard_url: z.string().default("").openapi({ description: "The unit's page in the dashboard." }),
   })
   .openapi("UnitStatusOut");
 export type UnitStatus = z.infer<typeof UnitStatusOut>;
@@ -305,37 +435,42 @@ export type UnitStatus = z.infer<typeof UnitStatusOut>;
 
 export const UsageOut = z
   .object({
-    plan: z.string().nullable(),
-    entitled: z.boolean(),
-    reason: z.string(),
-    month_start: Timestamp,
-    month_end: Timestamp,
-    included_characters: z.number().int().nullable(),
-    used_characters: z.number().int(),
-    per_site: z.boolean(),
+    plan: z.string().nullable().openapi({ description: "The subscription's plan code (`pro`, `agency`, `growth`, `scale`); null without a subscription." }),
+    entitled: z.boolean().openapi({ description: "True when hosted translation is available for the site (jobs can start)." }),
+    reason: z.string().openapi({ description: "Why not, when not entitled; empty otherwise." }),
+    month_start: Timestamp.openapi({ description: "Start of the current billing month (UTC)." }),
+    month_end: Timestamp.openapi({ description: "End of the current billing month (UTC)." }),
+    included_characters: z.number().int().nullable().openapi({ description: "Characters included per month; null when not metered." }),
+    used_characters: z.number().int().openapi({ description: "Billable characters used this month (per site on `pro`, pooled otherwise)." }),
+    per_site: z.boolean().openapi({ description: "True for the `pro` plan (usage counted per site); false when pooled across the organization's sites." }),
   })
   .openapi("UsageOut");
 
 export const EstimateOut = z
   .object({
-    characters: z.number().int(),
-    included_characters: z.number().int().nullable(),
-    used_characters: z.number().int(),
-    reserved_characters: z.number().int(),
-    remaining_characters: z.number().int().nullable(),
-    overage_characters: z.number().int(),
-    overage_cents: z.number().int(),
-    currency: z.string(),
-    requires_confirmation: z.boolean(),
+    characters: z.number().int().openapi({ description: "Billable characters of the job (source characters sent to engines; memory hits and repeats excluded)." }),
+    included_characters: z.number().int().nullable().openapi({ description: "Characters included per month; null when not metered." }),
+    used_characters: z.number().int().openapi({ description: "Billable characters used this month so far." }),
+    reserved_characters: z.number().int().openapi({ description: "Expected use of queued and running jobs requested earlier." }),
+    remaining_characters: z.number().int().nullable().openapi({ description: "Included characters left after used and reserved ones (never below 0); null when not metered." }),
+    overage_characters: z.number().int().openapi({ description: "Characters of this job beyond the included volume." }),
+    overage_cents: z.number().int().openapi({ description: "Estimated extra charge for them, in cents of `currency`, billed after the month." }),
+    currency: z.string().openapi({ description: "ISO 4217 code of `overage_cents`, lowercase (e.g. `usd`)." }),
+    requires_confirmation: z
+      .boolean()
+      .openapi({ description: "True when the job must be confirmed (`confirm: true`): more than 100,000 billable characters, or characters beyond the included volume." }),
   })
-  .openapi("EstimateOut");
+  .openapi("EstimateOut", { description: "What a job costs against the plan: its billable characters, the month's use so far and any overage." });
 export type Estimate = z.infer<typeof EstimateOut>;
 
 export const BillingErrorOut = z
   .object({
-    detail: z.string(),
-    code: z.enum(["subscription_required", "subscription_inactive", "site_not_covered", "confirmation_required"]),
-    estimate: EstimateOut.nullable(),
+    detail: z.string().openapi({ description: "What is wrong, in plain language." }),
+    code: z.enum(["subscription_required", "subscription_inactive", "site_not_covered", "confirmation_required"]).openapi({
+      description:
+        "`subscription_required` (no subscription), `subscription_inactive` (paused or canceled), `site_not_covered` (the subscription does not include this site) or `confirmation_required` (repeat with `confirm: true`).",
+    }),
+    estimate: EstimateOut.nullable().openapi({ description: "What the job would cost, with `confirmation_required`; null otherwise." }),
   })
   .openapi("BillingErrorOut");
 
@@ -343,15 +478,23 @@ export const BillingErrorOut = z
 
 export const JobIn = z
   .object({
-    type: z.enum(["delta", "translate"]).default("delta"),
-    units: z.array(UnitKey).max(LIMITS.unitsPerJob).nullish(),
+    type: z
+      .enum(["delta", "translate"])
+      .default("delta")
+      .openapi({ description: "`delta` (default): every missing, stale or rejected segment of the site (narrowed by `prefix`); `translate`: the same, limited to `units`." }),
+    units: z.array(UnitKey).max(LIMITS.unitsPerJob).nullish().openapi({ description: "For `translate` only (required there): the unit keys, at most 1,000." }),
     prefix: text(LIMITS.jobPrefix)
       .regex(/^[a-z0-9_]+:\S*$/)
-      .nullish(),
-    languages: z.array(LanguageCode).max(LIMITS.handshakeLanguages).nullish(),
-    force: z.boolean().default(false),
-    confirm: z.boolean().default(false),
-    estimate_only: z.boolean().default(false),
+      .nullish()
+      .openapi({ description: "For `delta` only: units whose key starts with it (a key type and optional rest, e.g. `post:`), at most 255 characters." }),
+    languages: z
+      .array(LanguageCode)
+      .max(LIMITS.handshakeLanguages)
+      .nullish()
+      .openapi({ description: "Target languages to translate; null means every writable one. Non-writable ones are dropped; none left is a 422." }),
+    force: z.boolean().default(false).openapi({ description: "Also retranslate up-to-date segments (approved, in review, held back); each gets a new result id." }),
+    confirm: z.boolean().default(false).openapi({ description: "Confirms a job that needs confirmation (after a 409 `confirmation_required`)." }),
+    estimate_only: z.boolean().default(false).openapi({ description: "Only estimate (200 JobEstimateOut); nothing is created." }),
   })
   .superRefine((job, ctx) => {
     if (job.type === "translate" && !job.units?.length) ctx.addIssue({ code: "custom", path: ["units"], message: "is required (at least one unit key) for a translate job" });
@@ -363,42 +506,50 @@ export const JobIn = z
   .openapi("JobIn");
 export type JobRequest = z.infer<typeof JobIn>;
 
-export const JobError = z.object({ language: z.string(), message: z.string(), segments: z.number().int() }).openapi("JobError");
+export const JobError = z
+  .object({
+    language: z.string().openapi({ description: "The target language the error concerns." }),
+    message: z.string().openapi({ description: "What failed, e.g. no enabled engine supports the language; those segments stay missing." }),
+    segments: z.number().int().openapi({ description: "How many segments it left untranslated." }),
+  })
+  .openapi("JobError");
 
 export const JobOut = z
   .object({
-    id: z.number().int(),
-    type: z.string(),
-    status: z.enum(["queued", "running", "succeeded", "failed", "cancelled"]),
-    languages: z.array(z.string()),
-    units: z.array(z.string()).nullable().optional(),
-    prefix: z.string().default(""),
-    force: z.boolean(),
-    estimated_segments: z.number().int(),
-    estimated_characters: z.number().int(),
-    estimated_tm_segments: z.number().int(),
-    done_segments: z.number().int(),
-    failed_segments: z.number().int(),
-    characters: z.number().int(),
-    qa_failed_segments: z.number().int(),
-    tm_segments: z.number().int(),
-    tm_characters: z.number().int(),
-    reused_segments: z.number().int(),
-    reused_characters: z.number().int(),
-    errors: z.array(JobError),
-    created_at: Timestamp,
-    started_at: Timestamp.nullable(),
-    finished_at: Timestamp.nullable(),
+    id: z.number().int().openapi({ description: "The job's id." }),
+    type: z.string().openapi({ description: "`delta` or `translate`." }),
+    status: z
+      .enum(["queued", "running", "succeeded", "failed", "cancelled"])
+      .openapi({ description: "`queued`, `running`, `succeeded`, `failed` or `cancelled`; poll until it is none of the first two." }),
+    languages: z.array(z.string()).openapi({ description: "The target languages the job translates." }),
+    units: z.array(z.string()).nullable().optional().openapi({ description: "The unit keys of a `translate` job; null for `delta`." }),
+    prefix: z.string().default("").openapi({ description: "The `prefix` of a `delta` job; empty when none." }),
+    force: z.boolean().openapi({ description: "Whether up-to-date segments are retranslated too." }),
+    estimated_segments: z.number().int().openapi({ description: "Segment × language items the job covers." }),
+    estimated_characters: z.number().int().openapi({ description: "Billable characters expected (memory hits and repeats within the job excluded)." }),
+    estimated_tm_segments: z.number().int().openapi({ description: "Items expected to come from the translation memory." }),
+    done_segments: z.number().int().openapi({ description: "Items finished so far (translated, from memory or reused)." }),
+    failed_segments: z.number().int().openapi({ description: "Items that failed (see `errors`); they stay missing." }),
+    characters: z.number().int().openapi({ description: "Billed source characters sent to engines so far." }),
+    qa_failed_segments: z.number().int().openapi({ description: "Items translated but held back by QA errors." }),
+    tm_segments: z.number().int().openapi({ description: "Items taken from the translation memory (not billed)." }),
+    tm_characters: z.number().int().openapi({ description: "Their source characters (not billed)." }),
+    reused_segments: z.number().int().openapi({ description: "Items whose text repeats another of the same job, translated once (not billed again)." }),
+    reused_characters: z.number().int().openapi({ description: "Their source characters (not billed)." }),
+    errors: z.array(JobError).openapi({ description: "Failures per language; empty when none." }),
+    created_at: Timestamp.openapi({ description: "When the job was requested." }),
+    started_at: Timestamp.nullable().openapi({ description: "When it started running; null while queued." }),
+    finished_at: Timestamp.nullable().openapi({ description: "When it ended; null while queued or running." }),
   })
-  .openapi("JobOut");
+  .openapi("JobOut", { description: "A translation job: what it covers, its progress and what it has cost." });
 export type Job = z.infer<typeof JobOut>;
 
 export const JobEstimateOut = z
   .object({
-    languages: z.array(z.string()),
-    estimated_segments: z.number().int(),
-    estimated_characters: z.number().int(),
-    estimated_tm_segments: z.number().int(),
+    languages: z.array(z.string()).openapi({ description: "The target languages the job would translate." }),
+    estimated_segments: z.number().int().openapi({ description: "Segment × language items it would cover." }),
+    estimated_characters: z.number().int().openapi({ description: "Billable characters expected." }),
+    estimated_tm_segments: z.number().int().openapi({ description: "Items expected from the translation memory." }),
     cost: EstimateOut,
   })
   .openapi("JobEstimateOut");
@@ -407,22 +558,29 @@ export const JobEstimateOut = z
 
 export const ResultOut = z
   .object({
-    id: ResultId,
-    unit: z.string(),
-    key: z.string(),
-    language: z.string(),
-    text: z.string(),
-    format: z.string(),
-    source_fingerprint: z.string(),
-    origin: z.string(),
-    engine: z.string(),
-    job_id: z.number().int().nullable(),
-    qa: z.array(QAIssueOut),
+    id: ResultId.openapi({
+      description: "The result id: acknowledge it after writing the text, and send it with the editor's decision to `POST /v1/reviews`. Opaque (`r_<n>`); do not parse it.",
+    }),
+    unit: z.string().openapi({ description: "The unit's key." }),
+    key: z.string().openapi({ description: "The segment's key." }),
+    language: z.string().openapi({ description: "The target language code." }),
+    text: z.string().openapi({ description: "The translated text, in `format`: write it as a draft or suggestion (`review_mode`), never published." }),
+    format: z.string().openapi({ description: "The segment's format (`plain`, `html`, `markdown`, `rich_text`)." }),
+    source_fingerprint: z.string().openapi({ description: "The fingerprint of the source text it translates; a connector can check it against its current source." }),
+    origin: z.string().openapi({ description: "`mt` (engine), `llm` (language model), `tm_exact` (translation memory) or `human` (an editor's fix in the dashboard)." }),
+    engine: z.string().openapi({ description: "The engine that produced it (e.g. `deepl`, `pseudo`); `human` for an editor's fix." }),
+    job_id: z.number().int().nullable().openapi({ description: "The job that produced it; null when none did (an editor's fix)." }),
+    qa: z.array(QAIssueOut).openapi({ description: "QA findings: warnings, and errors too in `editors` QA mode for connectors that declared `qa_errors`; empty when none." }),
   })
   .openapi("ResultOut");
 export type Result = z.infer<typeof ResultOut>;
 
-export const ResultsOut = z.object({ results: z.array(ResultOut), next_cursor: z.string().nullable() }).openapi("ResultsOut");
+export const ResultsOut = z
+  .object({
+    results: z.array(ResultOut).openapi({ description: "A page of results, oldest first (for `whole_unit` connectors grouped by unit and language, never split across pages)." }),
+    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page." }),
+  })
+  .openapi("ResultsOut");
 
 /**
  * A result id as a request names it: any string. Unknown or malformed ids never refuse the
@@ -430,54 +588,140 @@ export const ResultsOut = z.object({ results: z.array(ResultOut), next_cursor: z
  */
 const ResultIdIn = z.string().openapi({ example: "r_1042", description: "A result id; unknown or malformed ids are ignored, never refused." });
 
-export const AckIn = z.object({ ids: z.array(ResultIdIn).max(LIMITS.idsPerAck) }).openapi("AckIn");
-export const AckOut = z.object({ acknowledged: z.number().int() }).openapi("AckOut");
+export const AckIn = z
+  .object({
+    ids: z
+      .array(ResultIdIn)
+      .max(LIMITS.idsPerAck)
+      .openapi({ description: "Result ids written to the site (at most 1,000); unknown or superseded ids are ignored, repeating is safe." }),
+  })
+  .openapi("AckIn");
+export const AckOut = z
+  .object({
+    acknowledged: z
+      .number()
+      .int()
+      .openapi({ description: "How many of the ids are current results, now acknowledged (ones acknowledged before included, so a retry gets the same answer)." }),
+  })
+  .openapi("AckOut");
 
 export const ReviewIn = z.object({
-  id: ResultIdIn,
-  outcome: z.enum(["approved", "rejected"]),
-  text: text(LIMITS.segmentText).optional(),
-  reviewer: text(200).optional(),
+  id: ResultIdIn.openapi({ description: "The result id the editor decided on (from `GET /v1/results`, or `results` of the unit status with `include=results`)." }),
+  outcome: z
+    .enum(["approved", "rejected"])
+    .openapi({ description: "`approved` (the translation becomes `ok`) or `rejected` (it becomes `missing`; the next delta job translates it again)." }),
+  text: text(LIMITS.segmentText).optional().openapi({
+    description:
+      "The final text when the editor changed it before approving (at most 100,000 characters); stored with origin `human` and added to the translation memory. Omit to approve as is.",
+  }),
+  reviewer: text(200).optional().openapi({ description: "Who decided (at most 200 characters), e.g. the editor's user name." }),
 });
 export type Review = z.infer<typeof ReviewIn>;
 
-export const ReviewsIn = z.object({ reviews: z.array(ReviewIn).max(LIMITS.reviewsPerRequest) }).openapi("ReviewsIn");
-export const ReviewsOut = z.object({ updated: z.number().int(), ignored: z.array(z.string()) }).openapi("ReviewsOut");
+export const ReviewsIn = z
+  .object({ reviews: z.array(ReviewIn).max(LIMITS.reviewsPerRequest).openapi({ description: "The editors' decisions, at most 500." }) })
+  .openapi("ReviewsIn");
+export const ReviewsOut = z
+  .object({
+    updated: z.number().int().openapi({ description: "Decisions applied." }),
+    ignored: z.array(z.string()).openapi({ description: "Ids that are unknown, superseded or not waiting for review; nothing was done for them." }),
+  })
+  .openapi("ReviewsOut");
 
 export const AttentionItemOut = z
   .object({
-    id: ResultId,
-    unit: z.string(),
-    key: z.string(),
-    language: z.string(),
-    text: z.string(),
-    source_text: z.string(),
-    qa: z.array(QAIssueOut),
-    job_id: z.number().int().nullable(),
-    created_at: Timestamp,
-    dashboard_url: z.string(),
+    id: ResultId.openapi({ description: "The held-back result's id." }),
+    unit: z.string().openapi({ description: "The unit's key." }),
+    key: z.string().openapi({ description: "The segment's key." }),
+    language: z.string().openapi({ description: "The target language code." }),
+    text: z.string().openapi({ description: "The held-back translation." }),
+    source_text: z.string().openapi({ description: "The source text it translates." }),
+    qa: z.array(QAIssueOut).openapi({ description: "Its QA findings (errors first)." }),
+    job_id: z.number().int().nullable().openapi({ description: "The job that produced it; null when none did." }),
+    created_at: Timestamp.openapi({ description: "When it was produced." }),
+    dashboard_url: z.string().openapi({ description: "Where an editor fixes or discards it in the dashboard." }),
   })
   .openapi("AttentionItemOut");
 
-export const AttentionOut = z.object({ items: z.array(AttentionItemOut), next_cursor: z.string().nullable() }).openapi("AttentionOut");
+export const AttentionOut = z
+  .object({
+    items: z.array(AttentionItemOut).openapi({ description: "A page of held-back translations, oldest first." }),
+    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page." }),
+  })
+  .openapi("AttentionOut");
 export type Attention = z.infer<typeof AttentionOut>;
 
 // ---------------------------------------------------------------- query parameters
 
 export const PageQuery = {
-  cursor: z.string().max(512).optional(),
-  limit: z.coerce.number().int().min(1).max(LIMITS.pageMax).default(LIMITS.pageDefault),
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({ description: "The `next_cursor` of the previous page (opaque; at most 512 characters). Omit for the first page; a malformed one is a 422." }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(LIMITS.pageMax)
+    .default(LIMITS.pageDefault)
+    .openapi({ description: `Items per page, 1 to ${LIMITS.pageMax} (default ${LIMITS.pageDefault}).` }),
 };
 
+/** `state` of GET /v1/units: the kinds of work a unit can have (every segment state but `ok`). */
+export const WORK_STATES = ["missing", "stale", "review", "attention"] as const;
+export type WorkState = (typeof WORK_STATES)[number];
+
 export const UnitsQuery = z.object({
-  prefix: z.string().max(LIMITS.unitKey).default(""),
-  language: LanguageCode.optional(),
+  prefix: z.string().max(LIMITS.unitKey).default("").openapi({ description: "Only units whose key starts with it (e.g. `post:`); empty: every unit." }),
+  language: LanguageCode.optional().openapi({
+    description: "Only work in this target language; the units' `languages` list only it. A language that is not a target of the site gives an empty list.",
+  }),
+  state: z.enum(WORK_STATES).optional().openapi({
+    description:
+      "Only units with this kind of work in at least one language (in `language` when given): `missing` (never translated, rejected or discarded), `stale` (the source changed since), `review` (delivered, waiting for an editor on the site) or `attention` (held back by QA in the dashboard). Without it, units with any work.",
+    example: "missing",
+  }),
   ...PageQuery,
 });
 
-export const StatusQuery = z.object({ prefix: z.string().max(LIMITS.unitKey).default("") });
+/** What `include` of GET /v1/units/{key}/status may name. */
+export const UNIT_STATUS_INCLUDES = ["text", "results"] as const;
+export type UnitStatusInclude = (typeof UNIT_STATUS_INCLUDES)[number];
 
-export const ResultsQuery = z.object({ ...PageQuery, unit: UnitKey.optional() });
+export const UnitStatusQuery = z.object({
+  include: z
+    .string()
+    .max(100)
+    .optional()
+    .openapi({
+      description:
+        "Optional fields to add to each segment, comma-separated: `text` (the current source text) and `results` (the current translation per language, with the result id that `POST /v1/reviews` takes). Any other value is a 422.",
+      example: "text,results",
+    })
+    .transform((value, ctx) => {
+      const parts = value ? value.split(",").map((p) => p.trim()) : [];
+      const unknown = parts.filter((p) => !(UNIT_STATUS_INCLUDES as readonly string[]).includes(p));
+      if (unknown.length) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be a comma-separated list of ${UNIT_STATUS_INCLUDES.join(", ")} (unknown: ${unknown.map((u) => JSON.stringify(u)).join(", ")})`,
+        });
+        return z.NEVER;
+      }
+      return new Set(parts as UnitStatusInclude[]);
+    }),
+});
+
+export const StatusQuery = z.object({
+  prefix: z
+    .string()
+    .max(LIMITS.unitKey)
+    .default("")
+    .openapi({ description: "Only units whose key starts with it (e.g. `post:`, a key type, read from maintained sums); empty: the whole site." }),
+});
+
+export const ResultsQuery = z.object({ ...PageQuery, unit: UnitKey.optional().openapi({ description: "Only this unit's results; an unknown key gives an empty page." }) });
 
 export const AttentionQuery = z.object({ ...PageQuery });
 
@@ -485,39 +729,49 @@ export const JobsQuery = z.object({
   active: z
     .enum(["true", "false", "1", "0"])
     .default("false")
+    .openapi({ description: "`true` (or `1`): only queued and running jobs; `false` (default): the 20 most recent jobs." })
     .transform((v) => v === "true" || v === "1"),
 });
 
-export const UnitKeyParam = z.object({ external_key: UnitKey.openapi({ param: { name: "external_key", in: "path" } }) });
+export const UnitKeyParam = z.object({ external_key: UnitKey.openapi({ param: { name: "external_key", in: "path" }, description: "The unit's key as pushed (e.g. `post:42`)." }) });
 /** DELETE /v1/units/{key} answers 204 for every key (DESIGN.md), one that could never exist included. */
-export const AnyUnitKeyParam = z.object({ external_key: z.string().openapi({ param: { name: "external_key", in: "path" }, example: "post:42" }) });
+export const AnyUnitKeyParam = z.object({
+  external_key: z.string().openapi({ param: { name: "external_key", in: "path" }, example: "post:42", description: "The unit's key; any string (unknown keys answer 204 too)." }),
+});
 export const JobIdParam = z.object({
   job_id: z.coerce
     .number()
     .int()
     .min(1)
     .max(Number.MAX_SAFE_INTEGER)
-    .openapi({ param: { name: "job_id", in: "path" }, type: "integer" }),
+    .openapi({ param: { name: "job_id", in: "path" }, type: "integer", description: "The job's id, from `createJob` or `listJobs`." }),
 });
 
 // ---------------------------------------------------------------- admin API (DESIGN.md)
 
-export const OrganizationIn = z.object({ name: text(200).min(1) });
-export const OrganizationOut = z.object({ id: z.number().int(), name: z.string() }).openapi("Organization");
+export const OrganizationIn = z.object({ name: text(200).min(1).openapi({ description: "The organization's name (1 to 200 characters)." }) });
+export const OrganizationOut = z
+  .object({ id: z.number().int().openapi({ description: "The organization's id." }), name: z.string().openapi({ description: "The organization's name." }) })
+  .openapi("Organization");
 
 export const SubscriptionIn = z.object({
-  plan: z.enum(PLANS),
-  status: z.enum(["active", "paused", "canceled"]),
-  site_ids: z.array(z.number().int().min(1)).max(10_000),
-  included_characters: z.number().int().min(0).nullish(),
+  plan: z.enum(PLANS).openapi({ description: "The plan: `pro` (one site, usage per site), `agency`, `growth` or `scale` (usage pooled)." }),
+  status: z.enum(["active", "paused", "canceled"]).openapi({ description: "`active`, `paused` or `canceled`; only `active` allows jobs." }),
+  site_ids: z.array(z.number().int().min(1)).max(10_000).openapi({ description: "The sites the subscription covers." }),
+  included_characters: z
+    .number()
+    .int()
+    .min(0)
+    .nullish()
+    .openapi({ description: "Characters included per month; null or omitted: the plan's default (none for `scale`: not metered)." }),
 });
 export const SubscriptionOut = z
   .object({
-    organization_id: z.number().int(),
-    plan: z.enum(PLANS),
-    status: z.enum(["active", "paused", "canceled"]),
-    site_ids: z.array(z.number().int()),
-    included_characters: z.number().int().nullable(),
+    organization_id: z.number().int().openapi({ description: "The organization's id." }),
+    plan: z.enum(PLANS).openapi({ description: "The plan code." }),
+    status: z.enum(["active", "paused", "canceled"]).openapi({ description: "`active`, `paused` or `canceled`." }),
+    site_ids: z.array(z.number().int()).openapi({ description: "The sites the subscription covers." }),
+    included_characters: z.number().int().nullable().openapi({ description: "Characters included per month; null when not metered." }),
   })
   .openapi("Subscription");
 export type OrganizationCreate = z.infer<typeof OrganizationIn>;
@@ -529,26 +783,27 @@ export const GlossaryIn = z.object({
   terms: z
     .array(
       z.object({
-        source: text(500).min(1),
-        language: LanguageCode,
-        target: text(500).min(1),
-        case_sensitive: z.boolean().optional(),
+        source: text(500).min(1).openapi({ description: "The source-language term (1 to 500 characters)." }),
+        language: LanguageCode.openapi({ description: "The target language the translation applies to." }),
+        target: text(500).min(1).openapi({ description: "Its required translation (1 to 500 characters)." }),
+        case_sensitive: z.boolean().optional().openapi({ description: "Match the source term's case exactly (default false)." }),
       }),
     )
-    .max(10_000),
+    .max(10_000)
+    .openapi({ description: "The whole glossary (at most 10,000 terms); it replaces the current one." }),
 });
 export type GlossaryTerm = z.infer<typeof GlossaryIn>["terms"][number];
 
 export const TargetLanguageIn = z.object({
-  code: LanguageCode,
-  formality: Formality.default("default"),
-  engine: EngineName,
-  writable: z.boolean().default(true),
+  code: LanguageCode.openapi({ description: "The target language code." }),
+  formality: Formality.default("default").openapi({ description: "`default` (default), `formal` or `informal`." }),
+  engine: EngineName.openapi({ description: "The engine that translates it." }),
+  writable: z.boolean().default(true).openapi({ description: "Whether jobs may translate into it (default true); the handshake must list it too." }),
 });
 
 const SiteFields = {
-  name: text(200).min(1),
-  source_language: LanguageCode,
+  name: text(200).min(1).openapi({ description: "The site's name (1 to 200 characters)." }),
+  source_language: LanguageCode.openapi({ description: "The language the site's content is written in." }),
   target_languages: z
     .array(TargetLanguageIn)
     .max(LIMITS.handshakeLanguages)
@@ -559,15 +814,18 @@ const SiteFields = {
         if (seen.has(code)) ctx.addIssue({ code: "custom", path: [i, "code"], message: `duplicates the language ${l.code}` });
         seen.add(code);
       });
-    }),
-  enabled_adapters: z.array(Adapter).max(ADAPTERS.length),
-  enabled_engines: z.array(EngineName).max(ENGINES.length),
-  qa_mode: z.enum(QA_MODES),
-  review_mode: z.enum(REVIEW_MODES),
+    })
+    .openapi({ description: "The languages the site is translated into (at most 200, no duplicates), each with its engine." }),
+  enabled_adapters: z.array(Adapter).max(ADAPTERS.length).openapi({ description: "The adapters whose units the site accepts; default all four." }),
+  enabled_engines: z.array(EngineName).max(ENGINES.length).openapi({ description: "The engines the site may use; default the engines its target languages name." }),
+  qa_mode: z.enum(QA_MODES).openapi({
+    description: "`editors` (default): QA errors are delivered flagged to connectors declaring `qa_errors`; `separate`: results with QA errors are held back for the dashboard.",
+  }),
+  review_mode: z.enum(REVIEW_MODES).openapi({ description: "What connectors write results as: `draft` (default) or `suggestion`." }),
 };
 
 export const SiteCreateIn = z.object({
-  organization_id: z.number().int().min(1),
+  organization_id: z.number().int().min(1).openapi({ description: "The organization that owns the site." }),
   name: SiteFields.name,
   source_language: SiteFields.source_language,
   target_languages: SiteFields.target_languages,
@@ -590,19 +848,21 @@ export const SitePatchIn = z.object({
 export type SitePatch = z.infer<typeof SitePatchIn>;
 
 export const AdminSiteOut = Site.extend({
-  organization_id: z.number().int(),
-  qa_mode: z.enum(QA_MODES),
-  review_mode: z.enum(REVIEW_MODES),
+  organization_id: z.number().int().openapi({ description: "The organization that owns the site." }),
+  qa_mode: z.enum(QA_MODES).openapi({
+    description: "`editors`: results with QA errors are delivered flagged to connectors declaring `qa_errors`; `separate`: they are held back for review in the dashboard.",
+  }),
+  review_mode: z.enum(REVIEW_MODES).openapi({ description: "What connectors write results as: `draft` (drafts of the translated object) or `suggestion` (suggestions on it)." }),
 }).openapi("AdminSite");
 
 export const ConnectorOut = z
   .object({
-    at: Timestamp,
-    connector_version: z.string(),
-    languages: z.array(z.string()).nullable(),
-    adapters: z.array(z.string()),
-    capabilities: z.array(z.string()),
-    warnings: z.array(z.string()),
+    at: Timestamp.openapi({ description: "When the latest handshake arrived." }),
+    connector_version: z.string().openapi({ description: "The connector's `connector_version`." }),
+    languages: z.array(z.string()).nullable().openapi({ description: "The languages it declared; null when it omitted them (then nothing is writable)." }),
+    adapters: z.array(z.string()).openapi({ description: "The adapters it declared." }),
+    capabilities: z.array(z.string()).openapi({ description: "The capabilities the service understood." }),
+    warnings: z.array(z.string()).openapi({ description: "The warnings the handshake was answered with." }),
   })
   .openapi("Connector", { description: "The site's latest handshake." });
 
@@ -610,39 +870,46 @@ export const AdminSiteDetailOut = AdminSiteOut.extend({
   connector: ConnectorOut.nullable().openapi({ description: "The latest handshake; null before the first one." }),
 }).openapi("AdminSiteDetail");
 
-export const KeyCreateIn = z.object({ name: text(200).min(1) });
-export const KeyCreatedOut = z.object({ id: z.number().int(), name: z.string(), key: z.string(), created_at: Timestamp }).openapi("KeyCreated");
+export const KeyCreateIn = z.object({ name: text(200).min(1).openapi({ description: "A name for the key (1 to 200 characters), e.g. the environment that uses it." }) });
+export const KeyCreatedOut = z
+  .object({
+    id: z.number().int().openapi({ description: "The key's id." }),
+    name: z.string().openapi({ description: "The key's name." }),
+    key: z.string().openapi({ description: "The API key itself: shown only in this answer; send it as `Authorization: Bearer <key>`." }),
+    created_at: Timestamp.openapi({ description: "When it was created." }),
+  })
+  .openapi("KeyCreated");
 export const KeyOut = z
   .object({
-    id: z.number().int(),
-    name: z.string(),
-    prefix: z.string(),
-    created_at: Timestamp,
-    last_used_at: Timestamp.nullable(),
-    revoked_at: Timestamp.nullable(),
+    id: z.number().int().openapi({ description: "The key's id." }),
+    name: z.string().openapi({ description: "The key's name." }),
+    prefix: z.string().openapi({ description: "The key's first characters, to recognise it; the key itself is never shown again." }),
+    created_at: Timestamp.openapi({ description: "When it was created." }),
+    last_used_at: Timestamp.nullable().openapi({ description: "When it last authenticated a request; null if never." }),
+    revoked_at: Timestamp.nullable().openapi({ description: "When it was revoked; null while it works." }),
   })
   .openapi("ApiKey");
-export const KeysOut = z.object({ keys: z.array(KeyOut) });
+export const KeysOut = z.object({ keys: z.array(KeyOut).openapi({ description: "The site's keys, revoked ones included." }) });
 export type KeyCreate = z.infer<typeof KeyCreateIn>;
 export type KeyCreated = z.infer<typeof KeyCreatedOut>;
 export type ApiKey = z.infer<typeof KeyOut>;
 
 export const AttentionDecisionIn = z.discriminatedUnion("action", [
   z.object({
-    action: z.literal("fix"),
-    text: text(LIMITS.segmentText),
+    action: z.literal("fix").openapi({ description: "`fix`: save `text` as the translation." }),
+    text: text(LIMITS.segmentText).openapi({ description: "The corrected translation (at most 100,000 characters)." }),
     confirm: z
       .boolean()
       .optional()
       .openapi({ description: "Save the fix even though it has QA errors. Without it, a fix with QA errors is not saved: the answer is 409 with its findings." }),
   }),
-  z.object({ action: z.literal("discard") }),
+  z.object({ action: z.literal("discard").openapi({ description: "`discard`: drop the translation (state missing; the next delta job translates it again)." }) }),
 ]);
 export type AttentionDecision = z.infer<typeof AttentionDecisionIn>;
 /** 409 of a fix with QA errors sent without `confirm: true`: nothing was saved. */
 export const AttentionConfirmOut = z
   .object({
-    detail: z.string(),
+    detail: z.string().openapi({ description: "Why the fix was not saved." }),
     qa: z.array(QAIssueOut).openapi({ description: "The fix's findings (errors first), as the segment would show them once saved." }),
     source_text: z.string().openapi({ description: "The source the fix was checked against." }),
   })
@@ -654,16 +921,16 @@ export const OrgIdParam = z.object({ org_id: z.coerce.number().int().min(1).max(
 // ------------------------------------------------------------------ people (dashboard)
 
 export const InvitationIn = z.object({
-  email: z.string().trim().max(254).email({ message: "must be an email address" }),
-  role: z.enum(["owner", "admin", "editor"]),
+  email: z.string().trim().max(254).email({ message: "must be an email address" }).openapi({ description: "Who is invited (at most 254 characters)." }),
+  role: z.enum(["owner", "admin", "editor"]).openapi({ description: "`owner`, `admin` or `editor`." }),
 });
 export const InvitationOut = z
   .object({
-    id: z.number().int(),
-    email: z.string(),
-    role: z.enum(["owner", "admin", "editor"]),
+    id: z.number().int().openapi({ description: "The invitation's id." }),
+    email: z.string().openapi({ description: "Who is invited." }),
+    role: z.enum(["owner", "admin", "editor"]).openapi({ description: "The role they get on accepting." }),
     url: z.string().openapi({ description: "The one-time link that opens the dashboard's accept-invitation page; shown only in this answer." }),
-    expires_at: Timestamp,
+    expires_at: Timestamp.openapi({ description: "When the link stops working." }),
   })
   .openapi("Invitation");
 export type InvitationCreate = z.infer<typeof InvitationIn>;

@@ -36,7 +36,7 @@ export const WebhookUrl = z
 
 export const WebhookIn = z
   .object({
-    url: WebhookUrl,
+    url: WebhookUrl.openapi({ description: "Where events are POSTed: an absolute `https://` URL without credentials or fragment." }),
     events: z
       .array(WebhookEventName)
       .min(1)
@@ -49,10 +49,10 @@ export type WebhookInput = z.infer<typeof WebhookIn>;
 
 export const WebhookOut = z
   .object({
-    url: z.string(),
-    events: z.array(WebhookEventName),
-    created_at: Timestamp,
-    updated_at: Timestamp,
+    url: z.string().openapi({ description: "Where events are POSTed." }),
+    events: z.array(WebhookEventName).openapi({ description: "The event types sent." }),
+    created_at: Timestamp.openapi({ description: "When the endpoint was first registered." }),
+    updated_at: Timestamp.openapi({ description: "When it was last changed." }),
     /** Rotation: the old secret keeps signing until then. */
     previous_secret_expires_at: Timestamp.nullable().openapi({
       description: "After a rotation, deliveries carry a second signature made with the previous secret until this time.",
@@ -76,22 +76,32 @@ export const DeliveryStatus = z.enum(["pending", "delivered", "failed"]);
 export const WebhookDeliveryOut = z
   .object({
     id: z.string().openapi({ description: "The delivery's `webhook-id`, the same on every attempt.", example: "msg_2f1c7b0e6a4d4c1f9b3a8e5d7c6b4a21" }),
-    event: WebhookEventName,
-    created_at: Timestamp,
-    attempts: z.number().int(),
+    event: z.enum(WEBHOOK_EVENTS).openapi({ description: "The event type delivered." }),
+    created_at: Timestamp.openapi({ description: "When the event happened." }),
+    attempts: z.number().int().openapi({ description: "Attempts made so far (failed ones are retried with growing delays)." }),
     status: DeliveryStatus.openapi({ description: "`pending` while attempts remain, `delivered` after a 2xx, `failed` after a final answer or 24 hours of retries." }),
     status_code: z.number().int().nullable().openapi({ description: "The last attempt's HTTP status; null when it got none (network error, timeout)." }),
-    duration_ms: z.number().int().nullable(),
-    error: z.string().nullable(),
+    duration_ms: z.number().int().nullable().openapi({ description: "How long the last attempt took, in milliseconds; null before the first." }),
+    error: z.string().nullable().openapi({ description: "Why the last attempt failed (status or network error); null when it succeeded or none was made." }),
   })
   .openapi("WebhookDelivery");
 export type WebhookDelivery = z.infer<typeof WebhookDeliveryOut>;
-export const WebhookDeliveriesOut = z.object({ deliveries: z.array(WebhookDeliveryOut) }).openapi("WebhookDeliveries");
+export const WebhookDeliveriesOut = z
+  .object({ deliveries: z.array(WebhookDeliveryOut).openapi({ description: "The latest deliveries, newest first." }) })
+  .openapi("WebhookDeliveries");
 export const WebhookDeliveriesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(LIMITS.webhookLog).default(LIMITS.webhookLog),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(LIMITS.webhookLog)
+    .default(LIMITS.webhookLog)
+    .openapi({ description: `How many of the latest deliveries, 1 to ${LIMITS.webhookLog} (default ${LIMITS.webhookLog}).` }),
 });
 
-export const WebhookTestOut = z.object({ id: z.string(), event: z.literal("ping") }).openapi("WebhookTestOut");
+export const WebhookTestOut = z
+  .object({ id: z.string().openapi({ description: "The test delivery's `webhook-id`." }), event: z.literal("ping").openapi({ description: "Always `ping`." }) })
+  .openapi("WebhookTestOut");
 
 // ---------------------------------------------------------------- events (the bodies sent)
 
@@ -100,29 +110,36 @@ export const ResultsAvailableData = z
     pending: z.number().int().openapi({ description: "Results ready to pull now (`listResults`)." }),
     languages: z.array(z.string()).openapi({ description: "The languages with results ready to pull." }),
   })
-  .openapi("ResultsAvailableData");
+  .openapi("ResultsAvailableData", { description: "Results ready to pull." });
 export const AttentionCreatedData = z
   .object({
     count: z.number().int().openapi({ description: "Translations held back by QA and waiting for a decision in the dashboard." }),
     items: z.array(AttentionItemOut).max(20).openapi({ description: "The first 20 of them." }),
   })
-  .openapi("AttentionCreatedData");
+  .openapi("AttentionCreatedData", { description: "Translations held back by QA, waiting for a decision in the dashboard." });
 export const UsageThresholdData = z
   .object({
-    month: z.string().openapi({ example: "2026-11" }),
-    used_characters: z.number().int(),
-    included_characters: z.number().int(),
-    percent: z.union([z.literal(80), z.literal(100)]),
+    month: z.string().openapi({ example: "2026-11", description: "The billing month (`YYYY-MM`)." }),
+    used_characters: z.number().int().openapi({ description: "Billable characters used this month." }),
+    included_characters: z.number().int().openapi({ description: "Characters included per month." }),
+    percent: z.union([z.literal(80), z.literal(100)]).openapi({ description: "The threshold crossed: 80 or 100 (% of the included volume)." }),
   })
-  .openapi("UsageThresholdData");
-export const PingData = z.object({}).openapi("PingData");
+  .openapi("UsageThresholdData", { description: "The month's use crossed 80 % or 100 % of the included volume." });
+export const PingData = z.object({}).openapi("PingData", { description: "Empty: a test delivery (`sendWebhookTest`)." });
 
 export type ResultsAvailable = z.infer<typeof ResultsAvailableData>;
 export type AttentionCreated = z.infer<typeof AttentionCreatedData>;
 export type UsageThreshold = z.infer<typeof UsageThresholdData>;
 
 /** The envelope (Standard Webhooks): `{type, timestamp, data}`. */
-const envelope = <T extends z.ZodType>(type: WebhookEventType, data: T, name: string) => z.object({ type: z.literal(type), timestamp: Timestamp, data }).openapi(name);
+const envelope = <T extends z.ZodType>(type: WebhookEventType, data: T, name: string) =>
+  z
+    .object({
+      type: z.literal(type).openapi({ description: "The event type." }),
+      timestamp: Timestamp.openapi({ description: "When the event happened." }),
+      data,
+    })
+    .openapi(name);
 
 export const WEBHOOK_BODIES = {
   "job.finished": envelope("job.finished", JobOut, "JobFinishedEvent"),

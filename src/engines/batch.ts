@@ -23,25 +23,36 @@ export function utf8Length(text: string): number {
   return encoder.encode(text).length;
 }
 
+/** A second bound on a batch besides the engine's limits: e.g. a prompt's texts and their context together. */
+export interface ExtraBound<T> {
+  size: (item: T) => number;
+  max: number;
+}
+
 /**
  * Splits items into consecutive groups of at most `limits.maxSegments` items whose sizes
- * sum to at most `limits.maxCharacters`, keeping their order. An item larger than the
- * character limit on its own goes alone (the engine decides whether it accepts it).
+ * sum to at most `limits.maxCharacters` (and whose `extra` sizes sum to at most `extra.max`),
+ * keeping their order. An item larger than a limit on its own goes alone (the engine decides
+ * whether it accepts it).
  */
-export function splitBatches<T>(items: readonly T[], limits: EngineLimits, size: (item: T) => number = (item) => codePointLength(String(item))): T[][] {
+export function splitBatches<T>(items: readonly T[], limits: EngineLimits, size: (item: T) => number = (item) => codePointLength(String(item)), extra?: ExtraBound<T>): T[][] {
   const batches: T[][] = [];
   let current: T[] = [];
   let used = 0;
+  let usedExtra = 0;
   for (const item of items) {
     const n = size(item);
-    const full = current.length >= limits.maxSegments || used + n > limits.maxCharacters;
+    const e = extra ? extra.size(item) : 0;
+    const full = current.length >= limits.maxSegments || used + n > limits.maxCharacters || (extra !== undefined && usedExtra + e > extra.max);
     if (current.length > 0 && full) {
       batches.push(current);
       current = [];
       used = 0;
+      usedExtra = 0;
     }
     current.push(item);
     used += n;
+    usedExtra += e;
   }
   if (current.length > 0) batches.push(current);
   return batches;

@@ -1,12 +1,12 @@
 // DeepL API v2 (`POST /v2/translate`).
 import type { Formality } from "../limits";
-import { utf8Length } from "./batch";
+import { codePointLength, utf8Length } from "./batch";
 import { type Configured, present, requireConfig, unsupportedSource, unsupportedTarget } from "./config";
 import { deeplGlossaryId, quotaError } from "./deepl_glossary";
 import { callJson, type Verdict } from "./http";
 import { languageTable, lookupLanguage } from "./languages";
-import { type PreparedSegment, runPipeline } from "./pipeline";
-import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineOptions, type EngineRequest } from "./types";
+import { type PreparedSegment, planPipeline } from "./pipeline";
+import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineOptions, type EngineRequest, type EngineSegment } from "./types";
 
 /**
  * Target languages (DeepL codes). Region variants fall back to their language (`de-at` → DE);
@@ -204,46 +204,113 @@ export function createDeepLEngine(env: EngineEnv, options: EngineOptions = {}): 
             )
           : undefined;
 
-      return runPipeline(request, {
-        engine: "DeepL",
-        mode: "html",
-        limits: DEEPL_LIMITS,
-        // Each text costs its JSON-encoded bytes plus a separating comma.
-        measure: (text) => utf8Length(JSON.stringify(text)) + 1,
-        send: async (batch, { markup }) => {
-          const body: Record<string, unknown> = {
-            text: batch.map((item) => item.text),
-            source_lang: sourceLang,
-            target_lang: targetLang,
-            // Keeps the source's capitalization and punctuation: CMS strings such as labels
-            // often deliberately lack a final period.
-            preserve_formatting: true,
-          };
-          const formality = DEEPL_FORMALITY[request.formality];
-          if (formality) body.formality = formality;
-          if (glossaryId) body.glossary_id = glossaryId;
-          if (markup) body.tag_handling = "html";
-          const context = batchContext(batch);
-          if (context) body.context = context;
-
-          const answer = (await callJson({
-            engine: "DeepL",
-            url: `${baseUrl}/v2/translate`,
-            init: {
-              method: "POST",
-              headers: { Authorization: `DeepL-Auth-Key ${apiKey}`, "Content-Type": "application/json" },
-              body: JSON.stringify(body),
-            },
-            secrets: [apiKey],
-            classify: classifyDeepL,
-            meter: request.meter,
-            sleep: options.sleep,
-          })) as DeepLAnswer;
-          return readTranslations(answer, batch.length);
-        },
+      // One request per unit: DeepL takes one `context` per request (see unitGroups).
+      const groups = unitGroups(request.segments);
+      if (groups.length === 1 && groups[0].context === undefined) return translateGroup(request, undefined, DEEPL_LIMITS);
+      // Every group is planned (protected, split, a text too long refused) before any is sent.
+      const plans = groups.map((group) => {
+        const reserved = group.context === undefined ? 0 : utf8Length(JSON.stringify(group.context)) + 16;
+        const segments = group.indexes.map((i) => request.segments[i]);
+        return planGroup({ ...request, segments }, group.context, { ...DEEPL_LIMITS, maxCharacters: DEEPL_LIMITS.maxCharacters - reserved });
       });
+      const out = new Array<string>(request.segments.length);
+      for (const [g, group] of groups.entries()) {
+        const texts = await plans[g]();
+        group.indexes.forEach((index, i) => {
+          out[index] = texts[i];
+        });
+      }
+      return out;
+
+      function translateGroup(request: EngineRequest, unitContext: string | undefined, limits: EngineLimits): Promise<string[]> {
+        return planGroup(request, unitContext, limits)();
+      }
+
+      function planGroup(request: EngineRequest, unitContext: string | undefined, limits: EngineLimits): () => Promise<string[]> {
+        return planPipeline(request, {
+          engine: "DeepL",
+          mode: "html",
+          limits,
+          // Each text costs its JSON-encoded bytes plus a separating comma.
+          measure: (text) => utf8Length(JSON.stringify(text)) + 1,
+          send: async (batch, { markup }) => {
+            const body: Record<string, unknown> = {
+              text: batch.map((item) => item.text),
+              source_lang: sourceLang,
+              target_lang: targetLang,
+              // Keeps the source's capitalization and punctuation: CMS strings such as labels
+              // often deliberately lack a final period.
+              preserve_formatting: true,
+            };
+            const formality = DEEPL_FORMALITY[request.formality];
+            if (formality) body.formality = formality;
+            if (glossaryId) body.glossary_id = glossaryId;
+            if (markup) body.tag_handling = "html";
+            const context = [batchContext(batch), unitContext].filter(Boolean).join("\n");
+            if (context) body.context = context;
+
+            const answer = (await callJson({
+              engine: "DeepL",
+              url: `${baseUrl}/v2/translate`,
+              init: {
+                method: "POST",
+                headers: { Authorization: `DeepL-Auth-Key ${apiKey}`, "Content-Type": "application/json" },
+                body: JSON.stringify(body),
+              },
+              secrets: [apiKey],
+              classify: classifyDeepL,
+              meter: request.meter,
+              sleep: options.sleep,
+            })) as DeepLAnswer;
+            return readTranslations(answer, batch.length);
+          },
+        });
+      }
     },
   };
+}
+
+/** Characters (code points) of a request's unit context at most: the label and the nearest neighbouring texts. */
+export const DEEPL_CONTEXT_CHARACTERS = 1_500;
+
+/** Texts of one unit (same label and path) and the `context` their requests carry. */
+interface UnitGroup {
+  indexes: number[];
+  context: string | undefined;
+}
+
+/**
+ * Groups a request's texts by unit (label and path), in order of first appearance, each with
+ * its unit context: the label, then the neighbouring texts of the group's texts (each once, in
+ * page order as far as the slice gave them), cut to DEEPL_CONTEXT_CHARACTERS. DeepL applies a
+ * request's `context` to every text in it, so texts of different units cannot share a request
+ * without misleading it: a batch of texts from n units becomes n requests (the trade-off is
+ * in docs/decisions.md, "What engines are told"). Texts without context form one group that is
+ * sent as before.
+ */
+export function unitGroups(segments: readonly EngineSegment[]): UnitGroup[] {
+  const groups = new Map<string, { indexes: number[]; label: string; neighbours: string[] }>();
+  segments.forEach((segment, index) => {
+    const c = segment.context;
+    const label = c?.label ?? "";
+    const key = c && (label || c.path || c.before?.length || c.after?.length) ? `u\u0000${label}\u0000${c.path ?? ""}` : "";
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { indexes: [], label, neighbours: [] }));
+    group.indexes.push(index);
+    if (key) group.neighbours.push(...(c?.before ?? []), ...(c?.after ?? []));
+  });
+  return [...groups.entries()].map(([key, group]) => {
+    if (!key) return { indexes: group.indexes, context: undefined };
+    const own = new Set(group.indexes.map((i) => segments[i].text));
+    const parts = [group.label, ...new Set(group.neighbours.filter((t) => t && !own.has(t)))].filter(Boolean);
+    let context = "";
+    for (const part of parts) {
+      const next = context ? `${context}\n${part}` : part;
+      if (codePointLength(next) > DEEPL_CONTEXT_CHARACTERS) break;
+      context = next;
+    }
+    return { indexes: group.indexes, context: context || undefined };
+  });
 }
 
 /** DeepL answers 456 when the plan's characters are used up: retrying cannot help. */

@@ -7,6 +7,7 @@ import { type Configured, present, requireConfig } from "./config";
 import { callJson, parseJsonBody, type Verdict } from "./http";
 import { normalizeLanguage } from "./languages";
 import { type PreparedSegment, runPipeline } from "./pipeline";
+import { type PromptContext, promptContext } from "./prompt_context";
 import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineOptions, type EngineRequest, type GlossaryTerm } from "./types";
 
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -17,6 +18,14 @@ export const OPENAI_DEFAULT_MODEL = "gpt-4o-mini";
  * translations as JSON, often longer than the source) fits the output budget.
  */
 export const OPENAI_LIMITS: EngineLimits = { maxSegments: 40, maxCharacters: 8_000 };
+
+/**
+ * The user message's size per request at most (characters of its JSON): the texts, their
+ * context (each item's at most ITEM_CONTEXT_CHARACTERS, prompt_context.ts) and the glossary
+ * terms they use. A batch whose context would exceed it takes fewer texts: context is never
+ * dropped to fit more texts into a request.
+ */
+export const OPENAI_PROMPT_CHARACTERS = 24_000;
 
 /** LLMs answer slowly; one attempt may take this long. */
 const OPENAI_TIMEOUT_MS = 120_000;
@@ -135,7 +144,7 @@ const FORMALITY_RULE: Record<Formality, string> = {
 };
 
 /** The system prompt: the task, the numbered rules, the answer format. */
-export function systemPrompt(options: { sourceLanguage: string; targetLanguage: string; formality: Formality; withGlossary: boolean }): string {
+export function systemPrompt(options: { sourceLanguage: string; targetLanguage: string; formality: Formality; withGlossary: boolean; withContext?: boolean }): string {
   const target = languageLabel(options.targetLanguage);
   const rules = [
     `Translate the "text" of every item into ${target}. Answer exactly one translation per item, with the item's "id". Never merge, split, skip or add items.`,
@@ -143,6 +152,11 @@ export function systemPrompt(options: { sourceLanguage: string; targetLanguage: 
     "Keep all markup (HTML tags and their attributes, Markdown syntax) exactly as in the source and in the same order; translate only the human-readable text around it. Keep line breaks and leading or trailing whitespace.",
     '"kind" (the type of content, such as a page or a product) and "field" (where the text appears, such as a title or a button) are context for choosing words. Never translate or repeat them.',
     'When an item has "max_length", its translation must not be longer than that many characters; choose shorter wording if needed.',
+    ...(options.withContext
+      ? [
+          'An item\'s "context" is for understanding only, never to translate or to copy into the answer: "label" and "path" name the page the text belongs to, "before" and "after" are the texts around it on that page, and "examples" are earlier approved translations of similar texts (follow their wording where the texts agree). Protected tokens and placeholders count only in "text".',
+        ]
+      : []),
     ...(options.withGlossary ? ['When a "source" term of the "glossary" occurs in a text, translate it with its "target" term (inflected as the grammar requires).'] : []),
     FORMALITY_RULE[options.formality],
     'Answer with JSON only, exactly of this form: {"items":[{"id":"1","translation":"…"}]}. No explanations, no code fences.',
@@ -155,15 +169,38 @@ export function systemPrompt(options: { sourceLanguage: string; targetLanguage: 
   ].join("\n");
 }
 
+/** Each item's bounded context, computed once (for the batch's size and for its payload). */
+const contexts = new WeakMap<PreparedSegment, PromptContext | null>();
+function contextOf(item: PreparedSegment): PromptContext | undefined {
+  let context = contexts.get(item);
+  if (context === undefined) contexts.set(item, (context = promptContext(item.segment.context) ?? null));
+  return context ?? undefined;
+}
+
+/** An item of the user message, as sent. */
+function itemEntry(item: PreparedSegment, id: string): Record<string, unknown> {
+  const entry: Record<string, unknown> = { id, text: item.text };
+  if (item.segment.kind) entry.kind = item.segment.kind;
+  if (item.segment.field) entry.field = item.segment.field;
+  if (item.segment.maxLength != null) entry.max_length = item.segment.maxLength;
+  const context = contextOf(item);
+  if (context) entry.context = context;
+  return entry;
+}
+
+/**
+ * An item's share of the user message (characters of its JSON): its text and context as sent,
+ * and the glossary terms its text uses (counted per item, so a term two texts share is counted
+ * twice: a bound, not a measure).
+ */
+export function promptSize(item: PreparedSegment, glossary: readonly GlossaryTerm[]): number {
+  const terms = glossary.length ? relevantTerms([item], glossary) : [];
+  return JSON.stringify(itemEntry(item, String(OPENAI_LIMITS.maxSegments))).length + 1 + (terms.length ? JSON.stringify(terms).length : 0);
+}
+
 /** The user message: the batch's items with their context, and the glossary terms they use. */
 export function userPayload(batch: readonly PreparedSegment[], glossary: readonly GlossaryTerm[]): string {
-  const items = batch.map((item, i) => {
-    const entry: Record<string, unknown> = { id: String(i + 1), text: item.text };
-    if (item.segment.kind) entry.kind = item.segment.kind;
-    if (item.segment.field) entry.field = item.segment.field;
-    if (item.segment.maxLength != null) entry.max_length = item.segment.maxLength;
-    return entry;
-  });
+  const items = batch.map((item, i) => itemEntry(item, String(i + 1)));
   const terms = relevantTerms(batch, glossary);
   return JSON.stringify(terms.length > 0 ? { items, glossary: terms } : { items });
 }
@@ -289,6 +326,7 @@ export function createOpenAiEngine(env: EngineEnv, options: EngineOptions = {}):
         mode: "text",
         limits: OPENAI_LIMITS,
         measure: codePointLength,
+        extra: { size: (item) => promptSize(item, request.glossary), max: OPENAI_PROMPT_CHARACTERS },
         send: async (batch) => {
           const messages: ChatMessage[] = [
             {
@@ -298,6 +336,7 @@ export function createOpenAiEngine(env: EngineEnv, options: EngineOptions = {}):
                 targetLanguage: request.targetLanguage,
                 formality: request.formality,
                 withGlossary: relevantTerms(batch, request.glossary).length > 0,
+                withContext: batch.some((item) => contextOf(item) !== undefined),
               }),
             },
             { role: "user", content: userPayload(batch, request.glossary) },

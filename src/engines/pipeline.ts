@@ -1,7 +1,7 @@
 // The part every engine's translate() shares: protect markup per segment, split into
 // upstream requests at the engine's limits, send, restore, and reassemble in order.
 import { MarkupError, type ProtectMode, protect } from "../markup/protect";
-import { mapWithConcurrency, splitBatches } from "./batch";
+import { type ExtraBound, mapWithConcurrency, splitBatches } from "./batch";
 import { joinPieces, splitLongText } from "./split";
 import { EngineError, type EngineLimits, type EngineRequest, type EngineSegment } from "./types";
 
@@ -34,6 +34,11 @@ export interface PipelineOptions {
   limits: EngineLimits;
   /** Size of one sent text as the engine counts it against `limits.maxCharacters`. */
   measure: (text: string) => number;
+  /**
+   * A second bound per request besides `limits` (the OpenAI prompt: texts with their context
+   * and glossary terms): a request takes fewer texts rather than dropping any context.
+   */
+  extra?: ExtraBound<PreparedSegment>;
   /** Upstream requests in flight at once (default 1). */
   concurrency?: number;
   /** Translates one batch; answers one text per segment, in order. */
@@ -77,6 +82,16 @@ export function restoreSegment(engine: string, item: PreparedSegment, translated
  * refused (`rejected`) before anything is sent.
  */
 export async function runPipeline(request: EngineRequest, options: PipelineOptions): Promise<string[]> {
+  return planPipeline(request, options)();
+}
+
+/**
+ * runPipeline in two steps: the plan protects and splits every segment (and throws `rejected`
+ * for one that cannot be split small enough) before anything is sent; calling it sends. An
+ * engine that sends one request's texts in several groups (DeepL, one per unit) plans every
+ * group first, so a refused text costs no request.
+ */
+export function planPipeline(request: EngineRequest, options: PipelineOptions): () => Promise<string[]> {
   const results = request.segments.map((segment) => segment.text);
   const items: PreparedSegment[] = [];
   /** Segments sent in pieces: their index and the separators to join the pieces' translations with. */
@@ -105,28 +120,29 @@ export async function runPipeline(request: EngineRequest, options: PipelineOptio
     });
     joins.push({ index, parts, separators: split.separators });
   });
-  if (items.length === 0) return results;
-
-  const translated = new Array<string>(items.length);
-  const batches = splitBatches(items, options.limits, (item) => options.measure(item.text));
-  await mapWithConcurrency(batches, options.concurrency ?? 1, async (batch) => {
-    const markup = options.mode === "html" && !batch.every((item) => item.plain);
-    // Text-mode tokens always need restoring; an HTML-mode batch only when sent as HTML.
-    const restore = options.mode === "text" || markup;
-    const answer = await options.send(batch, { markup });
-    if (answer.length !== batch.length) {
-      throw new EngineError("bad_response", `${options.engine} answered ${answer.length} translations for ${batch.length} texts`);
-    }
-    batch.forEach((item, i) => {
-      translated[item.slot] = restore ? restoreSegment(options.engine, item, answer[i]) : answer[i];
+  if (items.length === 0) return async () => results;
+  return async () => {
+    const translated = new Array<string>(items.length);
+    const batches = splitBatches(items, options.limits, (item) => options.measure(item.text), options.extra);
+    await mapWithConcurrency(batches, options.concurrency ?? 1, async (batch) => {
+      const markup = options.mode === "html" && !batch.every((item) => item.plain);
+      // Text-mode tokens always need restoring; an HTML-mode batch only when sent as HTML.
+      const restore = options.mode === "text" || markup;
+      const answer = await options.send(batch, { markup });
+      if (answer.length !== batch.length) {
+        throw new EngineError("bad_response", `${options.engine} answered ${answer.length} translations for ${batch.length} texts`);
+      }
+      batch.forEach((item, i) => {
+        translated[item.slot] = restore ? restoreSegment(options.engine, item, answer[i]) : answer[i];
+      });
     });
-  });
-  const split = new Set(joins.map((j) => j.index));
-  for (const item of items) if (!split.has(item.index)) results[item.index] = translated[item.slot];
-  for (const join of joins)
-    results[join.index] = joinPieces(
-      join.parts.map((part) => (typeof part === "number" ? translated[part] : part)),
-      join.separators,
-    );
-  return results;
+    const split = new Set(joins.map((j) => j.index));
+    for (const item of items) if (!split.has(item.index)) results[item.index] = translated[item.slot];
+    for (const join of joins)
+      results[join.index] = joinPieces(
+        join.parts.map((part) => (typeof part === "number" ? translated[part] : part)),
+        join.separators,
+      );
+    return results;
+  };
 }

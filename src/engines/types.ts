@@ -8,6 +8,14 @@ export interface GlossaryTerm {
   caseSensitive: boolean;
 }
 
+export interface SegmentContext {
+  label?: string | null;
+  path?: string | null;
+  before?: string[];
+  after?: string[];
+  examples?: { source: string; target: string; similarity: number }[];
+}
+
 /** One text to translate, with the context the connector gave for it. */
 export interface EngineSegment {
   text: string;
@@ -15,6 +23,12 @@ export interface EngineSegment {
   kind?: string | null;
   field?: string | null;
   maxLength?: number | null;
+  /**
+   * What a translator would want to see besides the text: the unit's label and path, its
+   * neighbouring segments' source texts (bounded) and fuzzy matches from the memory. Only
+   * engines with a context notion read it (openai, deepl); it is never translated.
+   */
+  context?: SegmentContext;
 }
 
 /** Counts upstream requests, every attempt and retry included (the platform's subrequest limit counts each). */

@@ -118,7 +118,12 @@ adminRoutes.openapi(
     tags: ["admin"],
     security: admin,
     request: { params: OrgIdParam, ...body(GlossaryIn, EXAMPLES.glossaryIn) },
-    responses: { 200: ok(z.object({ terms: z.number().int() }), "How many terms the glossary now holds", { terms: 1 }), ...adminErrors, ...notFoundResponse, ...bodyErrors },
+    responses: {
+      200: ok(z.object({ terms: z.number().int().openapi({ description: "Terms the glossary now holds." }) }), "How many terms the glossary now holds", { terms: 1 }),
+      ...adminErrors,
+      ...notFoundResponse,
+      ...bodyErrors,
+    },
   }),
   async (c) => {
     const n = await replaceGlossary(c.env, OPERATOR, c.req.valid("param").org_id, c.req.valid("json").terms);
@@ -270,7 +275,14 @@ adminRoutes.openapi(
       ...body(AttentionDecisionIn, { action: "fix", text: '<p>Willkommen, {name}! Lesen Sie <a href="/more">mehr</a>.</p>' }),
     },
     responses: {
-      200: ok(z.object({ id: z.string(), state: z.enum(["ok", "missing"]) }), "The segment's new state", { id: "r_7000000103", state: "ok" }),
+      200: ok(
+        z.object({
+          id: z.string().openapi({ description: "The result decided on." }),
+          state: z.enum(["ok", "missing"]).openapi({ description: "The segment's new state in the language: `ok` after a fix, `missing` after a discard." }),
+        }),
+        "The segment's new state",
+        { id: "r_7000000103", state: "ok" },
+      ),
       409: ok(AttentionConfirmOut, "The fix has QA errors and `confirm: true` was not sent: nothing was saved; `qa` lists the findings.", EXAMPLES.attentionConfirm),
       ...adminErrors,
       ...notFoundResponse,

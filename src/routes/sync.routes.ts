@@ -22,6 +22,7 @@ import {
   type UnitSnapshot,
   UnitSnapshotIn,
   UnitStatusOut,
+  UnitStatusQuery,
   UnitsQuery,
   UnitsWorkOut,
 } from "../api/schemas";
@@ -241,7 +242,9 @@ syncRoutes.openapi(
     summary: "List units with work",
     description:
       "Units with something not up to date (missing, stale, in review, or held back by QA), listing only the languages with work; `prefix` and `language` narrow the list. " +
-      "Paginate by passing `next_cursor` as `cursor` until it is null. A malformed cursor is a 422.",
+      "`state` lists only units with that kind of work (in `language` when given): `missing` and `stale` are what the next delta job translates, `review` what waits for an editor on the site, `attention` what is held back by QA in the dashboard. " +
+      "A listed unit is the same item as in the list without `state` (all its languages with work and their counts). " +
+      "Paginate by passing `next_cursor` as `cursor` until it is null (with the same `prefix`, `language` and `state`). A malformed cursor is a 422.",
     tags: ["sync"],
     security: bearer,
     request: { query: UnitsQuery },
@@ -261,14 +264,32 @@ syncRoutes.openapi(
     summary: "Get a unit's segment × language states",
     description:
       "The state of every segment of one unit in every target language, with the QA findings of current translations and the languages held back for review in the dashboard. " +
+      "`include=text,results` adds, per segment, `text` (the current source) and `results` (per language, the current translation: its result `id`, `text`, `origin` and `status`), " +
+      "so a connector without a database of its own finds the result ids to send to `POST /v1/reviews`. Without `include` the answer has neither field. " +
       "An unknown or deleted unit is a 404.",
     tags: ["sync"],
     security: bearer,
-    request: { params: UnitKeyParam },
-    responses: { 200: ok(UnitStatusOut, "The unit's state matrix", EXAMPLES.unitStatus), ...errors, ...notFoundResponse },
+    request: { params: UnitKeyParam, query: UnitStatusQuery },
+    responses: {
+      200: {
+        description: "The unit's state matrix",
+        content: {
+          "application/json": {
+            schema: UnitStatusOut,
+            examples: {
+              default: { summary: "Without include", value: EXAMPLES.unitStatus },
+              included: { summary: "With include=text,results", value: EXAMPLES.unitStatusIncluded },
+            },
+          },
+        },
+      },
+      ...errors,
+      ...notFoundResponse,
+    },
   }),
   async (c) => {
     const { stub, site } = siteObject(c);
-    return c.json(await stub.unitStatus(site, c.req.valid("param").external_key, dashboardBase(c)), 200);
+    const { include } = c.req.valid("query");
+    return c.json(await stub.unitStatus(site, c.req.valid("param").external_key, dashboardBase(c), [...include]), 200);
   },
 );

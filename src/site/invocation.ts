@@ -85,6 +85,11 @@ export interface RunnerDeps {
   emit?: Emit;
   /** The wait between an engine's retries (the site object's; the real one when absent). */
   sleep?: Sleep;
+  /**
+   * Whether engine segments carry their unit's context (label, path, neighbours; slice.ts).
+   * Default true; false only for measuring what context costs (bench i), never a public switch.
+   */
+  engineContext?: boolean;
 }
 
 export interface RunOptions {

@@ -7,7 +7,7 @@ import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/site/migrations.js";
-import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot } from "../api/schemas";
+import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot, UnitStatusInclude } from "../api/schemas";
 import { release, reserve } from "../billing/billing";
 import { controlDb } from "../control/db";
 import { batchPrefix } from "../control/erasure";
@@ -249,8 +249,8 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, (settings) => unitsWithWork(this.store, settings, this.links(settings, dashboardUrl), query));
   }
 
-  async unitStatus(settings: SiteSettings, externalKey: string, dashboardUrl?: string) {
-    return this.call(settings, (settings) => unitStatus(this.store, settings, this.links(settings, dashboardUrl), externalKey));
+  async unitStatus(settings: SiteSettings, externalKey: string, dashboardUrl?: string, include?: UnitStatusInclude[]) {
+    return this.call(settings, (settings) => unitStatus(this.store, settings, this.links(settings, dashboardUrl), externalKey, new Set(include)));
   }
 
   /** The dashboard's Units page with every unit (GET /v1/units lists only those with work). */

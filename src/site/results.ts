@@ -11,18 +11,13 @@ import { refreshUnits } from "./counts";
 import { decodeCursor, encodeCursor, isNumber } from "./cursor";
 import { glossaryFor } from "./glossary";
 import { rememberTranslation } from "./memory";
+import { parseResultId, resultId } from "./result-id";
 import { capabilities, siteTargets } from "./settings";
 import { stateSql } from "./state";
 import { attentionUrl, type Links } from "./status";
 import type { Store } from "./store";
 
-export const resultId = (n: number) => `r_${n}`;
-
-export function parseResultId(id: string): number | undefined {
-  const m = /^r_([1-9][0-9]{0,15})$/.exec(id);
-  const n = m ? Number(m[1]) : NaN;
-  return Number.isSafeInteger(n) ? n : undefined;
-}
+export { parseResultId, resultId } from "./result-id";
 
 /**
  * Result ids are opaque `r_<n>`; each site's sequence starts at site id × 10⁹ so that an id

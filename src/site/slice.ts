@@ -19,6 +19,7 @@ import { glossaryMatcher } from "../qa/glossary";
 import { type Committer, type Outcome, type Produced, type SliceItem, TRANSLATION_MARK } from "./commit";
 import type { Invocation } from "./invocation";
 import type { JobRow, JobScope } from "./jobs";
+import { type ContextItem, unitContexts } from "./neighbours";
 import { capabilities } from "./settings";
 import { stateSql } from "./state";
 
@@ -49,9 +50,9 @@ export const LOAD_ITEMS = 250;
  * same source language made earlier in this job (the latest), each one index look-up, so the
  * slice needs no further reads.
  */
-function loadItems(inv: Invocation, job: JobRow, language: string, settings: SiteSettings, scope: JobScope, after: number, limit: number): SliceItem[] {
-  return inv.deps.store.all<SliceItem>(
-    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
+function loadItems(inv: Invocation, job: JobRow, language: string, settings: SiteSettings, scope: JobScope, after: number, limit: number): (SliceItem & ContextItem)[] {
+  return inv.deps.store.all<SliceItem & ContextItem>(
+    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length, u.label, u.path,
        coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
        ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since,
        CASE WHEN ?6 THEN NULL ELSE (SELECT m.text FROM memory m WHERE m.source_fingerprint = s.fingerprint
@@ -86,7 +87,7 @@ const repeatKey = (item: SliceItem) => `${item.source_language.toLowerCase()}\u0
 
 interface Group {
   /** Items with the same source language and text: the first is sent, the others reuse its translation. */
-  items: SliceItem[];
+  items: (SliceItem & ContextItem)[];
 }
 
 /** A slice whose engine work is done: its commits may still be landing. */
@@ -123,10 +124,10 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   const limit = inv.options.sliceItems ?? sliceItems(engine?.limits);
   const outcome = (fields: Partial<Outcome>): Outcome => ({ language, produced: [], skipped: [], failed: [], billed: 0, ...fields });
 
-  const items: SliceItem[] = [];
+  const items: (SliceItem & ContextItem)[] = [];
   /** Items that left the scope since the job started (removed, deleted, imported, translated): skipped. */
-  const skipped: SliceItem[] = [];
-  const work: SliceItem[] = [];
+  const skipped: (SliceItem & ContextItem)[] = [];
+  const work: (SliceItem & ContextItem)[] = [];
   const unsaved = inv.unsavedTexts(language);
   const toSend = new Map<string, Group>(); // by repeatKey: source language + fingerprint
   /** Items whose text costs no engine request: [item, text, origin, engine, kind]. */
@@ -227,6 +228,16 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
       else bySource.set(src, [group]);
     }
     const batches = [...bySource.values()].flatMap((groups) => splitBatches(groups, engine.limits, (g) => g.items[0].characters));
+    // The unit context of the texts sent (one query for the slice), unless switched off.
+    const contexts =
+      inv.deps.engineContext === false
+        ? undefined
+        : unitContexts(
+            store,
+            [...toSend.values()].map((g) => g.items[0]),
+          );
+    // Reading and shaping the context is work on the slice's texts: counted like other item-steps.
+    if (contexts) await inv.step(contexts.size, "slice");
     const gate = inv.gate(engine.name);
     const running: Promise<void>[] = [];
 
@@ -240,7 +251,14 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
           formality: target!.formality,
           glossary,
           glossaryOwner: String(settings.organizationId),
-          segments: groups.map(({ items: [first] }) => ({ text: first.text, format: first.format, kind: first.kind, field: first.field, maxLength: first.max_length })),
+          segments: groups.map(({ items: [first] }) => ({
+            text: first.text,
+            format: first.format,
+            kind: first.kind,
+            field: first.field,
+            maxLength: first.max_length,
+            ...(contexts ? { context: contexts.get(first.segment_id) } : {}),
+          })),
           meter: inv.meter,
         });
       } catch (err) {

@@ -1,10 +1,11 @@
 /** Status reads: the site's counts, units with work, and one unit's segment × language matrix. */
-import type { LanguageCounts, UnitStatus, UnitsWork } from "../api/schemas";
+import type { LanguageCounts, SegmentResult, TranslationStatus, UnitStatus, UnitStatusInclude, UnitsWork, WorkState } from "../api/schemas";
 import type { SiteSettings } from "../control/sites";
 import { notFound } from "../errors";
 import type { CountRow } from "./counts";
 import { isKeyType } from "./counts";
 import { decodeCursor, encodeCursor, isString } from "./cursor";
+import { resultId } from "./result-id";
 import { lower, siteTargets } from "./settings";
 import { stateSql } from "./state";
 import type { Store } from "./store";
@@ -82,8 +83,28 @@ interface UnitRow {
   last_synced_at: string | null;
 }
 
-/** GET /v1/units: units with work, keyset-paginated by key, each unit exactly once. */
-export function unitsWithWork(store: Store, settings: SiteSettings, links: Links, query: { prefix: string; language?: string; cursor?: string; limit: number }): UnitsWork {
+/**
+ * A unit_counts row (alias `c`) that has work of one kind in its language. `missing` has no
+ * column: it is what the other counts leave of the total.
+ */
+const HAS_STATE: Record<WorkState, string> = {
+  missing: "c.total > c.ok + c.stale + c.review + c.attention",
+  stale: "c.stale > 0",
+  review: "c.review > 0",
+  attention: "c.attention > 0",
+};
+
+/**
+ * GET /v1/units: units with work, keyset-paginated by key, each unit exactly once. `state`
+ * only selects units (one of whose languages has that work); each listed unit is the same
+ * item as in the list without it, its languages included.
+ */
+export function unitsWithWork(
+  store: Store,
+  settings: SiteSettings,
+  links: Links,
+  query: { prefix: string; language?: string; state?: WorkState; cursor?: string; limit: number },
+): UnitsWork {
   // Unit keys are never empty, so "" as the default position excludes nothing.
   const after = decodeCursor(query.cursor, isString) ?? "";
   const end = query.prefix ? prefixEnd(query.prefix) : "\u{10FFFF}\u{10FFFF}";
@@ -94,7 +115,7 @@ export function unitsWithWork(store: Store, settings: SiteSettings, links: Links
     ? store.all<UnitRow>(
         `SELECT u.id, u.external_key, u.label, u.path, u.adapter, u.last_synced_at
          FROM unit_counts c JOIN units u ON u.id = c.unit_id
-         WHERE c.language = ? AND c.total > c.ok AND c.unit_key >= ? AND c.unit_key > ? AND c.unit_key < ?
+         WHERE c.language = ? AND c.total > c.ok ${query.state ? `AND ${HAS_STATE[query.state]}` : ""} AND c.unit_key >= ? AND c.unit_key > ? AND c.unit_key < ?
          ORDER BY c.unit_key LIMIT ?`,
         language,
         query.prefix,
@@ -105,6 +126,7 @@ export function unitsWithWork(store: Store, settings: SiteSettings, links: Links
     : store.all<UnitRow>(
         `SELECT id, external_key, label, path, adapter, last_synced_at FROM units
          WHERE needs_work = 1 AND deleted = 0 AND external_key >= ? AND external_key > ? AND external_key < ?
+         ${query.state ? `AND EXISTS (SELECT 1 FROM unit_counts c WHERE c.unit_id = units.id AND ${HAS_STATE[query.state]})` : ""}
          ORDER BY external_key LIMIT ?`,
         query.prefix,
         after,
@@ -143,22 +165,47 @@ export function unitsWithWork(store: Store, settings: SiteSettings, links: Links
   };
 }
 
-/** GET /v1/units/{key}/status: the segment × language matrix of one unit. */
-export function unitStatus(store: Store, _settings: SiteSettings, links: Links, externalKey: string): UnitStatus {
+/** `translations.status` (with its result's acknowledgement) as the result look-up names it; undefined for no translation. */
+function translationStatus(status: string, acknowledged: number | null): TranslationStatus | undefined {
+  if (status === "review") return acknowledged ? "pending_review" : "machine_translated";
+  if (status === "ok") return "approved";
+  if (status === "attention") return "needs_attention";
+  return undefined;
+}
+
+/**
+ * GET /v1/units/{key}/status: the segment × language matrix of one unit. `include` adds each
+ * segment's source text and its current translations (read in the same two queries, so the
+ * cost stays one pass over the unit's segments whatever it holds).
+ */
+export function unitStatus(store: Store, _settings: SiteSettings, links: Links, externalKey: string, include: ReadonlySet<UnitStatusInclude> = new Set()): UnitStatus {
   const unit = store.one<UnitRow & { deleted: number }>("SELECT id, external_key, label, path, adapter, last_synced_at, deleted FROM units WHERE external_key = ?", externalKey);
   if (!unit || unit.deleted) throw notFound(`Unit ${externalKey}`);
   const counts = store.all<CountRow>("SELECT language, total, ok, stale, review, attention FROM unit_counts WHERE unit_id = ?", unit.id);
   const languages = counts.map((c) => c.language);
-  const cells = store.all<{ id: number; language: string; state: string; qa: string | null }>(
+  const withResults = include.has("results");
+  const cells = store.all<{
+    id: number;
+    language: string;
+    state: string;
+    qa: string | null;
+    status?: string | null;
+    result_id?: number | null;
+    text?: string | null;
+    origin?: string | null;
+    acknowledged?: number | null;
+  }>(
     `SELECT s.id, l.value AS language, ${stateSql()} AS state, CASE WHEN t.source_fingerprint = s.fingerprint THEN t.qa END AS qa
+       ${withResults ? ", t.status, t.result_id, t.text, t.origin, r.acknowledged" : ""}
      FROM segments s CROSS JOIN json_each(?1) l
      LEFT JOIN translations t ON t.segment_id = s.id AND t.language = l.value
+     ${withResults ? "LEFT JOIN results r ON r.id = t.result_id" : ""}
      WHERE s.unit_id = ?2 AND s.removed = 0`,
     JSON.stringify(languages),
     unit.id,
   );
-  const segs = store.all<{ id: number; key: string; field: string | null; kind: string | null; parent_key: string | null; position: number }>(
-    "SELECT id, key, field, kind, parent_key, position FROM segments WHERE unit_id = ? AND removed = 0 ORDER BY position, id",
+  const segs = store.all<{ id: number; key: string; field: string | null; kind: string | null; parent_key: string | null; position: number; text?: string }>(
+    `SELECT id, key, field, kind, parent_key, position ${include.has("text") ? ", text" : ""} FROM segments WHERE unit_id = ? AND removed = 0 ORDER BY position, id`,
     unit.id,
   );
   const bySegment = new Map<number, typeof cells>();
@@ -172,8 +219,11 @@ export function unitStatus(store: Store, _settings: SiteSettings, links: Links, 
     const states: Record<string, "ok" | "stale" | "review" | "missing" | "attention"> = {};
     const qa: Record<string, { code: string; severity: "error" | "warning"; message: string }[]> = {};
     const heldBack: string[] = [];
+    const results: Record<string, SegmentResult> = {};
     for (const cell of bySegment.get(s.id) ?? []) {
       states[cell.language] = cell.state as "ok";
+      const status = withResults && cell.status ? translationStatus(cell.status, cell.acknowledged ?? null) : undefined;
+      if (status) results[cell.language] = { id: cell.result_id ? resultId(cell.result_id) : null, text: cell.text ?? "", origin: cell.origin ?? "", status };
       if (cell.qa) {
         const issues = JSON.parse(cell.qa);
         if (issues.length) qa[cell.language] = issues;
@@ -190,6 +240,8 @@ export function unitStatus(store: Store, _settings: SiteSettings, links: Links, 
       states,
       ...(Object.keys(qa).length ? { qa } : {}),
       ...(heldBack.length ? { held_back: heldBack } : {}),
+      ...(include.has("text") ? { text: s.text ?? "" } : {}),
+      ...(withResults ? { results } : {}),
     };
   });
   return {

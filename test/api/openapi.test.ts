@@ -108,6 +108,8 @@ describe("the OpenAPI document", () => {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
         const media = response.content?.["application/json"];
         if (media?.example !== undefined) examples.push({ where: `${where} ${status}`, schema: media.schema, example: media.example });
+        for (const [name, named] of Object.entries((media?.examples ?? {}) as Record<string, Json>))
+          examples.push({ where: `${where} ${status} (${name})`, schema: media.schema, example: named.value });
       }
     }
     const withExample = new Set(examples.map((e) => e.where));
@@ -137,6 +139,30 @@ describe("the OpenAPI document", () => {
         );
     }
     expect(problems).toEqual([]);
+  });
+
+  it("describes every schema property (what a connector needs: units, bounds, when null)", async () => {
+    const doc = await servedDocument();
+    const component = (ref: string) => doc.components.schemas[ref.replace("#/components/schemas/", "")];
+    // A property that only references a component is described when the component is.
+    const described = (schema: Json): boolean => Boolean(schema.description) || (schema.$ref ? described(component(schema.$ref)) : false) || (schema.allOf ?? []).some(described);
+    const missing: string[] = [];
+    const walk = (schema: Json, where: string, seen: Set<Json>) => {
+      if (!schema || typeof schema !== "object" || seen.has(schema)) return;
+      seen.add(schema);
+      for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
+        if (!described(property)) missing.push(`${where}.${name}`);
+        walk(property, `${where}.${name}`, seen);
+      }
+      for (const key of ["items", "additionalProperties"]) walk(schema[key], `${where}[]`, seen);
+      for (const key of ["allOf", "anyOf", "oneOf"]) for (const [i, part] of (schema[key] ?? []).entries()) walk(part, `${where}|${i}`, seen);
+    };
+    for (const [name, schema] of Object.entries(doc.components.schemas as Record<string, Json>)) walk(schema, name, new Set());
+    for (const { op, where } of await operations()) {
+      walk(op.requestBody?.content?.["application/json"]?.schema, `${where} request`, new Set());
+      for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) walk(response.content?.["application/json"]?.schema, `${where} ${status}`, new Set());
+    }
+    expect(missing).toEqual([]);
   });
 
   it("declares nullable fields nullable: a failed batch item's result and a 402's estimate", async () => {

@@ -1,0 +1,133 @@
+// A job's slice gives the OpenAI-compatible engine each text's unit context (label, path, the
+// neighbouring live segments, read in one query for the slice), recorded by an HTTP-level fake
+// of chat completions; RunnerDeps.engineContext = false sends none (bench i part 2).
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { HttpResponse, http } from "msw";
+import { describe, expect, it } from "vitest";
+import type { SiteSettings } from "../../src/control/sites";
+import { createOpenAiEngine } from "../../src/engines/openai";
+import type { SiteObject } from "../../src/site/object";
+import { runJobs } from "../../src/site/runner";
+import { client, createSite, unit } from "../helpers/api";
+import { mockFetch, type RecordedRequest } from "../helpers/http";
+
+const KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345";
+const URL_ = "https://llm.example.test/v1/chat/completions";
+const openAiEnv = { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: "https://llm.example.test/v1", OPENAI_MODEL: "test-model" };
+
+interface Item {
+  id: string;
+  text: string;
+  context?: { label?: string; path?: string; before?: string[]; after?: string[]; examples?: { source: string; translation: string }[] };
+}
+
+const chat = http.post(URL_, async ({ request }) => {
+  const body = (await request.json()) as { messages: { content: string }[] };
+  const items = (JSON.parse(body.messages[1].content).items as Item[]).map((item) => ({ id: item.id, translation: `DE ${item.text}` }));
+  return HttpResponse.json({ choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify({ items }) }, finish_reason: "stop" }] });
+});
+
+/** The items the model was sent, by text. */
+const sentItems = (requests: RecordedRequest[]) =>
+  new Map(
+    requests
+      .filter((r) => r.url.href === URL_)
+      .flatMap((r) => JSON.parse(r.json<{ messages: { content: string }[] }>().messages[1].content).items as Item[])
+      .map((item) => [item.text, item] as const),
+  );
+
+/** Creates a job over the whole site and runs it in the object with the real OpenAI-compatible engine. */
+async function runWithOpenAi(siteId: number, key: string, engineContext?: boolean) {
+  const c = client(key);
+  const created = await c.post("/v1/jobs", { confirm: true });
+  expect(created.status).toBe(202);
+  await runInDurableObject(env.SITE.getByName(String(siteId)), async (o: SiteObject) => {
+    const settings = o.store.getMeta<SiteSettings>("settings")!;
+    const engine = createOpenAiEngine(openAiEnv);
+    await runJobs({ store: o.store, env: (o as any).env, settings, engineFor: () => engine, engineContext }, 60_000);
+  });
+  expect((await c.get(`/v1/jobs/${created.body.id}`)).body.status).toBe("succeeded");
+}
+
+describe("context for engines in a job", () => {
+  it("sends each text with its unit's label, path and nearest live neighbours (markup stripped, removed segments skipped)", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    const page = [
+      { key: "h", text: "Checkout", field: "title" },
+      { key: "a", text: "<p>Your <b>basket</b> holds 3 items.</p>", format: "html" },
+      { key: "gone", text: "This paragraph is removed." },
+      { key: "b", text: "Order" },
+      { key: "c", text: "Shipping is free from 50 €." },
+      { key: "d", text: "Pay now" },
+    ];
+    expect((await c.put("/v1/units", unit("page:checkout", page, { label: "Checkout page", path: "/shop/checkout" }))).status).toBe(200);
+    expect(
+      (
+        await c.put(
+          "/v1/units",
+          unit(
+            "page:checkout",
+            page.filter((s) => s.key !== "gone"),
+            { label: "Checkout page", path: "/shop/checkout" },
+          ),
+        )
+      ).status,
+    ).toBe(200);
+    expect((await c.put("/v1/units", unit("post:1", [{ key: "t", text: "Post" }], { label: "Hello world", path: "/blog/hello" }))).status).toBe(200);
+
+    const mock = mockFetch([chat]);
+    await runWithOpenAi(site.siteId, site.key);
+    const items = sentItems(mock.requests);
+    expect(items.get("Order")?.context).toEqual({
+      label: "Checkout page",
+      path: "/shop/checkout",
+      before: ["Checkout", "Your basket holds 3 items."],
+      after: ["Shipping is free from 50 €.", "Pay now"],
+    });
+    expect(items.get("Checkout")?.context).toEqual({
+      label: "Checkout page",
+      path: "/shop/checkout",
+      after: ["Your basket holds 3 items.", "Order"],
+    });
+    // A unit of one segment: label and path, no neighbours.
+    expect(items.get("Post")?.context).toEqual({ label: "Hello world", path: "/blog/hello" });
+    expect([...items.keys()]).not.toContain("This paragraph is removed.");
+    const results = (await c.get("/v1/results?limit=100")).body.results;
+    expect(results.find((r: any) => r.key === "b").text).toBe("DE Order");
+  });
+
+  it("sends no context when the runner is told to (engineContext: false)", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    await c.put(
+      "/v1/units",
+      unit("page:1", [
+        { key: "a", text: "Home" },
+        { key: "b", text: "About us" },
+      ]),
+    );
+    const mock = mockFetch([chat]);
+    await runWithOpenAi(site.siteId, site.key, false);
+    const items = sentItems(mock.requests);
+    expect(items.size).toBe(2);
+    for (const item of items.values()) expect(item).not.toHaveProperty("context");
+  });
+
+  // FOR THE LEAD: needs mem-fuzzy's work (issue 25 part 1: the slice fills context.examples from
+  // the memory's fuzzy matches). It is skipped on this branch, where no examples are filled yet;
+  // remove `.skip` once mem-fuzzy is merged.
+  it.skip("gives a new text the approved translation of a near-identical earlier text as an example (needs mem-fuzzy)", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    // An import enters the memory (reviewed text).
+    await c.put("/v1/units", unit("page:old", [{ key: "a", text: "Free shipping on all orders over 50 euros.", translations: { de: "Kostenloser Versand ab 50 Euro." } }]));
+    await c.put("/v1/units", unit("page:new", [{ key: "a", text: "Free shipping on all orders over 60 euros." }]));
+    const mock = mockFetch([chat]);
+    await runWithOpenAi(site.siteId, site.key);
+    const item = sentItems(mock.requests).get("Free shipping on all orders over 60 euros.");
+    expect(item?.context?.label).toBe("page:new");
+    expect(item?.context?.examples).toEqual([{ source: "Free shipping on all orders over 50 euros.", translation: "Kostenloser Versand ab 50 Euro." }]);
+  });
+});
