@@ -115,6 +115,8 @@ describe("a slice's load", () => {
         settings: o.store.getMeta<SiteSettings>("settings")!,
         engineFor: () => engine,
         env: { ...self.env, DB: env.DB },
+        // Without the engines' unit context, whose read is a step of its own (also at "slice").
+        engineContext: false,
         nextTurn: async (point) => {
           at.push(point);
         },
