@@ -2,7 +2,7 @@
  * HTTP through the Worker (Miniflare's dispatchFetch) with the generated API client (client/),
  * and provisioning through the admin API.
  */
-import { createTransyncClient } from "../client/index.js";
+import { createTransyncClient } from "@transync/client";
 import { ADMIN_TOKEN, MiniflareRequest } from "./runtime.mjs";
 
 const BASE = "https://api.bench";

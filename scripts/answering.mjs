@@ -20,7 +20,7 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { createTransyncClient } from "../client/index.js";
+import { createTransyncClient } from "@transync/client";
 import { loopbackUrl, percentile, startServer, waitForHealth } from "./load.mjs";
 import { bold, dim, ensureDevVars, green, ROOT, readDevVars, red, rel } from "./seed.mjs";
 

@@ -14,7 +14,7 @@
  * Every run pushes its own units (keys end in a run id), so the demo can be replayed on the
  * same database; the job is a `translate` job over exactly those units.
  */
-import { createTransyncClient } from "../client/index.js";
+import { createTransyncClient } from "@transync/client";
 import { bold, cyan, DEMO_KEY_FILE, dim, green, readDemoKey, red, rel, yellow } from "./seed.mjs";
 
 const HELP = `Usage: npm run demo [-- --url http://127.0.0.1:8787] [--key tsk_…]

@@ -44,7 +44,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createTransyncClient } from "../client/index.js";
+import { createTransyncClient } from "@transync/client";
 import { applyMigrations, bold, cyan, dim, ensureDevVars, green, ROOT, readDevVars, red, rel, SetupError, wranglerBin, wranglerNode, yellow } from "./seed.mjs";
 
 const HELP = `Usage: npm run load [-- options]

@@ -4,7 +4,7 @@
  * Worker itself:
  *
  *   client/openapi.json  the document the Worker serves at GET /v1/openapi.json (pretty-printed)
- *   client/schema.d.ts   TypeScript types of every path and body (openapi-typescript)
+ *   client/src/schema.ts   TypeScript types of every path and body (openapi-typescript)
  *
  * The app is bundled with esbuild (it comes with wrangler) for Node and asked for its document
  * through Hono's `app.request`, so no server and no network are needed.
@@ -20,7 +20,7 @@ import { ROOT } from "./seed.mjs";
 
 const check = process.argv.includes("--check");
 const DOC = join(ROOT, "client/openapi.json");
-const TYPES = join(ROOT, "client/schema.d.ts");
+const TYPES = join(ROOT, "client/src/schema.ts");
 
 /** The document as GET /v1/openapi.json answers it. */
 export async function servedDocument() {
@@ -78,4 +78,4 @@ for (const [path, text] of files) {
   }
 }
 if (stale) process.exit(1);
-if (check) console.log("client/openapi.json and client/schema.d.ts are up to date.");
+if (check) console.log("client/openapi.json and client/src/schema.ts are up to date.");

@@ -1,6 +1,8 @@
 declare namespace Cloudflare {
   interface Env {
     SITE: DurableObjectNamespace<import("./index").SiteObject>;
+    /** One memory per organization, shared by its sites (src/memory/). */
+    ORG_MEMORY: DurableObjectNamespace<import("./index").OrgMemoryObject>;
     DB: D1Database;
     BLOBS: R2Bucket;
     AI?: Ai;

@@ -5,6 +5,7 @@ import { scheduledClose } from "./ops/billing";
 import { consumeBatch, consumerDeps } from "./webhooks/consumer";
 import type { WebhookMessage } from "./webhooks/events";
 
+export { OrgMemoryObject } from "./memory/object";
 export { SiteObject } from "./site/object";
 
 /** The Cron Triggers of wrangler.toml [triggers], by their text. */

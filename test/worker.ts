@@ -3,6 +3,9 @@
  * built with the tests' clock and sleep (helpers/seams.ts) instead of production's.
  */
 import { createWorker, SiteObject as ProductionSiteObject } from "../src/index";
+
+export { OrgMemoryObject } from "../src/index";
+
 import { TEST_DEPS } from "./helpers/seams";
 
 export default createWorker(TEST_DEPS);

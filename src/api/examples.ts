@@ -278,7 +278,7 @@ export const EXAMPLES = {
       { code: "fr", engine: "deepl" },
     ],
   },
-  adminSite: { ...site, organization_id: 3, qa_mode: "editors", review_mode: "draft" },
+  adminSite: { ...site, organization_id: 3, qa_mode: "editors", review_mode: "draft", share_memory: true },
   keyCreateIn: { name: "production" },
   keyCreated: { id: 21, name: "production", key: "tsk_Zk3q9vJ0bYp2XwR7mN5sT1aL8cD4eF6g", created_at: at },
 } as const;

@@ -822,6 +822,10 @@ const SiteFields = {
     description: "`editors` (default): QA errors are delivered flagged to connectors declaring `qa_errors`; `separate`: results with QA errors are held back for the dashboard.",
   }),
   review_mode: z.enum(REVIEW_MODES).openapi({ description: "What connectors write results as: `draft` (default) or `suggestion`." }),
+  share_memory: z.boolean().openapi({
+    description:
+      "Whether the site shares its translation memory with the other sites of its organization: what enters its memory is copied to the organization's memory, and its jobs take exact matches from there (unbilled, `tm_exact`). New sites share (default true); sites created before the setting existed do not until it is turned on.",
+  }),
 };
 
 export const SiteCreateIn = z.object({
@@ -833,6 +837,7 @@ export const SiteCreateIn = z.object({
   enabled_engines: SiteFields.enabled_engines.optional(),
   qa_mode: SiteFields.qa_mode.optional(),
   review_mode: SiteFields.review_mode.optional(),
+  share_memory: SiteFields.share_memory.optional(),
 });
 export type SiteCreate = z.infer<typeof SiteCreateIn>;
 
@@ -844,6 +849,7 @@ export const SitePatchIn = z.object({
   enabled_engines: SiteFields.enabled_engines.optional(),
   qa_mode: SiteFields.qa_mode.optional(),
   review_mode: SiteFields.review_mode.optional(),
+  share_memory: SiteFields.share_memory.optional(),
 });
 export type SitePatch = z.infer<typeof SitePatchIn>;
 
@@ -853,6 +859,7 @@ export const AdminSiteOut = Site.extend({
     description: "`editors`: results with QA errors are delivered flagged to connectors declaring `qa_errors`; `separate`: they are held back for review in the dashboard.",
   }),
   review_mode: z.enum(REVIEW_MODES).openapi({ description: "What connectors write results as: `draft` (drafts of the translated object) or `suggestion` (suggestions on it)." }),
+  share_memory: SiteFields.share_memory,
 }).openapi("AdminSite");
 
 export const ConnectorOut = z

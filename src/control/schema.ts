@@ -33,6 +33,13 @@ export const sites = sqliteTable(
     enabledEngines: text("enabled_engines", { mode: "json" }).$type<string[]>().notNull(),
     qaMode: text("qa_mode").notNull().default("editors"),
     reviewMode: text("review_mode").notNull().default("draft"),
+    /**
+     * Whether the site shares its memory with its organization's other sites (docs/decisions.md
+     * "How sharing works"). New sites start sharing (insertSiteStatement sets it); the column's
+     * default is for the sites that existed before it, which keep their memory to themselves
+     * until an owner or admin turns it on.
+     */
+    shareMemory: integer("share_memory", { mode: "boolean" }).notNull().default(false),
     /** Bumped on every settings change; the site object never adopts an older version. */
     settingsVersion: integer("settings_version").notNull().default(1),
     createdAt: text("created_at").notNull().default(now),

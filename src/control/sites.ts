@@ -18,6 +18,8 @@ export interface SiteSettings {
   enabledEngines: EngineName[];
   qaMode: QaMode;
   reviewMode: ReviewMode;
+  /** Copies its memory to the organization's and reads exact matches from there (src/memory/). */
+  shareMemory: boolean;
   /**
    * `sites.settings_version`: bumped by every change, so the site object can tell newer
    * settings from older ones (an isolate's cached copy) and never goes back.
@@ -39,6 +41,7 @@ function toSettings(row: SiteRow, organization: string): SiteSettings {
     enabledEngines: row.enabledEngines as EngineName[],
     qaMode: row.qaMode as QaMode,
     reviewMode: row.reviewMode as ReviewMode,
+    shareMemory: row.shareMemory,
     version: row.settingsVersion,
   };
 }
@@ -77,6 +80,8 @@ export function insertSiteStatement(db: ControlDb, organizationId: number, input
       enabledEngines: input.enabled_engines ?? defaultEngines(targets),
       qaMode: input.qa_mode ?? "editors",
       reviewMode: input.review_mode ?? "draft",
+      // New sites share (the column's default, false, is for the sites that existed before the setting).
+      shareMemory: input.share_memory ?? true,
     })
     .returning();
 }
@@ -91,6 +96,7 @@ export function changedFields(current: SiteSettings, patch: SitePatch): (keyof S
     enabled_engines: current.enabledEngines,
     qa_mode: current.qaMode,
     review_mode: current.reviewMode,
+    share_memory: current.shareMemory,
   };
   return (Object.keys(before) as (keyof SitePatch)[]).filter((field) => patch[field] !== undefined && JSON.stringify(patch[field]) !== JSON.stringify(before[field]));
 }
@@ -105,6 +111,7 @@ export function patchStatement(db: ControlDb, siteId: number, patch: SitePatch) 
   if (patch.enabled_engines !== undefined) values.enabledEngines = patch.enabled_engines;
   if (patch.qa_mode !== undefined) values.qaMode = patch.qa_mode;
   if (patch.review_mode !== undefined) values.reviewMode = patch.review_mode;
+  if (patch.share_memory !== undefined) values.shareMemory = patch.share_memory;
   return db
     .update(sites)
     .set({ ...values, settingsVersion: sql`${sites.settingsVersion} + 1` })

@@ -39,6 +39,7 @@ function settingsPatch(f: Form, site: SiteSettings) {
     review_mode: str(f, "review_mode") || site.reviewMode,
     enabled_adapters: strs(f, "adapters"),
     enabled_engines: engines,
+    share_memory: str(f, "share_memory") === "1",
   });
 }
 

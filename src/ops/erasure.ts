@@ -1,7 +1,7 @@
 /**
  * Erasure (DESIGN.md "Abuse limits and data lifecycle"): a site's or an organization's data
  * leaves every store. Access ends first (keys deleted, cached look-ups dropped), then the
- * site objects' storage, the R2 leftovers and finally the control-plane rows, so a failure
+ * site objects' storage, the organization memory's entries (a site's) or storage (an organization's), the R2 leftovers and finally the control-plane rows, so a failure
  * half-way can simply be retried (each step is idempotent; the site row goes last).
  */
 import { billingProvider, stripeClient } from "../billing/stripe";
@@ -9,6 +9,7 @@ import { mirrorOf } from "../billing/stripe-sync";
 import { type ControlDb, controlDb } from "../control/db";
 import { batchPrefix, dropOrganizationKeys, dropSiteKeys, eraseOrganizationRows, eraseSiteRows, organizationToErase, siteToErase } from "../control/erasure";
 import { notFound } from "../errors";
+import { orgMemory } from "../memory/stub";
 import type { Actor } from "./actor";
 
 /** Site objects erased at once when an organization goes. */
@@ -52,6 +53,8 @@ export async function eraseSite(env: Env, actor: Actor, siteId: number): Promise
   if (!site) throw notFound(`Site ${siteId}`);
   await dropSiteKeys(db, siteId);
   await eraseDataPlane(env, siteId);
+  // What the site shared leaves the organization's memory (later copies from it are refused).
+  await orgMemory(env, site.organizationId).removeSite(siteId, true);
   await eraseSiteRows(db, site, actor);
 }
 
@@ -62,5 +65,7 @@ export async function eraseOrganization(env: Env, actor: Actor, orgId: number): 
   await cancelStripeSubscription(env, db, orgId);
   await dropOrganizationKeys(db, orgId, org.siteIds);
   for (let i = 0; i < org.siteIds.length; i += OBJECT_CONCURRENCY) await Promise.all(org.siteIds.slice(i, i + OBJECT_CONCURRENCY).map((id) => eraseDataPlane(env, id)));
+  // The organization's memory object: all its storage (after the sites, so none copies into it again).
+  await orgMemory(env, orgId).erase();
   await eraseOrganizationRows(db, orgId, org.siteIds, actor);
 }

@@ -31,6 +31,7 @@ export function siteOut(site: SiteSettings) {
     enabled_engines: site.enabledEngines,
     qa_mode: site.qaMode,
     review_mode: site.reviewMode,
+    share_memory: site.shareMemory,
   };
 }
 

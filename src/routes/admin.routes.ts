@@ -138,7 +138,7 @@ adminRoutes.openapi(
     operationId: "adminCreateSite",
     summary: "Create a site",
     description:
-      "Defaults: `writable` true and `formality` `default` per target language, every adapter enabled, the engines the target languages name, `qa_mode` `editors`, `review_mode` `draft`. " +
+      "Defaults: `writable` true and `formality` `default` per target language, every adapter enabled, the engines the target languages name, `qa_mode` `editors`, `review_mode` `draft`, `share_memory` true. " +
       "An unknown organization is a 404.",
     tags: ["admin"],
     security: admin,

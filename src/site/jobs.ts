@@ -156,7 +156,7 @@ const SEP = "\u001f";
  * fingerprint and source language as the row before: per (source language, fingerprint) and
  * target language, the longest billable pair is billed.
  */
-export function estimateScope(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]): ScopeEstimate {
+export function estimateScope(store: Store, settings: SiteSettings, scope: JobScope, languages: string[], shared?: SharedTargets): ScopeEstimate {
   const languagesJson = JSON.stringify(languages);
   // lower() as SQLite computes it (the memory's target_language is matched with it).
   const lowered = store.all<{ low: string }>("SELECT lower(value) AS low FROM json_each(?) ORDER BY key", languagesJson).map((r) => r.low);
@@ -215,7 +215,9 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
       currentSource = source;
     }
     const targets = targetsOf(writable);
-    if (doneList === null && hitList === null) {
+    // Target languages (lowercased) the organization's memory holds for this text (sharing sites).
+    const sharedList = shared?.get(`${source}\u0000${fingerprint}`);
+    if (doneList === null && hitList === null && sharedList === undefined) {
       // The common case (nothing translated, nothing in the memory): every target language is a billable pair.
       pairs += targets.length;
       for (const i of targets) if (len > longest[i]!) longest[i] = len;
@@ -226,7 +228,7 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
     for (const i of targets) {
       if (doneLanguages.includes(languages[i]!)) continue;
       pairs++;
-      if (hitLanguages.includes(lowered[i]!)) tm++;
+      if (hitLanguages.includes(lowered[i]!) || sharedList?.includes(lowered[i]!)) tm++;
       else if (len > longest[i]!) longest[i] = len;
     }
   }
@@ -234,32 +236,47 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
   return { languages, estimated_segments: pairs, estimated_characters: chars, estimated_tm_segments: tm };
 }
 
-/** What one estimate was taken of: the scope, the languages and the site's source language (a unit without its own has it). */
+/** What one estimate was taken of: the scope, the languages, the site's source language (a unit without its own has it). */
 const estimateKey = (settings: SiteSettings, scope: JobScope, languages: string[]) => JSON.stringify([settings.sourceLanguage, scope, languages]);
 
-/** The latest estimate the object made for a job request, and where the scope data stood (Store.scopeMark). */
+/**
+ * Whether a job's estimate reads more than the site's own storage: a sharing site's estimate
+ * counts the organization memory's exact matches (shared-hits.ts), which the Store's mark
+ * cannot see change, so such a job is always estimated again at its start.
+ */
+const readsElsewhere = (settings: SiteSettings, scope: JobScope) => settings.shareMemory && !scope.force;
+
+/** The latest estimate the object made for a job request, and where the scope data stood before it was taken (Store.scopeMark). */
 export interface MarkedEstimate {
   key: string;
   mark: ScopeMark;
   estimate: ScopeEstimate;
 }
 
-/** estimateScope, with the mark it was taken at: the job created from it keeps the mark (markJob). */
-export function markedEstimate(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]): MarkedEstimate {
-  return { key: estimateKey(settings, scope, languages), mark: store.scopeMark(), estimate: estimateScope(store, settings, scope, languages) };
+/** An estimate, with the mark taken before it began: the job created from it keeps the mark (markJob). */
+export async function markedEstimate(
+  store: Store,
+  settings: SiteSettings,
+  scope: JobScope,
+  languages: string[],
+  estimate: () => Promise<ScopeEstimate> | ScopeEstimate,
+): Promise<MarkedEstimate> {
+  const mark = store.scopeMark();
+  return { key: estimateKey(settings, scope, languages), mark, estimate: await estimate() };
 }
 
 /**
  * Remembers that a job just created was estimated with nothing written since (`latest` is the
  * object's latest estimate, for the same scope, languages and source language, with the same
  * figures): its start then takes the stored estimate instead of reading its whole scope again,
- * as long as nothing is written to the scope tables meanwhile (estimateFresh).
+ * as long as nothing is written to the scope tables meanwhile (storedEstimate).
  */
 export function markJob(store: Store, settings: SiteSettings, job: JobRow, latest: MarkedEstimate | undefined) {
-  if (!latest || !store.unchangedSince(latest.mark)) return;
+  const scope = JSON.parse(job.request) as JobScope;
+  if (!latest || readsElsewhere(settings, scope) || !store.unchangedSince(latest.mark)) return;
   const e = latest.estimate;
   const same =
-    latest.key === estimateKey(settings, JSON.parse(job.request) as JobScope, JSON.parse(job.languages) as string[]) &&
+    latest.key === estimateKey(settings, scope, JSON.parse(job.languages) as string[]) &&
     e.estimated_segments === job.estimated_segments &&
     e.estimated_characters === job.estimated_characters &&
     e.estimated_tm_segments === job.estimated_tm_segments;
@@ -267,22 +284,40 @@ export function markJob(store: Store, settings: SiteSettings, job: JobRow, lates
 }
 
 /**
- * The job's estimate at its start: the stored one when nothing its scope reads has been written
- * since it was taken (in this instance of the object, for the same source language), otherwise
- * estimateScope again (the scope may have grown: spec "Job status transitions").
+ * The job's estimate at its start when it can be taken as stored: nothing its scope reads has
+ * been written since it was taken (in this instance of the object, for the same source
+ * language, on a site that does not share memory). Undefined otherwise: the start estimates
+ * again (the scope may have grown: spec "Job status transitions").
  */
-export function startEstimate(store: Store, settings: SiteSettings, job: JobRow): ScopeEstimate {
+export function storedEstimate(store: Store, settings: SiteSettings, job: JobRow): ScopeEstimate | undefined {
   const mark = store.estimateMarks.get(job.id);
   store.estimateMarks.delete(job.id);
-  const languages = JSON.parse(job.languages) as string[];
-  if (mark && mark.sourceLanguage === settings.sourceLanguage && store.unchangedSince(mark))
-    return {
-      languages,
-      estimated_segments: job.estimated_segments,
-      estimated_characters: job.estimated_characters,
-      estimated_tm_segments: job.estimated_tm_segments,
-    };
-  return estimateScope(store, settings, JSON.parse(job.request) as JobScope, languages);
+  if (!mark || mark.sourceLanguage !== settings.sourceLanguage || readsElsewhere(settings, JSON.parse(job.request) as JobScope) || !store.unchangedSince(mark)) return undefined;
+  return {
+    languages: JSON.parse(job.languages) as string[],
+    estimated_segments: job.estimated_segments,
+    estimated_characters: job.estimated_characters,
+    estimated_tm_segments: job.estimated_tm_segments,
+  };
+}
+
+/** What the organization's memory holds for a scope: by `<lowercased source language>\0<fingerprint>`, the lowercased target languages. */
+export type SharedTargets = Map<string, string[]>;
+
+/**
+ * The distinct (lowercased source language, fingerprint) pairs of the live segments in scope
+ * that leave work in at least one of `languages` (a segment translated in all of them needs
+ * no memory), streamed: the keys an estimate looks up in the organization's memory.
+ */
+export function scopeTexts(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]): IterableIterator<[string, string]> {
+  const args: unknown[] = [settings.sourceLanguage, JSON.stringify(languages)];
+  const units = unitScope(scope, args);
+  return store.rows<[string, string]>(
+    `SELECT DISTINCT lower(coalesce(u.source_language, ?1)), s.fingerprint FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0
+     WHERE ${units} AND (SELECT count(*) FROM translations t WHERE t.segment_id = s.id AND t.language IN (SELECT value FROM json_each(?2))
+       AND NOT ${needsWork(scope)}) < json_array_length(?2)`,
+    ...args,
+  );
 }
 
 export function scopeOf(request: JobRequest): JobScope {

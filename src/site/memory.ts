@@ -1,8 +1,10 @@
 /**
  * The exact-match translation memory, per site: keyed by the source text's fingerprint,
  * source and target language. Only reviewed texts go in: approvals, imports and review-queue
- * fixes, never unreviewed machine output.
+ * fixes, never unreviewed machine output. A sharing site's memory is copied to its organization's
+ * (memory-share.ts); whoever edits or deletes an entry calls `noteMemoryChange` so the copy follows.
  */
+import { noteMemoryChange } from "./memory-share";
 import type { Store } from "./store";
 
 export type MemoryOrigin = "approved" | "human" | "imported";
@@ -18,4 +20,6 @@ export function rememberTranslation(store: Store, sourceFingerprint: string, sou
     origin,
     store.now(),
   );
+  // A sharing site's organization memory gets it too, off this request's path (memory-share.ts).
+  noteMemoryChange(store, sourceFingerprint, sourceLanguage, targetLanguage);
 }

@@ -15,6 +15,7 @@ import type { SiteSettings } from "../control/sites";
 import { type Deps, PRODUCTION_DEPS } from "../deps";
 import type { GlossaryTerm } from "../engines/types";
 import { type RpcFailure, toRpcFailure, unauthorized } from "../errors";
+import { orgMemory } from "../memory/stub";
 import { type Emit, emitter } from "../webhooks/emit";
 import type { CoalescedType } from "../webhooks/events";
 import { AlarmScheduler } from "./alarms";
@@ -22,10 +23,12 @@ import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./count
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
+import { runMemoryShare, shareWaiting, sharingChanged } from "./memory-share";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
 import { currentJob, runAlarm } from "./runner";
 import { capabilities, siteTargets } from "./settings";
+import { estimateWithShared } from "./shared-hits";
 import { type Links, siteStatus, unitStatus, unitsWithWork } from "./status";
 import { Store } from "./store";
 import { applySnapshot, deleteUnit, pushUnchanged, pushUnit } from "./sync";
@@ -74,12 +77,20 @@ export class SiteObject extends DurableObject<Env> {
     try {
       // A key cached in another isolate may still name an erased site for a few seconds.
       if (this.erased) throw unauthorized("The API key is not valid (unknown, malformed or revoked).");
-      return await fn(this.adopt(settings));
+      const adopted = this.adopt(settings);
+      if (this.shareChanged) {
+        this.shareChanged = false;
+        await this.shareSoon();
+      }
+      return await fn(adopted);
     } catch (err) {
       // Typed as T for callers: the Worker's stub wrapper turns the failure back into an ApiError.
       return toRpcFailure(err) as RpcFailure as T;
     }
   }
+
+  /** Set by `adopt` when the sharing setting changed: the call registers the memory_share need. */
+  private shareChanged = false;
 
   /** The stored settings and their JSON, kept in memory so an unchanged call costs one string comparison. */
   private held?: { settings: SiteSettings; json: string };
@@ -102,7 +113,10 @@ export class SiteObject extends DurableObject<Env> {
       this.store.setMeta("settings", settings);
       const codes = (s: SiteSettings | undefined) => JSON.stringify(s?.targetLanguages.map((t) => t.code) ?? []);
       if (codes(previous) !== codes(settings)) rebuildCounts(this.store, siteTargets(settings));
+      // Settings stored before the setting existed have none: those sites did not share.
+      if (sharingChanged(this.store, previous?.shareMemory === true, settings.shareMemory === true)) this.shareChanged = true;
     });
+    this.store.sharesMemory = settings.shareMemory === true;
     this.held = { settings, json };
     return settings;
   }
@@ -131,7 +145,12 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   async pushUnit(settings: SiteSettings, snapshot: UnitSnapshot) {
-    return this.call(settings, (settings) => pushUnit(this.store, settings, snapshot));
+    return this.call(settings, async (settings) => {
+      const result = pushUnit(this.store, settings, snapshot);
+      // Imported translations went into the memory.
+      await this.shareSoon();
+      return result;
+    });
   }
 
   /**
@@ -154,6 +173,8 @@ export class SiteObject extends DurableObject<Env> {
       else ({ units, digests } = batch);
       const results = this.applyBatch(settings, units, digests) ?? this.applyEach(settings, units, digests);
       if ("blobKey" in batch) await this.env.BLOBS.delete(batch.blobKey);
+      // Imported translations went into the memory.
+      await this.shareSoon();
       return results;
     });
   }
@@ -266,8 +287,11 @@ export class SiteObject extends DurableObject<Env> {
   // ------------------------------------------------------------------ jobs
 
   async estimateJob(settings: SiteSettings, request: JobRequest): Promise<ScopeEstimate> {
-    return this.call(settings, (settings) => {
-      this.latestEstimate = markedEstimate(this.store, settings, scopeOf(request), jobLanguages(this.store, settings, request.languages));
+    return this.call(settings, async (settings) => {
+      const scope = scopeOf(request);
+      const languages = jobLanguages(this.store, settings, request.languages);
+      // Exact matches in the organization's memory are memory hits too (a forced job takes none).
+      this.latestEstimate = await markedEstimate(this.store, settings, scope, languages, () => estimateWithShared(this.store, this.env, settings, scope, languages));
       return this.latestEstimate.estimate;
     });
   }
@@ -363,7 +387,32 @@ export class SiteObject extends DurableObject<Env> {
         return delay === null ? null : this.nextRunAt() + delay;
       },
       retention: async () => this.retentionDue(this.retain()),
+      memory_share: async () => {
+        const next = await runMemoryShare(this.store, settings, orgMemory(this.env, settings.organizationId));
+        return next === null ? null : Math.max(next, this.shareAt());
+      },
     });
+  }
+
+  // ------------------------------------------------------------------ organization memory
+
+  /**
+   * Registers the memory_share need, due now, when a change to the memory waits to be copied to
+   * the organization's (memory-share.ts). The copy runs in the alarm, never in the request:
+   * the organization's object being slow or down does not touch the caller's answer.
+   */
+  private async shareSoon() {
+    if (!shareWaiting(this.store)) return;
+    await this.alarms.schedule("memory_share", this.shareAt(), { onlyEarlier: true });
+  }
+
+  /**
+   * When a copy is due: now. Tests that drive alarms themselves (JOB_ALARM_DELAY_MS) get it
+   * behind any job run registered meanwhile (twice the delay), so the alarm a test runs for
+   * its job runs the job, as it would without sharing.
+   */
+  private shareAt() {
+    return Date.now() + 2 * Number(this.env.JOB_ALARM_DELAY_MS ?? 0);
   }
 
   // ------------------------------------------------------------------ retention
@@ -410,7 +459,10 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, async (settings) => {
       // Edited texts get their own QA, glossary included.
       if (reviews.some((r) => r.text !== undefined)) await this.ensureGlossary(settings);
-      return applyReviews(this.store, settings, reviews);
+      const applied = applyReviews(this.store, settings, reviews);
+      // Approvals went into the memory: copied to the organization's in the background, never awaited here.
+      await this.shareSoon();
+      return applied;
     });
   }
 
@@ -426,6 +478,8 @@ export class SiteObject extends DurableObject<Env> {
       if (decision.action === "fix") this.emit(settings)({ type: "results.available" });
       // A fix supersedes the held result: retention purges it in 30 days.
       if (decision.action === "fix") await this.scheduleRetention();
+      // A fix went into the memory.
+      if (decision.action === "fix") await this.shareSoon();
       return decided;
     });
   }

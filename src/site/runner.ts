@@ -16,7 +16,8 @@ import { controlDb } from "../control/db";
 import { addErrors, Committer } from "./commit";
 import { backoffMs, infra, isInfrastructure } from "./faults";
 import { Invocation, type RunnerDeps, type RunOptions, SCOPE_ITEMS } from "./invocation";
-import { type JobRow, type JobScope, jobOut, markSettled, scopeQuery, startEstimate, unsettledJobs } from "./jobs";
+import { type JobRow, type JobScope, jobOut, markSettled, scopeQuery, storedEstimate, unsettledJobs } from "./jobs";
+import { estimateWithShared } from "./shared-hits";
 import { runSlice } from "./slice";
 import type { Store } from "./store";
 
@@ -77,7 +78,9 @@ async function settle(deps: RunnerDeps, jobId: number, what: string) {
  */
 async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   const { store, settings } = deps;
-  const estimate = startEstimate(store, settings, job);
+  // Counted as the request's estimate was: the organization memory's exact matches are memory hits.
+  const estimate =
+    storedEstimate(store, settings, job) ?? (await estimateWithShared(store, deps.env, settings, JSON.parse(job.request) as JobScope, JSON.parse(job.languages) as string[]));
   const db = controlDb(deps.env.DB);
   const { ent, estimate: cost } = await infra("checking a job's cost", () =>
     estimateCost(db, settings, estimate.estimated_characters, deps.store.clock(), {

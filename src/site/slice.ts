@@ -14,6 +14,7 @@ import type { SiteSettings } from "../control/sites";
 import { splitBatches } from "../engines/batch";
 import { createEngine } from "../engines/registry";
 import { type Engine, EngineError, type EngineLimits } from "../engines/types";
+import { orgMemory } from "../memory/stub";
 import { runQA } from "../qa";
 import { glossaryMatcher } from "../qa/glossary";
 import { type Committer, type Outcome, type Produced, type SliceItem, TRANSLATION_MARK } from "./commit";
@@ -21,6 +22,7 @@ import type { Invocation } from "./invocation";
 import type { JobRow, JobScope } from "./jobs";
 import { type ContextItem, unitContexts } from "./neighbours";
 import { capabilities } from "./settings";
+import { sharedHits } from "./shared-hits";
 import { stateSql } from "./state";
 
 /** Items per slice: at least this many… */
@@ -184,6 +186,19 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   if (refused && work.length) {
     await committer.commit(outcome({ skipped, languageFailure: refused }));
     return null;
+  }
+
+  // Texts still going to the engine may be in the organization's memory (a sharing site, a job
+  // not forced): one call for the slice. Its exact matches are memory hits like the site's own.
+  if (settings.shareMemory && !scope.force && toSend.size) {
+    const keys = [...toSend.values()].map(({ items: [first] }): [string, string] => [first.source_language.toLowerCase(), first.fingerprint]);
+    const shared = await sharedHits(settings, language, keys, orgMemory(inv.deps.env, settings.organizationId));
+    for (const [key, group] of toSend) {
+      const hit = shared.get(key);
+      if (hit === undefined) continue;
+      for (const item of group.items) known.push([item, hit, "tm_exact", "memory", "memory"]);
+      toSend.delete(key);
+    }
   }
 
   // The slice's work is loaded and sorted: requests waiting meanwhile get their turn.

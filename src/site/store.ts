@@ -18,6 +18,12 @@ export interface ScopeMark {
 }
 
 export class Store {
+  /**
+   * Whether the site shares its memory with its organization, as the object last adopted it
+   * (memory-share.ts reads it once per remembered translation; undefined: read from the settings).
+   */
+  sharesMemory?: boolean;
+
   /** Set when the site is erased: work still in flight (an alarm awaiting an engine) must not write again. */
   private closed = false;
   /** This instance of the object (a restart starts a new count of writes). */

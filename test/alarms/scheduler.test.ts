@@ -27,7 +27,7 @@ describe("one alarm scheduler", () => {
       expect(await state.storage.getAlarm()).toBe(t0 + HOUR);
 
       // The alarm fires (here before its time, as runDurableObjectAlarm does): only the earliest need is due.
-      await o.alarms.fire({ jobs: record("jobs", null), retention: record("retention", null) });
+      await o.alarms.fire({ memory_share: record("memory_share", null), jobs: record("jobs", null), retention: record("retention", null) });
       expect(ran).toEqual(["jobs"]);
       expect(o.alarms.dueAt("jobs")).toBeNull();
       expect(await state.storage.getAlarm()).toBe(t0 + 3 * HOUR);
@@ -39,13 +39,14 @@ describe("one alarm scheduler", () => {
       expect(await state.storage.getAlarm()).toBe(t0 + 2 * HOUR);
 
       // A need answers its own next time.
-      await o.alarms.fire({ jobs: record("jobs", null), retention: record("retention", t0 + 4 * HOUR) });
+      await o.alarms.fire({ memory_share: record("memory_share", null), jobs: record("jobs", null), retention: record("retention", t0 + 4 * HOUR) });
       expect(ran).toEqual(["jobs", "retention"]);
       expect(await state.storage.getAlarm()).toBe(t0 + 4 * HOUR);
 
       // A need registered while it runs (a job created meanwhile) keeps that registration, whatever the run answers.
       await o.alarms.schedule("jobs", t0 + HOUR);
       await o.alarms.fire({
+        memory_share: record("memory_share", null),
         jobs: async () => {
           await o.alarms.schedule("jobs", t0 + 1.5 * HOUR);
           return null;
@@ -58,6 +59,7 @@ describe("one alarm scheduler", () => {
       // A registration that changes nothing while the need runs (a job polled meanwhile) leaves the run's answer standing.
       await o.alarms.schedule("jobs", t0 + HOUR);
       await o.alarms.fire({
+        memory_share: record("memory_share", null),
         jobs: async () => {
           await o.alarms.schedule("jobs", t0 + 5 * HOUR, { onlyEarlier: true });
           return t0 + 2 * HOUR;
@@ -68,6 +70,7 @@ describe("one alarm scheduler", () => {
 
       // A handler that throws is tried again later, not lost.
       await o.alarms.fire({
+        memory_share: record("memory_share", null),
         jobs: async () => {
           throw new Error("a bug");
         },

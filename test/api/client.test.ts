@@ -1,11 +1,11 @@
 /**
  * The generated client (client/: openapi-typescript types + openapi-fetch) used as a connector
- * would use it, against the Worker. `tsc` checks these calls against client/schema.d.ts, so a
+ * would use it, against the Worker. `tsc` checks these calls against client/src/schema.ts, so a
  * change to the document that breaks a connector's code breaks `npm run typecheck` here.
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createTransyncClient, type Schemas } from "../../client/index.js";
+import { createTransyncClient, type Schemas } from "../../client/src/index.js";
 import { ADMIN, createSite } from "../helpers/api";
 
 const BASE = "https://api.test";

@@ -1,7 +1,7 @@
 /** The client's `verifyWebhook`, as a connector's receiving endpoint uses it. */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { verifyWebhook, type WebhookEvent } from "../../client/index.js";
+import { verifyWebhook, type WebhookEvent } from "../../client/src/index.js";
 import { findEndpoint } from "../../src/control/webhooks";
 import { putWebhook, rotateWebhookSecret } from "../../src/ops/webhooks";
 import { signatureHeaders } from "../../src/webhooks/signing";

@@ -6,7 +6,7 @@ import { DataTable } from "../components/DataTable";
 import { Layout, type SiteNav, type Viewer } from "./layout";
 
 /** What the page shows of the site: its settings as the control plane holds them. */
-export type SettingsView = Pick<SiteSettings, "name" | "sourceLanguage" | "targetLanguages" | "qaMode" | "reviewMode" | "enabledAdapters" | "enabledEngines">;
+export type SettingsView = Pick<SiteSettings, "name" | "sourceLanguage" | "targetLanguages" | "qaMode" | "reviewMode" | "enabledAdapters" | "enabledEngines" | "shareMemory">;
 
 const ENGINE_LABEL: Record<string, string> = {
   pseudo: "Pseudo (testing, offline)",
@@ -163,6 +163,16 @@ export function SettingsPage(p: {
               ))}
             </div>
           </fieldset>
+        </Card>
+
+        <Card id="memory" title="Translation memory">
+          <label class="choice">
+            <input type="checkbox" name="share_memory" value="1" checked={s.shareMemory} /> Share this site's memory with the organization's other sites
+          </label>
+          <p class="muted small">
+            Approved, fixed and imported translations are copied to the organization's memory within seconds, and this site's jobs take exact matches from it without charge. Turned
+            off, the site neither reads nor adds to it, and its entries are withdrawn.
+          </p>
         </Card>
         <div>
           <button type="submit">Save settings</button>

@@ -494,7 +494,7 @@ export type paths = {
         put?: never;
         /**
          * Create a site
-         * @description Defaults: `writable` true and `formality` `default` per target language, every adapter enabled, the engines the target languages name, `qa_mode` `editors`, `review_mode` `draft`. An unknown organization is a 404.
+         * @description Defaults: `writable` true and `formality` `default` per target language, every adapter enabled, the engines the target languages name, `qa_mode` `editors`, `review_mode` `draft`, `share_memory` true. An unknown organization is a 404.
          */
         post: operations["adminCreateSite"];
         delete?: never;
@@ -1715,6 +1715,8 @@ export type components = {
              * @enum {string}
              */
             review_mode: "draft" | "suggestion";
+            /** @description Whether the site shares its translation memory with the other sites of its organization: what enters its memory is copied to the organization's memory, and its jobs take exact matches from there (unbilled, `tm_exact`). New sites share (default true); sites created before the setting existed do not until it is turned on. */
+            share_memory: boolean;
         };
         AdminSiteDetail: components["schemas"]["AdminSite"] & {
             connector: components["schemas"]["Connector"];
@@ -5405,6 +5407,8 @@ export interface operations {
                      * @enum {string}
                      */
                     review_mode?: "draft" | "suggestion";
+                    /** @description Whether the site shares its translation memory with the other sites of its organization: what enters its memory is copied to the organization's memory, and its jobs take exact matches from there (unbilled, `tm_exact`). New sites share (default true); sites created before the setting existed do not until it is turned on. */
+                    share_memory?: boolean;
                 };
             };
         };
@@ -5443,7 +5447,8 @@ export interface operations {
                      *       ],
                      *       "organization_id": 3,
                      *       "qa_mode": "editors",
-                     *       "review_mode": "draft"
+                     *       "review_mode": "draft",
+                     *       "share_memory": true
                      *     }
                      */
                     "application/json": components["schemas"]["AdminSite"];
@@ -5807,6 +5812,8 @@ export interface operations {
                      * @enum {string}
                      */
                     review_mode?: "draft" | "suggestion";
+                    /** @description Whether the site shares its translation memory with the other sites of its organization: what enters its memory is copied to the organization's memory, and its jobs take exact matches from there (unbilled, `tm_exact`). New sites share (default true); sites created before the setting existed do not until it is turned on. */
+                    share_memory?: boolean;
                 };
             };
         };
@@ -5845,7 +5852,8 @@ export interface operations {
                      *       ],
                      *       "organization_id": 3,
                      *       "qa_mode": "editors",
-                     *       "review_mode": "draft"
+                     *       "review_mode": "draft",
+                     *       "share_memory": true
                      *     }
                      */
                     "application/json": components["schemas"]["AdminSite"];

@@ -1,0 +1,4 @@
+export { joinHtml, splitHtml } from "./html.js";
+export { flattenJson, joinJson, unflattenJson } from "./json.js";
+export { encodeKeyPart, normalize, type Part, type Split, type SplitSegment, type Translations } from "./keys.js";
+export { frontMatter, joinMarkdown, type MarkdownOptions, markDraft, splitMarkdown } from "./markdown.js";

@@ -1,0 +1,1 @@
+ALTER TABLE `sites` ADD `share_memory` integer DEFAULT false NOT NULL;
