@@ -32,8 +32,8 @@ function invocation(siteId: number, maxSlices: number, db: D1Database = env.DB) 
   });
 }
 
-async function siteWithJob(n: number) {
-  const site = await createSite({ target_languages: [{ code: "de" }] });
+async function siteWithJob(n: number, share_memory = false) {
+  const site = await createSite({ target_languages: [{ code: "de" }], share_memory });
   const c = client(site.key);
   const segments = texts(n, "Start entry").map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
   expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
@@ -59,6 +59,15 @@ describe("the job's start step", () => {
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job.status).toBe("running");
     expect(job).toMatchObject({ estimated_segments: 60, estimated_characters: created.estimated_characters });
+  });
+
+  it("estimates again on a site that shares memory (the organization's memory may have changed unseen)", async () => {
+    const { site, c, created, jobId } = await siteWithJob(60, true);
+    await lengthen(site.siteId, "raw");
+    await invocation(site.siteId, 0);
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job.status).toBe("failed");
+    expect(job.errors[0].message).toMatch(new RegExp(`cost has grown to ${created.estimated_characters + 60_000} billable characters`));
   });
 
   it("estimates again when the scope was written since the job was created: a cost grown beyond what was confirmed fails it", async () => {
