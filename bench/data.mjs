@@ -33,6 +33,48 @@ export function segmentText(u, s, salt = 0) {
   return `${text}.`;
 }
 
+/**
+ * Site-like text for the memory bench (i): words drawn from a vocabulary of 20,000 made-up words
+ * of 2–9 random letters, Zipf-distributed as words in natural text are (a few very common
+ * words, a long tail), about 90 characters a text. `segmentText`'s 150 common words make every
+ * trigram occur in most texts, which natural text does not.
+ */
+const VOCABULARY = 20_000;
+const zipfWord = (() => {
+  const letters = "abcdefghijklmnopqrstuvwxyz";
+  const next = random(20_251_125);
+  const words = [];
+  // Cumulative Zipf weights (s = 1).
+  const cumulative = new Float64Array(VOCABULARY);
+  let sum = 0;
+  for (let i = 0; i < VOCABULARY; i++) {
+    sum += 1 / (i + 1);
+    cumulative[i] = sum;
+    let w = "";
+    const length = 2 + Math.floor(next() * 8);
+    for (let k = 0; k < length; k++) w += letters[Math.floor(next() * letters.length)];
+    words.push(w);
+  }
+  return (r) => {
+    const x = r * sum;
+    let lo = 0;
+    let hi = VOCABULARY - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return words[lo];
+  };
+})();
+
+export function memoryText(u, salt = 0) {
+  const next = random(u * 15485863 + salt * 1299709 + 7);
+  let text = "";
+  while (text.length < 90) text += `${text ? " " : ""}${zipfWord(next())}`;
+  return `${text}.`;
+}
+
 export const unitKey = (prefix, u) => `${prefix}${String(u).padStart(6, "0")}`;
 export const segmentKey = (s) => `field_${String(s).padStart(3, "0")}`;
 

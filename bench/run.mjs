@@ -9,7 +9,8 @@
  *   BENCH_RUNS=9 npm run bench more runs for the slow scenarios (default 5; fast reads take 4×)
  *   BENCH_JOB_CAP_S=0 npm run bench -- d   let scenario d's job run to the end (default cap 40 s)
  *   npm run bench -- h         answering while a 100,000-item job works (probes' p50/p99 against idle)
- *   npm run bench -- i         context for engines: a 20,000-segment job with context on against off
+ *   npm run bench -- i         memory and context: fuzzy look-up of a 250-text slice against 100,000 entries (part 1);
+ *                              a 20,000-segment job with context on against off (part 2)
  */
 import os from "node:os";
 import { performance } from "node:perf_hooks";
@@ -20,6 +21,7 @@ import { contextScenario } from "./scenarios/i-context.mjs";
 import { jobScenario } from "./scenarios/job.mjs";
 import { largeScenario } from "./scenarios/large.mjs";
 import { latencyScenario } from "./scenarios/latency.mjs";
+import { memoryScenario } from "./scenarios/memory.mjs";
 import { overheadScenario } from "./scenarios/overhead.mjs";
 import { pushScenarios } from "./scenarios/push.mjs";
 import { resultsScenario } from "./scenarios/results.mjs";
@@ -50,7 +52,10 @@ try {
   if (want("f")) show(await latencyScenario(rt));
   if (want("g")) show(await largeScenario(rt));
   if (want("h")) show(await answeringScenario(rt, { runs }));
-  if (want("i")) show(await contextScenario(rt, { runs }));
+  if (want("i")) {
+    show(await memoryScenario(rt, { runs }));
+    show(await contextScenario(rt, { runs }));
+  }
   if (want("j")) show(await hostileScenario(rt));
 } finally {
   await rt.dispose();

@@ -11,11 +11,12 @@ import { createPseudoEngine } from "../src/engines/pseudo";
 import type { Engine } from "../src/engines/types";
 import { rebuildCounts } from "../src/site/counts";
 import { characters, fingerprint } from "../src/site/fingerprint";
+import { fuzzyMatches } from "../src/site/fuzzy";
 import { estimateScope, scopeOf } from "../src/site/jobs";
 import { type ContextItem, unitContexts } from "../src/site/neighbours";
 import { SiteObject } from "../src/site/object";
 import { currentJob, runJobs } from "../src/site/runner";
-import { batchBody, segmentKey, segmentText, unitKey } from "./data.mjs";
+import { batchBody, memoryText, segmentKey, segmentText, unitKey } from "./data.mjs";
 
 /**
  * Answers at once, with a cheap change to every text (so QA's `unchanged` warning stays quiet
@@ -69,6 +70,36 @@ export class BenchSiteObject extends SiteObject {
   }
 
   /** Fills the site with bulk SQL, then builds its counts with the real rebuildCounts. */
+  /**
+   * Fills the memory (en → de) with `entries` reviewed entries (bench i): source texts as
+   * bench/data.mjs makes them (`memoryText(u)`, or `segmentText(u, 0)` for `common`), indexed
+   * by the real triggers. Answers the index's size in rows.
+   */
+  async seedMemory(entries: number, common = false) {
+    const now = new Date().toISOString();
+    const store = this.store;
+    for (let from = 0; from < entries; from += 10_000) {
+      store.tx(() => {
+        for (let u = from; u < Math.min(entries, from + 10_000); u++) {
+          const text = common ? segmentText(u, 0) : memoryText(u);
+          store.run(
+            "INSERT INTO memory (source_fingerprint, source_language, target_language, text, origin, updated_at, source_text) VALUES (?, 'en', 'de', ?, 'approved', ?, ?)",
+            fingerprint(text),
+            text.replace(/e/g, "é"),
+            now,
+            text,
+          );
+        }
+      });
+    }
+    return store.one<{ n: number }>("SELECT count(*) AS n FROM memory_fts")!.n;
+  }
+
+  /** The fuzzy look-up of one slice's texts (bench i): answers how many texts got at least one match. */
+  async fuzzySlice(texts: string[]) {
+    return fuzzyMatches(this.store, "en", "de", texts).filter((m) => m.length > 0).length;
+  }
+
   async seed(opts: SeedOptions) {
     const settings = this.settings();
     const targets = settings.targetLanguages.map((t) => t.code);

@@ -71,7 +71,7 @@ export const nextTurn = (): Promise<void> => scheduler.wait(0);
  * after a slice's items are loaded and sorted (before its engine batches), during QA, after a
  * commit is stored.
  */
-export type TurnPoint = "start" | "scope" | "slice" | "qa" | "commit";
+export type TurnPoint = "start" | "scope" | "slice" | "fuzzy" | "qa" | "commit";
 
 export interface RunnerDeps {
   store: Store;

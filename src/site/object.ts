@@ -23,6 +23,7 @@ import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./count
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
+import { backfillMemorySourceText } from "./memory";
 import { runMemoryShare, shareWaiting, sharingChanged } from "./memory-share";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
@@ -66,6 +67,8 @@ export class SiteObject extends DurableObject<Env> {
     ctx.blockConcurrencyWhile(async () => {
       this.erased = (await ctx.storage.get(ERASED_MARK)) !== undefined;
       if (!this.erased) await migrate(drizzle(ctx.storage), migrations);
+      // Migration 0006 registers the memory's back-fill for a site that has entries: its alarm is armed here.
+      if (!this.erased && this.alarms.dueAt("memory_index") !== null) await this.alarms.arm();
     });
   }
 
@@ -391,6 +394,8 @@ export class SiteObject extends DurableObject<Env> {
         const next = await runMemoryShare(this.store, settings, orgMemory(this.env, settings.organizationId));
         return next === null ? null : Math.max(next, this.shareAt());
       },
+      // The back-fill of the memory's source texts (and so the fuzzy index), one bounded step per run.
+      memory_index: async () => (backfillMemorySourceText(this.store, settings.sourceLanguage).more ? this.nextRunAt() : null),
     });
   }
 

@@ -206,7 +206,7 @@ export function applyReviews(store: Store, settings: SiteSettings, reviews: Revi
           row.segment_id,
           row.language,
         );
-        rememberTranslation(store, row.fingerprint, sourceLanguage, row.language, text, changed ? "human" : "approved");
+        rememberTranslation(store, row.fingerprint, row.source_text, sourceLanguage, row.language, text, changed ? "human" : "approved");
       } else {
         store.run("UPDATE translations SET status = 'missing', updated_at = ? WHERE segment_id = ? AND language = ?", now, row.segment_id, row.language);
       }
@@ -322,7 +322,9 @@ export function decideAttention(store: Store, settings: SiteSettings, id: string
         row.language,
       );
       store.run("UPDATE results SET held = 0, pending = 0, superseded = 1 WHERE id = ?", row.id);
-      rememberTranslation(store, row.source_fingerprint, row.source_language ?? settings.sourceLanguage, row.language, decision.text, "human");
+      // The held result may be for an earlier source text: the memory learns the source text only when it is the segment's.
+      const sourceText = row.source_fingerprint === row.fingerprint ? row.source_text : null;
+      rememberTranslation(store, row.source_fingerprint, sourceText, row.source_language ?? settings.sourceLanguage, row.language, decision.text, "human");
     } else {
       store.run("UPDATE translations SET status = 'missing', updated_at = ? WHERE segment_id = ? AND language = ?", now, row.segment_id, row.language);
       store.run("UPDATE results SET held = 0 WHERE id = ?", row.id);

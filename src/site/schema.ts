@@ -261,6 +261,12 @@ export const memory = sqliteTable(
     text: text("text").notNull(),
     origin: text("origin").notNull(),
     updatedAt: text("updated_at").notNull(),
+    /**
+     * The source text as pushed (null for entries written before migration 0006 until the
+     * back-fill finds their text among the segments). Indexed by `memory_fts` (FTS5, trigram;
+     * rowid = this table's rowid, kept in step by triggers: migrations/site/0006) for fuzzy matches.
+     */
+    sourceText: text("source_text"),
   },
   (t) => [primaryKey({ columns: [t.sourceFingerprint, t.sourceLanguage, t.targetLanguage] })],
 );

@@ -18,6 +18,7 @@ import { orgMemory } from "../memory/stub";
 import { runQA } from "../qa";
 import { glossaryMatcher } from "../qa/glossary";
 import { type Committer, type Outcome, type Produced, type SliceItem, TRANSLATION_MARK } from "./commit";
+import { type FuzzyMatch, fuzzyMatches } from "./fuzzy";
 import type { Invocation } from "./invocation";
 import type { JobRow, JobScope } from "./jobs";
 import { type ContextItem, unitContexts } from "./neighbours";
@@ -204,6 +205,31 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   // The slice's work is loaded and sorted: requests waiting meanwhile get their turn.
   await inv.step(sinceTurn, "slice");
 
+  // Fuzzy matches of the texts that go to the engine (src/site/fuzzy.ts), given to it as examples: context only, never a
+  // result and never billed differently. A forced job ignores the memory, so it gets none; nor does a run with the
+  // engine context switched off.
+  const examples = new Map<Group, FuzzyMatch[]>();
+  if (engine && toSend.size && !scope.force && inv.deps.engineContext !== false) {
+    const bySource = new Map<string, Group[]>();
+    for (const group of toSend.values()) {
+      const src = group.items[0].source_language;
+      bySource.set(src, [...(bySource.get(src) ?? []), group]);
+    }
+    for (const [src, groups] of bySource) {
+      const found = fuzzyMatches(
+        store,
+        src,
+        language,
+        groups.map((g) => g.items[0].text),
+        groups.map((g) => g.items[0].format),
+      );
+      groups.forEach((g, i) => {
+        if (found[i].length) examples.set(g, found[i]);
+      });
+    }
+    await inv.step(toSend.size, "fuzzy");
+  }
+
   const glossary = work.length ? await inv.glossary(language) : [];
   glossaryMatcher(glossary); // compiled once here, reused by every QA run of the slice
   const holdErrors = !(settings.qaMode === "editors" && capabilities(store).has("qa_errors"));
@@ -266,14 +292,19 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
           formality: target!.formality,
           glossary,
           glossaryOwner: String(settings.organizationId),
-          segments: groups.map(({ items: [first] }) => ({
-            text: first.text,
-            format: first.format,
-            kind: first.kind,
-            field: first.field,
-            maxLength: first.max_length,
-            ...(contexts ? { context: contexts.get(first.segment_id) } : {}),
-          })),
+          segments: groups.map((group) => {
+            const first = group.items[0];
+            const found = examples.get(group);
+            const context = { ...contexts?.get(first.segment_id), ...(found ? { examples: found } : {}) };
+            return {
+              text: first.text,
+              format: first.format,
+              kind: first.kind,
+              field: first.field,
+              maxLength: first.max_length,
+              ...(Object.keys(context).length ? { context } : {}),
+            };
+          }),
           meter: inv.meter,
         });
       } catch (err) {

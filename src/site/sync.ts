@@ -274,7 +274,7 @@ function importTranslations(
       );
       if (written > 0) {
         imported++;
-        rememberTranslation(store, fingerprints[i], sourceLanguage, code, text, "imported");
+        rememberTranslation(store, fingerprints[i], seg.text, sourceLanguage, code, text, "imported");
       }
     }
   });

@@ -27,7 +27,12 @@ describe("one alarm scheduler", () => {
       expect(await state.storage.getAlarm()).toBe(t0 + HOUR);
 
       // The alarm fires (here before its time, as runDurableObjectAlarm does): only the earliest need is due.
-      await o.alarms.fire({ memory_share: record("memory_share", null), jobs: record("jobs", null), retention: record("retention", null) });
+      await o.alarms.fire({
+        memory_share: record("memory_share", null),
+        jobs: record("jobs", null),
+        retention: record("retention", null),
+        memory_index: record("memory_index", null),
+      });
       expect(ran).toEqual(["jobs"]);
       expect(o.alarms.dueAt("jobs")).toBeNull();
       expect(await state.storage.getAlarm()).toBe(t0 + 3 * HOUR);
@@ -39,7 +44,12 @@ describe("one alarm scheduler", () => {
       expect(await state.storage.getAlarm()).toBe(t0 + 2 * HOUR);
 
       // A need answers its own next time.
-      await o.alarms.fire({ memory_share: record("memory_share", null), jobs: record("jobs", null), retention: record("retention", t0 + 4 * HOUR) });
+      await o.alarms.fire({
+        memory_share: record("memory_share", null),
+        jobs: record("jobs", null),
+        retention: record("retention", t0 + 4 * HOUR),
+        memory_index: record("memory_index", null),
+      });
       expect(ran).toEqual(["jobs", "retention"]);
       expect(await state.storage.getAlarm()).toBe(t0 + 4 * HOUR);
 
@@ -52,6 +62,7 @@ describe("one alarm scheduler", () => {
           return null;
         },
         retention: record("retention", null),
+        memory_index: record("memory_index", null),
       });
       expect(o.alarms.dueAt("jobs")).toBe(t0 + 1.5 * HOUR);
       expect(await state.storage.getAlarm()).toBe(t0 + 1.5 * HOUR);
@@ -65,6 +76,7 @@ describe("one alarm scheduler", () => {
           return t0 + 2 * HOUR;
         },
         retention: record("retention", null),
+        memory_index: record("memory_index", null),
       });
       expect(o.alarms.dueAt("jobs")).toBe(t0 + 2 * HOUR);
 
@@ -75,6 +87,7 @@ describe("one alarm scheduler", () => {
           throw new Error("a bug");
         },
         retention: record("retention", null),
+        memory_index: record("memory_index", null),
       });
       expect(o.alarms.dueAt("jobs")).toBeGreaterThanOrEqual(t0 + FAILED_NEED_RETRY_MS);
       expect(o.alarms.dueAt("jobs")).toBeLessThan(t0 + HOUR);

@@ -115,10 +115,8 @@ describe("context for engines in a job", () => {
     for (const item of items.values()) expect(item).not.toHaveProperty("context");
   });
 
-  // FOR THE LEAD: needs mem-fuzzy's work (issue 25 part 1: the slice fills context.examples from
-  // the memory's fuzzy matches). It is skipped on this branch, where no examples are filled yet;
-  // remove `.skip` once mem-fuzzy is merged.
-  it.skip("gives a new text the approved translation of a near-identical earlier text as an example (needs mem-fuzzy)", async () => {
+  // The slice fills context.examples from the memory's fuzzy matches (mem-fuzzy, issue 25 part 1).
+  it("gives a new text the approved translation of a near-identical earlier text as an example", async () => {
     const site = await createSite({ target_languages: [{ code: "de" }] });
     const c = client(site.key);
     // An import enters the memory (reviewed text).
