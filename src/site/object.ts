@@ -20,10 +20,12 @@ import { type Emit, emitter } from "../webhooks/emit";
 import type { CoalescedType } from "../webhooks/events";
 import { AlarmScheduler } from "./alarms";
 import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./counts";
+import type { MemorySearch } from "./fuzzy";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
 import { backfillMemorySourceText } from "./memory";
+import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, importMemory, listMemory, type MemoryKey, memoryPairs } from "./memory-admin";
 import { runMemoryShare, shareWaiting, sharingChanged } from "./memory-share";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
@@ -33,6 +35,7 @@ import { estimateWithShared } from "./shared-hits";
 import { type Links, siteStatus, unitStatus, unitsWithWork } from "./status";
 import { Store } from "./store";
 import { applySnapshot, deleteUnit, pushUnchanged, pushUnit } from "./sync";
+import type { TmxTranslation } from "./tmx";
 import { listUnits } from "./unit-list";
 import { unitTexts } from "./unit-texts";
 import { attentionCreated, resultsAvailable } from "./webhook-data";
@@ -486,6 +489,52 @@ export class SiteObject extends DurableObject<Env> {
       // A fix went into the memory.
       if (decision.action === "fix") await this.shareSoon();
       return decided;
+    });
+  }
+
+  // ------------------------------------------------------------------ the memory page (memory-admin.ts)
+
+  async memoryList(settings: SiteSettings, search: MemorySearch) {
+    return this.call(settings, () => listMemory(this.store, search));
+  }
+
+  async memoryEntry(settings: SiteSettings, key: MemoryKey) {
+    return this.call(settings, () => getMemoryEntry(this.store, key));
+  }
+
+  async memoryEdit(settings: SiteSettings, key: MemoryKey, text: string) {
+    return this.call(settings, async () => {
+      const entry = editMemoryEntry(this.store, key, text);
+      // The organization's memory follows (memory-share.ts), off this request's path.
+      await this.shareSoon();
+      return entry;
+    });
+  }
+
+  async memoryDelete(settings: SiteSettings, key: MemoryKey) {
+    return this.call(settings, async () => {
+      const entry = deleteMemoryEntry(this.store, key);
+      // The organization's memory follows (memory-share.ts), off this request's path.
+      await this.shareSoon();
+      return entry;
+    });
+  }
+
+  async memoryPairs(settings: SiteSettings) {
+    return this.call(settings, () => memoryPairs(this.store));
+  }
+
+  async memoryExport(settings: SiteSettings, query: Parameters<typeof exportMemoryPage>[1]) {
+    return this.call(settings, () => exportMemoryPage(this.store, query));
+  }
+
+  /** A TMX file's translations (read and checked by the Worker, src/site/tmx.ts), stored in one transaction. */
+  async memoryImport(settings: SiteSettings, translations: TmxTranslation[]) {
+    return this.call(settings, async (settings) => {
+      const result = importMemory(this.store, settings.sourceLanguage, translations);
+      // Imported translations are shared like any other reviewed text.
+      await this.shareSoon();
+      return result;
     });
   }
 
