@@ -23,7 +23,7 @@ import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./count
 import type { MemorySearch } from "./fuzzy";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
-import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
+import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
 import { backfillMemorySourceText } from "./memory";
 import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, importMemory, listMemory, type MemoryKey, memoryPairs } from "./memory-admin";
 import { runMemoryShare, shareWaiting, sharingChanged } from "./memory-share";
@@ -55,6 +55,8 @@ export class SiteObject extends DurableObject<Env> {
   readonly alarms: AlarmScheduler;
   /** The site was erased (src/control/erasure.ts): its storage holds only this mark, and every call is refused. */
   private erased = false;
+  /** The latest estimate of a job request (POST /v1/jobs estimates, then creates): its job's start may take it as it is (jobs.ts, markJob). */
+  private latestEstimate?: MarkedEstimate;
 
   /** The runtime constructs it with production's clock and sleep; tests subclass it with theirs (test/worker.ts). */
   constructor(
@@ -292,14 +294,18 @@ export class SiteObject extends DurableObject<Env> {
 
   async estimateJob(settings: SiteSettings, request: JobRequest): Promise<ScopeEstimate> {
     return this.call(settings, async (settings) => {
+      const scope = scopeOf(request);
+      const languages = jobLanguages(this.store, settings, request.languages);
       // Exact matches in the organization's memory are memory hits too (a forced job takes none).
-      return estimateWithShared(this.store, this.env, settings, scopeOf(request), jobLanguages(this.store, settings, request.languages));
+      this.latestEstimate = await markedEstimate(this.store, settings, scope, languages, () => estimateWithShared(this.store, this.env, settings, scope, languages));
+      return this.latestEstimate.estimate;
     });
   }
 
   async createJob(settings: SiteSettings, request: JobRequest, opts: { estimate: ScopeEstimate; confirmedCharacters: number | null }) {
     return this.call(settings, async (settings) => {
       const job = createJob(this.store, scopeOf(request), opts.estimate, opts.confirmedCharacters);
+      markJob(this.store, settings, job, this.latestEstimate);
       try {
         await reserve(controlDb(this.env.DB), settings, job.id, job.estimated_characters, job.created_at);
       } catch (err) {
@@ -332,9 +338,10 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, async (settings) => {
       const before = getJob(this.store, id).status;
       const job = cancelJob(this.store, id);
-      // Settled by the runner once the job's commits have landed (jobs.ts, cancelJob); the reservation goes at once.
+      // A queued job's reservation goes at once (it has no commit); a running job is settled once, by the runner, when its
+      // commits have landed (jobs.ts, cancelJob): its ledger rows that were not stored go, then its reservation.
       await this.scheduleRun();
-      if (job.status === "cancelled") await release(controlDb(this.env.DB), settings.id, [id]);
+      if (job.status === "cancelled" && before === "queued") await release(controlDb(this.env.DB), settings.id, [id]);
       if (job.status === "cancelled" && before !== "cancelled") this.emit(settings)({ type: "job.finished", data: jobOut(job) });
       return jobOut(job);
     });
