@@ -19,6 +19,8 @@ export default defineConfig(async () => {
           // Mails land in the local outbox (D1), where tests read them; test/mail covers the binding itself.
           DEV_MAILBOX: "true",
           SIGNUP: "open",
+          // Set here so a developer's .dev.vars (which `npm run dev` reads, and the pool would too) cannot change what the tests see.
+          WEBHOOK_ALLOW_LOOPBACK: "false",
           // The model-based suite's run count and seed (test/model): MODEL_RUNS=1000 npx vitest run test/model.
           MODEL_RUNS: process.env.MODEL_RUNS ?? "",
           MODEL_SEED: process.env.MODEL_SEED ?? "",

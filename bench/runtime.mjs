@@ -1,7 +1,7 @@
 /**
  * Builds the bench Worker (bench/worker.ts) with esbuild and starts it in Miniflare with the
  * project's bindings: SITE → BenchSiteObject (SiteObject plus bench methods), FLOOR →
- * FloorObject, D1 DB with the control migrations applied, R2 BLOBS. Storage lives in
+ * FloorObject, ORG_MEMORY → OrgMemoryObject (the organization memory), D1 DB with the control migrations applied, R2 BLOBS. Storage lives in
  * Miniflare's temporary directory (on disk) and goes away with `dispose()`.
  */
 import { readdir, readFile } from "node:fs/promises";
@@ -56,6 +56,7 @@ export async function startRuntime() {
       durableObjects: {
         SITE: { className: "BenchSiteObject", useSQLite: true },
         FLOOR: { className: "FloorObject", useSQLite: true },
+        ORG_MEMORY: { className: "OrgMemoryObject", useSQLite: true },
       },
       d1Databases: ["DB"],
       r2Buckets: ["BLOBS"],

@@ -942,3 +942,18 @@ export const InvitationOut = z
   .openapi("Invitation");
 export type InvitationCreate = z.infer<typeof InvitationIn>;
 export type Invitation = z.infer<typeof InvitationOut>;
+
+// ------------------------------------------------------------------ translation memory (the memory page)
+
+/** A memory entry's key: its source text's fingerprint, source and target language. */
+export const MemoryKeyIn = z.object({
+  source_fingerprint: z.string().regex(/^[0-9a-f]{64}$/, { message: "must be a fingerprint (64 lowercase hex digits)" }),
+  source_language: LanguageCode,
+  target_language: LanguageCode,
+});
+/** An editor's correction of a memory entry's text. */
+export const MemoryEditIn = MemoryKeyIn.extend({
+  text: text(LIMITS.segmentText).refine((t) => t.trim() !== "", { message: "must not be empty" }),
+});
+export type MemoryKeyInput = z.infer<typeof MemoryKeyIn>;
+export type MemoryEdit = z.infer<typeof MemoryEditIn>;

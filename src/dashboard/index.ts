@@ -22,6 +22,7 @@ import { glossary } from "./glossary";
 import { invitations } from "./invitations";
 import { keys } from "./keys";
 import { members } from "./members";
+import { memory } from "./memory";
 import { passwordReset } from "./password-reset";
 import { session } from "./session";
 import { settings } from "./settings";
@@ -63,6 +64,7 @@ for (const sub of [
   webhooks,
   settings,
   glossary,
+  memory,
   usage,
   billingPages,
   members,

@@ -31,6 +31,8 @@ const NOTICES: Record<string, string> = {
   "term-added": "Term added.",
   "term-removed": "Term removed.",
   imported: "Glossary imported.",
+  "memory-edited": "Saved: the entry is now origin human, and later jobs deliver the corrected text.",
+  "memory-deleted": "The memory entry is deleted.",
   "member-removed": "Member removed.",
   "invitation-withdrawn": "Invitation withdrawn: its link no longer works.",
   "site-deleted": "The site is deleted.",

@@ -8,7 +8,7 @@ import { invalid, notFound } from "../errors";
 import { LIMITS } from "../limits";
 import { getHandshake, lower, writableLanguages } from "./settings";
 import { stateSql } from "./state";
-import type { Store } from "./store";
+import type { ScopeMark, Store } from "./store";
 
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
 
@@ -236,6 +236,71 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
   return { languages, estimated_segments: pairs, estimated_characters: chars, estimated_tm_segments: tm };
 }
 
+/** What one estimate was taken of: the scope, the languages, the site's source language (a unit without its own has it). */
+const estimateKey = (settings: SiteSettings, scope: JobScope, languages: string[]) => JSON.stringify([settings.sourceLanguage, scope, languages]);
+
+/**
+ * Whether a job's estimate reads more than the site's own storage: a sharing site's estimate
+ * counts the organization memory's exact matches (shared-hits.ts), which the Store's mark
+ * cannot see change, so such a job is always estimated again at its start.
+ */
+const readsElsewhere = (settings: SiteSettings, scope: JobScope) => settings.shareMemory && !scope.force;
+
+/** The latest estimate the object made for a job request, and where the scope data stood before it was taken (Store.scopeMark). */
+export interface MarkedEstimate {
+  key: string;
+  mark: ScopeMark;
+  estimate: ScopeEstimate;
+}
+
+/** An estimate, with the mark taken before it began: the job created from it keeps the mark (markJob). */
+export async function markedEstimate(
+  store: Store,
+  settings: SiteSettings,
+  scope: JobScope,
+  languages: string[],
+  estimate: () => Promise<ScopeEstimate> | ScopeEstimate,
+): Promise<MarkedEstimate> {
+  const mark = store.scopeMark();
+  return { key: estimateKey(settings, scope, languages), mark, estimate: await estimate() };
+}
+
+/**
+ * Remembers that a job just created was estimated with nothing written since (`latest` is the
+ * object's latest estimate, for the same scope, languages and source language, with the same
+ * figures): its start then takes the stored estimate instead of reading its whole scope again,
+ * as long as nothing is written to the scope tables meanwhile (storedEstimate).
+ */
+export function markJob(store: Store, settings: SiteSettings, job: JobRow, latest: MarkedEstimate | undefined) {
+  const scope = JSON.parse(job.request) as JobScope;
+  if (!latest || readsElsewhere(settings, scope) || !store.unchangedSince(latest.mark)) return;
+  const e = latest.estimate;
+  const same =
+    latest.key === estimateKey(settings, scope, JSON.parse(job.languages) as string[]) &&
+    e.estimated_segments === job.estimated_segments &&
+    e.estimated_characters === job.estimated_characters &&
+    e.estimated_tm_segments === job.estimated_tm_segments;
+  if (same) store.estimateMarks.set(job.id, { ...latest.mark, sourceLanguage: settings.sourceLanguage });
+}
+
+/**
+ * The job's estimate at its start when it can be taken as stored: nothing its scope reads has
+ * been written since it was taken (in this instance of the object, for the same source
+ * language, on a site that does not share memory). Undefined otherwise: the start estimates
+ * again (the scope may have grown: spec "Job status transitions").
+ */
+export function storedEstimate(store: Store, settings: SiteSettings, job: JobRow): ScopeEstimate | undefined {
+  const mark = store.estimateMarks.get(job.id);
+  store.estimateMarks.delete(job.id);
+  if (!mark || mark.sourceLanguage !== settings.sourceLanguage || readsElsewhere(settings, JSON.parse(job.request) as JobScope) || !store.unchangedSince(mark)) return undefined;
+  return {
+    languages: JSON.parse(job.languages) as string[],
+    estimated_segments: job.estimated_segments,
+    estimated_characters: job.estimated_characters,
+    estimated_tm_segments: job.estimated_tm_segments,
+  };
+}
+
 /** What the organization's memory holds for a scope: by `<lowercased source language>\0<fingerprint>`, the lowercased target languages. */
 export type SharedTargets = Map<string, string[]>;
 
@@ -314,6 +379,7 @@ export function cancelJob(store: Store, id: number): JobRow {
     const job = getJob(store, id);
     if (job.status !== "queued" && job.status !== "running") return job;
     store.run("UPDATE jobs SET status = 'cancelled', finished_at = ? WHERE id = ?", store.now(), id);
+    store.estimateMarks.delete(id);
     store.run("DELETE FROM job_items WHERE job_id = ?", id);
     if (job.status === "running") store.setMeta(UNSETTLED, [...unsettledJobs(store), id]);
     return getJob(store, id);

@@ -20,10 +20,12 @@ import { type Emit, emitter } from "../webhooks/emit";
 import type { CoalescedType } from "../webhooks/events";
 import { AlarmScheduler } from "./alarms";
 import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./counts";
+import type { MemorySearch } from "./fuzzy";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
-import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
+import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
 import { backfillMemorySourceText } from "./memory";
+import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, importMemory, listMemory, type MemoryKey, memoryPairs } from "./memory-admin";
 import { runMemoryShare, shareWaiting, sharingChanged } from "./memory-share";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
@@ -33,6 +35,7 @@ import { estimateWithShared } from "./shared-hits";
 import { type Links, siteStatus, unitStatus, unitsWithWork } from "./status";
 import { Store } from "./store";
 import { applySnapshot, deleteUnit, pushUnchanged, pushUnit } from "./sync";
+import type { TmxTranslation } from "./tmx";
 import { listUnits } from "./unit-list";
 import { unitTexts } from "./unit-texts";
 import { attentionCreated, resultsAvailable } from "./webhook-data";
@@ -52,6 +55,8 @@ export class SiteObject extends DurableObject<Env> {
   readonly alarms: AlarmScheduler;
   /** The site was erased (src/control/erasure.ts): its storage holds only this mark, and every call is refused. */
   private erased = false;
+  /** The latest estimate of a job request (POST /v1/jobs estimates, then creates): its job's start may take it as it is (jobs.ts, markJob). */
+  private latestEstimate?: MarkedEstimate;
 
   /** The runtime constructs it with production's clock and sleep; tests subclass it with theirs (test/worker.ts). */
   constructor(
@@ -289,14 +294,18 @@ export class SiteObject extends DurableObject<Env> {
 
   async estimateJob(settings: SiteSettings, request: JobRequest): Promise<ScopeEstimate> {
     return this.call(settings, async (settings) => {
+      const scope = scopeOf(request);
+      const languages = jobLanguages(this.store, settings, request.languages);
       // Exact matches in the organization's memory are memory hits too (a forced job takes none).
-      return estimateWithShared(this.store, this.env, settings, scopeOf(request), jobLanguages(this.store, settings, request.languages));
+      this.latestEstimate = await markedEstimate(this.store, settings, scope, languages, () => estimateWithShared(this.store, this.env, settings, scope, languages));
+      return this.latestEstimate.estimate;
     });
   }
 
   async createJob(settings: SiteSettings, request: JobRequest, opts: { estimate: ScopeEstimate; confirmedCharacters: number | null }) {
     return this.call(settings, async (settings) => {
       const job = createJob(this.store, scopeOf(request), opts.estimate, opts.confirmedCharacters);
+      markJob(this.store, settings, job, this.latestEstimate);
       try {
         await reserve(controlDb(this.env.DB), settings, job.id, job.estimated_characters, job.created_at);
       } catch (err) {
@@ -329,9 +338,10 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, async (settings) => {
       const before = getJob(this.store, id).status;
       const job = cancelJob(this.store, id);
-      // Settled by the runner once the job's commits have landed (jobs.ts, cancelJob); the reservation goes at once.
+      // A queued job's reservation goes at once (it has no commit); a running job is settled once, by the runner, when its
+      // commits have landed (jobs.ts, cancelJob): its ledger rows that were not stored go, then its reservation.
       await this.scheduleRun();
-      if (job.status === "cancelled") await release(controlDb(this.env.DB), settings.id, [id]);
+      if (job.status === "cancelled" && before === "queued") await release(controlDb(this.env.DB), settings.id, [id]);
       if (job.status === "cancelled" && before !== "cancelled") this.emit(settings)({ type: "job.finished", data: jobOut(job) });
       return jobOut(job);
     });
@@ -479,6 +489,52 @@ export class SiteObject extends DurableObject<Env> {
       // A fix went into the memory.
       if (decision.action === "fix") await this.shareSoon();
       return decided;
+    });
+  }
+
+  // ------------------------------------------------------------------ the memory page (memory-admin.ts)
+
+  async memoryList(settings: SiteSettings, search: MemorySearch) {
+    return this.call(settings, () => listMemory(this.store, search));
+  }
+
+  async memoryEntry(settings: SiteSettings, key: MemoryKey) {
+    return this.call(settings, () => getMemoryEntry(this.store, key));
+  }
+
+  async memoryEdit(settings: SiteSettings, key: MemoryKey, text: string) {
+    return this.call(settings, async () => {
+      const entry = editMemoryEntry(this.store, key, text);
+      // The organization's memory follows (memory-share.ts), off this request's path.
+      await this.shareSoon();
+      return entry;
+    });
+  }
+
+  async memoryDelete(settings: SiteSettings, key: MemoryKey) {
+    return this.call(settings, async () => {
+      const entry = deleteMemoryEntry(this.store, key);
+      // The organization's memory follows (memory-share.ts), off this request's path.
+      await this.shareSoon();
+      return entry;
+    });
+  }
+
+  async memoryPairs(settings: SiteSettings) {
+    return this.call(settings, () => memoryPairs(this.store));
+  }
+
+  async memoryExport(settings: SiteSettings, query: Parameters<typeof exportMemoryPage>[1]) {
+    return this.call(settings, () => exportMemoryPage(this.store, query));
+  }
+
+  /** A TMX file's translations (read and checked by the Worker, src/site/tmx.ts), stored in one transaction. */
+  async memoryImport(settings: SiteSettings, translations: TmxTranslation[]) {
+    return this.call(settings, async (settings) => {
+      const result = importMemory(this.store, settings.sourceLanguage, translations);
+      // Imported translations are shared like any other reviewed text.
+      await this.shareSoon();
+      return result;
     });
   }
 

@@ -16,7 +16,7 @@ import { controlDb } from "../control/db";
 import { addErrors, Committer } from "./commit";
 import { backoffMs, infra, isInfrastructure } from "./faults";
 import { Invocation, type RunnerDeps, type RunOptions, SCOPE_ITEMS } from "./invocation";
-import { type JobRow, type JobScope, jobOut, markSettled, scopeQuery, unsettledJobs } from "./jobs";
+import { type JobRow, type JobScope, jobOut, markSettled, scopeQuery, storedEstimate, unsettledJobs } from "./jobs";
 import { estimateWithShared } from "./shared-hits";
 import { runSlice } from "./slice";
 import type { Store } from "./store";
@@ -71,13 +71,16 @@ async function settle(deps: RunnerDeps, jobId: number, what: string) {
   await infra(what, () => settleJob(controlDb(deps.env.DB), deps.settings.id, jobId, committed));
 }
 
-/** queued → running: re-evaluates the scope and its cost, and fixes the items to work off. */
+/**
+ * The job's one start step, queued → running (or failed): its estimate (the stored one unless
+ * its scope was written since; jobs.ts, startEstimate), its cost checked again, its characters
+ * reserved. A job that may not run is settled here, once, and finished.
+ */
 async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   const { store, settings } = deps;
-  const scope = JSON.parse(job.request) as JobScope;
-  const languages = JSON.parse(job.languages) as string[];
   // Counted as the request's estimate was: the organization memory's exact matches are memory hits.
-  const estimate = await estimateWithShared(store, deps.env, settings, scope, languages);
+  const estimate =
+    storedEstimate(store, settings, job) ?? (await estimateWithShared(store, deps.env, settings, JSON.parse(job.request) as JobScope, JSON.parse(job.languages) as string[]));
   const db = controlDb(deps.env.DB);
   const { ent, estimate: cost } = await infra("checking a job's cost", () =>
     estimateCost(db, settings, estimate.estimated_characters, deps.store.clock(), {
@@ -239,6 +242,8 @@ export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {
     }
     if (inv.slicesStarted > 0 && !inv.mayStartSlice()) return true;
     await runLanguages(inv, job);
+    // Cancelled meanwhile: its commits have all landed (runLanguages waits for them), so the loop's top settles it, once.
+    if (!isRunning(deps.store, job.id)) continue;
     if (pendingLanguages(deps.store, job).length === 0) await finishJob(deps, job);
     if (!inv.mayStartSlice()) return moreWork(deps.store);
   }

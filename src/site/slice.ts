@@ -40,6 +40,44 @@ export const sliceItems = (limits?: EngineLimits) => Math.min(SLICE_ITEMS_MAX, M
 /** Source characters per slice at most (at least one item is always taken). */
 export const SLICE_CHARACTERS = 200_000;
 
+/**
+ * Items one query loads: a slice is loaded in pieces of this many, with a turn for waiting
+ * requests between two (each piece is one step of a few ms; a slice of 1,000 items in one
+ * query was the runner's longest step after the job's start).
+ */
+export const LOAD_ITEMS = 250;
+
+/**
+ * Up to `limit` pending items of `language` after segment id `after`, in id order. Each item
+ * comes with its memory hit (none for a forced job) and a translation of the same text in the
+ * same source language made earlier in this job (the latest), each one index look-up, so the
+ * slice needs no further reads.
+ */
+function loadItems(inv: Invocation, job: JobRow, language: string, settings: SiteSettings, scope: JobScope, after: number, limit: number): (SliceItem & ContextItem)[] {
+  return inv.deps.store.all<SliceItem & ContextItem>(
+    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length, u.label, u.path,
+       coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
+       ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since,
+       CASE WHEN ?6 THEN NULL ELSE (SELECT m.text FROM memory m WHERE m.source_fingerprint = s.fingerprint
+         AND m.source_language = lower(coalesce(u.source_language, ?3)) AND m.target_language = lower(?2)) END AS memory,
+       (SELECT json_array(r.text, r.origin, r.engine) FROM results r JOIN units ru ON ru.id = r.unit_id
+         WHERE r.job_id = ?1 AND r.language = ?2 AND r.source_fingerprint = s.fingerprint
+           AND lower(coalesce(ru.source_language, ?3)) = lower(coalesce(u.source_language, ?3))
+         ORDER BY r.id DESC LIMIT 1) AS earlier
+     FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
+     LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
+     WHERE ji.job_id = ?1 AND ji.language = ?2 AND ji.segment_id > ?7
+     ORDER BY ji.segment_id LIMIT ?4`,
+    job.id,
+    language,
+    settings.sourceLanguage,
+    limit,
+    job.started_at ?? "",
+    scope.force ? 1 : 0,
+    after,
+  );
+}
+
 /** Engine failures that concern the whole language rather than one batch. */
 const LANGUAGE_WIDE = new Set(["not_configured", "quota", "unsupported_language"]);
 
@@ -84,75 +122,71 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
       ? `The engine ${target.engine} is not enabled for this site.`
       : undefined;
   const engine: Engine | undefined = problem ? undefined : (inv.deps.engineFor ?? ((n) => createEngine(n, inv.deps.env, { sleep: inv.deps.sleep })))(target!.engine);
-  // Each item comes with its memory hit (none for a forced job) and a translation of the same text in the same source language
-  // made earlier in this job (the latest), each one index look-up, so the slice needs no further reads.
-  const loaded = store.all<SliceItem & ContextItem>(
-    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length, u.label, u.path,
-       coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
-       ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since,
-       CASE WHEN ?6 THEN NULL ELSE (SELECT m.text FROM memory m WHERE m.source_fingerprint = s.fingerprint
-         AND m.source_language = lower(coalesce(u.source_language, ?3)) AND m.target_language = lower(?2)) END AS memory,
-       (SELECT json_array(r.text, r.origin, r.engine) FROM results r JOIN units ru ON ru.id = r.unit_id
-         WHERE r.job_id = ?1 AND r.language = ?2 AND r.source_fingerprint = s.fingerprint
-           AND lower(coalesce(ru.source_language, ?3)) = lower(coalesce(u.source_language, ?3))
-         ORDER BY r.id DESC LIMIT 1) AS earlier
-     FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
-     LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
-     WHERE ji.job_id = ?1 AND ji.language = ?2 AND ji.segment_id > ?7
-     ORDER BY ji.segment_id LIMIT ?4`,
-    job.id,
-    language,
-    settings.sourceLanguage,
-    inv.options.sliceItems ?? sliceItems(engine?.limits),
-    job.started_at ?? "",
-    scope.force ? 1 : 0,
-    after,
-  );
-  if (!loaded.length) return null;
-  // Bounded by characters too, so a slice of long texts stays as short as one of short texts.
-  const items: (SliceItem & ContextItem)[] = [];
-  let size = 0;
-  for (const item of loaded) {
-    if (items.length && size + item.characters > SLICE_CHARACTERS) break;
-    items.push(item);
-    size += item.characters;
-  }
-
-  // Items that left the scope since the job started (removed, deleted, imported, translated) are skipped.
-  // An import since the job started wins, also over a forced job.
-  const skipped = items.filter((i) => !i.live || i.imported_since === 1 || (!scope.force && i.state !== "missing" && i.state !== "stale"));
-  const skippedIds = new Set(skipped.map((i) => i.segment_id));
-  const work = items.filter((i) => !skippedIds.has(i.segment_id));
+  // A language that fails as a whole: its commit fails every pending item, so no next slice.
+  const refused = problem ?? (engine && !engine.supports(language) ? `The ${engine.name} engine does not translate into ${language}.` : undefined);
+  const limit = inv.options.sliceItems ?? sliceItems(engine?.limits);
   const outcome = (fields: Partial<Outcome>): Outcome => ({ language, produced: [], skipped: [], failed: [], billed: 0, ...fields });
 
-  // A language that fails as a whole ends here: its commit fails every pending item, so no next slice.
-  if (problem && work.length) {
-    await committer.commit(outcome({ skipped, languageFailure: problem }));
-    return null;
-  }
-  if (engine && work.length && !engine.supports(language)) {
-    await committer.commit(outcome({ skipped, languageFailure: `The ${engine.name} engine does not translate into ${language}.` }));
-    return null;
-  }
-
+  const items: (SliceItem & ContextItem)[] = [];
+  /** Items that left the scope since the job started (removed, deleted, imported, translated): skipped. */
+  const skipped: (SliceItem & ContextItem)[] = [];
+  const work: (SliceItem & ContextItem)[] = [];
   const unsaved = inv.unsavedTexts(language);
   const toSend = new Map<string, Group>(); // by repeatKey: source language + fingerprint
   /** Items whose text costs no engine request: [item, text, origin, engine, kind]. */
   const known: [SliceItem, string, string, string, Produced["kind"]][] = [];
-  // Sorted before anything is awaited: the load saw the job's stored results, `unsaved` holds those of commits still
-  // landing, and a commit that lands meanwhile moves its texts from one to the other.
-  for (const item of work) {
-    const { memory: hit, earlier } = item;
-    // Texts translated earlier in this job are reused, not sent again: stored, or produced by a commit still landing.
-    const key = repeatKey(item);
-    const before = earlier !== null ? (JSON.parse(earlier) as [string, string, string]) : unsaved.get(key);
-    if (hit !== null) known.push([item, hit, "tm_exact", "memory", "memory"]);
-    else if (before) known.push([item, before[0], before[1], before[2], "reuse"]);
-    else {
-      const group = toSend.get(key);
-      if (group) group.items.push(item);
-      else toSend.set(key, { items: [item] });
+  // Loaded in pieces of LOAD_ITEMS, each sorted as soon as it is loaded, before anything is awaited: the piece's load saw
+  // the job's stored results, `unsaved` holds those of commits still landing, and a commit that lands while requests
+  // have their turn between two pieces moves its texts from one to the other (the next piece's load sees them stored).
+  let size = 0;
+  let from = after;
+  let sinceTurn = 0;
+  for (let full = false; !full && items.length < limit; ) {
+    const want = Math.min(LOAD_ITEMS, limit - items.length);
+    const piece = loadItems(inv, job, language, settings, scope, from, want);
+    for (const item of piece) {
+      // Bounded by characters too, so a slice of long texts stays as short as one of short texts.
+      if (items.length && size + item.characters > SLICE_CHARACTERS) {
+        full = true;
+        break;
+      }
+      items.push(item);
+      size += item.characters;
+      sinceTurn++;
+      // An import since the job started wins, also over a forced job.
+      if (!item.live || item.imported_since === 1 || (!scope.force && item.state !== "missing" && item.state !== "stale")) {
+        skipped.push(item);
+        continue;
+      }
+      work.push(item);
+      if (refused) continue;
+      // Texts translated earlier in this job are reused, not sent again: stored, or produced by a commit still landing.
+      const { memory: hit, earlier } = item;
+      const key = repeatKey(item);
+      const before = earlier !== null ? (JSON.parse(earlier) as [string, string, string]) : unsaved.get(key);
+      if (hit !== null) known.push([item, hit, "tm_exact", "memory", "memory"]);
+      else if (before) known.push([item, before[0], before[1], before[2], "reuse"]);
+      else {
+        const group = toSend.get(key);
+        if (group) group.items.push(item);
+        else toSend.set(key, { items: [item] });
+      }
     }
+    if (piece.length < want) break;
+    from = piece[piece.length - 1].segment_id;
+    // This piece is loaded and sorted: requests waiting meanwhile get their turn (after the last piece, below).
+    if (!full && items.length < limit) {
+      await inv.step(sinceTurn, "slice");
+      sinceTurn = 0;
+      // Cancelled meanwhile: nothing of the slice was sent or stored yet.
+      if (!inv.stillRunning(job.id)) return null;
+    }
+  }
+  if (!items.length) return null;
+
+  if (refused && work.length) {
+    await committer.commit(outcome({ skipped, languageFailure: refused }));
+    return null;
   }
 
   // Texts still going to the engine may be in the organization's memory (a sharing site, a job
@@ -169,7 +203,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   }
 
   // The slice's work is loaded and sorted: requests waiting meanwhile get their turn.
-  await inv.step(items.length, "slice");
+  await inv.step(sinceTurn, "slice");
 
   // Fuzzy matches of the texts that go to the engine (src/site/fuzzy.ts), given to it as examples: context only, never a
   // result and never billed differently. A forced job ignores the memory, so it gets none; nor does a run with the

@@ -4,6 +4,19 @@
  */
 export type Row = Record<string, SqlStorageValue>;
 
+/** Tables whose rows decide a job's scope and estimate (jobs.ts, estimateScope). */
+const SCOPE_TABLES = /\b(units|segments|translations|memory)\b/i;
+
+/**
+ * Where the site's scope data stood: this Store's writes to the scope tables (SCOPE_TABLES) so
+ * far, in this instance of the object. Two marks that are equal mean nothing a job's estimate
+ * reads was written in between (jobs.ts, estimateFresh).
+ */
+export interface ScopeMark {
+  instance: string;
+  writes: number;
+}
+
 export class Store {
   /**
    * Whether the site shares its memory with its organization, as the object last adopted it
@@ -13,6 +26,16 @@ export class Store {
 
   /** Set when the site is erased: work still in flight (an alarm awaiting an engine) must not write again. */
   private closed = false;
+  /** This instance of the object (a restart starts a new count of writes). */
+  private readonly instance = crypto.randomUUID();
+  /** Statements that wrote rows and name a scope table, since this instance began (a false alarm only costs a re-estimate). */
+  private scopeWrites = 0;
+  private readonly scopeStatements = new Map<string, boolean>();
+  /**
+   * Queued jobs whose stored estimate was taken at a mark (jobs.ts, estimateFresh): kept in
+   * memory only, since a mark means nothing to another instance of the object.
+   */
+  readonly estimateMarks = new Map<number, ScopeMark & { sourceLanguage: string }>();
 
   constructor(
     readonly storage: DurableObjectStorage,
@@ -41,6 +64,7 @@ export class Store {
       for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
       rows.push(row as T);
     }
+    this.counted(query, cursor.rowsWritten);
     return rows;
   }
 
@@ -59,7 +83,31 @@ export class Store {
 
   run(query: string, ...args: unknown[]): number {
     this.open();
-    return this.storage.sql.exec(query, ...(args as SqlStorageValue[])).rowsWritten;
+    const written = this.storage.sql.exec(query, ...(args as SqlStorageValue[])).rowsWritten;
+    this.counted(query, written);
+    return written;
+  }
+
+  /** Counts a statement that wrote rows of a scope table (each distinct query is matched once). */
+  private counted(query: string, written: number) {
+    if (written === 0) return;
+    let scope = this.scopeStatements.get(query);
+    if (scope === undefined) {
+      scope = SCOPE_TABLES.test(query);
+      if (this.scopeStatements.size > 1_000) this.scopeStatements.clear();
+      this.scopeStatements.set(query, scope);
+    }
+    if (scope) this.scopeWrites++;
+  }
+
+  /** Where the scope data stands now (ScopeMark). */
+  scopeMark(): ScopeMark {
+    return { instance: this.instance, writes: this.scopeWrites };
+  }
+
+  /** Whether nothing was written to a scope table since `mark` was taken (false after a restart). */
+  unchangedSince(mark: ScopeMark | undefined): boolean {
+    return mark !== undefined && mark.instance === this.instance && mark.writes === this.scopeWrites;
   }
 
   /** All writes in `fn` commit together or not at all. `fn` must not await. */

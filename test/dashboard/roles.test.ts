@@ -27,7 +27,14 @@ const pages = (s: TestSite) => ({
     `/dashboard/organizations/${s.orgId}/usage`,
     `/dashboard/organizations/${s.orgId}/members`,
   ],
-  admin: [`/dashboard/sites/${s.siteId}/keys`, `/dashboard/sites/${s.siteId}/settings`, `/dashboard/sites/${s.siteId}/glossary`, `/dashboard/sites/${s.siteId}/glossary.csv`],
+  admin: [
+    `/dashboard/sites/${s.siteId}/keys`,
+    `/dashboard/sites/${s.siteId}/settings`,
+    `/dashboard/sites/${s.siteId}/glossary`,
+    `/dashboard/sites/${s.siteId}/glossary.csv`,
+    `/dashboard/sites/${s.siteId}/memory`,
+    `/dashboard/sites/${s.siteId}/memory.tmx`,
+  ],
   owner: [`/dashboard/organizations/${s.orgId}/audit`],
 });
 

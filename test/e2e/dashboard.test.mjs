@@ -348,6 +348,41 @@ test("members, glossary and audit pages", async () => {
   await look("account");
 });
 
+test("the memory page: a TMX file imported, found by search, an entry corrected, the memory exported as TMX", async () => {
+  const base = `${server.base}/dashboard/sites/${world.site.id}/memory`;
+  await page.goto(`${server.base}/dashboard/sites/${world.site.id}`);
+  await page.getByRole("link", { name: "Memory", exact: true }).click();
+  await page.getByRole("heading", { name: "Translation memory" }).waitFor();
+  const tmx = `<?xml version="1.0" encoding="UTF-8"?>
+<tmx version="1.4"><header srclang="en-US" datatype="html" segtype="sentence" adminlang="en" o-tmf="other" creationtool="other" creationtoolversion="9"/><body>
+<tu><tuv xml:lang="en-US"><seg>Free shipping on <bpt i="1">&lt;b&gt;</bpt>all<ept i="1">&lt;/b&gt;</ept> orders</seg></tuv><tuv xml:lang="de-DE"><seg>Kostenloser Versand für <bpt i="1">&lt;b&gt;</bpt>alle<ept i="1">&lt;/b&gt;</ept> Bestellungen</seg></tuv><tuv xml:lang="fr-FR"><seg>Livraison gratuite</seg></tuv></tu>
+<tu><tuv xml:lang="en-US"><seg>Read more</seg></tuv><tuv xml:lang="de-DE"><seg>Weiterlesen</seg></tuv></tu>
+</body></tmx>`;
+  await page.getByLabel("TMX file", { exact: true }).setInputFiles({ name: "from-another-tool.tmx", mimeType: "application/x-tmx+xml", buffer: Buffer.from(tmx) });
+  await page.getByRole("button", { name: "Import" }).click();
+  await page.getByText("Imported 2 translation units: 3 translations stored.").waitFor();
+  await page.getByLabel("Search").fill("shipping");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByRole("heading", { name: "Entries (2)" }).waitFor();
+  await look("memory");
+  await page.getByRole("link", { name: /Edit or delete the de entry/ }).click();
+  await page.getByLabel("Translation (de)").fill("Versandkostenfrei: <b>alle</b> Bestellungen");
+  await look("memory-entry");
+  await page.getByRole("button", { name: "Save correction" }).click();
+  await page.getByText("Saved: the entry is now origin human").waitFor();
+  // A search also lists close matches (fuzzy): "Read mor" finds "Read more".
+  await page.getByLabel("Search").fill("Read mor");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.getByRole("heading", { name: "Close matches" }).waitFor();
+  await look("memory-search");
+  const exported = await page.request.get(`${base}.tmx?pair=en:de`);
+  assert.equal(exported.status(), 200);
+  const xml = await exported.text();
+  assert.match(xml, /^<\?xml version="1.0" encoding="UTF-8"\?>\n<tmx version="1.4">/);
+  assert.match(xml, /<tuv xml:lang="de"><seg>Versandkostenfrei: &lt;b&gt;alle&lt;\/b&gt; Bestellungen<\/seg><\/tuv>/);
+  assert.match(xml, /<prop type="x-transync-origin">human<\/prop>/);
+});
+
 test("webhooks: registered on the Webhooks page, a job's events arrive signed, a 500 is retried, deliveries are listed", async () => {
   // The connector's receiving endpoint: the first request answers 500, then 204; each is verified with the secret.
   const received = [];

@@ -186,7 +186,7 @@ describe("a commit another attempt committed first (fault 4)", () => {
 });
 
 describe("a cancel that arrives while a commit's ledger row is written (cancel wins)", () => {
-  it("the commit is not stored, its ledger row goes with the runner's settle step, and the runner keeps its need until the job is settled", async () => {
+  it("the commit is not stored, and its ledger row goes with the runner's one settle step, in the same invocation once its commits have landed", async () => {
     const { site, c, segments } = await siteWithUnits(120);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
     const { engine } = taggingEngine();
@@ -206,10 +206,11 @@ describe("a cancel that arrives while a commit's ledger row is written (cancel w
       { engineFor: () => engine },
     );
     expect(inserts).toBe(2);
-    // The cancelled job is still to be settled (meta unsettled_jobs): the runner answers that more work waits, so its need
-    // stays registered (a cancel during the run does not move a need that is already due).
-    expect(answer).toBe(0);
-    expect(await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => unsettledJobs(o.store))).toEqual([jobId]);
+    // The invocation's commits have landed when its slices end: the runner settles the cancelled job there and then (meta
+    // unsettled_jobs emptied) and has nothing left to do. (A cancel it cannot settle before its budget ends keeps the need:
+    // moreWork.)
+    expect(answer).toBeNull();
+    expect(await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => unsettledJobs(o.store))).toEqual([]);
 
     await runAll(site.siteId, engine);
     expect(await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => unsettledJobs(o.store))).toEqual([]);

@@ -64,6 +64,8 @@ export interface SiteOptions {
   target_languages?: { code: string; engine?: string; formality?: string; writable?: boolean }[];
   enabled_adapters?: string[];
   qa_mode?: "editors" | "separate";
+  /** The site's share_memory (the API's default, true, when absent). */
+  share_memory?: boolean;
   plan?: "pro" | "agency" | "growth" | "scale" | null;
   included_characters?: number | null;
   /** Sends a handshake listing every target language (so they are writable). Default true. */
@@ -88,6 +90,7 @@ export async function createSite(opts: SiteOptions = {}): Promise<TestSite> {
     target_languages: targets,
     ...(opts.enabled_adapters ? { enabled_adapters: opts.enabled_adapters } : {}),
     ...(opts.qa_mode ? { qa_mode: opts.qa_mode } : {}),
+    ...(opts.share_memory !== undefined ? { share_memory: opts.share_memory } : {}),
   });
   if (site.status !== 201) throw new Error(`site: ${site.status} ${JSON.stringify(site.body)}`);
   const siteId = site.body.id as number;

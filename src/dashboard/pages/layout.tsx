@@ -12,7 +12,7 @@ export interface SiteNav {
   organizationId: number;
   organization: string;
   role: Role;
-  current: "overview" | "units" | "attention" | "keys" | "webhooks" | "settings" | "glossary";
+  current: "overview" | "units" | "attention" | "keys" | "webhooks" | "settings" | "glossary" | "memory";
 }
 
 export interface OrgNav {
@@ -118,6 +118,11 @@ function SiteTabs(s: SiteNav) {
           {admin ? (
             <Tab href={`${base}/glossary`} current={s.current === "glossary"}>
               Glossary
+            </Tab>
+          ) : null}
+          {admin ? (
+            <Tab href={`${base}/memory`} current={s.current === "memory"}>
+              Memory
             </Tab>
           ) : null}
         </ul>

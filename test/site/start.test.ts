@@ -1,0 +1,141 @@
+// A job's one start step (src/site/runner.ts, start): it takes the estimate stored when the job
+// was created unless something its scope reads was written since (jobs.ts, startEstimate), so a
+// start does not read the whole scope again; and a job cancelled while running is settled once,
+// by the runner (the cancel route releases only a queued job's reservation).
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { SiteSettings } from "../../src/control/sites";
+import type { Engine, EngineRequest } from "../../src/engines/types";
+import type { SiteObject } from "../../src/site/object";
+import { type RunnerDeps, runAlarm, runJobs } from "../../src/site/runner";
+import { LOAD_ITEMS } from "../../src/site/slice";
+import { client, createSite, unit } from "../helpers/api";
+import { arm, flakyDb, stubOf, texts } from "../helpers/faults";
+
+const engine: Engine = {
+  name: "pseudo",
+  origin: "mt",
+  limits: { maxSegments: 50, maxCharacters: 50_000 },
+  supports: () => true,
+  async translate(request: EngineRequest) {
+    return request.segments.map((s) => `${request.targetLanguage}: ${s.text}`);
+  },
+};
+
+/** One runner invocation inside the site object, with the injected engine and at most `maxSlices` slices. */
+function invocation(siteId: number, maxSlices: number, db: D1Database = env.DB) {
+  return runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
+    const self = o as unknown as { env: Env };
+    const deps: RunnerDeps = { store: o.store, settings: o.store.getMeta<SiteSettings>("settings")!, engineFor: () => engine, env: { ...self.env, DB: db } };
+    return runAlarm(deps, { budgetMs: 60_000, maxSlices, sliceItems: 50 });
+  });
+}
+
+async function siteWithJob(n: number, share_memory = false) {
+  const site = await createSite({ target_languages: [{ code: "de" }], share_memory });
+  const c = client(site.key);
+  const segments = texts(n, "Start entry").map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
+  expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
+  const created = (await c.post("/v1/jobs", { confirm: true })).body;
+  expect(created.status).toBe("queued");
+  return { site, c, created, jobId: created.id as number };
+}
+
+/** Makes every segment 1,000 characters longer: through the Store (counted as a write to the scope) or behind its back. */
+const lengthen = (siteId: number, through: "store" | "raw") =>
+  runInDurableObject(stubOf(siteId), async (o: SiteObject, state) => {
+    const sql = "UPDATE segments SET characters = characters + 1000";
+    if (through === "store") o.store.run(sql);
+    else state.storage.sql.exec(sql);
+  });
+
+describe("the job's start step", () => {
+  it("takes the estimate stored at creation when nothing in the scope was written since: the scope is not read again", async () => {
+    const { site, c, created, jobId } = await siteWithJob(60);
+    // Written behind the Store's back, the change is invisible to the mark: a start that read the scope again would see it.
+    await lengthen(site.siteId, "raw");
+    await invocation(site.siteId, 0);
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job.status).toBe("running");
+    expect(job).toMatchObject({ estimated_segments: 60, estimated_characters: created.estimated_characters });
+  });
+
+  it("estimates again on a site that shares memory (the organization's memory may have changed unseen)", async () => {
+    const { site, c, created, jobId } = await siteWithJob(60, true);
+    await lengthen(site.siteId, "raw");
+    await invocation(site.siteId, 0);
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job.status).toBe("failed");
+    expect(job.errors[0].message).toMatch(new RegExp(`cost has grown to ${created.estimated_characters + 60_000} billable characters`));
+  });
+
+  it("estimates again when the scope was written since the job was created: a cost grown beyond what was confirmed fails it", async () => {
+    const { site, c, created, jobId } = await siteWithJob(60);
+    await lengthen(site.siteId, "store");
+    await invocation(site.siteId, 0);
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job.status).toBe("failed");
+    expect(job.errors[0].message).toMatch(new RegExp(`cost has grown to ${created.estimated_characters + 60_000} billable characters`));
+  });
+});
+
+describe("a running job that is cancelled", () => {
+  it("is settled once, by the runner: one ledger clean-up and one release of its reservation", async () => {
+    const { site, c, jobId } = await siteWithJob(120);
+    await invocation(site.siteId, 1);
+    expect((await c.get(`/v1/jobs/${jobId}`)).body).toMatchObject({ status: "running", done_segments: 50 });
+
+    const seen: string[] = [];
+    const counting = flakyDb(env.DB, {
+      down: (sql) => {
+        const deleted = /^delete from "(reservations|usage_ledger)"/i.exec(sql);
+        if (deleted) seen.push(deleted[1]!);
+        return false;
+      },
+    });
+    await arm(site.siteId, { DB: counting });
+    expect((await c.post(`/v1/jobs/${jobId}/cancel`)).body.status).toBe("cancelled");
+    // The route leaves the running job's reservation to the runner's settle step.
+    expect(seen).toEqual([]);
+    for (let i = 0; i < 5 && (await invocation(site.siteId, 1, counting)) !== null; i++);
+    expect(seen).toEqual(["usage_ledger", "reservations"]);
+    const reserved = await env.DB.prepare("SELECT job_id FROM reservations WHERE site_id = ?").bind(site.siteId).all();
+    expect(reserved.results).toEqual([]);
+  });
+
+  it("a queued job's reservation goes with the cancel itself", async () => {
+    const { site, c, jobId } = await siteWithJob(10);
+    const reserved = () => env.DB.prepare("SELECT job_id FROM reservations WHERE site_id = ?").bind(site.siteId).all();
+    expect((await reserved()).results).toEqual([{ job_id: jobId }]);
+    expect((await c.post(`/v1/jobs/${jobId}/cancel`)).body.status).toBe("cancelled");
+    expect((await reserved()).results).toEqual([]);
+  });
+});
+
+describe("a slice's load", () => {
+  it("goes in pieces of LOAD_ITEMS items, with a turn for waiting requests after each", async () => {
+    const { site, c, jobId } = await siteWithJob(1_000);
+    const turns = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
+      const self = o as unknown as { env: Env };
+      const at: string[] = [];
+      const deps: RunnerDeps = {
+        store: o.store,
+        settings: o.store.getMeta<SiteSettings>("settings")!,
+        engineFor: () => engine,
+        env: { ...self.env, DB: env.DB },
+        // Without the engines' unit context, whose read is a step of its own (also at "slice").
+        engineContext: false,
+        nextTurn: async (point) => {
+          at.push(point);
+        },
+      };
+      await runJobs(deps, { budgetMs: 60_000, maxSlices: 1, sliceItems: 1_000 });
+      return at;
+    });
+    // One slice of 1,000 items: four pieces, each followed by a turn (the last one before the engine batches).
+    expect(LOAD_ITEMS).toBe(250);
+    expect(turns.filter((t) => t === "slice")).toHaveLength(4);
+    expect((await c.get(`/v1/jobs/${jobId}`)).body).toMatchObject({ done_segments: 1_000 });
+  });
+});
