@@ -7,11 +7,12 @@
  *   texts after markup protection (each tag, placeholder or URL counts as one code point);
  *   a fuzzy match is ≥ 0.75 and < 1; the best 3 are kept, best first.
  * - Candidates come from `memory_fts` (FTS5, trigram, over the memory's source texts;
- *   migrations/site/0006): one unranked query per distinct text, an OR of RARE_TRIGRAMS of its
+ *   migrations/site/0006): one query per distinct text, an OR of up to RARE_TRIGRAMS of its
  *   trigrams, the rarest of each stretch of the text (rareTrigrams; how common a trigram is
- *   comes from a sample of the memory kept per object), at most MAX_RARE_ROWS rows; those of the
- *   language pair sharing the most picked trigrams (MAX_CANDIDATES) are then scored exactly with
- *   a banded Levenshtein that stops once the distance passes the threshold.
+ *   comes from a sample of the memory kept per object; the picks' lists add up to about
+ *   MAX_RARE_ROWS), ranked by bm25 (more picks shared first), its best MAX_RANKED rows; at most
+ *   MAX_CANDIDATES of the language pair are then scored exactly with a banded Levenshtein that
+ *   stops once the distance passes the threshold.
  * - A call has a budget (FUZZY_BUDGET_MS): once spent, the texts left get no match.
  * - Texts under 3 code points (after protection) have no trigram and no fuzzy match: none could
  *   reach 0.75 anyway (a 2-code-point text is at most 0.5 from any other).
@@ -37,7 +38,7 @@ export const FUZZY_MATCHES = 3;
 export const MAX_CANDIDATES = 12;
 /** Index rows ranked per text at most (all language pairs together: a source text is indexed once per target language). */
 const MAX_RANKED = 48;
-/** A text's rarest trigrams asked of the index (an unranked OR: each has a short list of entries). */
+/** A text's rare trigrams asked of the index (an OR: each has a short list of entries). */
 export const RARE_TRIGRAMS = 12;
 /** Index rows a text's picked trigrams may have together, by the sample's estimate (all language pairs together: a source text is indexed once per target language). */
 export const MAX_RARE_ROWS = 300;
