@@ -7,10 +7,13 @@
  *   texts after markup protection (each tag, placeholder or URL counts as one code point);
  *   a fuzzy match is ≥ 0.75 and < 1; the best 3 are kept, best first.
  * - Candidates come from `memory_fts` (FTS5, trigram, over the memory's source texts;
- *   migrations/site/0006): one query per distinct text, an OR of the phrases its text is cut
- *   into (chunkQuery) ranked by bm25, its best MAX_INDEX_ROWS matches, at most MAX_CANDIDATES rows of the language pair; each is
- *   then scored exactly with a banded Levenshtein that stops once the distance passes the
- *   threshold.
+ *   migrations/site/0006): one query per distinct text, an OR of up to RARE_TRIGRAMS of its
+ *   trigrams, the rarest of each stretch of the text (rareTrigrams; how common a trigram is
+ *   comes from a sample of the memory kept per object; the picks' lists add up to about
+ *   MAX_RARE_ROWS), ranked by bm25 (more picks shared first), its best MAX_RANKED rows; at most
+ *   MAX_CANDIDATES of the language pair are then scored exactly with a banded Levenshtein that
+ *   stops once the distance passes the threshold.
+ * - A call has a budget (FUZZY_BUDGET_MS): once spent, the texts left get no match.
  * - Texts under 3 code points (after protection) have no trigram and no fuzzy match: none could
  *   reach 0.75 anyway (a 2-code-point text is at most 0.5 from any other).
  */
@@ -31,12 +34,29 @@ export interface FuzzyMatch {
 export const FUZZY_THRESHOLD = 0.75;
 /** Fuzzy matches kept per text. */
 export const FUZZY_MATCHES = 3;
-/** Memory rows scored per text at most (the index's best by bm25). */
+/** Memory rows scored exactly per text at most (those sharing the most of its picked trigrams). */
 export const MAX_CANDIDATES = 12;
-/** Index rows looked at per text at most, all language pairs together (a source text is indexed once per target language). */
-export const MAX_INDEX_ROWS = 48;
-/** Chunks (phrases) a text is cut into for its index query. */
-export const QUERY_CHUNKS = 4;
+/** Index rows ranked per text at most (all language pairs together: a source text is indexed once per target language). */
+const MAX_RANKED = 48;
+/** A text's rare trigrams asked of the index (an OR: each has a short list of entries). */
+export const RARE_TRIGRAMS = 12;
+/** Index rows a text's picked trigrams may have together, by the sample's estimate (all language pairs together: a source text is indexed once per target language). */
+export const MAX_RARE_ROWS = 300;
+/** Memory source texts sampled to estimate how common a trigram is (per object, kept in memory). */
+export const SAMPLE_ROWS = 2000;
+/**
+ * Milliseconds one call may spend looking texts up (a job slice's budget): once spent, the
+ * texts left get no fuzzy match (they are context only), so no slice ever spends seconds here.
+ */
+export const FUZZY_BUDGET_MS = 20;
+
+/** The look-up's budget and its clock (a test seam: STYLE.md habit 9). */
+export interface FuzzyBudget {
+  /** Milliseconds the call may spend (default FUZZY_BUDGET_MS). */
+  ms?: number;
+  /** Milliseconds from any origin (default performance.now). */
+  now?: () => number;
+}
 
 /** Stands for one protected token (a tag, placeholder, URL) when scoring: one code point. */
 const TOKEN_CHAR = 0xfffc;
@@ -118,79 +138,138 @@ export function similarity(a: string, b: string, format: Format = "plain"): numb
 const maxDistance = (longer: number) => Math.floor(longer * (1 - FUZZY_THRESHOLD) + 1e-9);
 
 /**
- * The FTS5 query for a text: an OR of up to QUERY_CHUNKS phrases, the text's visible pieces
- * (never inside markup) cut into disjoint chunks of at least 3 code points. A phrase of
- * trigrams matches only where the chunk occurs as it is, so the query is selective (each
- * phrase is an intersection of the trigrams' lists, not their union) while an edit breaks only
- * the chunk it falls in: a text with fewer edits than chunks always keeps one intact. bm25
- * bm25 ranks entries with more intact chunks first. Null when the text has no trigram.
- */
-export function chunkQuery(words: string[]): string | null {
-  const pieces = words.map((w) => [...w]).filter((cps) => cps.length >= 3);
-  const total = pieces.reduce((n, cps) => n + cps.length, 0);
-  if (total === 0) return null;
-  const size = Math.max(3, Math.floor(total / QUERY_CHUNKS));
-  const chunks = new Set<string>();
-  for (const cps of pieces) {
-    for (let i = 0; i + 3 <= cps.length; i += size) {
-      // The last chunk of a piece takes the rest when what is left would be too short on its own.
-      const end = cps.length - (i + size) < 3 ? cps.length : i + size;
-      const chunk = cps.slice(i, end).join("");
-      // A chunk of whitespace only tells nothing.
-      if (chunk.trim().length >= 3) chunks.add(chunk);
-      if (end === cps.length) break;
-    }
-  }
-  if (chunks.size === 0) return null;
-  return [...chunks].map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
-}
-
-/**
  * Fuzzy matches for each text (same order as `texts`): up to 3 memory entries of the language
  * pair with 0.75 ≤ similarity < 1, best first (ties: the shorter source first, then its text).
- * One index query per distinct text; texts under 3 code points get none.
+ * One index query per distinct text; texts under 3 code points get none. Once `budget.ms` is
+ * spent (checked before each distinct text), the texts left get none.
  */
-export function fuzzyMatches(store: Store, sourceLanguage: string, targetLanguage: string, texts: readonly string[], formats?: readonly Format[]): FuzzyMatch[][] {
+export function fuzzyMatches(
+  store: Store,
+  sourceLanguage: string,
+  targetLanguage: string,
+  texts: readonly string[],
+  formats?: readonly Format[],
+  budget: FuzzyBudget = {},
+): FuzzyMatch[][] {
+  const now = budget.now ?? (() => performance.now());
+  const ms = budget.ms ?? FUZZY_BUDGET_MS;
   const src = sourceLanguage.toLowerCase();
   const tgt = targetLanguage.toLowerCase();
   // A memory without indexed entries (most new sites) costs one look-up, not one per text.
   if (!texts.length || store.one("SELECT 1 AS x FROM memory_fts LIMIT 1") === undefined) return texts.map(() => []);
+  const sample = trigramSample(store);
+  // The budget counts from here: the sample is read once per object (and when the memory has grown), a bounded cost.
+  const start = now();
   const done = new Map<string, FuzzyMatch[]>();
   return texts.map((text, i) => {
     const format = formats?.[i] ?? "plain";
     const key = `${format}\u0000${text}`;
     let found = done.get(key);
     if (!found) {
-      found = matchesFor(store, src, tgt, text, format);
+      if (now() - start >= ms) return [];
+      found = matchesFor(store, src, tgt, text, format, sample);
       done.set(key, found);
     }
     return found;
   });
 }
 
-function matchesFor(store: Store, src: string, tgt: string, text: string, format: Format): FuzzyMatch[] {
+/**
+ * How common each trigram is among the memory's source texts, estimated from a sample of
+ * SAMPLE_ROWS entries spread over the rowids (FTS5 keeps no document counts: fts5vocab walks
+ * each term's whole list, the very cost this avoids). Kept per store and rebuilt when the
+ * memory's highest rowid has moved by more than a tenth.
+ */
+interface TrigramSample {
+  top: number;
+  /** The estimate for a trigram the sample lacks: half an entry of the sample, scaled. */
+  absent: number;
+  /** Entries in the sample having each trigram, scaled to the whole memory (an estimate of its list's length). */
+  docs: Map<string, number>;
+}
+const samples = new WeakMap<Store, TrigramSample>();
+
+/** The distinct trigrams of a text's visible pieces (lowercased, never across markup), in text order. */
+export function trigrams(words: string[]): string[] {
+  const out = new Set<string>();
+  for (const w of words) {
+    const cps = [...w];
+    for (let i = 0; i + 3 <= cps.length; i++) out.add(cps[i] + cps[i + 1] + cps[i + 2]);
+  }
+  return [...out];
+}
+
+function trigramSample(store: Store): TrigramSample {
+  // The index's highest rowid (its rowids are the memory's): it moves as the back-fill indexes old entries too.
+  const top = store.one<{ n: number | null }>("SELECT max(rowid) AS n FROM memory_fts")?.n ?? 0;
+  const kept = samples.get(store);
+  if (kept && Math.abs(top - kept.top) <= kept.top / 10) return kept;
+  const stride = Math.max(1, top / SAMPLE_ROWS);
+  const ids: number[] = [];
+  for (let id = 1; id <= top && ids.length < SAMPLE_ROWS; id += stride) ids.push(Math.floor(id));
+  const rows = store.all<{ s: string }>("SELECT source_text AS s FROM memory WHERE rowid IN (SELECT value FROM json_each(?)) AND source_text IS NOT NULL", JSON.stringify(ids));
+  const docs = new Map<string, number>();
+  const scale = top / Math.max(1, rows.length);
+  for (const row of rows) for (const t of trigrams([row.s.toLowerCase()])) docs.set(t, (docs.get(t) ?? 0) + scale);
+  const sample = { top, docs, absent: scale / 2 };
+  samples.set(store, sample);
+  return sample;
+}
+
+/**
+ * The trigrams a text asks the index for: its trigrams (in text order) cut into RARE_TRIGRAMS
+ * runs, the rarest of each run by the sample, spread over the text so that an edit (which
+ * breaks the trigrams around it) takes only the picks of the runs it falls in. Picks are then
+ * kept rarest first while their estimated lists add up to at most MAX_RARE_ROWS (the rarest
+ * always; the text's rarest trigrams elsewhere fill in for a run that had only common ones), so
+ * the unranked OR reads little and its rows are not cut by its limit.
+ */
+export function rareTrigrams(grams: string[], docs: Map<string, number>, absent = 0): string[] {
+  const useful = grams.filter((t) => t.trim().length > 0);
+  const est = (t: string) => docs.get(t) ?? absent;
+  const spread: string[] = [];
+  const runs = Math.min(RARE_TRIGRAMS, useful.length);
+  for (let k = 0; k < runs; k++) {
+    const from = Math.floor((k * useful.length) / runs);
+    const to = Math.floor(((k + 1) * useful.length) / runs);
+    let best = useful[from];
+    for (let i = from + 1; i < to; i++) if (est(useful[i]) < est(best)) best = useful[i];
+    spread.push(best);
+  }
+  const rarest = [...useful].sort((a, b) => est(a) - est(b));
+  const picked: string[] = [];
+  let rows = 0;
+  for (const t of [...[...spread].sort((a, b) => est(a) - est(b)), ...rarest]) {
+    if (picked.length >= RARE_TRIGRAMS) break;
+    if (picked.includes(t) || (picked.length > 0 && rows + est(t) > MAX_RARE_ROWS)) continue;
+    picked.push(t);
+    rows += est(t);
+  }
+  return picked;
+}
+
+function matchesFor(store: Store, src: string, tgt: string, text: string, format: Format, sample: TrigramSample): FuzzyMatch[] {
   const me = scoringForm(text, format);
   const n = me.points.length;
   if (n < 3) return [];
-  const query = chunkQuery(me.words);
-  if (query === null) return [];
-  // The index is asked first (materialized, so the planner never scans the memory and probes the index per row); its
-  // best rows (bm25: more intact chunks first) are then narrowed to the language pair. The same source text is there
-  // once per target language. Without the ordering the query is about 5× faster but its first rows (by rowid) missed
-  // half the true matches in bench i.
+  const picked = rareTrigrams(trigrams(me.words), sample.docs, sample.absent);
+  if (!picked.length) return [];
+  // One OR of the picks, ranked by bm25 (more picks shared first): only the picks' short lists are read (ranking an OR
+  // of common trigrams' phrases walked long lists, seconds per slice); the best of the language pair (ties: the closest
+  // length; MAX_CANDIDATES) are scored exactly.
   const rows = store.all<{ s: string; t: string }>(
-    `WITH c AS MATERIALIZED (SELECT rowid AS id, rank FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rank LIMIT ?5)
+    `WITH c AS MATERIALIZED (SELECT rowid AS id, rank FROM memory_fts WHERE memory_fts MATCH ?4 ORDER BY rank LIMIT ${MAX_RANKED})
      SELECT m.source_text AS s, m.text AS t FROM c JOIN memory m ON m.rowid = c.id
-     WHERE m.source_language = ?2 AND m.target_language = ?3 ORDER BY c.rank LIMIT ?4`,
-    query,
+     WHERE m.source_language = ?1 AND m.target_language = ?2 AND m.source_text IS NOT ?3
+     ORDER BY c.rank, abs(length(m.source_text) - ?5) LIMIT ${MAX_CANDIDATES}`,
     src,
     tgt,
-    MAX_CANDIDATES,
-    MAX_INDEX_ROWS,
+    text,
+    picked.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR "),
+    [...text].length,
   );
   const out: FuzzyMatch[] = [];
   for (const row of rows) {
-    if (row.s === text) continue;
     const other = scoringForm(row.s, format).points;
     const longer = Math.max(n, other.length);
     // (boundedDistance rules out at once a pair whose lengths alone differ by more than the bound.)

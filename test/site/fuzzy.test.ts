@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import type { Engine, EngineRequest } from "../../src/engines/types";
 import { fingerprint } from "../../src/site/fingerprint";
-import { boundedDistance, fuzzyMatches, searchMemory, similarity } from "../../src/site/fuzzy";
+import { boundedDistance, fuzzyMatches, RARE_TRIGRAMS, rareTrigrams, searchMemory, similarity, trigrams } from "../../src/site/fuzzy";
 import { rememberTranslation } from "../../src/site/memory";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
@@ -79,6 +79,21 @@ describe("similarity", () => {
     expect(similarity(a, b, "plain")).toBeLessThan(0.75);
     expect(similarity(a, b, "html")).toBeCloseTo(1 - levenshtein("Read ⌂our terms⌂ today", "Read ⌂our terms⌂ now") / 22, 10);
     expect(similarity("Hello {name}, welcome", "Hello {user_name}, welcome")).toBe(1);
+  });
+});
+
+describe("rareTrigrams", () => {
+  it("picks the rarest trigram of each stretch of the text, so an edit anywhere leaves most picks", () => {
+    const grams = trigrams(["the cat sat on the mat with a zebra"]);
+    // Only "zeb" is rare: it is picked first, the other stretches still give one pick each.
+    const docs = new Map(grams.map((t) => [t, t === "zeb" ? 1 : 10]));
+    const picked = rareTrigrams(grams, docs);
+    expect(picked).toHaveLength(RARE_TRIGRAMS);
+    expect(picked[0]).toBe("zeb");
+    expect(picked).toContain("the");
+    // Picks stop where their lists would add up to more than the rows read: the rarest is always kept.
+    expect(rareTrigrams(grams, new Map(grams.map((t) => [t, t === "zeb" ? 1 : 1000])))).toEqual(["zeb"]);
+    expect(rareTrigrams(trigrams(["ab", "abcd"]), new Map())).toEqual(["abc", "bcd"]);
   });
 });
 
@@ -163,6 +178,23 @@ describe("fuzzyMatches", () => {
     expect(found.before[0].map((m) => m.target)).toEqual(["alt"]);
     expect(found.edited[0].map((m) => m.target)).toEqual(["neu"]);
     expect(found.deleted).toEqual([[]]);
+  });
+  it("stops at its budget: the texts left once it is spent get no match (context only)", async () => {
+    const a = "Free shipping on all orders over 50 euros";
+    const q = "Free shipping on all orders over 80 euros";
+    const r = "Free shipping on all orders over 90 euros";
+    // A clock that moves 10 ms each time it is read: read at the start, then before each distinct text.
+    const ticking = () => {
+      let t = 0;
+      return () => (t += 10);
+    };
+    const found = await withMemory([[a, "alt"]], (o) => ({
+      tight: fuzzyMatches(o.store, "en", "de", [q, q, r], undefined, { ms: 15, now: ticking() }),
+      roomy: fuzzyMatches(o.store, "en", "de", [q, r], undefined, { ms: 1000, now: ticking() }),
+    }));
+    // The first text is looked up (10 ms spent), its repeat is answered from it, the next distinct one is past the budget.
+    expect(found.tight.map((list) => list.map((m) => m.target))).toEqual([["alt"], ["alt"], []]);
+    expect(found.roomy.map((list) => list.map((m) => m.target))).toEqual([["alt"], ["alt"]]);
   });
 });
 
