@@ -1,8 +1,9 @@
 // The connector's recurring work as small functions over the typed client: pushing units in
 // batches, running a job to its end, paging through pending results, acknowledging them and
 // reporting reviews. Each throws TransyncError for a refused or failed call.
+
+import type { TransyncClient } from "./client.js";
 import { TransyncError } from "./errors.js";
-import type { TransyncClient } from "./index.js";
 import { type RetryOptions, send } from "./retry.js";
 import type { components } from "./schema.js";
 
