@@ -137,6 +137,9 @@ export function similarity(a: string, b: string, format: Format = "plain"): numb
 /** The most distance a pair of these lengths may have and still be a fuzzy match. */
 const maxDistance = (longer: number) => Math.floor(longer * (1 - FUZZY_THRESHOLD) + 1e-9);
 
+/** Whether the fuzzy index holds any entry (one look-up): without one, no text can have a fuzzy match. */
+export const hasFuzzyIndex = (store: Store): boolean => store.one("SELECT 1 AS x FROM memory_fts LIMIT 1") !== undefined;
+
 /**
  * Fuzzy matches for each text (same order as `texts`): up to 3 memory entries of the language
  * pair with 0.75 ≤ similarity < 1, best first (ties: the shorter source first, then its text).
@@ -156,7 +159,7 @@ export function fuzzyMatches(
   const src = sourceLanguage.toLowerCase();
   const tgt = targetLanguage.toLowerCase();
   // A memory without indexed entries (most new sites) costs one look-up, not one per text.
-  if (!texts.length || store.one("SELECT 1 AS x FROM memory_fts LIMIT 1") === undefined) return texts.map(() => []);
+  if (!texts.length || !hasFuzzyIndex(store)) return texts.map(() => []);
   const sample = trigramSample(store);
   // The budget counts from here: the sample is read once per object (and when the memory has grown), a bounded cost.
   const start = now();

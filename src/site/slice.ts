@@ -18,7 +18,7 @@ import { orgMemory } from "../memory/stub";
 import { runQA } from "../qa";
 import { glossaryMatcher } from "../qa/glossary";
 import { type Committer, type Outcome, type Produced, type SliceItem, TRANSLATION_MARK } from "./commit";
-import { type FuzzyMatch, fuzzyMatches } from "./fuzzy";
+import { type FuzzyMatch, fuzzyMatches, hasFuzzyIndex } from "./fuzzy";
 import type { Invocation } from "./invocation";
 import type { JobRow, JobScope } from "./jobs";
 import { type ContextItem, unitContexts } from "./neighbours";
@@ -207,9 +207,10 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
 
   // Fuzzy matches of the texts that go to the engine (src/site/fuzzy.ts), given to it as examples: context only, never a
   // result and never billed differently. A forced job ignores the memory, so it gets none; nor does a run with the
-  // engine context switched off.
+  // engine context switched off. Nor does a memory with nothing indexed (most sites' first jobs): no look-up, and no
+  // turn counted for work not done (a turn costs about 1 ms of waiting; bench d, one per slice).
   const examples = new Map<Group, FuzzyMatch[]>();
-  if (engine && toSend.size && !scope.force && inv.deps.engineContext !== false) {
+  if (engine && toSend.size && !scope.force && inv.deps.engineContext !== false && hasFuzzyIndex(store)) {
     const bySource = new Map<string, Group[]>();
     for (const group of toSend.values()) {
       const src = group.items[0].source_language;
