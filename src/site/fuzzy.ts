@@ -7,12 +7,14 @@
  *   texts after markup protection (each tag, placeholder or URL counts as one code point);
  *   a fuzzy match is ≥ 0.75 and < 1; the best 3 are kept, best first.
  * - Candidates come from `memory_fts` (FTS5, trigram, over the memory's source texts;
- *   migrations/site/0006): one query per distinct text, an OR of up to RARE_TRIGRAMS of its
- *   trigrams, the rarest of each stretch of the text (rareTrigrams; how common a trigram is
- *   comes from a sample of the memory kept per object; the picks' lists add up to about
- *   MAX_RARE_ROWS), ranked by bm25 (more picks shared first), its best MAX_RANKED rows; at most
- *   MAX_CANDIDATES of the language pair are then scored exactly with a banded Levenshtein that
- *   stops once the distance passes the threshold.
+ *   migrations/site/0006): each text picks up to RARE_TRIGRAMS of its trigrams, the rarest of
+ *   each stretch of the text (rareTrigrams; how common a trigram is comes from a sample of the
+ *   memory kept per object; the picks' lists add up to about MAX_RARE_ROWS). One read of the
+ *   index for the whole call gives each picked trigram's list of rowids (each trigram once,
+ *   trigramLists); each text ranks the rows of its picks' lists in JS (more picks shared first,
+ *   then rarer ones, rankCandidates), one read fetches the ranked rows of the language pair, and
+ *   at most MAX_CANDIDATES per text are scored exactly with a bit-parallel Levenshtein (Myers)
+ *   that gives up once the distance must pass the threshold.
  * - A call has a budget (FUZZY_BUDGET_MS): once spent, the texts left get no match.
  * - Texts under 3 code points (after protection) have no trigram and no fuzzy match: none could
  *   reach 0.75 anyway (a 2-code-point text is at most 0.5 from any other).
@@ -34,14 +36,20 @@ export interface FuzzyMatch {
 export const FUZZY_THRESHOLD = 0.75;
 /** Fuzzy matches kept per text. */
 export const FUZZY_MATCHES = 3;
-/** Memory rows scored exactly per text at most (those sharing the most of its picked trigrams). */
+/** Memory rows of the pair scored exactly per text at most (those sharing the most of its picked trigrams). */
 export const MAX_CANDIDATES = 12;
-/** Index rows ranked per text at most (all language pairs together: a source text is indexed once per target language). */
+/**
+ * Index rows kept per text at most, best first (all language pairs together: a source text is
+ * indexed once per target language); a call keeps MAX_CANDIDATES + 1 divided by the asked pair's
+ * share of the memory (its sample), so that MAX_CANDIDATES of the pair are likely among them.
+ */
 const MAX_RANKED = 48;
-/** A text's rare trigrams asked of the index (an OR: each has a short list of entries). */
+/** A text's rare trigrams asked of the index (each has a short list of entries). */
 export const RARE_TRIGRAMS = 12;
 /** Index rows a text's picked trigrams may have together, by the sample's estimate (all language pairs together: a source text is indexed once per target language). */
 export const MAX_RARE_ROWS = 300;
+/** Rows read of one trigram's list at most (a longer list weighs next to nothing in the ranking). */
+const MAX_LIST = 2000;
 /** Memory source texts sampled to estimate how common a trigram is (per object, kept in memory). */
 export const SAMPLE_ROWS = 2000;
 /**
@@ -89,38 +97,84 @@ function scoringForm(text: string, format: Format): Scored {
 }
 
 /**
- * Levenshtein distance of two code-point arrays, or `max + 1` as soon as it is known to be
- * greater than `max` (Ukkonen's band: only cells within `max` of the diagonal are computed).
+ * One side of a Levenshtein distance computed with Myers' bit-parallel algorithm (G. Myers,
+ * "A fast bit-vector algorithm for approximate string matching based on dynamic programming",
+ * J. ACM 46(3), 1999, in its blocks-of-32 form): the text's code points as bit masks, made once
+ * and compared with many texts (a column of 32 cells costs a few integer operations).
  */
-export function boundedDistance(a: Int32Array, b: Int32Array, max: number): number {
-  if (a.length > b.length) [a, b] = [b, a];
-  const n = a.length;
-  const m = b.length;
-  if (m - n > max) return max + 1;
-  if (n === 0) return m;
-  const BIG = max + 1;
-  let prev = new Int32Array(m + 1);
-  let cur = new Int32Array(m + 1);
-  for (let j = 0; j <= m; j++) prev[j] = j <= max ? j : BIG;
-  for (let i = 1; i <= n; i++) {
-    const from = Math.max(1, i - max);
-    const to = Math.min(m, i + max);
-    cur[from - 1] = from === 1 ? (i <= max ? i : BIG) : BIG;
-    let rowMin = cur[from - 1];
-    const ai = a[i - 1];
-    for (let j = from; j <= to; j++) {
-      const sub = prev[j - 1] + (ai === b[j - 1] ? 0 : 1);
-      const del = prev[j] + 1;
-      const ins = cur[j - 1] + 1;
-      const v = Math.min(sub, del, ins, BIG);
-      cur[j] = v;
-      if (v < rowMin) rowMin = v;
-    }
-    if (to < m) cur[to + 1] = BIG;
-    if (rowMin > max) return max + 1;
-    [prev, cur] = [cur, prev];
+export interface Pattern {
+  points: Int32Array;
+  blocks: number;
+  /** For each code point of the text, the bits of its positions (block r, bit i: position 32r + i). */
+  peq: Map<number, Int32Array>;
+  /** The vertical deltas of the current column, +1 and −1 (reused from call to call). */
+  pv: Int32Array;
+  mv: Int32Array;
+}
+
+export function patternOf(points: Int32Array): Pattern {
+  const blocks = Math.max(1, Math.ceil(points.length / 32));
+  const peq = new Map<number, Int32Array>();
+  for (let i = 0; i < points.length; i++) {
+    let bits = peq.get(points[i]);
+    if (!bits) peq.set(points[i], (bits = new Int32Array(blocks)));
+    bits[i >> 5] |= 1 << (i & 31);
   }
-  return prev[m] > max ? max + 1 : prev[m];
+  return { points, blocks, peq, pv: new Int32Array(blocks), mv: new Int32Array(blocks) };
+}
+
+/**
+ * Levenshtein distance of the pattern's text and `b` (code points), or `max + 1` as soon as it
+ * is known to be greater than `max` (lengths differing by more; a column whose bottom cell
+ * minus the columns left is already above it).
+ */
+export function distanceTo(p: Pattern, b: Int32Array, max: number): number {
+  const n = p.points.length;
+  const m = b.length;
+  if (Math.abs(n - m) > max) return max + 1;
+  if (n === 0) return m;
+  if (m === 0) return n;
+  const { blocks, peq, pv, mv } = p;
+  pv.fill(-1);
+  mv.fill(0);
+  const last = blocks - 1;
+  const lastBit = 1 << ((n - 1) & 31);
+  const highBit = 1 << 31;
+  // The bottom row's cell (text length n against b's first j code points), from n at j = 0.
+  let score = n;
+  for (let j = 0; j < m; j++) {
+    const eqs = peq.get(b[j]);
+    // The top row grows by one per column (D[0][j] = j): the horizontal delta entering the first block.
+    let hin = 1;
+    for (let r = 0; r < blocks; r++) {
+      const Pv = pv[r];
+      const Mv = mv[r];
+      let Eq = eqs ? eqs[r] : 0;
+      const Xv = Eq | Mv;
+      if (hin < 0) Eq |= 1;
+      const Xh = (((Eq & Pv) + Pv) ^ Pv) | Eq;
+      let Ph = Mv | ~(Xh | Pv);
+      let Mh = Pv & Xh;
+      const high = r === last ? lastBit : highBit;
+      const hout = Ph & high ? 1 : Mh & high ? -1 : 0;
+      Ph <<= 1;
+      Mh <<= 1;
+      if (hin < 0) Mh |= 1;
+      else if (hin > 0) Ph |= 1;
+      pv[r] = Mh | ~(Xv | Ph);
+      mv[r] = Ph & Xv;
+      hin = hout;
+    }
+    score += hin;
+    // Each column left can lower the bottom cell by one at most.
+    if (score - (m - 1 - j) > max) return max + 1;
+  }
+  return score > max ? max + 1 : score;
+}
+
+/** Levenshtein distance of two code-point arrays, or `max + 1` when it is greater than `max`. */
+export function boundedDistance(a: Int32Array, b: Int32Array, max: number): number {
+  return distanceTo(patternOf(a), b, max);
 }
 
 /** Similarity from a distance: 1 − d ÷ the longer length. */
@@ -140,11 +194,23 @@ const maxDistance = (longer: number) => Math.floor(longer * (1 - FUZZY_THRESHOLD
 /** Whether the fuzzy index holds any entry (one look-up): without one, no text can have a fuzzy match. */
 export const hasFuzzyIndex = (store: Store): boolean => store.one("SELECT 1 AS x FROM memory_fts LIMIT 1") !== undefined;
 
+/** A distinct text asked (with its format): its scoring form, its picked trigrams and, once looked up, its matches. */
+interface Asked {
+  text: string;
+  format: Format;
+  form: Scored;
+  picks: string[];
+  /** Candidate rowids, best first (the shared picks' weight), before the language pair is known. */
+  ranked: number[];
+  matches: FuzzyMatch[];
+}
+
 /**
  * Fuzzy matches for each text (same order as `texts`): up to 3 memory entries of the language
  * pair with 0.75 ≤ similarity < 1, best first (ties: the shorter source first, then its text).
- * One index query per distinct text; texts under 3 code points get none. Once `budget.ms` is
- * spent (checked before each distinct text), the texts left get none.
+ * Two reads for the whole call: the picked trigrams' lists (each trigram once) and the
+ * candidates' texts; texts under 3 code points get none. Once `budget.ms` is spent (checked
+ * before each distinct text is ranked), the texts left get none.
  */
 export function fuzzyMatches(
   store: Store,
@@ -163,18 +229,43 @@ export function fuzzyMatches(
   const sample = trigramSample(store);
   // The budget counts from here: the sample is read once per object (and when the memory has grown), a bounded cost.
   const start = now();
-  const done = new Map<string, FuzzyMatch[]>();
-  return texts.map((text, i) => {
+  const asked = new Map<string, Asked>();
+  const keys = texts.map((text, i) => {
     const format = formats?.[i] ?? "plain";
     const key = `${format}\u0000${text}`;
-    let found = done.get(key);
-    if (!found) {
-      if (now() - start >= ms) return [];
-      found = matchesFor(store, src, tgt, text, format, sample);
-      done.set(key, found);
+    if (!asked.has(key)) {
+      const form = scoringForm(text, format);
+      const picks = form.points.length < 3 ? [] : rareTrigrams(trigrams(form.words), sample.docs, sample.absent);
+      asked.set(key, { text, format, form, picks, ranked: [], matches: [] });
     }
-    return found;
+    return key;
   });
+  const lists = trigramLists(store, [...new Set([...asked.values()].flatMap((a) => a.picks))]);
+  // Rows ranked per text: enough that MAX_CANDIDATES of the pair are likely among them (the pair's share of the sample).
+  const share = sample.pairs.get(`${src}\u0000${tgt}`) ?? 0;
+  const ranked = Math.min(MAX_RANKED, Math.ceil((MAX_CANDIDATES + 1) / Math.max(share, 1 / MAX_RANKED)));
+  const looked: Asked[] = [];
+  for (const a of asked.values()) {
+    if (now() - start >= ms) break;
+    if (!a.picks.length) continue;
+    a.ranked = rankCandidates(a.picks, lists, sample.top, ranked);
+    looked.push(a);
+  }
+  if (looked.length) {
+    const ids = new Set<number>();
+    for (const a of looked) for (const id of a.ranked) ids.add(id);
+    const rows = new Map<number, { s: string; t: string }>();
+    for (const row of store.all<{ id: number; s: string; t: string }>(
+      `SELECT rowid AS id, source_text AS s, text AS t FROM memory
+       WHERE rowid IN (SELECT value FROM json_each(?1)) AND source_language = ?2 AND target_language = ?3 AND source_text IS NOT NULL`,
+      JSON.stringify([...ids]),
+      src,
+      tgt,
+    ))
+      rows.set(row.id, row);
+    for (const a of looked) a.matches = scoreCandidates(a, rows);
+  }
+  return keys.map((key) => asked.get(key)!.matches);
 }
 
 /**
@@ -189,6 +280,8 @@ interface TrigramSample {
   absent: number;
   /** Entries in the sample having each trigram, scaled to the whole memory (an estimate of its list's length). */
   docs: Map<string, number>;
+  /** Each language pair's share of the sampled entries (`${source}\u0000${target}` → 0…1). */
+  pairs: Map<string, number>;
 }
 const samples = new WeakMap<Store, TrigramSample>();
 
@@ -210,11 +303,18 @@ function trigramSample(store: Store): TrigramSample {
   const stride = Math.max(1, top / SAMPLE_ROWS);
   const ids: number[] = [];
   for (let id = 1; id <= top && ids.length < SAMPLE_ROWS; id += stride) ids.push(Math.floor(id));
-  const rows = store.all<{ s: string }>("SELECT source_text AS s FROM memory WHERE rowid IN (SELECT value FROM json_each(?)) AND source_text IS NOT NULL", JSON.stringify(ids));
+  const rows = store.all<{ s: string; p: string }>(
+    "SELECT source_text AS s, source_language || char(0) || target_language AS p FROM memory WHERE rowid IN (SELECT value FROM json_each(?)) AND source_text IS NOT NULL",
+    JSON.stringify(ids),
+  );
   const docs = new Map<string, number>();
+  const pairs = new Map<string, number>();
   const scale = top / Math.max(1, rows.length);
-  for (const row of rows) for (const t of trigrams([row.s.toLowerCase()])) docs.set(t, (docs.get(t) ?? 0) + scale);
-  const sample = { top, docs, absent: scale / 2 };
+  for (const row of rows) {
+    for (const t of trigrams([row.s.toLowerCase()])) docs.set(t, (docs.get(t) ?? 0) + scale);
+    pairs.set(row.p, (pairs.get(row.p) ?? 0) + 1 / rows.length);
+  }
+  const sample = { top, docs, absent: scale / 2, pairs };
   samples.set(store, sample);
   return sample;
 }
@@ -229,60 +329,107 @@ function trigramSample(store: Store): TrigramSample {
  */
 export function rareTrigrams(grams: string[], docs: Map<string, number>, absent = 0): string[] {
   const useful = grams.filter((t) => t.trim().length > 0);
-  const est = (t: string) => docs.get(t) ?? absent;
-  const spread: string[] = [];
+  // Each trigram's estimate, read once (indices below point into `useful` and `est`).
+  const est = useful.map((t) => docs.get(t) ?? absent);
+  const byRarity = (x: number, y: number) => est[x] - est[y];
+  const spread: number[] = [];
   const runs = Math.min(RARE_TRIGRAMS, useful.length);
   for (let k = 0; k < runs; k++) {
     const from = Math.floor((k * useful.length) / runs);
     const to = Math.floor(((k + 1) * useful.length) / runs);
-    let best = useful[from];
-    for (let i = from + 1; i < to; i++) if (est(useful[i]) < est(best)) best = useful[i];
+    let best = from;
+    for (let i = from + 1; i < to; i++) if (est[i] < est[best]) best = i;
     spread.push(best);
   }
-  const rarest = [...useful].sort((a, b) => est(a) - est(b));
+  const rarest = useful.map((_, i) => i).sort(byRarity);
   const picked: string[] = [];
+  const seen = new Set<string>();
   let rows = 0;
-  for (const t of [...[...spread].sort((a, b) => est(a) - est(b)), ...rarest]) {
+  for (const i of [...spread.sort(byRarity), ...rarest]) {
     if (picked.length >= RARE_TRIGRAMS) break;
-    if (picked.includes(t) || (picked.length > 0 && rows + est(t) > MAX_RARE_ROWS)) continue;
+    const t = useful[i];
+    if (seen.has(t) || (picked.length > 0 && rows + est[i] > MAX_RARE_ROWS)) continue;
+    seen.add(t);
     picked.push(t);
-    rows += est(t);
+    rows += est[i];
   }
   return picked;
 }
 
-function matchesFor(store: Store, src: string, tgt: string, text: string, format: Format, sample: TrigramSample): FuzzyMatch[] {
-  const me = scoringForm(text, format);
-  const n = me.points.length;
-  if (n < 3) return [];
-  const picked = rareTrigrams(trigrams(me.words), sample.docs, sample.absent);
-  if (!picked.length) return [];
-  // One OR of the picks, ranked by bm25 (more picks shared first): only the picks' short lists are read (ranking an OR
-  // of common trigrams' phrases walked long lists, seconds per slice); the best of the language pair (ties: the closest
-  // length; MAX_CANDIDATES) are scored exactly.
-  const rows = store.all<{ s: string; t: string }>(
-    `WITH c AS MATERIALIZED (SELECT rowid AS id, rank FROM memory_fts WHERE memory_fts MATCH ?4 ORDER BY rank LIMIT ${MAX_RANKED})
-     SELECT m.source_text AS s, m.text AS t FROM c JOIN memory m ON m.rowid = c.id
-     WHERE m.source_language = ?1 AND m.target_language = ?2 AND m.source_text IS NOT ?3
-     ORDER BY c.rank, abs(length(m.source_text) - ?5) LIMIT ${MAX_CANDIDATES}`,
-    src,
-    tgt,
-    text,
-    picked.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR "),
-    [...text].length,
+/**
+ * The index's list of each trigram (rowids of the entries having it), in one read: one
+ * single-trigram MATCH per trigram inside the statement, each list folded into one string.
+ */
+function trigramLists(store: Store, grams: string[]): Map<string, number[]> {
+  const lists = new Map<string, number[]>();
+  if (!grams.length) return lists;
+  const rows = store.all<{ t: string; ids: string }>(
+    `SELECT j.value AS t, (SELECT json_group_array(id) FROM (SELECT rowid AS id FROM memory_fts WHERE memory_fts MATCH '"' || replace(j.value, '"', '""') || '"' LIMIT ${MAX_LIST})) AS ids
+   FROM json_each(?) j`,
+    JSON.stringify(grams),
   );
+  for (const row of rows) lists.set(row.t, JSON.parse(row.ids));
+  return lists;
+}
+
+/**
+ * A text's candidates, best first, at most `limit`: the rows the index singles out, those that
+ * share two of its picks or more (a row sharing one is one among that pick's whole list, which
+ * ranking could not tell apart), or that share a pick whose list is no longer than MAX_CANDIDATES
+ * (so rare it names its rows); a text with one pick takes its list. Ranked by picks shared,
+ * then their weight (a rarer pick weighs more: ln(1 + entries ÷ (1 + its list's length)), as an
+ * inverse document frequency), then the newer row.
+ */
+function rankCandidates(picks: string[], lists: Map<string, number[]>, entries: number, limit: number): number[] {
+  // A row's value: SHARED per pick it shares, plus the picks' weights (below SHARED: ln(1 + entries) < 64 for any memory).
+  const SHARED = 1024;
+  const weight = (length: number) => Math.log(1 + entries / (1 + length));
+  const weights = new Map<number, number>();
+  for (const t of picks) {
+    const list = lists.get(t) ?? [];
+    const w = SHARED + weight(list.length);
+    for (const id of list) weights.set(id, (weights.get(id) ?? 0) + w);
+  }
+  const least = picks.length < 2 ? 0 : Math.min(2 * SHARED, SHARED + weight(MAX_CANDIDATES));
+  // The best `limit`, kept sorted in two small arrays as the rows go by.
+  const ids: number[] = [];
+  const ws: number[] = [];
+  for (const [id, w] of weights) {
+    if (w < least) continue;
+    const full = ids.length >= limit;
+    if (full && (w < ws[limit - 1] || (w === ws[limit - 1] && id < ids[limit - 1]))) continue;
+    let at = full ? limit - 1 : ids.length;
+    while (at > 0 && (ws[at - 1] < w || (ws[at - 1] === w && ids[at - 1] < id))) {
+      ws[at] = ws[at - 1];
+      ids[at] = ids[at - 1];
+      at--;
+    }
+    ws[at] = w;
+    ids[at] = id;
+  }
+  return ids;
+}
+
+/** The exact scoring of a text's candidates of the pair (`rows`; at most MAX_CANDIDATES, in rank order): its best 3. */
+function scoreCandidates(a: Asked, rows: Map<number, { s: string; t: string }>): FuzzyMatch[] {
+  const n = a.form.points.length;
+  const pattern = patternOf(a.form.points);
   const out: FuzzyMatch[] = [];
-  for (const row of rows) {
-    const other = scoringForm(row.s, format).points;
+  let scored = 0;
+  for (const id of a.ranked) {
+    const row = rows.get(id);
+    if (!row || row.s === a.text) continue;
+    if (scored++ >= MAX_CANDIDATES) break;
+    const other = scoringForm(row.s, a.format).points;
     const longer = Math.max(n, other.length);
-    // (boundedDistance rules out at once a pair whose lengths alone differ by more than the bound.)
-    const d = boundedDistance(me.points, other, maxDistance(longer));
+    // (distanceTo rules out at once a pair whose lengths alone differ by more than the bound.)
+    const d = distanceTo(pattern, other, maxDistance(longer));
     if (d === 0 || d > maxDistance(longer)) continue;
     const sim = score(d, longer);
     if (sim < FUZZY_THRESHOLD || sim >= 1) continue;
     out.push({ source: row.s, target: row.t, similarity: Math.round(sim * 1000) / 1000 });
   }
-  out.sort((a, b) => b.similarity - a.similarity || a.source.length - b.source.length || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+  out.sort((x, y) => y.similarity - x.similarity || x.source.length - y.source.length || (x.source < y.source ? -1 : x.source > y.source ? 1 : 0));
   return out.slice(0, FUZZY_MATCHES);
 }
 

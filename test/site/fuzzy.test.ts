@@ -72,6 +72,23 @@ describe("similarity", () => {
     );
   });
 
+  it("the bit-parallel distance holds past 32 code points (several blocks), texts of any length either side", () => {
+    const unit = fc.constantFrom("a", "b", "c", "d", "😀");
+    fc.assert(
+      fc.property(fc.string({ maxLength: 140, unit }), fc.string({ maxLength: 140, unit }), fc.nat(150), (a, b, max) => {
+        const d = levenshtein(a, b);
+        expect(boundedDistance(points(a), points(b), max)).toBe(d <= max ? d : max + 1);
+      }),
+      { numRuns: 300 },
+    );
+    // Near texts of 33, 64, 65 and 100 code points (block edges), one and several edits apart.
+    for (const n of [32, 33, 63, 64, 65, 96, 100]) {
+      const a = "abcdefghij".repeat(11).slice(0, n);
+      const b = `${a.slice(0, 5)}X${a.slice(6, n - 3)}YZ`;
+      expect(boundedDistance(points(a), points(b), n)).toBe(levenshtein(a, b));
+    }
+  });
+
   it("compares texts after markup protection: a tag or placeholder counts as one, whatever its attributes", () => {
     const a = 'Read <a href="/legal/terms-and-conditions-2024">our terms</a> today';
     const b = 'Read <a href="/t">our terms</a> now';
