@@ -13,6 +13,7 @@ import { rebuildCounts } from "../src/site/counts";
 import { characters, fingerprint } from "../src/site/fingerprint";
 import { fuzzyMatches } from "../src/site/fuzzy";
 import { estimateScope, scopeOf } from "../src/site/jobs";
+import { indexNeedsMerge, mergeMemoryIndex } from "../src/site/memory";
 import { type ContextItem, unitContexts } from "../src/site/neighbours";
 import { SiteObject } from "../src/site/object";
 import { currentJob, runJobs } from "../src/site/runner";
@@ -93,6 +94,18 @@ export class BenchSiteObject extends SiteObject {
       });
     }
     return store.one<{ n: number }>("SELECT count(*) AS n FROM memory_fts")!.n;
+  }
+
+  /**
+   * The fuzzy index merged as production does it after a bulk write (bench i): the alarm need
+   * `memory_merge` that a memory write registers once the memory has grown enough, run here
+   * step by step to its end (each step is one alarm run in production). Answers the steps run.
+   */
+  async mergeMemory() {
+    if (!indexNeedsMerge(this.store)) return 0;
+    let steps = 1;
+    while (mergeMemoryIndex(this.store).more) steps++;
+    return steps;
   }
 
   /**

@@ -12,7 +12,7 @@
 import type { Store } from "./store";
 
 /** Every timed need of the site object. */
-export type Need = "jobs" | "retention" | "memory_share" | "memory_index";
+export type Need = "jobs" | "retention" | "memory_share" | "memory_index" | "memory_merge";
 
 /** What a need's handler answers: when it is next due (ms since the epoch), or null when it waits for a registration. */
 export type Handler = () => Promise<number | null>;

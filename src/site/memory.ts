@@ -76,3 +76,44 @@ export function backfillMemorySourceText(store: Store, siteSourceLanguage: strin
     return { done: last.n, more };
   });
 }
+
+// ------------------------------------------------------------------ keeping the fuzzy index merged
+
+/**
+ * Index pages (FTS5 leaves, about 4 KB each) one merge step writes at most: about 0.8 MB, some
+ * 20 ms on a development machine. Requests are answered between steps.
+ */
+export const MERGE_PAGES = 200;
+/** New memory entries since the index was last merged whole that call for another merge: at least this many, and a quarter of the memory. */
+export const MERGE_GROWTH = 1_000;
+/** Meta key: the memory's highest rowid when the index was last merged whole. */
+const MERGED_TOP = "memory_fts_merged_top";
+
+/**
+ * Whether the fuzzy index has grown enough since it was last merged whole to merge it again:
+ * by MERGE_GROWTH entries and a quarter of the memory, so the pages merging rewrites stay a
+ * small multiple of what was written (each whole merge rewrites the index). Two reads by key.
+ */
+export function indexNeedsMerge(store: Store): boolean {
+  const top = store.one<{ n: number | null }>("SELECT max(rowid) AS n FROM memory")?.n ?? 0;
+  const merged = store.getMeta<number>(MERGED_TOP) ?? 0;
+  return top - merged >= Math.max(MERGE_GROWTH, merged / 4);
+}
+
+/**
+ * One step of merging the fuzzy index's b-trees (segments) into one (alarm need
+ * `memory_merge`): FTS5's `merge` with a negative page count, which takes every segment
+ * whatever its level and writes at most `pages` pages. Each write to the memory adds a small
+ * segment (FTS5's automerge folds those in as it goes); after a bulk write (the back-fill, a
+ * TMX import, many approvals) the index is left in several, and every trigram look-up probes
+ * each one. Answers whether work is left (FTS5's own test: a step that did work changed at
+ * least two rows); once none is, the memory's highest rowid is kept as merged.
+ */
+export function mergeMemoryIndex(store: Store, pages = MERGE_PAGES): { more: boolean } {
+  const changes = () => store.one<{ n: number }>("SELECT total_changes() AS n")!.n;
+  const before = changes();
+  store.run("INSERT INTO memory_fts (memory_fts, rank) VALUES ('merge', ?)", -pages);
+  if (changes() - before >= 2) return { more: true };
+  store.setMeta(MERGED_TOP, store.one<{ n: number | null }>("SELECT max(rowid) AS n FROM memory")?.n ?? 0);
+  return { more: false };
+}

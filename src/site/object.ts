@@ -24,7 +24,7 @@ import type { MemorySearch } from "./fuzzy";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
-import { backfillMemorySourceText } from "./memory";
+import { backfillMemorySourceText, indexNeedsMerge, mergeMemoryIndex } from "./memory";
 import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, importMemory, listMemory, type MemoryKey, memoryPairs } from "./memory-admin";
 import { runMemoryShare, shareWaiting, sharingChanged } from "./memory-share";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
@@ -154,7 +154,7 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, async (settings) => {
       const result = pushUnit(this.store, settings, snapshot);
       // Imported translations went into the memory.
-      await this.shareSoon();
+      await this.memoryWritten();
       return result;
     });
   }
@@ -180,7 +180,7 @@ export class SiteObject extends DurableObject<Env> {
       const results = this.applyBatch(settings, units, digests) ?? this.applyEach(settings, units, digests);
       if ("blobKey" in batch) await this.env.BLOBS.delete(batch.blobKey);
       // Imported translations went into the memory.
-      await this.shareSoon();
+      await this.memoryWritten();
       return results;
     });
   }
@@ -397,8 +397,14 @@ export class SiteObject extends DurableObject<Env> {
         const next = await runMemoryShare(this.store, settings, orgMemory(this.env, settings.organizationId));
         return next === null ? null : Math.max(next, this.shareAt());
       },
-      // The back-fill of the memory's source texts (and so the fuzzy index), one bounded step per run.
-      memory_index: async () => (backfillMemorySourceText(this.store, settings.sourceLanguage).more ? this.nextRunAt() : null),
+      // The back-fill of the memory's source texts (and so the fuzzy index), one bounded step per run; then the index is merged.
+      memory_index: async () => {
+        if (backfillMemorySourceText(this.store, settings.sourceLanguage).more) return this.nextRunAt();
+        await this.alarms.schedule("memory_merge", this.nextRunAt(), { onlyEarlier: true });
+        return null;
+      },
+      // The fuzzy index merged into one b-tree in bounded steps (memory.ts, mergeMemoryIndex).
+      memory_merge: async () => (mergeMemoryIndex(this.store).more ? this.nextRunAt() : null),
     });
   }
 
@@ -409,6 +415,19 @@ export class SiteObject extends DurableObject<Env> {
    * the organization's (memory-share.ts). The copy runs in the alarm, never in the request:
    * the organization's object being slow or down does not touch the caller's answer.
    */
+  private async mergeSoon() {
+    if (indexNeedsMerge(this.store)) await this.alarms.schedule("memory_merge", this.nextRunAt(), { onlyEarlier: true });
+  }
+
+  /**
+   * After a call that wrote to the memory: its copy to the organization's (shareSoon) and, once
+   * the fuzzy index has grown enough, its merge (mergeSoon), both in the alarm, off the request's path.
+   */
+  private async memoryWritten() {
+    await this.shareSoon();
+    await this.mergeSoon();
+  }
+
   private async shareSoon() {
     if (!shareWaiting(this.store)) return;
     await this.alarms.schedule("memory_share", this.shareAt(), { onlyEarlier: true });
@@ -469,7 +488,7 @@ export class SiteObject extends DurableObject<Env> {
       if (reviews.some((r) => r.text !== undefined)) await this.ensureGlossary(settings);
       const applied = applyReviews(this.store, settings, reviews);
       // Approvals went into the memory: copied to the organization's in the background, never awaited here.
-      await this.shareSoon();
+      await this.memoryWritten();
       return applied;
     });
   }
@@ -487,7 +506,7 @@ export class SiteObject extends DurableObject<Env> {
       // A fix supersedes the held result: retention purges it in 30 days.
       if (decision.action === "fix") await this.scheduleRetention();
       // A fix went into the memory.
-      if (decision.action === "fix") await this.shareSoon();
+      if (decision.action === "fix") await this.memoryWritten();
       return decided;
     });
   }
@@ -506,7 +525,7 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, async () => {
       const entry = editMemoryEntry(this.store, key, text);
       // The organization's memory follows (memory-share.ts), off this request's path.
-      await this.shareSoon();
+      await this.memoryWritten();
       return entry;
     });
   }
@@ -515,7 +534,7 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, async () => {
       const entry = deleteMemoryEntry(this.store, key);
       // The organization's memory follows (memory-share.ts), off this request's path.
-      await this.shareSoon();
+      await this.memoryWritten();
       return entry;
     });
   }
@@ -533,7 +552,7 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, async (settings) => {
       const result = importMemory(this.store, settings.sourceLanguage, translations);
       // Imported translations are shared like any other reviewed text.
-      await this.shareSoon();
+      await this.memoryWritten();
       return result;
     });
   }

@@ -32,6 +32,7 @@ describe("one alarm scheduler", () => {
         jobs: record("jobs", null),
         retention: record("retention", null),
         memory_index: record("memory_index", null),
+        memory_merge: record("memory_merge", null),
       });
       expect(ran).toEqual(["jobs"]);
       expect(o.alarms.dueAt("jobs")).toBeNull();
@@ -49,6 +50,7 @@ describe("one alarm scheduler", () => {
         jobs: record("jobs", null),
         retention: record("retention", t0 + 4 * HOUR),
         memory_index: record("memory_index", null),
+        memory_merge: record("memory_merge", null),
       });
       expect(ran).toEqual(["jobs", "retention"]);
       expect(await state.storage.getAlarm()).toBe(t0 + 4 * HOUR);
@@ -63,6 +65,7 @@ describe("one alarm scheduler", () => {
         },
         retention: record("retention", null),
         memory_index: record("memory_index", null),
+        memory_merge: record("memory_merge", null),
       });
       expect(o.alarms.dueAt("jobs")).toBe(t0 + 1.5 * HOUR);
       expect(await state.storage.getAlarm()).toBe(t0 + 1.5 * HOUR);
@@ -77,6 +80,7 @@ describe("one alarm scheduler", () => {
         },
         retention: record("retention", null),
         memory_index: record("memory_index", null),
+        memory_merge: record("memory_merge", null),
       });
       expect(o.alarms.dueAt("jobs")).toBe(t0 + 2 * HOUR);
 
@@ -88,6 +92,7 @@ describe("one alarm scheduler", () => {
         },
         retention: record("retention", null),
         memory_index: record("memory_index", null),
+        memory_merge: record("memory_merge", null),
       });
       expect(o.alarms.dueAt("jobs")).toBeGreaterThanOrEqual(t0 + FAILED_NEED_RETRY_MS);
       expect(o.alarms.dueAt("jobs")).toBeLessThan(t0 + HOUR);

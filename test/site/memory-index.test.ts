@@ -6,8 +6,9 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { fingerprint } from "../../src/site/fingerprint";
 import { fuzzyMatches } from "../../src/site/fuzzy";
-import { MEMORY_INDEX_ROWS_PER_RUN } from "../../src/site/memory";
+import { indexNeedsMerge, MEMORY_INDEX_ROWS_PER_RUN, MERGE_GROWTH, mergeMemoryIndex, rememberTranslation } from "../../src/site/memory";
 import type { SiteObject } from "../../src/site/object";
 import { admin, client, createSite, unit } from "../helpers/api";
 
@@ -66,6 +67,8 @@ describe("memory source text and the fuzzy index", () => {
       );
       o.store.run("UPDATE memory SET source_text = NULL");
       expect(o.store.one("SELECT count(*) AS n FROM memory_fts")).toEqual({ n: 0 });
+      // (The merge the push registered did not exist before 0006 either.)
+      o.store.run("DELETE FROM alarms WHERE need = 'memory_merge'");
       o.store.run("INSERT INTO alarms (need, due_at, version) VALUES ('memory_index', ?1, 1) ON CONFLICT (need) DO UPDATE SET due_at = ?1", Date.now() + 3_600_000);
       await o.alarms.arm();
     });
@@ -86,7 +89,69 @@ describe("memory source text and the fuzzy index", () => {
     await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => {
       expect(o.store.one("SELECT source_text FROM memory WHERE source_fingerprint = 'gone'")).toEqual({ source_text: null });
       expect(o.alarms.dueAt("memory_index")).toBeNull();
+      // Once back-filled, the index is merged (memory_merge, registered by the back-fill's last run).
+      expect(o.alarms.dueAt("memory_merge")).not.toBeNull();
       expect(fuzzyMatches(o.store, "en", "de", ["Product number 17 ships within three days"])[0].map((m) => m.target)).toContain("Produkt 17");
     });
   });
+
+  it("a grown index is merged in bounded steps (FTS5 'merge'), each answering whether work is left, and answers the same after", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => {
+      fillInTransactions(o, 12, 100);
+      expect(segments(o)).toBeGreaterThan(1);
+      const before = fuzzyMatches(o.store, "en", "de", ASKED);
+      expect(before.filter((m) => m.length > 0)).toHaveLength(ASKED.length);
+      let steps = 0;
+      while (mergeMemoryIndex(o.store, 4).more) if (++steps > 10_000) throw new Error("the merge never ends");
+      // A few pages per step: several steps, then one that finds nothing left.
+      expect(steps).toBeGreaterThan(3);
+      expect(segments(o)).toBe(1);
+      expect(fuzzyMatches(o.store, "en", "de", ASKED)).toEqual(before);
+      expect(mergeMemoryIndex(o.store, 4).more).toBe(false);
+    });
+  });
+
+  it("a write that grows the memory by enough registers the merge (memory_merge), which the alarm runs to its end with requests answered between", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    const before = await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => {
+      fillInTransactions(o, Math.ceil(MERGE_GROWTH / 100), 100);
+      expect(indexNeedsMerge(o.store)).toBe(true);
+      expect(o.alarms.dueAt("memory_merge")).toBeNull();
+      return fuzzyMatches(o.store, "en", "de", ASKED);
+    });
+    // Any call that writes to the memory (here an imported translation) registers the merge, off the request's path.
+    expect((await c.put("/v1/units", unit("page:1", [{ key: "a", text: "Free shipping on all orders", translations: { de: "Versandkostenfrei" } }]))).status).toBe(200);
+    expect(await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => [segments(o) > 1, o.alarms.dueAt("memory_merge") !== null])).toEqual([true, true]);
+    for (let run = 0; run < 20; run++) {
+      if (!(await runDurableObjectAlarm(stubOf(site.siteId)))) break;
+      expect((await c.get("/v1/status")).status).toBe(200);
+      if ((await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => o.alarms.dueAt("memory_merge"))) === null) break;
+    }
+    await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => {
+      expect(o.alarms.dueAt("memory_merge")).toBeNull();
+      expect(segments(o)).toBe(1);
+      expect(indexNeedsMerge(o.store)).toBe(false);
+      expect(fuzzyMatches(o.store, "en", "de", ASKED)).toEqual(before);
+    });
+  });
 });
+
+/** Texts asked of the filled memory: each is one entry with a word changed. */
+const ASKED = ["Product number 17 ships within three days to Berlin", "Product number 905 ships within two days to Lyon"];
+
+/** Fills the memory (en → de) with `tx` × `per` entries, one transaction each (so the index is left in several segments). */
+function fillInTransactions(o: SiteObject, tx: number, per: number) {
+  const cities = ["Berlin", "Paris", "Lyon", "Oslo", "Rome"];
+  for (let t = 0; t < tx; t++)
+    o.store.tx(() => {
+      for (let i = t * per; i < (t + 1) * per; i++) {
+        const text = `Product number ${i} ships within two days to ${cities[i % cities.length]}`;
+        rememberTranslation(o.store, fingerprint(text), text, "en", "de", `Produkt ${i}`, "approved");
+      }
+    });
+}
+
+/** The index's segments (b-trees): FTS5 numbers them in its data rows' rowids (segment id << 37). */
+const segments = (o: SiteObject) => o.store.one<{ n: number }>("SELECT count(DISTINCT rowid >> 37) AS n FROM memory_fts_data WHERE rowid > 10")!.n;
