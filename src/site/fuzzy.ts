@@ -21,6 +21,7 @@
  */
 import type { Format } from "../limits";
 import { protect } from "../markup/protect";
+import { scan } from "../markup/scan";
 import type { Store } from "./store";
 
 export interface FuzzyMatch {
@@ -77,23 +78,48 @@ interface Scored {
   words: string[];
 }
 
-/** The form texts are compared in: markup protected as for an engine without a markup mode. */
-function scoringForm(text: string, format: Format): Scored {
-  let shown: string;
+/** Token brackets: protection makes each one a token, so a text having one takes the full protection. */
+const BRACKETS = /[⟦⟧]/;
+/** A protected token at a given position. */
+const TOKEN_AT = /⟦\d+⟧/y;
+
+/** A text as protection shows it to an engine without a markup mode (exported for tests). */
+export function shownText(text: string, format: Format): string {
+  // Plain text without URLs, placeholders or token brackets (most texts): protection would only trim it (src/markup/protect.ts).
+  if (format === "plain" && !BRACKETS.test(text) && scan(text, "plain").length === 0) return text.trim();
   try {
-    shown = protect(text, format, "text").text;
+    return protect(text, format, "text").text;
   } catch {
     // Markup protection refuses a few malformed texts (the job fails those segments anyway): compare them as they are.
-    shown = text;
+    return text;
   }
-  const words = shown.toLowerCase().split(TOKEN_RE);
-  const points: number[] = [];
-  const pieces = shown.split(TOKEN_RE);
-  pieces.forEach((piece, i) => {
-    if (i > 0) points.push(TOKEN_CHAR);
-    for (const ch of piece) points.push(ch.codePointAt(0)!);
-  });
-  return { points: Int32Array.from(points), words };
+}
+
+/** The code points of a shown text, each token as TOKEN_CHAR. */
+function pointsOf(shown: string): Int32Array {
+  const out = new Int32Array(shown.length);
+  let n = 0;
+  for (let i = 0; i < shown.length; ) {
+    const c = shown.codePointAt(i)!;
+    if (c === 0x27e6) {
+      TOKEN_AT.lastIndex = i;
+      const token = TOKEN_AT.exec(shown);
+      if (token) {
+        out[n++] = TOKEN_CHAR;
+        i += token[0].length;
+        continue;
+      }
+    }
+    out[n++] = c;
+    i += c > 0xffff ? 2 : 1;
+  }
+  return out.slice(0, n);
+}
+
+/** The form texts are compared in: markup protected as for an engine without a markup mode. */
+function scoringForm(text: string, format: Format): Scored {
+  const shown = shownText(text, format);
+  return { points: pointsOf(shown), words: shown.toLowerCase().split(TOKEN_RE) };
 }
 
 /**
@@ -381,31 +407,38 @@ function trigramLists(store: Store, grams: string[]): Map<string, number[]> {
  * inverse document frequency), then the newer row.
  */
 function rankCandidates(picks: string[], lists: Map<string, number[]>, entries: number, limit: number): number[] {
-  // A row's value: SHARED per pick it shares, plus the picks' weights (below SHARED: ln(1 + entries) < 64 for any memory).
-  const SHARED = 1024;
-  const weight = (length: number) => Math.log(1 + entries / (1 + length));
-  const weights = new Map<number, number>();
-  for (const t of picks) {
+  // Each (row, pick) as one number, row × 16 + the pick's index (RARE_TRIGRAMS < 16), sorted: a row's picks come together.
+  let total = 0;
+  for (const t of picks) total += lists.get(t)?.length ?? 0;
+  const hits = new Float64Array(total);
+  const weights: number[] = [];
+  let at = 0;
+  picks.forEach((t, k) => {
     const list = lists.get(t) ?? [];
-    const w = SHARED + weight(list.length);
-    for (const id of list) weights.set(id, (weights.get(id) ?? 0) + w);
-  }
-  const least = picks.length < 2 ? 0 : Math.min(2 * SHARED, SHARED + weight(MAX_CANDIDATES));
+    // A row's value: 1,024 per pick it shares (more picks first), plus the picks' weights (below 1,024: ln(1 + entries) < 64).
+    weights.push(1024 + Math.log(1 + entries / (1 + list.length)));
+    for (const id of list) hits[at++] = id * 16 + k;
+  });
+  hits.sort();
+  const least = picks.length < 2 ? 0 : Math.min(2 * 1024, 1024 + Math.log(1 + entries / (1 + MAX_CANDIDATES)));
   // The best `limit`, kept sorted in two small arrays as the rows go by.
   const ids: number[] = [];
   const ws: number[] = [];
-  for (const [id, w] of weights) {
+  for (let i = 0; i < total; ) {
+    const id = Math.floor(hits[i] / 16);
+    let w = 0;
+    for (; i < total && Math.floor(hits[i] / 16) === id; i++) w += weights[hits[i] - id * 16];
     if (w < least) continue;
     const full = ids.length >= limit;
     if (full && (w < ws[limit - 1] || (w === ws[limit - 1] && id < ids[limit - 1]))) continue;
-    let at = full ? limit - 1 : ids.length;
-    while (at > 0 && (ws[at - 1] < w || (ws[at - 1] === w && ids[at - 1] < id))) {
-      ws[at] = ws[at - 1];
-      ids[at] = ids[at - 1];
-      at--;
+    let j = full ? limit - 1 : ids.length;
+    while (j > 0 && (ws[j - 1] < w || (ws[j - 1] === w && ids[j - 1] < id))) {
+      ws[j] = ws[j - 1];
+      ids[j] = ids[j - 1];
+      j--;
     }
-    ws[at] = w;
-    ids[at] = id;
+    ws[j] = w;
+    ids[j] = id;
   }
   return ids;
 }
@@ -420,7 +453,7 @@ function scoreCandidates(a: Asked, rows: Map<number, { s: string; t: string }>):
     const row = rows.get(id);
     if (!row || row.s === a.text) continue;
     if (scored++ >= MAX_CANDIDATES) break;
-    const other = scoringForm(row.s, a.format).points;
+    const other = pointsOf(shownText(row.s, a.format));
     const longer = Math.max(n, other.length);
     // (distanceTo rules out at once a pair whose lengths alone differ by more than the bound.)
     const d = distanceTo(pattern, other, maxDistance(longer));

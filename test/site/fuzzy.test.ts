@@ -9,8 +9,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import type { Engine, EngineRequest } from "../../src/engines/types";
+import { protect } from "../../src/markup/protect";
 import { fingerprint } from "../../src/site/fingerprint";
-import { boundedDistance, fuzzyMatches, RARE_TRIGRAMS, rareTrigrams, searchMemory, similarity, trigrams } from "../../src/site/fuzzy";
+import { boundedDistance, fuzzyMatches, RARE_TRIGRAMS, rareTrigrams, searchMemory, shownText, similarity, trigrams } from "../../src/site/fuzzy";
 import { rememberTranslation } from "../../src/site/memory";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
@@ -87,6 +88,16 @@ describe("similarity", () => {
       const b = `${a.slice(0, 5)}X${a.slice(6, n - 3)}YZ`;
       expect(boundedDistance(points(a), points(b), n)).toBe(levenshtein(a, b));
     }
+  });
+
+  it("shows plain text as protection does, its short cut for text without markup included", () => {
+    const unit = fc.constantFrom("a", "B", " ", "\n", "😀", "{x}", "%s", "%1$d", ":name", "http://a.example/x", "mailto:a@b.c", "⟦", "⟧", "⟦1⟧", "{{y}}");
+    fc.assert(
+      fc.property(fc.string({ maxLength: 12, unit }), (text) => {
+        expect(shownText(text, "plain")).toBe(protect(text, "plain", "text").text);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("compares texts after markup protection: a tag or placeholder counts as one, whatever its attributes", () => {
