@@ -131,8 +131,12 @@ function scoringForm(text: string, format: Format): Scored {
 export interface Pattern {
   points: Int32Array;
   blocks: number;
-  /** For each code point of the text, the bits of its positions (block r, bit i: position 32r + i). */
-  peq: Map<number, Int32Array>;
+  /**
+   * For each code point of the text, the bits of its positions (block r, bit i: position 32r + i):
+   * code points under 256 in `low` (at code point × blocks + r: no look-up by key), others in `high`.
+   */
+  low: Int32Array;
+  high: Map<number, Int32Array>;
   /** The vertical deltas of the current column, +1 and −1 (reused from call to call). */
   pv: Int32Array;
   mv: Int32Array;
@@ -140,13 +144,18 @@ export interface Pattern {
 
 export function patternOf(points: Int32Array): Pattern {
   const blocks = Math.max(1, Math.ceil(points.length / 32));
-  const peq = new Map<number, Int32Array>();
+  const low = new Int32Array(256 * blocks);
+  const high = new Map<number, Int32Array>();
   for (let i = 0; i < points.length; i++) {
-    let bits = peq.get(points[i]);
-    if (!bits) peq.set(points[i], (bits = new Int32Array(blocks)));
-    bits[i >> 5] |= 1 << (i & 31);
+    const c = points[i];
+    if (c < 256) low[c * blocks + (i >> 5)] |= 1 << (i & 31);
+    else {
+      let bits = high.get(c);
+      if (!bits) high.set(c, (bits = new Int32Array(blocks)));
+      bits[i >> 5] |= 1 << (i & 31);
+    }
   }
-  return { points, blocks, peq, pv: new Int32Array(blocks), mv: new Int32Array(blocks) };
+  return { points, blocks, low, high, pv: new Int32Array(blocks), mv: new Int32Array(blocks) };
 }
 
 /**
@@ -160,7 +169,7 @@ export function distanceTo(p: Pattern, b: Int32Array, max: number): number {
   if (Math.abs(n - m) > max) return max + 1;
   if (n === 0) return m;
   if (m === 0) return n;
-  const { blocks, peq, pv, mv } = p;
+  const { blocks, low, high, pv, mv } = p;
   pv.fill(-1);
   mv.fill(0);
   const last = blocks - 1;
@@ -169,13 +178,16 @@ export function distanceTo(p: Pattern, b: Int32Array, max: number): number {
   // The bottom row's cell (text length n against b's first j code points), from n at j = 0.
   let score = n;
   for (let j = 0; j < m; j++) {
-    const eqs = peq.get(b[j]);
+    const c = b[j];
+    // The code point's masks: in `low` from `base`, or in `high` (none: it is not in the text).
+    const base = c < 256 ? c * blocks : -1;
+    const eqs = base < 0 ? high.get(c) : undefined;
     // The top row grows by one per column (D[0][j] = j): the horizontal delta entering the first block.
     let hin = 1;
     for (let r = 0; r < blocks; r++) {
       const Pv = pv[r];
       const Mv = mv[r];
-      let Eq = eqs ? eqs[r] : 0;
+      let Eq = base >= 0 ? low[base + r] : eqs ? eqs[r] : 0;
       const Xv = Eq | Mv;
       if (hin < 0) Eq |= 1;
       const Xh = (((Eq & Pv) + Pv) ^ Pv) | Eq;
@@ -354,30 +366,44 @@ function trigramSample(store: Store): TrigramSample {
  * the unranked OR reads little and its rows are not cut by its limit.
  */
 export function rareTrigrams(grams: string[], docs: Map<string, number>, absent = 0): string[] {
-  const useful = grams.filter((t) => t.trim().length > 0);
-  // Each trigram's estimate, read once (indices below point into `useful` and `est`).
-  const est = useful.map((t) => docs.get(t) ?? absent);
-  const byRarity = (x: number, y: number) => est[x] - est[y];
+  // The trigrams with a letter or digit, each with its estimate (read once; indices below point into both).
+  const useful: string[] = [];
+  const est: number[] = [];
+  for (const t of grams)
+    if (t.trim().length > 0) {
+      useful.push(t);
+      est.push(docs.get(t) ?? absent);
+    }
+  const n = useful.length;
+  const runs = Math.min(RARE_TRIGRAMS, n);
   const spread: number[] = [];
-  const runs = Math.min(RARE_TRIGRAMS, useful.length);
   for (let k = 0; k < runs; k++) {
-    const from = Math.floor((k * useful.length) / runs);
-    const to = Math.floor(((k + 1) * useful.length) / runs);
+    const from = Math.floor((k * n) / runs);
+    const to = Math.floor(((k + 1) * n) / runs);
     let best = from;
     for (let i = from + 1; i < to; i++) if (est[i] < est[best]) best = i;
     spread.push(best);
   }
-  const rarest = useful.map((_, i) => i).sort(byRarity);
+  const taken = new Uint8Array(n);
   const picked: string[] = [];
-  const seen = new Set<string>();
   let rows = 0;
-  for (const i of [...spread.sort(byRarity), ...rarest]) {
-    if (picked.length >= RARE_TRIGRAMS) break;
-    const t = useful[i];
-    if (seen.has(t) || (picked.length > 0 && rows + est[i] > MAX_RARE_ROWS)) continue;
-    seen.add(t);
-    picked.push(t);
+  const fits = (i: number) => picked.length === 0 || rows + est[i] <= MAX_RARE_ROWS;
+  const take = (i: number) => {
+    taken[i] = 1;
+    picked.push(useful[i]);
     rows += est[i];
+  };
+  // The runs' picks, rarest first, while their lists fit (in this order, once one does not, no later one does).
+  for (const i of spread.sort((x, y) => est[x] - est[y])) {
+    if (picked.length >= RARE_TRIGRAMS || !fits(i)) break;
+    take(i);
+  }
+  // Then the text's rarest trigrams not yet picked, rarest first (ties: in text order), while they fit.
+  while (picked.length < RARE_TRIGRAMS) {
+    let best = -1;
+    for (let i = 0; i < n; i++) if (!taken[i] && (best < 0 || est[i] < est[best])) best = i;
+    if (best < 0 || !fits(best)) break;
+    take(best);
   }
   return picked;
 }
