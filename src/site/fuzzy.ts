@@ -323,10 +323,18 @@ interface TrigramSample {
 }
 const samples = new WeakMap<Store, TrigramSample>();
 
+/** A UTF-16 surrogate: a text without one has one code unit per code point. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /** The distinct trigrams of a text's visible pieces (lowercased, never across markup), in text order. */
 export function trigrams(words: string[]): string[] {
   const out = new Set<string>();
   for (const w of words) {
+    if (!SURROGATE.test(w)) {
+      // One code unit per code point (most texts): each trigram is a slice.
+      for (let i = 0; i + 3 <= w.length; i++) out.add(w.slice(i, i + 3));
+      continue;
+    }
     const cps = [...w];
     for (let i = 0; i + 3 <= cps.length; i++) out.add(cps[i] + cps[i + 1] + cps[i + 2]);
   }

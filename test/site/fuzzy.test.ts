@@ -122,6 +122,8 @@ describe("rareTrigrams", () => {
     // Picks stop where their lists would add up to more than the rows read: the rarest is always kept.
     expect(rareTrigrams(grams, new Map(grams.map((t) => [t, t === "zeb" ? 1 : 1000])))).toEqual(["zeb"]);
     expect(rareTrigrams(trigrams(["ab", "abcd"]), new Map())).toEqual(["abc", "bcd"]);
+    // Trigrams are of code points: an emoji is one.
+    expect(trigrams(["a😀bc", "xyz"])).toEqual(["a😀b", "😀bc", "xyz"]);
   });
 });
 
