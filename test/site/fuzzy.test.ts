@@ -183,6 +183,26 @@ describe("fuzzyMatches", () => {
     expect(found.fr).toEqual([[]]);
   });
 
+  it("finds the pair's matches among as close entries of other target languages (more rows ranked when the pair is a small share)", async () => {
+    const q = "The quick brown fox jumps over the lazy dog near the river bank";
+    const variants = [
+      "The quick brown fox jumps over the lazy dog near the river band",
+      "The quick brown fox jumps over the lazy cat near the river bank",
+      "The quick brown fox leaps over the lazy dog near the river bank",
+      "The quick brown fox leaps over the lazy cat near the river bank",
+    ];
+    const found = await withMemory(
+      variants.map((v, i) => [v, `de${i}`]),
+      (o) => {
+        // The same sources in five more languages, written after the German ones (newer rows come first among equals).
+        for (const lang of ["fr", "it", "es", "nl", "pl"])
+          for (const [i, v] of variants.entries()) rememberTranslation(o.store, fingerprint(v), v, "en", lang, `${lang}${i}`, "approved");
+        return fuzzyMatches(o.store, "en", "de", [q]);
+      },
+    );
+    expect(found[0].map((m) => m.target)).toEqual(["de0", "de1", "de2"]);
+  });
+
   it("scores markup-protected texts: a link's changed address does not count against the match", async () => {
     const stored = 'Read <a href="/legal/terms-and-conditions-2024">our terms and conditions</a> before ordering';
     const asked = 'Read <a href="/t">our terms and conditions</a> before you order';
