@@ -286,7 +286,7 @@ export function fuzzyMatches(
   for (const a of asked.values()) {
     if (now() - start >= ms) break;
     if (!a.picks.length) continue;
-    a.ranked = rankCandidates(a.picks, lists, sample.top, ranked);
+    a.ranked = rankCandidates(a.picks, pickWords(a.form.words, a.picks), lists, sample.top, ranked);
     looked.push(a);
   }
   if (looked.length) {
@@ -433,14 +433,31 @@ function trigramLists(store: Store, grams: string[]): Map<string, number[]> {
 }
 
 /**
- * A text's candidates, best first, at most `limit`: the rows the index singles out, those that
- * share two of its picks or more (a row sharing one is one among that pick's whole list, which
- * ranking could not tell apart), or that share a pick whose list is no longer than MAX_CANDIDATES
- * (so rare it names its rows); a text with one pick takes its list. Ranked by picks shared,
- * then their weight (a rarer pick weighs more: ln(1 + entries ÷ (1 + its list's length)), as an
- * inverse document frequency), then the newer row.
+ * The word of the text each pick lies in (its first occurrence; words: pieces of text between
+ * white space or markup), so that a row sharing two picks of one rare word counts as one word shared.
  */
-function rankCandidates(picks: string[], lists: Map<string, number[]>, entries: number, limit: number): number[] {
+function pickWords(pieces: string[], picks: string[]): number[] {
+  const text = pieces.join(" ");
+  const wordAt = new Int32Array(text.length);
+  let word = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) <= 32 && i > 0 && text.charCodeAt(i - 1) > 32) word++;
+    wordAt[i] = word;
+  }
+  return picks.map((t) => wordAt[Math.max(0, text.indexOf(t))]);
+}
+
+/**
+ * A text's candidates, best first, at most `limit`: the rows the index singles out. A row must
+ * share picks in two of the text's words (`words`: the word each pick lies in) when the picks
+ * lie in three words or more, else in one, unless it shares a pick whose list is no longer than
+ * MAX_CANDIDATES (so rare it names its rows). A row sharing picks of a single word is one among
+ * that word's whole list (two picks of one rare word are not two clues), which ranking could not
+ * tell apart; a one-word edit takes at most one word of a true match. Ranked by words shared,
+ * then the picks' weight (a rarer pick weighs more: ln(1 + entries ÷ (1 + its list's length)), as
+ * an inverse document frequency), then the newer row.
+ */
+function rankCandidates(picks: string[], words: number[], lists: Map<string, number[]>, entries: number, limit: number): number[] {
   // Each (row, pick) as one number, row × 16 + the pick's index (RARE_TRIGRAMS < 16), sorted: a row's picks come together.
   let total = 0;
   for (const t of picks) total += lists.get(t)?.length ?? 0;
@@ -449,20 +466,32 @@ function rankCandidates(picks: string[], lists: Map<string, number[]>, entries: 
   let at = 0;
   picks.forEach((t, k) => {
     const list = lists.get(t) ?? [];
-    // A row's value: 1,024 per pick it shares (more picks first), plus the picks' weights (below 1,024: ln(1 + entries) < 64).
-    weights.push(1024 + Math.log(1 + entries / (1 + list.length)));
+    weights.push(Math.log(1 + entries / (1 + list.length)));
     for (const id of list) hits[at++] = id * 16 + k;
   });
   hits.sort();
-  const least = picks.length < 2 ? 0 : Math.min(2 * 1024, 1024 + Math.log(1 + entries / (1 + MAX_CANDIDATES)));
+  // Words a row must share: two when the text's picks lie in three words or more (an edit may take one), else one; or
+  // one pick so rare its list is within MAX_CANDIDATES.
+  const needed = Math.max(1, Math.min(2, new Set(words).size - 1));
+  const rare = Math.log(1 + entries / (1 + MAX_CANDIDATES));
   // The best `limit`, kept sorted in two small arrays as the rows go by.
   const ids: number[] = [];
   const ws: number[] = [];
+  const shared: number[] = [];
   for (let i = 0; i < total; ) {
     const id = Math.floor(hits[i] / 16);
     let w = 0;
-    for (; i < total && Math.floor(hits[i] / 16) === id; i++) w += weights[hits[i] - id * 16];
-    if (w < least) continue;
+    let rarest = 0;
+    shared.length = 0;
+    for (; i < total && Math.floor(hits[i] / 16) === id; i++) {
+      const k = hits[i] - id * 16;
+      w += weights[k];
+      if (weights[k] > rarest) rarest = weights[k];
+      if (!shared.includes(words[k])) shared.push(words[k]);
+    }
+    if (shared.length < needed && rarest < rare) continue;
+    // A row's value: 1,024 per word it shares (more words first), plus its picks' weights (below 1,024: ln(1 + entries) < 64 each).
+    w += 1024 * shared.length;
     const full = ids.length >= limit;
     if (full && (w < ws[limit - 1] || (w === ws[limit - 1] && id < ids[limit - 1]))) continue;
     let j = full ? limit - 1 : ids.length;
