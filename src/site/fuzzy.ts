@@ -428,7 +428,16 @@ function trigramLists(store: Store, grams: string[]): Map<string, number[]> {
    FROM json_each(?) j`,
     JSON.stringify(grams),
   );
-  for (const row of rows) lists.set(row.t, JSON.parse(row.ids));
+  for (const row of rows) {
+    const list = JSON.parse(row.ids) as number[];
+    // Ascending, as FTS5 answers (rankCandidates merges the lists in order): made sure of, at the cost of one pass.
+    for (let i = 1; i < list.length; i++)
+      if (list[i] < list[i - 1]) {
+        list.sort((x, y) => x - y);
+        break;
+      }
+    lists.set(row.t, list);
+  }
   return lists;
 }
 
@@ -458,40 +467,40 @@ function pickWords(pieces: string[], picks: string[]): number[] {
  * an inverse document frequency), then the newer row.
  */
 function rankCandidates(picks: string[], words: number[], lists: Map<string, number[]>, entries: number, limit: number): number[] {
-  // Each (row, pick) as one number, row × 16 + the pick's index (RARE_TRIGRAMS < 16), sorted: a row's picks come together.
-  let total = 0;
-  for (const t of picks) total += lists.get(t)?.length ?? 0;
-  const hits = new Float64Array(total);
-  const weights: number[] = [];
-  let at = 0;
-  picks.forEach((t, k) => {
-    const list = lists.get(t) ?? [];
-    weights.push(Math.log(1 + entries / (1 + list.length)));
-    for (const id of list) hits[at++] = id * 16 + k;
-  });
-  hits.sort();
+  const k = picks.length;
+  const ls = picks.map((t) => lists.get(t) ?? []);
+  const weights = ls.map((list) => Math.log(1 + entries / (1 + list.length)));
+  // Each pick's word as a bit (the picks lie in at most RARE_TRIGRAMS words): a row's words shared are the bits it has.
+  const distinct = [...new Set(words)];
+  const bit = words.map((w) => 1 << distinct.indexOf(w));
   // Words a row must share: two when the text's picks lie in three words or more (an edit may take one), else one; or
   // one pick so rare its list is within MAX_CANDIDATES.
-  const needed = Math.max(1, Math.min(2, new Set(words).size - 1));
+  const needed = Math.max(1, Math.min(2, distinct.length - 1));
   const rare = Math.log(1 + entries / (1 + MAX_CANDIDATES));
   // The best `limit`, kept sorted in two small arrays as the rows go by.
   const ids: number[] = [];
   const ws: number[] = [];
-  const shared: number[] = [];
-  for (let i = 0; i < total; ) {
-    const id = Math.floor(hits[i] / 16);
+  // The lists merged in rowid order (each is ascending): every row once, with the picks it shares.
+  const at = new Int32Array(k);
+  for (;;) {
+    let id = Number.POSITIVE_INFINITY;
+    for (let j = 0; j < k; j++) if (at[j] < ls[j].length && ls[j][at[j]] < id) id = ls[j][at[j]];
+    if (id === Number.POSITIVE_INFINITY) break;
     let w = 0;
     let rarest = 0;
-    shared.length = 0;
-    for (; i < total && Math.floor(hits[i] / 16) === id; i++) {
-      const k = hits[i] - id * 16;
-      w += weights[k];
-      if (weights[k] > rarest) rarest = weights[k];
-      if (!shared.includes(words[k])) shared.push(words[k]);
-    }
-    if (shared.length < needed && rarest < rare) continue;
+    let mask = 0;
+    for (let j = 0; j < k; j++)
+      if (at[j] < ls[j].length && ls[j][at[j]] === id) {
+        at[j]++;
+        w += weights[j];
+        if (weights[j] > rarest) rarest = weights[j];
+        mask |= bit[j];
+      }
+    let shared = 0;
+    for (; mask; mask &= mask - 1) shared++;
+    if (shared < needed && rarest < rare) continue;
     // A row's value: 1,024 per word it shares (more words first), plus its picks' weights (below 1,024: ln(1 + entries) < 64 each).
-    w += 1024 * shared.length;
+    w += 1024 * shared;
     const full = ids.length >= limit;
     if (full && (w < ws[limit - 1] || (w === ws[limit - 1] && id < ids[limit - 1]))) continue;
     let j = full ? limit - 1 : ids.length;
