@@ -297,7 +297,7 @@ export class SiteObject extends DurableObject<Env> {
       const scope = scopeOf(request);
       const languages = jobLanguages(this.store, settings, request.languages);
       // Exact matches in the organization's memory are memory hits too (a forced job takes none).
-      this.latestEstimate = await markedEstimate(this.store, settings, scope, languages, () => estimateWithShared(this.store, this.env, settings, scope, languages));
+      this.latestEstimate = await markedEstimate(this.store, settings, scope, languages, (seen) => estimateWithShared(this.store, this.env, settings, scope, languages, seen));
       return this.latestEstimate.estimate;
     });
   }
