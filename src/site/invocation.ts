@@ -19,6 +19,7 @@ import type { SiteSettings } from "../control/sites";
 import { engineConcurrency, Semaphore } from "../engines/concurrency";
 import type { Engine, EngineEnv, GlossaryTerm, RequestMeter, Sleep } from "../engines/types";
 import type { EngineName } from "../limits";
+import { orgMemory } from "../memory/stub";
 import type { Emit } from "../webhooks/emit";
 import type { Committer } from "./commit";
 import { infra } from "./faults";
@@ -129,6 +130,8 @@ export class Invocation {
   turns = 0;
   private readonly gates = new Map<EngineName, Semaphore>();
   private glossaries?: Promise<void>;
+  /** Whether the organization's memory held other sites' entries when this invocation first asked (OrgMemoryObject.holdsOthers). */
+  private othersShared?: Promise<boolean>;
   private readonly glossaryByLanguage = new Map<string, GlossaryTerm[]>();
   committers: Committer[] = [];
   /**
@@ -253,6 +256,21 @@ export class Invocation {
 
   stop() {
     this.stopped = true;
+  }
+
+  /**
+   * Whether a sharing site's slices should look their texts up in the organization's memory:
+   * not while it holds no other site's entry, asked once an invocation (a slice's look-up is a
+   * call to another object; most organizations have one site). An entry another site shares
+   * meanwhile is found by the next invocation, seconds later. Unreadable: the slices ask (and
+   * handle the failure as they do).
+   */
+  othersShare(): Promise<boolean> {
+    const { env, settings } = this.deps;
+    this.othersShared ??= orgMemory(env, settings.organizationId)
+      .holdsOthers(settings.id)
+      .catch(() => true);
+    return this.othersShared;
   }
 
   unsavedTexts(language: string) {
