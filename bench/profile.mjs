@@ -1,6 +1,6 @@
 /**
  * A CPU profile of first pushes (scenario a), by function self time:
- *   node bench/profile.mjs [pushes] [--http] [--tree name]
+ *   node bench/profile.mjs [pushes] [--http] [--tree name] [--callers name]
  * With --job, one delta job over 20,000 segments × 2 languages instead (the real runJobs, a
  * zero-latency engine; what scenarios d and h run).
  * Starts the bench runtime with a V8 inspector and drives the pushes of scenario a: by default
@@ -19,6 +19,8 @@ const http = args.includes("--http");
 /** --job: one delta job over 20,000 segments × 2 languages (BenchSiteObject.runJob, zero-latency engine) instead of pushes. */
 const job = args.includes("--job");
 const tree = args.includes("--tree") ? args[args.indexOf("--tree") + 1] : undefined;
+/** --callers name: the self time of every function of that name (e.g. exec, next), by its callers 4 levels up. */
+const callers = args.includes("--callers") ? args[args.indexOf("--callers") + 1] : undefined;
 const pushes = Number(args.find((a) => /^\d+$/.test(a)) ?? 6);
 
 const rt = await startRuntime();
@@ -70,12 +72,16 @@ const { profile } = await send("Profiler.stop");
 const total = profile.samples.length;
 const counts = new Map();
 for (const s of profile.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
+/** Time the samples cover (the profiler samples only while the isolate runs code: idle waits between turns are not in it). */
+const sampledMs = (profile.endTime - profile.startTime) / 1000;
+const idleSamples = profile.nodes.filter((n) => n.callFrame.functionName === "(idle)").reduce((s, n) => s + (counts.get(n.id) ?? 0), 0);
 const pct = (n) => `${((100 * n) / total).toFixed(1).padStart(5)}%`;
 const name = (f) => `${f.functionName || "(anonymous)"} ${f.url.split("/").pop()}:${f.lineNumber + 1}`;
 
 const self = new Map();
 for (const node of profile.nodes) self.set(name(node.callFrame), (self.get(name(node.callFrame)) ?? 0) + (counts.get(node.id) ?? 0));
 console.log(`${job ? "1 job (20,000 segments × 2 languages)" : `${pushes} ${http ? "PUT /v1/units/batch" : "staged pushes"}`}, ${ms.toFixed(0)} ms each; self time by function:`);
+console.log(`  profile: ${total} samples over ${sampledMs.toFixed(0)} ms, ${idleSamples} of them idle`);
 for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(` ${pct(v)}  ${k}`);
 
 if (tree) {
@@ -89,6 +95,24 @@ if (tree) {
   };
   console.log(`\ncall tree below ${tree} (inclusive):`);
   for (const n of profile.nodes) if (n.callFrame.functionName === tree) print(n, 0);
+}
+if (callers) {
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n);
+  const by = new Map();
+  let all = 0;
+  for (const n of profile.nodes) {
+    if (n.callFrame.functionName !== callers) continue;
+    const v = counts.get(n.id) ?? 0;
+    if (!v) continue;
+    all += v;
+    const chain = [];
+    for (let p = parent.get(n.id); p && chain.length < 4; p = parent.get(p.id)) chain.push(name(p.callFrame));
+    const key = chain.join(" < ");
+    by.set(key, (by.get(key) ?? 0) + v);
+  }
+  console.log(`\nself time of ${callers} (${pct(all).trim()}) by its callers:`);
+  for (const [k, v] of [...by].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(` ${pct(v)}  ${k}`);
 }
 ws.close();
 await rt.dispose();

@@ -32,11 +32,16 @@ const zeroLatencyEngine: Engine = {
     // It accepts texts with their unit context (bench i part 2) and counts them, so a run
     // can tell whether context was sent.
     for (const s of request.segments) if (s.context) contextualSegments++;
+    engineTexts += request.segments.length;
+    engineRequests++;
     return request.segments.map((s) => s.text.replace(/e/g, "é"));
   },
 };
 /** Segments the zero-latency engine received with a context (since the object started). */
 let contextualSegments = 0;
+/** Texts and requests the zero-latency engine received (since the object started). */
+let engineTexts = 0;
+let engineRequests = 0;
 
 export interface SeedOptions {
   /** Unit keys are `${prefix}000000`, `${prefix}000001`, … */
@@ -229,12 +234,16 @@ export class BenchSiteObject extends SiteObject {
    */
   async runJob(budgetMs = Number.POSITIVE_INFINITY, context = true) {
     const contextualBefore = contextualSegments;
+    const textsBefore = engineTexts;
+    const requestsBefore = engineRequests;
     // The runner's turns, seen through its seam: how many, and the longest time between two (the clock moves only across turns and I/O).
-    const turns = { count: 0, longestMs: 0, gaps: [] as number[], longestByStep: {} as Record<string, number> };
+    const turns = { count: 0, waitedMs: 0, longestMs: 0, gaps: [] as number[], longestByStep: {} as Record<string, number> };
     let resumed = Date.now();
     const nextTurn = async (at: string) => {
       turns.count++;
+      const waitFrom = performance.now();
       await scheduler.wait(0);
+      turns.waitedMs += performance.now() - waitFrom;
       const now = Date.now();
       turns.gaps.push(now - resumed);
       turns.longestMs = Math.max(turns.longestMs, now - resumed);
@@ -244,14 +253,18 @@ export class BenchSiteObject extends SiteObject {
     const deps = { store: this.store, env: this.env, settings: this.settings(), engineFor: () => zeroLatencyEngine, nextTurn, engineContext: context };
     const more = await runJobs(deps, budgetMs);
     if (!more && currentJob(this.store)) throw new Error("runJobs stopped with a job still queued or running");
-    const job = this.store.one<{ id: number; status: string; done_segments: number; failed_segments: number; errors: string }>(
-      "SELECT id, status, done_segments, failed_segments, errors FROM jobs ORDER BY id DESC LIMIT 1",
+    const job = this.store.one<{ id: number; status: string; done_segments: number; failed_segments: number; errors: string; slices: number }>(
+      "SELECT id, status, done_segments, failed_segments, errors, slices FROM jobs ORDER BY id DESC LIMIT 1",
     )!;
     const sorted = turns.gaps.sort((a, b) => a - b);
     return {
       ...job,
       contextual: contextualSegments - contextualBefore,
+      engineTexts: engineTexts - textsBefore,
+      engineRequests: engineRequests - requestsBefore,
       turns: turns.count,
+      /** Wall time spent inside the turns' waits (several chains may wait at once: not a sum of idle time). */
+      waitedMs: Math.round(turns.waitedMs),
       longestTurnGapMs: turns.longestMs,
       p99TurnGapMs: sorted[Math.floor(sorted.length * 0.99)] ?? 0,
       longestByStep: turns.longestByStep,

@@ -44,7 +44,22 @@ async function jobOnce(rt, units) {
     job = step.value;
     elapsed += step.ms;
     steps.push({ ms: step.ms, done: job.done_segments });
-    if (process.env.TURNS) console.log("TURNS", job.turns, "ms", step.ms, JSON.stringify(job.longestByStep));
+    if (process.env.TURNS)
+      console.log(
+        "TURNS",
+        job.turns,
+        "waited",
+        job.waitedMs,
+        "ms",
+        Math.round(step.ms),
+        "engine texts",
+        job.engineTexts,
+        "requests",
+        job.engineRequests,
+        "commits so far",
+        job.slices,
+        JSON.stringify(job.longestByStep),
+      );
   } while (job.status === "running" && elapsed < CAP_MS);
   const finished = job.status !== "running" && job.status !== "queued";
   if (finished && (job.status !== "succeeded" || job.done_segments !== items)) throw new Error(`job: ${JSON.stringify(job)}`);

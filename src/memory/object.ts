@@ -41,6 +41,10 @@ const SCHEMA = [
 
 export class OrgMemoryObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** This instance of the object (a restart starts a new count of writes: its versions never repeat an earlier one's). */
+  private readonly instance = crypto.randomUUID();
+  /** Calls that changed the entries, since this instance began. */
+  private writes = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -58,7 +62,7 @@ export class OrgMemoryObject extends DurableObject<Env> {
     if (this.sql.exec("SELECT 1 FROM erased_sites WHERE site_id = ?", siteId).toArray().length) return 0;
     const stored = changes.filter((c) => c.text !== null);
     const gone = changes.filter((c) => c.text === null);
-    return this.ctx.storage.transactionSync(() => {
+    const written = this.ctx.storage.transactionSync(() => {
       let written = 0;
       if (stored.length)
         written += this.sql.exec(
@@ -80,6 +84,16 @@ export class OrgMemoryObject extends DurableObject<Env> {
         ).rowsWritten;
       return written;
     });
+    if (written) this.writes++;
+    return written;
+  }
+
+  /**
+   * Where the entries stand: equal answers mean nothing was written in between (an estimate
+   * taken at one version holds at the other; the site's job start, jobs.ts storedEstimate).
+   */
+  async version(): Promise<string> {
+    return `${this.instance}:${this.writes}`;
   }
 
   /**
@@ -143,6 +157,7 @@ export class OrgMemoryObject extends DurableObject<Env> {
    * copies from it are refused too, so a copy in flight cannot bring them back).
    */
   async removeSite(siteId: number, erased = false): Promise<void> {
+    this.writes++;
     this.ctx.storage.transactionSync(() => {
       this.sql.exec("DELETE FROM entries WHERE site_id = ?", siteId);
       if (erased) this.sql.exec("INSERT OR IGNORE INTO erased_sites (site_id) VALUES (?)", siteId);
@@ -151,6 +166,7 @@ export class OrgMemoryObject extends DurableObject<Env> {
 
   /** The organization is erased: all storage goes (the object starts empty if it is ever addressed again). */
   async erase(): Promise<void> {
+    this.writes++;
     await this.ctx.storage.deleteAll();
     // This instance may still be asked (a copy in flight): it answers from empty tables.
     for (const statement of SCHEMA) this.sql.exec(statement);

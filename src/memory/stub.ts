@@ -5,7 +5,7 @@
 import type { OrgMemoryObject } from "./object";
 
 type OrgMemoryMethods = { [K in keyof OrgMemoryObject]: OrgMemoryObject[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => Promise<R> : never };
-export type OrgMemoryApi = Pick<OrgMemoryMethods, "share" | "lookup" | "targets" | "holdsOthers" | "entriesBySite" | "removeSite" | "erase">;
+export type OrgMemoryApi = Pick<OrgMemoryMethods, "share" | "lookup" | "targets" | "holdsOthers" | "version" | "entriesBySite" | "removeSite" | "erase">;
 
 export const orgMemoryName = (organizationId: number) => `org:${organizationId}`;
 

@@ -19,6 +19,7 @@ import type { SiteSettings } from "../control/sites";
 import { engineConcurrency, Semaphore } from "../engines/concurrency";
 import type { Engine, EngineEnv, GlossaryTerm, RequestMeter, Sleep } from "../engines/types";
 import type { EngineName } from "../limits";
+import { orgMemory } from "../memory/stub";
 import type { Emit } from "../webhooks/emit";
 import type { Committer } from "./commit";
 import { infra } from "./faults";
@@ -47,21 +48,26 @@ const COMMIT_BUDGET = 400;
 export const SCOPE_ITEMS = 2_000;
 
 /**
- * Work between two turns of the event loop, in item-steps: one item loaded, checked by QA or
- * stored is one. An item-step costs about 10–30 µs of CPU (bench d: about 33 µs an item all
- * the way through, three item-steps), so a step is a few ms. A request that arrives waits for
- * the step under way in each of the job's chains of work (its languages, its commits), and
- * never for more than one of each; the longest steps are a piece of a slice's load (LOAD_ITEMS items,
- * one query) and a commit (COMMIT_ITEMS in commit.ts). Shorter steps would cost more than they
- * give: a turn costs about 1 ms when the step before it took less than that (workerd's timers
- * move in whole ms), nothing once it takes more.
- *
- * Counted in items, not in time: inside workerd `Date.now()` and `performance.now()` stand still
- * while the isolate computes (they move only on I/O), so a time budget per step could not see a
- * CPU-bound step grow. Half of the earlier 100 (and slices loaded in pieces of LOAD_ITEMS,
- * slice.ts) keeps a step near 10 ms.
+ * Work between two turns of the event loop, in item-steps (one item loaded, checked by QA or
+ * stored is one), at the start of an invocation and at least: an item-step costs about
+ * 10–30 µs of CPU, so such a step is a ms or two. A request that arrives waits for the step under
+ * way (and, where the Worker shares the object's thread, as under `wrangler dev`, once for each
+ * of its hops), so steps must stay short; but each turn costs about 1 ms of waiting when the
+ * step before it was short (measured in workerd: only a timer, `scheduler.wait(0)`, lets
+ * requests in, and a timer fires a ms later at the soonest), which made a zero-latency job
+ * half waiting at this size. So the invocation learns its pace (Invocation.pace) and steps grow
+ * to about STEP_MS of work, between STEP_WORK and MAX_STEP_WORK item-steps.
  */
 export const STEP_WORK = 50;
+/** The most item-steps between two turns, whatever the pace (a step of about 50 ms at the slowest item-steps measured). */
+export const MAX_STEP_WORK = 2_000;
+/**
+ * Wall time a step aims at, in ms: long enough that a turn's ms of waiting costs a zero-latency
+ * job little, short enough that a request waits for few ms (bench h).
+ */
+export const STEP_MS = 5;
+/** Wall time measured before the pace is trusted, in ms (workerd's clock moves in whole ms). */
+const PACE_AFTER_MS = 20;
 
 /** Lets waiting requests (and I/O) in: the next turn of the event loop. */
 export const nextTurn = (): Promise<void> => scheduler.wait(0);
@@ -81,6 +87,8 @@ export interface RunnerDeps {
   engineFor?: (name: EngineName) => Engine;
   /** How the runner lets waiting requests in between its steps (default: the next turn of the event loop). */
   nextTurn?: (at: TurnPoint) => Promise<void>;
+  /** Wall clock in ms the runner paces its steps by (default Date.now; a test seam). */
+  now?: () => number;
   /** Webhook events (src/webhooks/emit.ts): returns at once, never throws. */
   emit?: Emit;
   /** The wait between an engine's retries (the site object's; the real one when absent). */
@@ -101,7 +109,10 @@ export interface RunOptions {
   batchWindowMs?: number;
   /** Segments per chunk when a started job's items are fixed (default: SCOPE_ITEMS items, whatever the job's languages). */
   scopeChunk?: number;
-  /** Item-steps of work between two turns of the event loop (default STEP_WORK; 1 turns at every step). */
+  /**
+   * Item-steps of work between two turns of the event loop, fixed (1 turns at every step). By
+   * default the invocation sets it from its pace, from STEP_WORK up (Invocation.pace).
+   */
   stepWork?: number;
   /**
    * Items per slice, instead of what the engine's limits give (slice.ts, sliceItems): tests use
@@ -114,11 +125,13 @@ export interface RunOptions {
 export class Invocation {
   readonly meter: RequestMeter = { requests: 0 };
   readonly startedAt = Date.now();
-  readonly options: Required<Omit<RunOptions, "scopeChunk" | "sliceItems">> & Pick<RunOptions, "scopeChunk" | "sliceItems">;
+  readonly options: Required<Omit<RunOptions, "scopeChunk" | "sliceItems" | "stepWork">> & Pick<RunOptions, "scopeChunk" | "sliceItems" | "stepWork">;
   /** Turns of the event loop this invocation gave waiting requests. */
   turns = 0;
   private readonly gates = new Map<EngineName, Semaphore>();
   private glossaries?: Promise<void>;
+  /** Whether the organization's memory held other sites' entries when this invocation first asked (OrgMemoryObject.holdsOthers). */
+  private othersShared?: Promise<boolean>;
   private readonly glossaryByLanguage = new Map<string, GlossaryTerm[]>();
   committers: Committer[] = [];
   /**
@@ -134,6 +147,10 @@ export class Invocation {
   private readonly unsaved = new Map<string, Map<string, readonly [text: string, origin: string, engine: string]>>();
   /** Item-steps of work since the event loop last turned. */
   private work = 0;
+  /** Item-steps between two turns now: options.stepWork, or from the pace. */
+  stepWork: number;
+  /** The pace so far: item-steps done between turns, and the wall time they took (from one turn's end to the next one's). */
+  private readonly paced = { items: 0, ms: 0, since: undefined as number | undefined };
 
   constructor(
     readonly deps: RunnerDeps,
@@ -144,9 +161,10 @@ export class Invocation {
       maxSlices: options.maxSlices ?? Number.POSITIVE_INFINITY,
       batchWindowMs: options.batchWindowMs ?? BATCH_WINDOW_MS,
       scopeChunk: options.scopeChunk,
-      stepWork: options.stepWork ?? STEP_WORK,
+      stepWork: options.stepWork,
       sliceItems: options.sliceItems,
     };
+    this.stepWork = options.stepWork ?? STEP_WORK;
   }
 
   /**
@@ -156,14 +174,36 @@ export class Invocation {
    */
   async step(items: number, at: TurnPoint): Promise<void> {
     this.work += items;
-    if (this.work >= this.options.stepWork) await this.turn(at);
+    if (this.work >= this.stepWork) await this.turn(at);
   }
 
   /** Lets waiting requests in now (after a step whose size is not counted in items). */
   async turn(at: TurnPoint): Promise<void> {
+    const done = this.work;
     this.work = 0;
     this.turns++;
     await (this.deps.nextTurn ?? nextTurn)(at);
+    if (this.options.stepWork === undefined) this.pace(done, (this.deps.now ?? Date.now)());
+  }
+
+  /**
+   * Sets the step's size from the pace: the item-steps done between turns over the wall time
+   * from one turn's end to the next one's (the clock is read as a turn ends: inside the Workers
+   * runtime it moves only across I/O and timers, so a step's own CPU time cannot be read, but
+   * step and turn together can), aiming at STEP_MS a step. Time with no item-step counted (a
+   * job's start, its scope) is left out; so is the first step, whose start is not known. The
+   * time includes the turns' waits and any engine's, so the pace errs short: a job waiting on a
+   * slow engine keeps STEP_WORK, where turns cost nothing anyway.
+   */
+  private pace(done: number, now: number) {
+    const since = this.paced.since;
+    this.paced.since = now;
+    if (since === undefined || done === 0) return;
+    this.paced.items += done;
+    this.paced.ms += now - since;
+    if (this.paced.ms < PACE_AFTER_MS) return;
+    const perMs = this.paced.items / this.paced.ms;
+    this.stepWork = Math.min(MAX_STEP_WORK, Math.max(STEP_WORK, Math.round(perMs * STEP_MS)));
   }
 
   /**
@@ -216,6 +256,21 @@ export class Invocation {
 
   stop() {
     this.stopped = true;
+  }
+
+  /**
+   * Whether a sharing site's slices should look their texts up in the organization's memory:
+   * not while it holds no other site's entry, asked once an invocation (a slice's look-up is a
+   * call to another object; most organizations have one site). An entry another site shares
+   * meanwhile is found by the next invocation, seconds later. Unreadable: the slices ask (and
+   * handle the failure as they do).
+   */
+  othersShare(): Promise<boolean> {
+    const { env, settings } = this.deps;
+    this.othersShared ??= orgMemory(env, settings.organizationId)
+      .holdsOthers(settings.id)
+      .catch(() => true);
+    return this.othersShared;
   }
 
   unsavedTexts(language: string) {

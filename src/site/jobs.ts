@@ -244,55 +244,82 @@ const estimateKey = (settings: SiteSettings, scope: JobScope, languages: string[
  * counts the organization memory's exact matches (shared-hits.ts), which the Store's mark
  * cannot see change, so such a job is always estimated again at its start.
  */
-const readsElsewhere = (settings: SiteSettings, scope: JobScope) => settings.shareMemory && !scope.force;
+/** Whether a job's estimate reads the organization's memory too (a sharing site, a job not forced). */
+const readsElsewhere = (settings: SiteSettings, scope: JobScope) => settings.shareMemory === true && !scope.force;
 
-/** The latest estimate the object made for a job request, and where the scope data stood before it was taken (Store.scopeMark). */
+/**
+ * The latest estimate the object made for a job request, where the scope data stood before it
+ * was taken (Store.scopeMark), and, for an estimate that read the organization's memory, that
+ * memory's version before its look-ups (OrgMemoryObject.version; undefined when it could not be read).
+ */
 export interface MarkedEstimate {
   key: string;
   mark: ScopeMark;
+  orgVersion?: string;
   estimate: ScopeEstimate;
 }
 
-/** An estimate, with the mark taken before it began: the job created from it keeps the mark (markJob). */
+/**
+ * An estimate, with the marks taken before it began: the job created from it keeps them
+ * (markJob). `estimate` tells `seen` the organization memory's version when it read that memory.
+ */
 export async function markedEstimate(
   store: Store,
   settings: SiteSettings,
   scope: JobScope,
   languages: string[],
-  estimate: () => Promise<ScopeEstimate> | ScopeEstimate,
+  estimate: (seen: (orgVersion: string) => void) => Promise<ScopeEstimate> | ScopeEstimate,
 ): Promise<MarkedEstimate> {
   const mark = store.scopeMark();
-  return { key: estimateKey(settings, scope, languages), mark, estimate: await estimate() };
+  let orgVersion: string | undefined;
+  const result = await estimate((version) => {
+    orgVersion = version;
+  });
+  return { key: estimateKey(settings, scope, languages), mark, orgVersion, estimate: result };
 }
 
 /**
  * Remembers that a job just created was estimated with nothing written since (`latest` is the
  * object's latest estimate, for the same scope, languages and source language, with the same
  * figures): its start then takes the stored estimate instead of reading its whole scope again,
- * as long as nothing is written to the scope tables meanwhile (storedEstimate).
+ * as long as nothing is written to the scope tables meanwhile (storedEstimate), nor, on a
+ * sharing site, to the organization's memory.
  */
 export function markJob(store: Store, settings: SiteSettings, job: JobRow, latest: MarkedEstimate | undefined) {
   const scope = JSON.parse(job.request) as JobScope;
-  if (!latest || readsElsewhere(settings, scope) || !store.unchangedSince(latest.mark)) return;
+  if (!latest || !store.unchangedSince(latest.mark)) return;
+  const elsewhere = readsElsewhere(settings, scope);
+  if (elsewhere && latest.orgVersion === undefined) return;
   const e = latest.estimate;
   const same =
     latest.key === estimateKey(settings, scope, JSON.parse(job.languages) as string[]) &&
     e.estimated_segments === job.estimated_segments &&
     e.estimated_characters === job.estimated_characters &&
     e.estimated_tm_segments === job.estimated_tm_segments;
-  if (same) store.estimateMarks.set(job.id, { ...latest.mark, sourceLanguage: settings.sourceLanguage });
+  if (same) store.estimateMarks.set(job.id, { ...latest.mark, sourceLanguage: settings.sourceLanguage, orgVersion: elsewhere ? latest.orgVersion : undefined });
 }
 
 /**
  * The job's estimate at its start when it can be taken as stored: nothing its scope reads has
  * been written since it was taken (in this instance of the object, for the same source
- * language, on a site that does not share memory). Undefined otherwise: the start estimates
- * again (the scope may have grown: spec "Job status transitions").
+ * language), and on a sharing site the organization's memory answers the version it had then
+ * (`orgVersion`: one call, no read of the scope). Undefined otherwise: the start estimates again
+ * (the scope may have grown: spec "Job status transitions").
  */
-export function storedEstimate(store: Store, settings: SiteSettings, job: JobRow): ScopeEstimate | undefined {
+export async function storedEstimate(store: Store, settings: SiteSettings, job: JobRow, orgVersion: () => Promise<string>): Promise<ScopeEstimate | undefined> {
   const mark = store.estimateMarks.get(job.id);
   store.estimateMarks.delete(job.id);
-  if (!mark || mark.sourceLanguage !== settings.sourceLanguage || readsElsewhere(settings, JSON.parse(job.request) as JobScope) || !store.unchangedSince(mark)) return undefined;
+  if (!mark || mark.sourceLanguage !== settings.sourceLanguage || !store.unchangedSince(mark)) return undefined;
+  if (readsElsewhere(settings, JSON.parse(job.request) as JobScope)) {
+    if (mark.orgVersion === undefined) return undefined;
+    try {
+      if ((await orgVersion()) !== mark.orgVersion) return undefined;
+    } catch {
+      return undefined; // unreadable: the start estimates again, which counts without it
+    }
+    // Written while the organization answered.
+    if (!store.unchangedSince(mark)) return undefined;
+  }
   return {
     languages: JSON.parse(job.languages) as string[],
     estimated_segments: job.estimated_segments,

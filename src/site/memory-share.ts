@@ -53,6 +53,21 @@ export function noteMemoryChange(store: Store, sourceFingerprint: string, source
 }
 
 /**
+ * Many memory entries were stored at once (a TMX import): noteMemoryChange for each, in one
+ * statement. `entries` is JSON: an array of [fingerprint, source language, target language].
+ */
+export function noteMemoryChanges(store: Store, entries: string) {
+  if (!sharing(store)) return;
+  store.run(
+    `INSERT INTO meta (key, value) SELECT ?1 || (e.value ->> 0) || '|' || lower(e.value ->> 1) || '|' || lower(e.value ->> 2), ?2 FROM json_each(?3) e WHERE true
+     ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    NOTE,
+    JSON.stringify(crypto.randomUUID()),
+    entries,
+  );
+}
+
+/**
  * The site's sharing setting changed from `before` to `after` (called inside the settings'
  * transaction): turned on, the whole memory is copied; turned off, the notes go and the
  * site's entries are withdrawn. Answers whether the `memory_share` need is to be registered.

@@ -23,9 +23,10 @@ import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./count
 import type { MemorySearch } from "./fuzzy";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
+import { nextTurn } from "./invocation";
 import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
 import { backfillMemorySourceText, indexNeedsMerge, mergeMemoryIndex } from "./memory";
-import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, importMemory, listMemory, type MemoryKey, memoryPairs } from "./memory-admin";
+import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, IMPORT_CHUNK, importMemory, listMemory, type MemoryKey, memoryPairs } from "./memory-admin";
 import { runMemoryShare, shareWaiting, sharingChanged } from "./memory-share";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
@@ -297,7 +298,7 @@ export class SiteObject extends DurableObject<Env> {
       const scope = scopeOf(request);
       const languages = jobLanguages(this.store, settings, request.languages);
       // Exact matches in the organization's memory are memory hits too (a forced job takes none).
-      this.latestEstimate = await markedEstimate(this.store, settings, scope, languages, () => estimateWithShared(this.store, this.env, settings, scope, languages));
+      this.latestEstimate = await markedEstimate(this.store, settings, scope, languages, (seen) => estimateWithShared(this.store, this.env, settings, scope, languages, seen));
       return this.latestEstimate.estimate;
     });
   }
@@ -547,10 +548,21 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, () => exportMemoryPage(this.store, query));
   }
 
-  /** A TMX file's translations (read and checked by the Worker, src/site/tmx.ts), stored in one transaction. */
+  /**
+   * A TMX file's translations (read and checked by the Worker, src/site/tmx.ts), stored in
+   * transactions of IMPORT_CHUNK entries with a turn for waiting requests between two: a file of
+   * 50,000 entries does not hold the object for seconds. Interrupted (an eviction), the entries
+   * stored so far stay; importing the file again completes it (each entry is an upsert).
+   */
   async memoryImport(settings: SiteSettings, translations: TmxTranslation[]) {
     return this.call(settings, async (settings) => {
-      const result = importMemory(this.store, settings.sourceLanguage, translations);
+      const result = { stored: 0, kept: 0 };
+      for (let from = 0; from < translations.length; from += IMPORT_CHUNK) {
+        if (from > 0) await nextTurn();
+        const part = importMemory(this.store, settings.sourceLanguage, translations.slice(from, from + IMPORT_CHUNK));
+        result.stored += part.stored;
+        result.kept += part.kept;
+      }
       // Imported translations are shared like any other reviewed text.
       await this.memoryWritten();
       return result;

@@ -13,6 +13,7 @@
  */
 import { estimateCost, releaseInactive, reserve, settleJob } from "../billing/billing";
 import { controlDb } from "../control/db";
+import { orgMemory } from "../memory/stub";
 import { addErrors, Committer } from "./commit";
 import { backoffMs, infra, isInfrastructure } from "./faults";
 import { Invocation, type RunnerDeps, type RunOptions, SCOPE_ITEMS } from "./invocation";
@@ -80,7 +81,8 @@ async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   const { store, settings } = deps;
   // Counted as the request's estimate was: the organization memory's exact matches are memory hits.
   const estimate =
-    storedEstimate(store, settings, job) ?? (await estimateWithShared(store, deps.env, settings, JSON.parse(job.request) as JobScope, JSON.parse(job.languages) as string[]));
+    (await storedEstimate(store, settings, job, () => orgMemory(deps.env, settings.organizationId).version())) ??
+    (await estimateWithShared(store, deps.env, settings, JSON.parse(job.request) as JobScope, JSON.parse(job.languages) as string[]));
   const db = controlDb(deps.env.DB);
   const { ent, estimate: cost } = await infra("checking a job's cost", () =>
     estimateCost(db, settings, estimate.estimated_characters, deps.store.clock(), {

@@ -19,10 +19,23 @@ const CONCURRENT_CALLS = 4;
 /**
  * An estimate's look-up: for every text in scope, which of `languages` the organization's
  * memory holds. Undefined when it holds nothing from other sites (one call) or could not be read.
+ * `seen` is told the memory's version as it stood before the look-ups, once they all succeeded
+ * (an estimate that read it whole; OrgMemoryObject.version).
  */
-export async function sharedTargets(store: Store, settings: SiteSettings, scope: JobScope, languages: string[], org: OrgMemoryApi): Promise<SharedTargets | undefined> {
+export async function sharedTargets(
+  store: Store,
+  settings: SiteSettings,
+  scope: JobScope,
+  languages: string[],
+  org: OrgMemoryApi,
+  seen?: (orgVersion: string) => void,
+): Promise<SharedTargets | undefined> {
   try {
-    if (!languages.length || !(await org.holdsOthers(settings.id))) return undefined;
+    const version = await org.version();
+    if (!languages.length || !(await org.holdsOthers(settings.id))) {
+      seen?.(version);
+      return undefined;
+    }
     const lowered = languages.map((l) => l.toLowerCase());
     const chunks: [string, string][][] = [];
     let chunk: [string, string][] = [];
@@ -45,6 +58,7 @@ export async function sharedTargets(store: Store, settings: SiteSettings, scope:
           else found.set(key, [target]);
         }
     }
+    seen?.(version);
     return found;
   } catch (err) {
     console.error(JSON.stringify({ level: "warn", message: "organization memory unreadable; estimated without it", site_id: settings.id, error: String(err) }));
@@ -53,11 +67,19 @@ export async function sharedTargets(store: Store, settings: SiteSettings, scope:
 }
 
 /**
- * A job's estimate (its request, and again when it starts) with the organization's exact
- * matches counted as memory hits: a sharing site, a job not forced.
+ * A job's estimate (its request, and again when it starts unless the stored one holds) with the
+ * organization's exact matches counted as memory hits: a sharing site, a job not forced. `seen`:
+ * as for sharedTargets.
  */
-export async function estimateWithShared(store: Store, env: Env, settings: SiteSettings, scope: JobScope, languages: string[]): Promise<ScopeEstimate> {
-  const shared = settings.shareMemory && !scope.force ? await sharedTargets(store, settings, scope, languages, orgMemory(env, settings.organizationId)) : undefined;
+export async function estimateWithShared(
+  store: Store,
+  env: Env,
+  settings: SiteSettings,
+  scope: JobScope,
+  languages: string[],
+  seen?: (orgVersion: string) => void,
+): Promise<ScopeEstimate> {
+  const shared = settings.shareMemory && !scope.force ? await sharedTargets(store, settings, scope, languages, orgMemory(env, settings.organizationId), seen) : undefined;
   return estimateScope(store, settings, scope, languages, shared);
 }
 

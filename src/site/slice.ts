@@ -191,7 +191,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
 
   // Texts still going to the engine may be in the organization's memory (a sharing site, a job
   // not forced): one call for the slice. Its exact matches are memory hits like the site's own.
-  if (settings.shareMemory && !scope.force && toSend.size) {
+  if (settings.shareMemory && !scope.force && toSend.size && (await inv.othersShare())) {
     const keys = [...toSend.values()].map(({ items: [first] }): [string, string] => [first.source_language.toLowerCase(), first.fingerprint]);
     const shared = await sharedHits(settings, language, keys, orgMemory(inv.deps.env, settings.organizationId));
     for (const [key, group] of toSend) {

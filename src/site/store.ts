@@ -35,7 +35,7 @@ export class Store {
    * Queued jobs whose stored estimate was taken at a mark (jobs.ts, estimateFresh): kept in
    * memory only, since a mark means nothing to another instance of the object.
    */
-  readonly estimateMarks = new Map<number, ScopeMark & { sourceLanguage: string }>();
+  readonly estimateMarks = new Map<number, ScopeMark & { sourceLanguage: string; orgVersion?: string }>();
 
   constructor(
     readonly storage: DurableObjectStorage,

@@ -5,11 +5,13 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { SiteSettings } from "../../src/control/sites";
 import type { OrgMemoryObject } from "../../src/memory/object";
 import { orgMemoryName } from "../../src/memory/stub";
 import { fingerprint } from "../../src/site/fingerprint";
 import { noteMemoryChange } from "../../src/site/memory-share";
 import type { SiteObject } from "../../src/site/object";
+import { runJobs } from "../../src/site/runner";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
 import { arm, deeplTranslation, type Engines, mockEngines, stubOf } from "../helpers/faults";
 import { allResults, runJob } from "../helpers/jobs";
@@ -144,6 +146,48 @@ describe("organization memory", () => {
     expect(await entriesBySite(s.orgId)).toEqual({ [s.siteId]: 2 });
     const hits = await orgObject(s.orgId).lookup(s.siteId + 1_000_000, "de", [["en", fingerprint(TEXTS[0].text)]]);
     expect(hits).toEqual([["en", fingerprint(TEXTS[0].text), `Import: ${TEXTS[0].text}`, "imported"]]);
+  });
+
+  it("a slice asks the organization's memory only while it holds other sites' entries: one question an invocation", async () => {
+    engines = mockEngines();
+    /** Runs the site's jobs inside the object with an ORG_MEMORY that counts the calls; answers them by method. */
+    const countedRun = (s: TestSite) =>
+      runInDurableObject(stubOf(s.siteId), async (o: SiteObject) => {
+        const self = o as unknown as { env: Env };
+        const calls: Record<string, number> = {};
+        const counting = {
+          getByName: (name: string) => {
+            const real = self.env.ORG_MEMORY.getByName(name) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+            return new Proxy(real, {
+              get:
+                (target, method: string) =>
+                (...args: unknown[]) => {
+                  calls[method] = (calls[method] ?? 0) + 1;
+                  return target[method](...args);
+                },
+            });
+          },
+        } as unknown as Env["ORG_MEMORY"];
+        const settings = o.store.getMeta<SiteSettings>("settings")!;
+        // Slices of 1 item: several slices, each of which would ask.
+        await runJobs({ store: o.store, settings, env: { ...self.env, ORG_MEMORY: counting } }, { budgetMs: 60_000, sliceItems: 1 });
+        return calls;
+      });
+    const first = await site();
+    const c = client(first.key);
+    expect((await c.put("/v1/units", unit("footer", TEXTS))).status).toBeLessThan(300);
+    expect((await c.post("/v1/jobs", { confirm: true })).status).toBe(202);
+    // The organization's memory holds nothing from another site: asked once, no look-up (the start asks its version, to
+    // take the estimate stored at creation).
+    expect(await countedRun(first)).toEqual({ version: 1, holdsOthers: 1 });
+
+    const second = await site(first.orgId, [first.siteId]);
+    await approvedSite(first.orgId, [first.siteId, second.siteId]).then((s) => share(s.siteId));
+    const c2 = client(second.key);
+    expect((await c2.put("/v1/units", unit("footer", [...TEXTS, { key: "c", text: "Contact us" }]))).status).toBeLessThan(300);
+    expect((await c2.post("/v1/jobs", { confirm: true })).status).toBe(202);
+    // Now it does: asked once, then one look-up per slice with texts for the engine (3 slices of one text each).
+    expect(await countedRun(second)).toEqual({ version: 1, holdsOthers: 1, lookup: 3 });
   });
 
   it("a site of another organization never reads it", async () => {

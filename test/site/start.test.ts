@@ -1,5 +1,6 @@
 // A job's one start step (src/site/runner.ts, start): it takes the estimate stored when the job
-// was created unless something its scope reads was written since (jobs.ts, startEstimate), so a
+// was created unless something its scope reads was written since (jobs.ts, storedEstimate: the
+// site's scope tables, and on a sharing site the organization's memory), so a
 // start does not read the whole scope again; and a job cancelled while running is settled once,
 // by the runner (the cancel route releases only a queued job's reservation).
 import { runInDurableObject } from "cloudflare:test";
@@ -7,6 +8,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import type { Engine, EngineRequest } from "../../src/engines/types";
+import { orgMemoryName } from "../../src/memory/stub";
+import { STEP_WORK } from "../../src/site/invocation";
 import type { SiteObject } from "../../src/site/object";
 import { type RunnerDeps, runAlarm, runJobs } from "../../src/site/runner";
 import { LOAD_ITEMS } from "../../src/site/slice";
@@ -61,9 +64,20 @@ describe("the job's start step", () => {
     expect(job).toMatchObject({ estimated_segments: 60, estimated_characters: created.estimated_characters });
   });
 
-  it("estimates again on a site that shares memory (the organization's memory may have changed unseen)", async () => {
+  it("on a site that shares memory, takes it too when the organization's memory answers the version it had at creation", async () => {
     const { site, c, created, jobId } = await siteWithJob(60, true);
     await lengthen(site.siteId, "raw");
+    await invocation(site.siteId, 0);
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job.status).toBe("running");
+    expect(job).toMatchObject({ estimated_segments: 60, estimated_characters: created.estimated_characters });
+  });
+
+  it("on a site that shares memory, estimates again when the organization's memory was written since (another site shared)", async () => {
+    const { site, c, created, jobId } = await siteWithJob(60, true);
+    await lengthen(site.siteId, "raw");
+    const change = { source_language: "en", source_fingerprint: "elsewhere", target_language: "de", text: "Anderswo", origin: "human", updated_at: new Date().toISOString() };
+    expect(await env.ORG_MEMORY.getByName(orgMemoryName(site.orgId)).share(site.siteId + 1_000, [change])).toBeGreaterThan(0);
     await invocation(site.siteId, 0);
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job.status).toBe("failed");
@@ -114,7 +128,7 @@ describe("a running job that is cancelled", () => {
 });
 
 describe("a slice's load", () => {
-  it("goes in pieces of LOAD_ITEMS items, with a turn for waiting requests after each", async () => {
+  it("goes in pieces of LOAD_ITEMS items, with a turn for waiting requests after each (at steps shorter than a piece)", async () => {
     const { site, c, jobId } = await siteWithJob(1_000);
     const turns = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
       const self = o as unknown as { env: Env };
@@ -130,7 +144,8 @@ describe("a slice's load", () => {
           at.push(point);
         },
       };
-      await runJobs(deps, { budgetMs: 60_000, maxSlices: 1, sliceItems: 1_000 });
+      // Steps of STEP_WORK (below LOAD_ITEMS), not paced: a turn after every piece.
+      await runJobs(deps, { budgetMs: 60_000, maxSlices: 1, sliceItems: 1_000, stepWork: STEP_WORK });
       return at;
     });
     // One slice of 1,000 items: four pieces, each followed by a turn (the last one before the engine batches).

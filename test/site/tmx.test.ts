@@ -5,9 +5,17 @@
  * into a site of another organization gives exact memory hits (`tm_exact`) there, in the
  * estimate and in the results.
  */
+
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { DOMParser } from "@xmldom/xmldom";
 import { describe, expect, it } from "vitest";
+import type { SiteSettings } from "../../src/control/sites";
 import { ApiError } from "../../src/errors";
+import { fingerprint } from "../../src/site/fingerprint";
+import { rememberTranslation } from "../../src/site/memory";
+import { IMPORT_CHUNK, importMemory } from "../../src/site/memory-admin";
+import type { SiteObject } from "../../src/site/object";
 import { readTmx, TMX_END, TMX_LIMITS, tmxStart, tmxUnit } from "../../src/site/tmx";
 import { client, createSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
@@ -190,6 +198,45 @@ describe("a TMX round trip across organizations", () => {
     expect(hits.map((r) => [r.key, r.text]).sort()).toEqual([
       ["b", "Rückgabe & Erstattung innerhalb von 30 Tagen"],
       ["t", "Kostenloser Versand für <b>alle</b> Bestellungen"],
+    ]);
+  });
+});
+
+describe("storing an import in the site object", () => {
+  it("goes in transactions of IMPORT_CHUNK entries with a turn between two: a request sent after the import is answered before it ends", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const stub = env.SITE.getByName(String(site.siteId));
+    const settings = await runInDurableObject(stub, (o: SiteObject) => o.store.getMeta<SiteSettings>("settings")!);
+    const translations = Array.from({ length: 2 * IMPORT_CHUNK + 10 }, (_, i) => ({ source: `Entry number ${i}`, targetLanguage: "de", text: `Eintrag ${i}` }));
+    const order: string[] = [];
+    const importing = stub.memoryImport(settings, translations).then((r) => {
+      order.push("import");
+      return r;
+    });
+    const listed = stub.memoryPairs(settings).then(() => order.push("pairs"));
+    await Promise.all([importing, listed]);
+    expect(order).toEqual(["pairs", "import"]);
+    expect(await importing).toEqual({ stored: 2 * IMPORT_CHUNK + 10, kept: 0 });
+    const count = await runInDurableObject(stub, (o: SiteObject) => o.store.one<{ n: number }>("SELECT count(*) AS n FROM memory")!.n);
+    expect(count).toBe(2 * IMPORT_CHUNK + 10);
+  });
+
+  it("takes a file's later translation of the same source and language, and keeps an entry an editor corrected", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const stub = env.SITE.getByName(String(site.siteId));
+    const memory = () => runInDurableObject(stub, (o: SiteObject) => o.store.all("SELECT source_text, text, origin FROM memory ORDER BY source_text"));
+    const result = await runInDurableObject(stub, (o: SiteObject) => {
+      rememberTranslation(o.store, fingerprint("Edited"), "Edited", "en", "de", "Bearbeitet", "human");
+      return importMemory(o.store, "en", [
+        { source: "Twice", targetLanguage: "de", text: "Erst" },
+        { source: "Edited", targetLanguage: "de", text: "Aus der Datei" },
+        { source: "Twice", targetLanguage: "DE", text: "Zweimal" },
+      ]);
+    });
+    expect(result).toEqual({ stored: 2, kept: 1 });
+    expect(await memory()).toEqual([
+      { source_text: "Edited", text: "Bearbeitet", origin: "human" },
+      { source_text: "Twice", text: "Zweimal", origin: "imported" },
     ]);
   });
 });

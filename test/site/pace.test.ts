@@ -1,0 +1,77 @@
+// The runner's pace (src/site/invocation.ts, Invocation.pace): steps start at STEP_WORK
+// item-steps and grow to about STEP_MS of work as the invocation measures how many item-steps a
+// ms holds, between STEP_WORK and MAX_STEP_WORK; a fixed `stepWork` is kept as given.
+import { describe, expect, it } from "vitest";
+import { Invocation, MAX_STEP_WORK, type RunnerDeps, STEP_MS, STEP_WORK } from "../../src/site/invocation";
+
+/**
+ * An invocation on a clock of its own: each item-step done through `work` takes `msPerItem`
+ * (its CPU), each turn `msPerTurn` (the wait for the event loop, or an engine's).
+ */
+function paced(msPerTurn: number, msPerItem = 0, stepWork?: number) {
+  const clock = { now: 1_000 };
+  const deps = {
+    nextTurn: async () => {
+      clock.now += msPerTurn;
+    },
+    now: () => clock.now,
+  } as unknown as RunnerDeps;
+  return Object.assign(new Invocation(deps, { stepWork }), { clock, msPerItem });
+}
+
+/** Does `items` item-steps one at a time; answers the work done between each two turns. */
+async function work(inv: ReturnType<typeof paced>, items: number): Promise<number[]> {
+  const sizes: number[] = [];
+  let since = 0;
+  for (let i = 0; i < items; i++) {
+    const turns = inv.turns;
+    inv.clock.now += inv.msPerItem;
+    await inv.step(1, "qa");
+    since++;
+    if (inv.turns > turns) {
+      sizes.push(since);
+      since = 0;
+    }
+  }
+  return sizes;
+}
+
+describe("the runner's pace", () => {
+  it("starts at STEP_WORK item-steps between turns", async () => {
+    const inv = paced(1);
+    expect((await work(inv, 2 * STEP_WORK))[0]).toBe(STEP_WORK);
+  });
+
+  it("grows steps to about STEP_MS of work once it has measured a fast pace", async () => {
+    // 50 item-steps a ms of CPU and 1 ms a turn: a step of s item-steps takes s ÷ 50 + 1 ms, so
+    // STEP_MS (5 ms) a step is s = 200 at the pace measured with the turns' waits in it.
+    const inv = paced(1, 1 / 50);
+    const sizes = await work(inv, 40_000);
+    expect(STEP_MS).toBe(5);
+    expect(inv.stepWork).toBeGreaterThanOrEqual(180);
+    expect(inv.stepWork).toBeLessThanOrEqual(210);
+    expect(sizes.at(-2)).toBe(inv.stepWork);
+  });
+
+  it("never goes above MAX_STEP_WORK, nor below STEP_WORK", async () => {
+    // Turns that take no time at all: the pace measures nothing and stays at the start.
+    const still = paced(0);
+    await work(still, 5_000);
+    expect(still.stepWork).toBe(STEP_WORK);
+    // 10,000 item-steps a ms: far above the most.
+    const quick = paced(1);
+    for (let i = 0; i < 30; i++) await quick.step(10_000, "qa");
+    expect(quick.stepWork).toBe(MAX_STEP_WORK);
+    // A slow pace (an engine's wait between turns): steps stay at STEP_WORK.
+    const slow = paced(200);
+    await work(slow, 2_000);
+    expect(slow.stepWork).toBe(STEP_WORK);
+  });
+
+  it("keeps a fixed stepWork as given", async () => {
+    const inv = paced(1, 1 / 50, 7);
+    const sizes = await work(inv, 700);
+    expect(new Set(sizes)).toEqual(new Set([7]));
+    expect(inv.stepWork).toBe(7);
+  });
+});
