@@ -11,8 +11,9 @@
  *   each stretch of the text (rareTrigrams; how common a trigram is comes from a sample of the
  *   memory kept per object; the picks' lists add up to about MAX_RARE_ROWS). One read of the
  *   index for the whole call gives each picked trigram's list of rowids (each trigram once,
- *   trigramLists); each text ranks the rows of its picks' lists in JS (more picks shared first,
- *   then rarer ones, rankCandidates), one read fetches the ranked rows of the language pair, and
+ *   trigramLists); each text ranks the rows of its picks' lists in JS (rows sharing picks in
+ *   more of its words first, then rarer picks; a row sharing a single word is no candidate,
+ *   rankCandidates), one read fetches the ranked rows of the language pair, and
  *   at most MAX_CANDIDATES per text are scored exactly with a bit-parallel Levenshtein (Myers)
  *   that gives up once the distance must pass the threshold.
  * - A call has a budget (FUZZY_BUDGET_MS): once spent, the texts left get no match.
@@ -238,7 +239,7 @@ interface Asked {
   format: Format;
   form: Scored;
   picks: string[];
-  /** Candidate rowids, best first (the shared picks' weight), before the language pair is known. */
+  /** Candidate rowids, best first (words shared, then the shared picks' weight), before the language pair is known. */
   ranked: number[];
   matches: FuzzyMatch[];
 }
@@ -371,7 +372,7 @@ function trigramSample(store: Store): TrigramSample {
  * breaks the trigrams around it) takes only the picks of the runs it falls in. Picks are then
  * kept rarest first while their estimated lists add up to at most MAX_RARE_ROWS (the rarest
  * always; the text's rarest trigrams elsewhere fill in for a run that had only common ones), so
- * the unranked OR reads little and its rows are not cut by its limit.
+ * the index read stays small.
  */
 export function rareTrigrams(grams: string[], docs: Map<string, number>, absent = 0): string[] {
   // The trigrams with a letter or digit, each with its estimate (read once; indices below point into both).
