@@ -24,12 +24,14 @@ export interface ContextItem {
  * whitespace become one space, and the text is cut to NEIGHBOUR_CHARACTERS code points.
  */
 export function neighbourText(text: string): string {
-  const flat = text
-    .replace(/<[^<>]{0,500}>/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
+  let flat = text.includes("<") ? text.replace(TAG, " ") : text;
+  // Most texts have neither a run of whitespace nor any but single spaces inside: left as they are (a slice cleans thousands).
+  if (UNTIDY.test(flat)) flat = flat.replace(/\s+/g, " ").trim();
   return cut(flat, NEIGHBOUR_CHARACTERS);
 }
+const TAG = /<[^<>]{0,500}>/g;
+/** Whitespace that `\s+` → " " and trim() would change: a run, any whitespace but a space, at either end. */
+const UNTIDY = /\s\s|[^\S ]|^\s|\s$/;
 
 /** At most `n` code points of `text`, "…" marking a cut. */
 export function cut(text: string, n: number): string {

@@ -7,6 +7,7 @@ import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import { createOpenAiEngine } from "../../src/engines/openai";
+import { cut, NEIGHBOUR_CHARACTERS, neighbourText } from "../../src/site/neighbours";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
@@ -127,5 +128,34 @@ describe("context for engines in a job", () => {
     const item = sentItems(mock.requests).get("Free shipping on all orders over 60 euros.");
     expect(item?.context?.label).toBe("page:new");
     expect(item?.context?.examples).toEqual([{ source: "Free shipping on all orders over 50 euros.", translation: "Kostenloser Versand ab 50 Euro." }]);
+  });
+});
+
+describe("a neighbour's text", () => {
+  it("loses its tags and runs of whitespace, and is cut: the same text as the plain rule gives, whatever the shortcuts", () => {
+    const rule = (text: string) =>
+      cut(
+        text
+          .replace(/<[^<>]{0,500}>/g, " ")
+          .replace(/\s+/g, " ")
+          .trim(),
+        NEIGHBOUR_CHARACTERS,
+      );
+    const texts = [
+      "Plain words only",
+      "Two  spaces",
+      " leading",
+      "trailing ",
+      "tab\there",
+      "line\nbreak",
+      "no\u00a0break space",
+      "<p>Tagged <b>text</b></p>",
+      "a < b and c > d",
+      "",
+      "   ",
+      "x".repeat(300),
+      `${"é".repeat(199)}😀 tail`,
+    ];
+    for (const text of texts) expect(neighbourText(text), JSON.stringify(text)).toBe(rule(text));
   });
 });
