@@ -11,7 +11,7 @@
  */
 import { notFound } from "../errors";
 import { fingerprint } from "./fingerprint";
-import { fuzzyMatches, type MemorySearch, searchMemory } from "./fuzzy";
+import { fuzzyMatches, type MemoryEntry, type MemorySearch, searchMemory } from "./fuzzy";
 import { rememberTranslation } from "./memory";
 import { noteMemoryChange, noteMemoryChanges } from "./memory-share";
 import type { Store } from "./store";
@@ -84,15 +84,10 @@ const KEY_WHERE = "source_fingerprint = ?1 AND source_language = ?2 AND target_l
 const keyArgs = (k: MemoryKey) => [k.source_fingerprint, k.source_language.toLowerCase(), k.target_language.toLowerCase()];
 
 export function getMemoryEntry(store: Store, key: MemoryKey) {
-  const entry = store.one<{
-    source_fingerprint: string;
-    source_language: string;
-    target_language: string;
-    source_text: string | null;
-    text: string;
-    origin: string;
-    updated_at: string;
-  }>(`SELECT source_fingerprint, source_language, target_language, source_text, text, origin, updated_at FROM memory WHERE ${KEY_WHERE}`, ...keyArgs(key));
+  const entry = store.one<MemoryEntry>(
+    `SELECT source_fingerprint, source_language, target_language, source_text, text, origin, updated_at FROM memory WHERE ${KEY_WHERE}`,
+    ...keyArgs(key),
+  );
   if (!entry) throw notFound("The memory entry");
   return entry;
 }
