@@ -46,10 +46,7 @@ function sharing(store: Store): boolean {
  * caller's object registers the need afterwards (`SiteObject.shareSoon`).
  */
 export function noteMemoryChange(store: Store, sourceFingerprint: string, sourceLanguage: string, targetLanguage: string) {
-  if (!sharing(store)) return;
-  const key = `${NOTE}${sourceFingerprint}|${sourceLanguage.toLowerCase()}|${targetLanguage.toLowerCase()}`;
-  // A new value each time: a note made again while its entry is being sent is not deleted by that send.
-  store.run("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = ?2", key, JSON.stringify(crypto.randomUUID()));
+  noteMemoryChanges(store, JSON.stringify([[sourceFingerprint, sourceLanguage, targetLanguage]]));
 }
 
 /**
@@ -58,6 +55,7 @@ export function noteMemoryChange(store: Store, sourceFingerprint: string, source
  */
 export function noteMemoryChanges(store: Store, entries: string) {
   if (!sharing(store)) return;
+  // A new value each time: a note made again while its entry is being sent is not deleted by that send.
   store.run(
     `INSERT INTO meta (key, value) SELECT ?1 || (e.value ->> 0) || '|' || lower(e.value ->> 1) || '|' || lower(e.value ->> 2), ?2 FROM json_each(?3) e WHERE true
      ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
