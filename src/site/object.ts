@@ -28,6 +28,7 @@ import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type Mark
 import { backfillMemorySourceText, indexNeedsMerge, mergeMemoryIndex } from "./memory";
 import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, IMPORT_CHUNK, importMemory, listMemory, type MemoryKey, memoryPairs } from "./memory-admin";
 import { runMemoryShare, shareWaiting, sharingChanged } from "./memory-share";
+import { PushWrites } from "./push-writes";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
 import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
 import { currentJob, runAlarm } from "./runner";
@@ -199,10 +200,12 @@ export class SiteObject extends DurableObject<Env> {
     try {
       return this.store.tx(() => {
         const sums: CountSink = new Map();
+        const writes = new PushWrites(this.store);
         const items = units.map((unit, i): BatchItem => {
-          const result = applySnapshot(this.store, settings, unit, digests?.[i] ?? null, sums);
+          const result = applySnapshot(this.store, settings, unit, digests?.[i] ?? null, sums, writes);
           return { external_key: unit.external_key, ok: true, result, error: null };
         });
+        writes.flush();
         flushCounts(this.store, sums);
         return items;
       });

@@ -8,6 +8,7 @@ import type { SiteSettings } from "../control/sites";
 import { type CountSink, newUnitCounts, refreshUnit, writeNewUnitCounts } from "./counts";
 import { characters, fingerprint } from "./fingerprint";
 import { rememberTranslation } from "./memory";
+import { PushWrites } from "./push-writes";
 import { lower, siteTargets, targetCodeMap } from "./settings";
 import type { Store } from "./store";
 
@@ -35,37 +36,6 @@ const structureOf = (s: { format: string; field?: string | null; kind?: string |
   s.parent_key ?? null,
 ];
 
-/**
- * New segments are inserted one row per statement, as the bench's insert floor does: in a
- * Durable Object, statements that write several rows measured slower, not faster (5,000 rows
- * took about a fifth longer in 9-row VALUES statements, and no less as one SELECT over
- * json_each per unit). Most segments carry none of the optional fields and bind 7 values
- * instead of 11.
- */
-const INSERT_SEGMENT = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-const INSERT_PLAIN_SEGMENT = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, position) VALUES (?, ?, ?, ?, ?, ?, ?)`;
-
-function insertSegment(store: Store, unitId: number, seg: SegmentInput, position: number, fingerprint: string, chars: number) {
-  if (seg.field == null && seg.kind == null && seg.max_length == null && seg.parent_key == null)
-    store.run(INSERT_PLAIN_SEGMENT, unitId, seg.key, seg.text, fingerprint, chars, seg.format, position);
-  else
-    store.run(
-      INSERT_SEGMENT,
-      unitId,
-      seg.key,
-      seg.text,
-      fingerprint,
-      chars,
-      seg.format,
-      seg.field ?? null,
-      seg.kind ?? null,
-      seg.max_length ?? null,
-      position,
-      seg.parent_key ?? null,
-    );
-}
-
 const sameStructure = (a: unknown[], b: unknown[]) => a.every((v, i) => v === b[i]);
 
 /** Translations of a segment that were current for `from` and are not for `to` (made stale by this push). */
@@ -76,7 +46,12 @@ function countStaled(store: Store, segmentId: number, from: string, to: string):
 
 /** Pushes one unit in a transaction of its own (see `applySnapshot`). */
 export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSnapshot, digest: string | null = null, sink?: CountSink): SyncResult {
-  return store.tx(() => applySnapshot(store, settings, snapshot, digest, sink));
+  return store.tx(() => {
+    const writes = new PushWrites(store);
+    const result = applySnapshot(store, settings, snapshot, digest, sink, writes);
+    writes.flush();
+    return result;
+  });
 }
 
 /**
@@ -87,8 +62,12 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
  * is stored with the unit unless the snapshot imports translations (whose effect depends on
  * the translations' states, not only on the snapshot), and `pushUnchanged` answers the same
  * snapshot again without reading its segments. Every push sets it, so a stale one never stays.
+ *
+ * `writes`: where its new segments wait to be written in bulk (src/site/push-writes.ts); the
+ * caller flushes it before its transaction ends. A batch shares one among its units, and a unit
+ * that reads stored segments flushes it first, so each unit still sees the ones before it.
  */
-export function applySnapshot(store: Store, settings: SiteSettings, snapshot: UnitSnapshot, digest: string | null = null, sink?: CountSink): SyncResult {
+export function applySnapshot(store: Store, settings: SiteSettings, snapshot: UnitSnapshot, digest: string | null, sink: CountSink | undefined, writes: PushWrites): SyncResult {
   const now = store.now();
   const targets = siteTargets(settings);
   const segments = snapshot.segments;
@@ -118,6 +97,8 @@ export function applySnapshot(store: Store, settings: SiteSettings, snapshot: Un
     "SELECT id, deleted, writable_languages FROM units WHERE external_key = ?",
     snapshot.external_key,
   );
+  // A unit pushed earlier in the same batch may have segments still held.
+  if (existing) writes.flush();
   const stored = new Map(
     (existing
       ? store.all<StoredSegment>(
@@ -198,16 +179,21 @@ export function applySnapshot(store: Store, settings: SiteSettings, snapshot: Un
       unitId,
     );
   }
-  for (const i of added) insertSegment(store, unitId, segments[i], positions[i], fingerprints[i], chars[i]);
+  for (const i of added) writes.segment(unitId, segments[i], positions[i], fingerprints[i], chars[i]);
 
   if (segments.some((seg) => seg.translations)) {
+    writes.flush();
     const ids = new Map(store.all<{ id: number; key: string }>("SELECT id, key FROM segments WHERE unit_id = ?", unitId).map((r) => [r.key, r.id]));
     out.imported_translations = importTranslations(store, segments, fingerprints, ids, targetCodeMap(settings), snapshot.source_language ?? settings.sourceLanguage, now);
   }
   // Counts change only with the segments, their texts, imports or the unit's languages: an unchanged push writes nothing more.
   const languagesChanged = (existing?.writable_languages ?? null) !== writable;
   if (fresh) writeNewUnitCounts(store, unitId, snapshot.external_key, fresh, sink);
-  else if (out.unit_created || out.added || out.changed || out.removed || out.imported_translations || languagesChanged) refreshUnit(store, targets, unitId, sink);
+  else if (out.unit_created || out.added || out.changed || out.removed || out.imported_translations || languagesChanged) {
+    // The count reads this unit's segments.
+    writes.flush();
+    refreshUnit(store, targets, unitId, sink);
+  }
   return out;
 }
 
