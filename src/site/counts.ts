@@ -4,6 +4,7 @@
  * under language '', the site totals (total = live segments, ok = live units).
  * Every write that can change a state ends by calling `refreshUnits` for the units it touched.
  */
+import type { PushWrites } from "./push-writes";
 import { unitTargets } from "./settings";
 import { stateSql } from "./state";
 import type { Store } from "./store";
@@ -165,20 +166,13 @@ export function newUnitCounts(siteTargets: readonly string[], writableLanguages:
 
 /**
  * Writes the unit_counts rows of a unit just created (its units row already holds the fields
- * of `newUnitCounts`) in one statement, and carries them into the site's sums: what
- * `refreshUnit` would write for it, without its two reads and its per-language writes.
+ * of `newUnitCounts`), held in `writes` with the batch's other new rows, and carries them into
+ * the site's sums: what `refreshUnit` would write for it, without its two reads and its
+ * per-language writes.
  */
-export function writeNewUnitCounts(store: Store, unitId: number, externalKey: string, counts: ReturnType<typeof newUnitCounts>, sink?: CountSink) {
+export function writeNewUnitCounts(store: Store, writes: PushWrites, unitId: number, externalKey: string, counts: ReturnType<typeof newUnitCounts>, sink?: CountSink) {
   const type = keyType(externalKey);
-  if (counts.languages.length)
-    store.run(
-      `INSERT INTO unit_counts (unit_id, language, unit_key, total, ok, stale, review, attention)
-       SELECT ?1, value, ?2, ?3, 0, 0, 0, 0 FROM json_each(?4)`,
-      unitId,
-      externalKey,
-      counts.segments,
-      JSON.stringify(counts.languages),
-    );
+  for (const language of counts.languages) writes.newUnitCount(unitId, language, externalKey, counts.segments);
   for (const language of counts.languages) addToSite(store, language, 1, { ...ZERO, total: counts.segments }, type, sink);
   addToSite(store, "", 1, { ...ZERO, total: counts.segments, ok: 1 }, type, sink);
 }

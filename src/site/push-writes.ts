@@ -23,6 +23,8 @@ const MAX_JSON_UNITS = 500_000;
 const INSERT_SEGMENTS = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key)
   SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10
   FROM jsonb_each(jsonb(?))`;
+const INSERT_UNIT_COUNTS = `INSERT INTO unit_counts (unit_id, language, unit_key, total, ok, stale, review, attention)
+  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, 0, 0, 0, 0 FROM jsonb_each(jsonb(?))`;
 
 /** One new segment as `segments` stores it. */
 export interface NewSegment {
@@ -35,15 +37,48 @@ export interface NewSegment {
   parent_key?: string | null;
 }
 
-export class PushWrites {
-  /** Segment rows as JSON arrays, in the order they were added (ids are given in that order). */
-  private segments: string[] = [];
-  private segmentUnits = 0;
+/**
+ * Rows of one statement as JSON arrays, in the order they were added: jsonb_each gives them in
+ * that order, so ids are given as row-by-row INSERTs gave them. (`jsonb_each(jsonb(?))`, not
+ * `json_each(?)`: each `->>` on a text row parses it again, which for 11 columns cost more than
+ * the statements saved.)
+ */
+class Rows {
+  private rows: string[] = [];
+  private units = 0;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly statement: string,
+  ) {}
+
+  add(row: unknown[]) {
+    const json = JSON.stringify(row);
+    if (this.units + json.length + 1 > MAX_JSON_UNITS) this.flush();
+    this.rows.push(json);
+    this.units += json.length + 1;
+  }
+
+  flush() {
+    if (!this.rows.length) return;
+    const json = `[${this.rows.join(",")}]`;
+    this.rows = [];
+    this.units = 0;
+    this.store.run(this.statement, json);
+  }
+}
+
+export class PushWrites {
+  private readonly segments: Rows;
+  private readonly unitCounts: Rows;
+
+  constructor(store: Store) {
+    this.segments = new Rows(store, INSERT_SEGMENTS);
+    this.unitCounts = new Rows(store, INSERT_UNIT_COUNTS);
+  }
 
   segment(unitId: number, seg: NewSegment, position: number, fingerprint: string, characters: number) {
-    const row = JSON.stringify([
+    this.segments.add([
       unitId,
       seg.key,
       seg.text,
@@ -56,21 +91,16 @@ export class PushWrites {
       position,
       seg.parent_key ?? null,
     ]);
-    if (this.segmentUnits + row.length + 1 > MAX_JSON_UNITS) this.flushSegments();
-    this.segments.push(row);
-    this.segmentUnits += row.length + 1;
+  }
+
+  /** A new unit's count row in `language`: `total` segments, all missing. */
+  newUnitCount(unitId: number, language: string, unitKey: string, total: number) {
+    this.unitCounts.add([unitId, language, unitKey, total]);
   }
 
   /** Writes everything held, in the order it was added. */
   flush() {
-    this.flushSegments();
-  }
-
-  private flushSegments() {
-    if (!this.segments.length) return;
-    const json = `[${this.segments.join(",")}]`;
-    this.segments = [];
-    this.segmentUnits = 0;
-    this.store.run(INSERT_SEGMENTS, json);
+    this.segments.flush();
+    this.unitCounts.flush();
   }
 }

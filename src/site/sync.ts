@@ -188,7 +188,7 @@ export function applySnapshot(store: Store, settings: SiteSettings, snapshot: Un
   }
   // Counts change only with the segments, their texts, imports or the unit's languages: an unchanged push writes nothing more.
   const languagesChanged = (existing?.writable_languages ?? null) !== writable;
-  if (fresh) writeNewUnitCounts(store, unitId, snapshot.external_key, fresh, sink);
+  if (fresh) writeNewUnitCounts(store, writes, unitId, snapshot.external_key, fresh, sink);
   else if (out.unit_created || out.added || out.changed || out.removed || out.imported_translations || languagesChanged) {
     // The count reads this unit's segments.
     writes.flush();
