@@ -36,6 +36,11 @@ export interface TextScan {
   problem?: TextProblem;
   /** Batch only: units refused alone, in order. */
   refused: RefusedUnit[];
+  /**
+   * Batch only: where each unit of the `units` array that JSON.parse keeps (the last) stands in
+   * the text, by index, `[start, end)`; only units that are objects or arrays have one.
+   */
+  spans?: { start: number; end: number }[];
   /** How many characters the pass looked at (a count of work, for tests and the bench). */
   visited: number;
 }
@@ -117,6 +122,7 @@ export function scanJsonText(text: string, options: { batch?: boolean } = {}): T
   const maxDepth = unitDepth + LIMITS.jsonDepth;
   const frames: Frame[] = [];
   const refused: RefusedUnit[] = [];
+  let spans: { start: number; end: number }[] = [];
   let depth = 0;
   // Batch: the unit being read, its start, and whether it is already refused (its deeper text is only counted).
   let unitStart = -1;
@@ -159,6 +165,8 @@ export function scanJsonText(text: string, options: { batch?: boolean } = {}): T
     if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       depth++;
       if (refusal && depth > unitDepth) continue;
+      // Another `units` array: JSON.parse keeps the last one, so its spans are the ones that count.
+      if (depth === 2 && options.batch && c === OPEN_ARRAY && !frames[0].array && frames[0].key === "units") spans = [];
       if (depth === unitDepth && options.batch && inUnits()) {
         unitStart = i;
         unitKey = "";
@@ -180,7 +188,7 @@ export function scanJsonText(text: string, options: { batch?: boolean } = {}): T
       if (refusal && depth === unitDepth - 1) {
         refused.push({ ...refusal, index: frames[1].commas, start: unitStart, end: i + 1, externalKey: unitKey });
         refusal = undefined;
-      }
+      } else if (depth === unitDepth - 1 && options.batch && inUnits()) spans[frames[1].commas] = { start: unitStart, end: i + 1 };
       continue;
     }
     if (c === COMMA) {
@@ -199,7 +207,7 @@ export function scanJsonText(text: string, options: { batch?: boolean } = {}): T
   }
   // A refused unit never closed: the text is broken anyway; refuse it whole.
   if (refusal) return { problem: refusal, refused, visited: n };
-  return { refused, visited: n };
+  return options.batch ? { refused, spans, visited: n } : { refused, visited: n };
 }
 
 /** The text with each refused unit replaced by `null` (spans in order, not overlapping). */

@@ -144,7 +144,15 @@ syncRoutes.put(BATCH_PATH, async (c) => {
 
   // A unit whose snapshot is exactly the one last applied (same digest) was validated then and
   // changes nothing now: the object answers it as unchanged, and it is neither validated nor sent again.
-  const digests = raws.map((raw, i) => (refused.has(i) ? "" : createHash("sha256").update(JSON.stringify(raw)).digest("base64")));
+  // The digest is taken of the unit's text as sent (the same text parses to the same unit), which
+  // costs no JSON.stringify; a unit without a span (not an object) is stringified.
+  const digests = raws.map((raw, i) => {
+    if (refused.has(i)) return "";
+    const span = scan.spans?.[i];
+    return createHash("sha256")
+      .update(span ? text.slice(span.start, span.end) : JSON.stringify(raw))
+      .digest("base64");
+  });
   // Only a key's first occurrence may be answered so: a later one comes after a push of the same key.
   const candidates: { external_key: string; digest: string }[] = [];
   const first = new Map<string, number>();

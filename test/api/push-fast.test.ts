@@ -1,7 +1,7 @@
 // The fast paths of a push must answer exactly what the full path would: an unchanged batch
 // unit answered from its stored digest, and status by key type from maintained sums.
 import { describe, expect, it } from "vitest";
-import { admin, client, createSite, unit } from "../helpers/api";
+import { admin, client, createSite, request, unit } from "../helpers/api";
 import { job } from "../helpers/jobs";
 
 const A = unit("post:1", [
@@ -53,6 +53,19 @@ describe("an unchanged batch unit (snapshot digest)", () => {
     expect(res.body.results.map((r: any) => r.result)).toMatchObject([{ changed: 1 }, { changed: 1 }]);
     const res2 = await c.put("/v1/units/batch", { units: [A, A2] });
     expect(res2.body.results.map((r: any) => r.result)).toMatchObject([{ unchanged: 2 }, { changed: 1 }]);
+  });
+
+  it("is the digest of the unit's text as sent: other spacing is a real push, and of two `units` arrays the one parsed counts", async () => {
+    const site = await createSite();
+    const raw = (text: string) => request("PUT", "/v1/units/batch", { key: site.key, raw: text, headers: { "content-type": "application/json" } });
+    // JSON.parse keeps the last `units`: A is applied, and its digest must be of A's text, not A2's.
+    const first = await raw(`{"units": [${JSON.stringify(A2)}], "units": [${JSON.stringify(A)}]}`);
+    expect(first.body.results).toHaveLength(1);
+    expect(first.body.results[0].result).toMatchObject({ unit_created: true, added: 2 });
+    expect((await raw(`{"units": [${JSON.stringify(A2)}]}`)).body.results[0].result).toMatchObject({ changed: 1, unchanged: 1 });
+    // The same unit spaced otherwise: not the text last applied, so diffed in full, with the same answer.
+    expect((await raw(`{"units": [${JSON.stringify(A2, null, 2)}]}`)).body.results[0].result).toMatchObject({ changed: 0, unchanged: 2, fingerprint_mismatches: ["b"] });
+    expect((await raw(`{"units": [${JSON.stringify(A2, null, 2)}]}`)).body.results[0].result).toMatchObject({ changed: 0, unchanged: 2, fingerprint_mismatches: ["b"] });
   });
 
   it("is refused again when its adapter was disabled since", async () => {
