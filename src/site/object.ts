@@ -36,7 +36,7 @@ import { capabilities, siteTargets } from "./settings";
 import { estimateWithShared } from "./shared-hits";
 import { type Links, siteStatus, unitStatus, unitsWithWork } from "./status";
 import { Store } from "./store";
-import { applySnapshot, deleteUnit, pushUnchanged, pushUnit } from "./sync";
+import { applySnapshot, deleteUnit, knownUnits, pushUnchanged, pushUnit } from "./sync";
 import type { TmxTranslation } from "./tmx";
 import { listUnits } from "./unit-list";
 import { unitTexts } from "./unit-texts";
@@ -201,8 +201,12 @@ export class SiteObject extends DurableObject<Env> {
       return this.store.tx(() => {
         const sums: CountSink = new Map();
         const writes = new PushWrites(this.store);
+        const known = knownUnits(
+          this.store,
+          units.map((unit) => unit.external_key),
+        );
         const items = units.map((unit, i): BatchItem => {
-          const result = applySnapshot(this.store, settings, unit, digests?.[i] ?? null, sums, writes);
+          const result = applySnapshot(this.store, settings, unit, digests?.[i] ?? null, sums, writes, known);
           return { external_key: unit.external_key, ok: true, result, error: null };
         });
         writes.flush();

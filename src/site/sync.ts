@@ -27,6 +27,33 @@ interface StoredSegment {
   removed: number;
 }
 
+interface StoredUnit {
+  id: number;
+  deleted: number;
+  writable_languages: string | null;
+}
+
+/**
+ * A batch's units as stored before it is applied, read in one statement: key → row, or null
+ * for a key no unit has. Only keys that occur once in the batch are answered: a key's second
+ * push must see its first, so it is read when its turn comes.
+ */
+export type KnownUnits = Map<string, StoredUnit | null>;
+
+export function knownUnits(store: Store, keys: readonly string[]): KnownUnits {
+  const seen = new Map<string, number>();
+  for (const key of keys) seen.set(key, (seen.get(key) ?? 0) + 1);
+  const once = [...seen].filter(([, n]) => n === 1).map(([key]) => key);
+  const out: KnownUnits = new Map(once.map((key) => [key, null]));
+  if (!once.length) return out;
+  for (const row of store.all<StoredUnit & { external_key: string }>(
+    "SELECT id, deleted, writable_languages, external_key FROM units WHERE external_key IN (SELECT value FROM json_each(?))",
+    JSON.stringify(once),
+  ))
+    out.set(row.external_key, { id: row.id, deleted: row.deleted, writable_languages: row.writable_languages });
+  return out;
+}
+
 const structureOf = (s: { format: string; field?: string | null; kind?: string | null; max_length?: number | null; position: number; parent_key?: string | null }) => [
   s.format,
   s.field ?? null,
@@ -66,8 +93,18 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
  * `writes`: where its new segments wait to be written in bulk (src/site/push-writes.ts); the
  * caller flushes it before its transaction ends. A batch shares one among its units, and a unit
  * that reads stored segments flushes it first, so each unit still sees the ones before it.
+ * `units`: the batch's units as `knownUnits` read them before it began, so that each is not
+ * looked up by a statement of its own.
  */
-export function applySnapshot(store: Store, settings: SiteSettings, snapshot: UnitSnapshot, digest: string | null, sink: CountSink | undefined, writes: PushWrites): SyncResult {
+export function applySnapshot(
+  store: Store,
+  settings: SiteSettings,
+  snapshot: UnitSnapshot,
+  digest: string | null,
+  sink: CountSink | undefined,
+  writes: PushWrites,
+  units?: KnownUnits,
+): SyncResult {
   const now = store.now();
   const targets = siteTargets(settings);
   const segments = snapshot.segments;
@@ -93,10 +130,9 @@ export function applySnapshot(store: Store, settings: SiteSettings, snapshot: Un
     snapshot.metadata ? JSON.stringify(snapshot.metadata) : null,
     now,
   ];
-  const existing = store.one<{ id: number; deleted: number; writable_languages: string | null }>(
-    "SELECT id, deleted, writable_languages FROM units WHERE external_key = ?",
-    snapshot.external_key,
-  );
+  const read = units?.get(snapshot.external_key);
+  const existing =
+    read !== undefined ? (read ?? undefined) : store.one<StoredUnit>("SELECT id, deleted, writable_languages FROM units WHERE external_key = ?", snapshot.external_key);
   // A unit pushed earlier in the same batch may have segments still held.
   if (existing) writes.flush();
   const stored = new Map(
