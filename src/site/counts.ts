@@ -4,7 +4,7 @@
  * under language '', the site totals (total = live segments, ok = live units).
  * Every write that can change a state ends by calling `refreshUnits` for the units it touched.
  */
-import type { PushWrites } from "./push-writes";
+import type { PushWrites, UnitRef } from "./push-writes";
 import { unitTargets } from "./settings";
 import { stateSql } from "./state";
 import type { Store } from "./store";
@@ -170,9 +170,9 @@ export function newUnitCounts(siteTargets: readonly string[], writableLanguages:
  * the site's sums: what `refreshUnit` would write for it, without its two reads and its
  * per-language writes.
  */
-export function writeNewUnitCounts(store: Store, writes: PushWrites, unitId: number, externalKey: string, counts: ReturnType<typeof newUnitCounts>, sink?: CountSink) {
+export function writeNewUnitCounts(store: Store, writes: PushWrites, unit: UnitRef, externalKey: string, counts: ReturnType<typeof newUnitCounts>, sink?: CountSink) {
   const type = keyType(externalKey);
-  for (const language of counts.languages) writes.newUnitCount(unitId, language, externalKey, counts.segments);
+  for (const language of counts.languages) writes.newUnitCount(unit, language, externalKey, counts.segments);
   for (const language of counts.languages) addToSite(store, language, 1, { ...ZERO, total: counts.segments }, type, sink);
   addToSite(store, "", 1, { ...ZERO, total: counts.segments, ok: 1 }, type, sink);
 }

@@ -10,7 +10,7 @@
  * Whoever reads what is held must flush first: `applySnapshot` flushes before it reads a stored
  * unit's segments or counts, and the caller flushes before its transaction ends.
  */
-import type { Store } from "./store";
+import type { Row, Store } from "./store";
 
 /**
  * A statement's JSON parameter stays under this many UTF-16 units: at most 3 bytes each in
@@ -20,6 +20,11 @@ import type { Store } from "./store";
  */
 const MAX_JSON_UNITS = 500_000;
 
+const INSERT_UNITS = `INSERT INTO units (external_key, adapter, label, path, source_language, writable_languages, metadata, last_synced_at, snapshot_digest,
+    snapshot_mismatches, segment_count, needs_work, counted)
+  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10,
+    value ->> 11, value ->> 12
+  FROM jsonb_each(jsonb(?)) RETURNING id, external_key`;
 const INSERT_SEGMENTS = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key)
   SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10
   FROM jsonb_each(jsonb(?))`;
@@ -37,49 +42,92 @@ export interface NewSegment {
   parent_key?: string | null;
 }
 
+/** A unit as rows name it: its id, or the external key of a new unit still held here (its id comes with its INSERT). */
+export type UnitRef = number | { held: string };
+
 /**
- * Rows of one statement as JSON arrays, in the order they were added: jsonb_each gives them in
- * that order, so ids are given as row-by-row INSERTs gave them. (`jsonb_each(jsonb(?))`, not
+ * Rows of one statement as JSON, in the order they were added: jsonb_each gives them in that
+ * order, so ids are given as row-by-row INSERTs gave them. (`jsonb_each(jsonb(?))`, not
  * `json_each(?)`: each `->>` on a text row parses it again, which for 11 columns cost more than
- * the statements saved.)
+ * the statements saved.) A row's first value is its unit, written once the unit's id is known.
  */
 class Rows {
-  private rows: string[] = [];
-  private units = 0;
+  private units: (UnitRef | undefined)[] = [];
+  /** Each row's JSON without its unit: `,"key","text",…]` (or the whole row when it names no unit). */
+  private rest: string[] = [];
+  private size = 0;
 
   constructor(
     private readonly store: Store,
     private readonly statement: string,
+    /** Called before the rows are written: the ids of held units they name must be known. */
+    private readonly resolve: (unit: UnitRef) => number,
+    /** What the statement returned, each time it ran. */
+    private readonly returned?: (rows: Row[]) => void,
   ) {}
 
-  add(row: unknown[]) {
-    const json = JSON.stringify(row);
-    if (this.units + json.length + 1 > MAX_JSON_UNITS) this.flush();
-    this.rows.push(json);
-    this.units += json.length + 1;
+  add(unit: UnitRef | undefined, values: unknown[]) {
+    const json = JSON.stringify(values);
+    const rest = unit === undefined ? json : json.length > 2 ? `,${json.slice(1)}` : "]";
+    if (this.size + rest.length + 24 > MAX_JSON_UNITS) this.flush();
+    this.units.push(unit);
+    this.rest.push(rest);
+    this.size += rest.length + 24;
   }
 
+  get length() {
+    return this.rest.length;
+  }
+
+  /** Writes the rows held. */
   flush() {
-    if (!this.rows.length) return;
-    const json = `[${this.rows.join(",")}]`;
-    this.rows = [];
-    this.units = 0;
-    this.store.run(this.statement, json);
+    if (!this.rest.length) return;
+    const rows = this.rest.map((rest, i) => {
+      const unit = this.units[i];
+      return unit === undefined ? rest : `[${this.resolve(unit)}${rest}`;
+    });
+    this.units = [];
+    this.rest = [];
+    this.size = 0;
+    const json = `[${rows.join(",")}]`;
+    if (this.returned) this.returned(this.store.all(this.statement, json));
+    else this.store.run(this.statement, json);
   }
 }
 
 export class PushWrites {
+  private readonly units: Rows;
   private readonly segments: Rows;
   private readonly unitCounts: Rows;
+  /** Ids of the units this batch created, by external key. */
+  private readonly ids = new Map<string, number>();
 
   constructor(store: Store) {
-    this.segments = new Rows(store, INSERT_SEGMENTS);
-    this.unitCounts = new Rows(store, INSERT_UNIT_COUNTS);
+    this.units = new Rows(
+      store,
+      INSERT_UNITS,
+      () => 0,
+      (rows) => {
+        for (const row of rows) this.ids.set(row.external_key as string, row.id as number);
+      },
+    );
+    const resolve = (unit: UnitRef) => this.idOf(unit);
+    this.segments = new Rows(store, INSERT_SEGMENTS, resolve);
+    this.unitCounts = new Rows(store, INSERT_UNIT_COUNTS, resolve);
   }
 
-  segment(unitId: number, seg: NewSegment, position: number, fingerprint: string, characters: number) {
-    this.segments.add([
-      unitId,
+  /**
+   * A new unit's row (every column of `units` the INSERT names, external key first), held until
+   * the next flush: its id is known from then on (`idOf`). A batch names each unit once before a
+   * flush (a key's second push in a batch reads the unit, and flushes first).
+   */
+  unit(values: [externalKey: string, ...rest: unknown[]]): UnitRef {
+    this.units.add(undefined, values);
+    return { held: values[0] };
+  }
+
+  segment(unit: UnitRef, seg: NewSegment, position: number, fingerprint: string, characters: number) {
+    this.segments.add(unit, [
       seg.key,
       seg.text,
       fingerprint,
@@ -94,12 +142,22 @@ export class PushWrites {
   }
 
   /** A new unit's count row in `language`: `total` segments, all missing. */
-  newUnitCount(unitId: number, language: string, unitKey: string, total: number) {
-    this.unitCounts.add([unitId, language, unitKey, total]);
+  newUnitCount(unit: UnitRef, language: string, unitKey: string, total: number) {
+    this.unitCounts.add(unit, [language, unitKey, total]);
   }
 
-  /** Writes everything held, in the order it was added. */
+  /** A unit's id; a held unit's only once flushed. */
+  idOf(unit: UnitRef): number {
+    if (typeof unit === "number") return unit;
+    if (this.units.length) this.units.flush();
+    const id = this.ids.get(unit.held);
+    if (id === undefined) throw new Error(`unit ${unit.held} was not written`);
+    return id;
+  }
+
+  /** Writes everything held, units first (the other rows name them), in the order it was added. */
   flush() {
+    this.units.flush();
     this.segments.flush();
     this.unitCounts.flush();
   }

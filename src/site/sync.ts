@@ -8,7 +8,7 @@ import type { SiteSettings } from "../control/sites";
 import { type CountSink, newUnitCounts, refreshUnit, writeNewUnitCounts } from "./counts";
 import { characters, fingerprint } from "./fingerprint";
 import { rememberTranslation } from "./memory";
-import { PushWrites } from "./push-writes";
+import { PushWrites, type UnitRef } from "./push-writes";
 import { lower, siteTargets, targetCodeMap } from "./settings";
 import type { Store } from "./store";
 
@@ -131,10 +131,10 @@ export function applySnapshot(
     now,
   ];
   const read = units?.get(snapshot.external_key);
+  // A key not read ahead may name a unit still held (its first push in this batch): written first.
+  if (read === undefined) writes.flush();
   const existing =
     read !== undefined ? (read ?? undefined) : store.one<StoredUnit>("SELECT id, deleted, writable_languages FROM units WHERE external_key = ?", snapshot.external_key);
-  // A unit pushed earlier in the same batch may have segments still held.
-  if (existing) writes.flush();
   const stored = new Map(
     (existing
       ? store.all<StoredSegment>(
@@ -190,45 +190,49 @@ export function applySnapshot(
   // A unit just created without translations to import: its counts are known (every segment
   // missing), so its row is written with them and no count query runs.
   const fresh = !existing && !segments.some((seg) => seg.translations) ? newUnitCounts(targets, writable, segments.length) : undefined;
-  let unitId: number;
-  if (!existing) {
-    unitId = store.one<{ id: number }>(
+  let unit: UnitRef;
+  if (fresh) {
+    // Held with the batch's other new rows and written in one statement (src/site/push-writes.ts).
+    unit = writes.unit([snapshot.external_key, ...unitFields, ...unitState, fresh.segments, fresh.needsWork, 1]);
+    out.unit_created = true;
+  } else if (!existing) {
+    unit = store.one<{ id: number }>(
       `INSERT INTO units (external_key, adapter, label, path, source_language, writable_languages, metadata, last_synced_at, snapshot_digest, snapshot_mismatches,
          segment_count, needs_work, counted)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       snapshot.external_key,
       ...unitFields,
       ...unitState,
-      fresh?.segments ?? 0,
-      fresh?.needsWork ?? 0,
-      fresh ? 1 : 0,
+      0,
+      0,
+      0,
     )!.id;
     out.unit_created = true;
   } else {
-    unitId = existing.id;
+    unit = existing.id;
     out.unit_created = existing.deleted === 1;
     store.run(
       `UPDATE units SET adapter = ?, label = ?, path = ?, source_language = ?, writable_languages = ?, metadata = ?, last_synced_at = ?,
          snapshot_digest = ?, snapshot_mismatches = ?, deleted = 0 WHERE id = ?`,
       ...unitFields,
       ...unitState,
-      unitId,
+      unit,
     );
   }
-  for (const i of added) writes.segment(unitId, segments[i], positions[i], fingerprints[i], chars[i]);
+  for (const i of added) writes.segment(unit, segments[i], positions[i], fingerprints[i], chars[i]);
 
   if (segments.some((seg) => seg.translations)) {
     writes.flush();
-    const ids = new Map(store.all<{ id: number; key: string }>("SELECT id, key FROM segments WHERE unit_id = ?", unitId).map((r) => [r.key, r.id]));
+    const ids = new Map(store.all<{ id: number; key: string }>("SELECT id, key FROM segments WHERE unit_id = ?", writes.idOf(unit)).map((r) => [r.key, r.id]));
     out.imported_translations = importTranslations(store, segments, fingerprints, ids, targetCodeMap(settings), snapshot.source_language ?? settings.sourceLanguage, now);
   }
   // Counts change only with the segments, their texts, imports or the unit's languages: an unchanged push writes nothing more.
   const languagesChanged = (existing?.writable_languages ?? null) !== writable;
-  if (fresh) writeNewUnitCounts(store, writes, unitId, snapshot.external_key, fresh, sink);
+  if (fresh) writeNewUnitCounts(store, writes, unit, snapshot.external_key, fresh, sink);
   else if (out.unit_created || out.added || out.changed || out.removed || out.imported_translations || languagesChanged) {
     // The count reads this unit's segments.
     writes.flush();
-    refreshUnit(store, targets, unitId, sink);
+    refreshUnit(store, targets, writes.idOf(unit), sink);
   }
   return out;
 }

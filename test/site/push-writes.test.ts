@@ -59,13 +59,17 @@ async function pushBatch(siteId: number, units: ReturnType<typeof unit>[]) {
     // A batch that fails is applied again unit by unit (and says so): these must not fail.
     const logged = vi.spyOn(console, "error");
     try {
-      const results = await o.pushBatch(settings, { units: parsed });
+      const results = await o.pushBatch(settings, { units: parsed, digests: parsed.map((_, i) => `digest-${i}`) });
       expect(logged).not.toHaveBeenCalled();
       // The maintained counts are exactly what a rebuild from the rows gives.
       const maintained = counts(o);
       o.store.tx(() => rebuildCounts(o.store, siteTargets(settings)));
       expect(counts(o)).toEqual(maintained);
-      return { results, rows: storedRows(o), params };
+      const units = o.store.all(
+        `SELECT external_key, adapter, label, path, source_language, writable_languages, metadata, snapshot_digest, snapshot_mismatches, segment_count,
+           needs_work, counted, deleted FROM units ORDER BY id`,
+      );
+      return { results, rows: storedRows(o), params, units };
     } finally {
       spy.mockRestore();
       logged.mockRestore();
@@ -103,7 +107,8 @@ describe("new segments written in bulk", () => {
       { key: "nulls", text: "Optional fields given as null", field: null, kind: null, max_length: null, position: null, parent_key: null },
       { key: 'ключ 🔑 "quoted"', text: "A key that needs escaping" },
     ];
-    const { results, rows } = await pushBatch(site.siteId, [unit("post:1", segments), unit("page:2", [{ key: "a", text: TRICKY[2] }])]);
+    const extra = { source_language: "en-GB", writable_languages: ["de"], metadata: { tags: ["a", 'quote " and \\ backslash'], n: 1.5, nested: { ok: true, none: null } } };
+    const { results, rows, units } = await pushBatch(site.siteId, [unit("post:1", segments, extra), unit("page:2", [{ key: "a", text: TRICKY[2] }], { label: TRICKY[0] })]);
 
     expect(results.map((r) => [r.external_key, r.ok, r.result?.added])).toEqual([
       ["post:1", true, segments.length],
@@ -128,6 +133,39 @@ describe("new segments written in bulk", () => {
     ];
     expect(rows).toMatchObject(expected);
     expect(rows.map((r) => r.id)).toEqual([...rows.map((r) => r.id)].sort((a, b) => a - b));
+    // The units' rows, written in one statement too: every column as a push of one unit writes it.
+    expect(units).toEqual([
+      {
+        external_key: "post:1",
+        adapter: "wordpress",
+        label: "post:1",
+        path: "/post:1",
+        source_language: "en-GB",
+        writable_languages: JSON.stringify(["de"]),
+        metadata: JSON.stringify(extra.metadata),
+        snapshot_digest: "digest-0",
+        snapshot_mismatches: "[]",
+        segment_count: segments.length,
+        needs_work: 1,
+        counted: 1,
+        deleted: 0,
+      },
+      {
+        external_key: "page:2",
+        adapter: "wordpress",
+        label: TRICKY[0],
+        path: "/page:2",
+        source_language: null,
+        writable_languages: null,
+        metadata: null,
+        snapshot_digest: "digest-1",
+        snapshot_mismatches: "[]",
+        segment_count: 1,
+        needs_work: 1,
+        counted: 1,
+        deleted: 0,
+      },
+    ]);
     // The same text in two units has one fingerprint: the index finds both.
     expect(rows.filter((r) => r.fingerprint === fingerprint(TRICKY[2])).map((r) => r.unit_key)).toEqual(["post:1", "page:2"]);
   });
