@@ -1,14 +1,17 @@
 /**
- * The rows a push creates, written in bulk: new segments and a new unit's count rows are held
- * here and written with one statement per kind over `json_each` when `flush` is called, instead
- * of one statement per row. In a Durable Object each statement costs a crossing into the
- * runtime and a binding of every value; 5,000 segment rows in one statement measured about a
- * third less than 5,000 single-row INSERTs (bench a, docs/scaling.md "Bench a, fourth pass"),
- * while statements of 50 rows (one per unit) saved nothing, so a batch holds its rows until it
- * ends.
+ * The rows a push creates, written in bulk: a new unit's row (when it imports nothing), its
+ * segments and its count rows are held here and written with one statement per table over
+ * `jsonb_each` when `flush` is called, instead of one statement per row. In a Durable Object
+ * each statement costs a crossing into the runtime and a binding of every value; 5,000 segment
+ * rows in one statement measured about a third less than 5,000 single-row INSERTs, and 100
+ * units in one INSERT … RETURNING less than 100 of them (bench a, docs/scaling.md "Bench a,
+ * fourth pass"). Statements of 50 rows (one per unit) saved nothing, so a batch holds its rows
+ * until it ends.
  *
- * Whoever reads what is held must flush first: `applySnapshot` flushes before it reads a stored
- * unit's segments or counts, and the caller flushes before its transaction ends.
+ * Whoever reads what is held must flush first: `applySnapshot` flushes before it looks up a
+ * unit it did not read ahead, and before it reads a stored unit's segments or counts; the
+ * caller flushes before its transaction ends. A held unit is named by its key until its
+ * INSERT gives it an id (`UnitRef`).
  */
 import type { Row, Store } from "./store";
 
