@@ -28,9 +28,13 @@ const INSERT_UNITS = `INSERT INTO units (external_key, adapter, label, path, sou
   SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10,
     value ->> 11, value ->> 12
   FROM jsonb_each(jsonb(?)) RETURNING id, external_key`;
-const INSERT_SEGMENTS = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key)
+// Most segments carry none of the optional fields: their rows end after `position`, and a
+// statement of such rows only reads 7 values (past a row's end, `->>` reads NULL).
+const INSERT_SEGMENTS = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, position, field, kind, max_length, parent_key)
   SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10
   FROM jsonb_each(jsonb(?))`;
+const INSERT_PLAIN_SEGMENTS = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, position)
+  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6 FROM jsonb_each(jsonb(?))`;
 const INSERT_UNIT_COUNTS = `INSERT INTO unit_counts (unit_id, language, unit_key, total, ok, stale, review, attention)
   SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, 0, 0, 0, 0 FROM jsonb_each(jsonb(?))`;
 
@@ -59,17 +63,21 @@ class Rows {
   /** Each row's JSON without its unit: `,"key","text",…]` (or the whole row when it names no unit). */
   private rest: string[] = [];
   private size = 0;
+  /** Whether a row held has values only `statement` reads (else `short` will do). */
+  private long = false;
 
   constructor(
     private readonly store: Store,
     private readonly statement: string,
+    private readonly short: string | undefined,
     /** Called before the rows are written: the ids of held units they name must be known. */
     private readonly resolve: (unit: UnitRef) => number,
     /** What the statement returned, each time it ran. */
     private readonly returned?: (rows: Row[]) => void,
   ) {}
 
-  add(unit: UnitRef | undefined, values: unknown[]) {
+  add(unit: UnitRef | undefined, values: unknown[], long = true) {
+    this.long ||= long;
     const json = JSON.stringify(values);
     const rest = unit === undefined ? json : json.length > 2 ? `,${json.slice(1)}` : "]";
     if (this.size + rest.length + 24 > MAX_JSON_UNITS) this.flush();
@@ -89,12 +97,14 @@ class Rows {
       const unit = this.units[i];
       return unit === undefined ? rest : `[${this.resolve(unit)}${rest}`;
     });
+    const statement = this.long || !this.short ? this.statement : this.short;
     this.units = [];
     this.rest = [];
     this.size = 0;
+    this.long = false;
     const json = `[${rows.join(",")}]`;
-    if (this.returned) this.returned(this.store.all(this.statement, json));
-    else this.store.run(this.statement, json);
+    if (this.returned) this.returned(this.store.all(statement, json));
+    else this.store.run(statement, json);
   }
 }
 
@@ -109,14 +119,15 @@ export class PushWrites {
     this.units = new Rows(
       store,
       INSERT_UNITS,
+      undefined,
       () => 0,
       (rows) => {
         for (const row of rows) this.ids.set(row.external_key as string, row.id as number);
       },
     );
     const resolve = (unit: UnitRef) => this.idOf(unit);
-    this.segments = new Rows(store, INSERT_SEGMENTS, resolve);
-    this.unitCounts = new Rows(store, INSERT_UNIT_COUNTS, resolve);
+    this.segments = new Rows(store, INSERT_SEGMENTS, INSERT_PLAIN_SEGMENTS, resolve);
+    this.unitCounts = new Rows(store, INSERT_UNIT_COUNTS, undefined, resolve);
   }
 
   /**
@@ -130,18 +141,21 @@ export class PushWrites {
   }
 
   segment(unit: UnitRef, seg: NewSegment, position: number, fingerprint: string, characters: number) {
-    this.segments.add(unit, [
-      seg.key,
-      seg.text,
-      fingerprint,
-      characters,
-      seg.format,
-      seg.field ?? null,
-      seg.kind ?? null,
-      seg.max_length ?? null,
-      position,
-      seg.parent_key ?? null,
-    ]);
+    if (seg.field == null && seg.kind == null && seg.max_length == null && seg.parent_key == null)
+      this.segments.add(unit, [seg.key, seg.text, fingerprint, characters, seg.format, position], false);
+    else
+      this.segments.add(unit, [
+        seg.key,
+        seg.text,
+        fingerprint,
+        characters,
+        seg.format,
+        position,
+        seg.field ?? null,
+        seg.kind ?? null,
+        seg.max_length ?? null,
+        seg.parent_key ?? null,
+      ]);
   }
 
   /** A new unit's count row in `language`: `total` segments, all missing. */
