@@ -7,7 +7,8 @@
  * the staged object-side push (SiteObject.pushBatch), with --http the whole PUT
  * /v1/units/batch (the Worker's parsing, validation and RPC included). --tree prints the call
  * tree below every function of that name, with inclusive times (native SQLite time shows as
- * `exec` under the function that ran the statement).
+ * `exec` under the function that ran the statement). --inclusive prints the functions with the
+ * most inclusive time (a function's samples and its callees', each sample counted once per name).
  */
 process.env.BENCH_INSPECTOR_PORT ??= "9231";
 const { startRuntime } = await import("./runtime.mjs");
@@ -21,6 +22,8 @@ const job = args.includes("--job");
 const tree = args.includes("--tree") ? args[args.indexOf("--tree") + 1] : undefined;
 /** --callers name: the self time of every function of that name (e.g. exec, next), by its callers 4 levels up. */
 const callers = args.includes("--callers") ? args[args.indexOf("--callers") + 1] : undefined;
+/** --inclusive: functions by inclusive time (what a function and everything it calls costs). */
+const inclusiveView = args.includes("--inclusive");
 const pushes = Number(args.find((a) => /^\d+$/.test(a)) ?? 6);
 
 const rt = await startRuntime();
@@ -95,6 +98,21 @@ if (tree) {
   };
   console.log(`\ncall tree below ${tree} (inclusive):`);
   for (const n of profile.nodes) if (n.callFrame.functionName === tree) print(n, 0);
+}
+if (inclusiveView) {
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n);
+  const byName = new Map();
+  for (const n of profile.nodes) {
+    const v = counts.get(n.id) ?? 0;
+    if (!v) continue;
+    // Each name once per sample, however often it recurs on the stack.
+    const seen = new Set();
+    for (let p = n; p; p = parent.get(p.id)) seen.add(name(p.callFrame));
+    for (const k of seen) byName.set(k, (byName.get(k) ?? 0) + v);
+  }
+  console.log("\ninclusive time by function:");
+  for (const [k, v] of [...byName].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(` ${pct(v)}  ${k}`);
 }
 if (callers) {
   const parent = new Map();

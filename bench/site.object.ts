@@ -63,6 +63,13 @@ export interface BatchSpec {
   segmentsPerUnit: number;
 }
 
+/** p50, p99, max and count of event-loop lag samples. */
+function lagFigures(lags: number[]) {
+  const sorted = [...lags].sort((a, b) => a - b);
+  const at = (p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0);
+  return { p50: at(0.5), p99: at(0.99), max: Math.round(sorted.at(-1) ?? 0), count: sorted.length };
+}
+
 export class BenchSiteObject extends SiteObject {
   private staged: UnitSnapshot[] = [];
 
@@ -251,7 +258,21 @@ export class BenchSiteObject extends SiteObject {
       resumed = now;
     };
     const deps = { store: this.store, env: this.env, settings: this.settings(), engineFor: () => zeroLatencyEngine, nextTurn, engineContext: context };
-    const more = await runJobs(deps, budgetMs);
+    // The event loop's lag while the job runs: a timer set again as soon as it fires, late by as long as the loop was busy
+    // (what a request waits for at each of its hops into the object's thread).
+    const lags: number[] = [];
+    let running = true;
+    const heartbeat = (async () => {
+      while (running) {
+        const from = performance.now();
+        await scheduler.wait(0);
+        lags.push(performance.now() - from);
+      }
+    })();
+    const more = await runJobs(deps, budgetMs).finally(() => {
+      running = false;
+    });
+    await heartbeat;
     if (!more && currentJob(this.store)) throw new Error("runJobs stopped with a job still queued or running");
     const job = this.store.one<{ id: number; status: string; done_segments: number; failed_segments: number; errors: string; slices: number }>(
       "SELECT id, status, done_segments, failed_segments, errors, slices FROM jobs ORDER BY id DESC LIMIT 1",
@@ -268,6 +289,8 @@ export class BenchSiteObject extends SiteObject {
       longestTurnGapMs: turns.longestMs,
       p99TurnGapMs: sorted[Math.floor(sorted.length * 0.99)] ?? 0,
       longestByStep: turns.longestByStep,
+      /** Event-loop lag samples (ms) while the job ran: p50, p99, max and count. */
+      lag: lagFigures(lags),
     };
   }
 

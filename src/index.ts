@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import { type Deps, PRODUCTION_DEPS } from "./deps";
 import { mailTick } from "./mail/notices";
 import { scheduledClose } from "./ops/billing";
+import { siteStub } from "./site/stub";
 import { consumeBatch, consumerDeps } from "./webhooks/consumer";
 import type { WebhookMessage } from "./webhooks/events";
 
@@ -27,8 +28,12 @@ export function createWorker(deps: Pick<Deps, "clock"> = PRODUCTION_DEPS) {
       else if (controller.cron === MAIL_CRON) ctx.waitUntil(mailTick(env).then((r) => console.log(JSON.stringify({ level: "info", where: "cron.mail", ...r }))));
       else console.warn(JSON.stringify({ level: "warn", where: "cron", error: `no job for cron "${controller.cron}"` }));
     },
-    /** Webhook deliveries (src/webhooks/consumer.ts). */
-    queue: (batch: MessageBatch<WebhookMessage>, env: Env) => consumeBatch(batch, consumerDeps(env)),
+    /** Webhook deliveries (src/webhooks/consumer.ts); a coalesced event's data comes from its site's object. */
+    queue: (batch: MessageBatch<WebhookMessage>, env: Env) =>
+      consumeBatch(
+        batch,
+        consumerDeps(env, (siteId, type) => siteStub(env, siteId).webhookData(type)),
+      ),
   } satisfies ExportedHandler<Env, WebhookMessage>;
 }
 

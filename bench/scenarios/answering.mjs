@@ -146,6 +146,10 @@ export async function answeringScenario(rt, { runs }) {
       .map(([at, ms]) => `${at} ${ms}`)
       .join(", ")}`,
   );
+  report.figure(
+    "the event loop's lag (job alone, last round)",
+    `p50 ${last.lag.p50} ms, p99 ${last.lag.p99} ms, longest ${last.lag.max} ms over ${last.lag.count} samples: how late a timer set again and again fires while the job runs, what a request waits at each hop into the object's thread`,
+  );
   const names = { status: "GET /v1/status", push: "PUT /v1/units", results: "GET /v1/results?limit=100" };
   for (const [name, label] of Object.entries(names)) {
     report.figure(

@@ -58,6 +58,8 @@ async function jobOnce(rt, units) {
         job.engineRequests,
         "commits so far",
         job.slices,
+        "loop lag",
+        JSON.stringify(job.lag),
         JSON.stringify(job.longestByStep),
       );
   } while (job.status === "running" && elapsed < CAP_MS);

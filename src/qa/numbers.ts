@@ -10,8 +10,12 @@ import { RememberedBy } from "./remember";
  * whichever separator convention the language uses.
  */
 const NUMBER_RE = /(?<!\p{Nd})\p{Nd}{1,3}(?:[ \u00a0\u202f\u2009'’.,]\p{Nd}{3}(?!\p{Nd}))+|\p{Nd}+/gu;
-/** The same for texts whose digits are all ASCII (most): several times faster than the Unicode classes. */
-const ASCII_NUMBER_RE = /(?<![0-9])[0-9]{1,3}(?:[ \u00a0\u202f\u2009'’.,][0-9]{3}(?![0-9]))+|[0-9]+/g;
+/**
+ * The same for texts whose digits are all ASCII (most): several times faster than the Unicode
+ * classes. A number with groups is captured (group 1), so a plain run of digits is its own key.
+ */
+const ASCII_NUMBER_RE = /(?<![0-9])([0-9]{1,3}(?:[ \u00a0\u202f\u2009'’.,][0-9]{3}(?![0-9]))+)|[0-9]+/g;
+const NOT_ASCII_DIGIT = /[^0-9]/g;
 const NON_ASCII_DIGIT = /(?![0-9])\p{Nd}/u;
 /** Below U+0660 (Arabic-Indic zero) the only decimal digits are ASCII: Latin, Greek and Cyrillic text needs no Unicode digit search. */
 const BEYOND_ASCII_DIGITS = /[^\u0000-\u065f]/;
@@ -26,29 +30,49 @@ function asciiDigit(digit: string): string {
   return String((cp - zero) % 10);
 }
 
-/** Numbers of the prose (not inside placeholders, URLs or tags), keyed by their digits. */
-function numbers(text: string, format: Format): { key: string; written: string }[] {
+/**
+ * The numbers of the prose (not inside placeholders, URLs or tags), in order, keyed by their
+ * digits; `written` (when given) gets each as it is written. QA runs this on every translation
+ * of a job, so the usual case (ASCII digits) is a plain `exec` loop that makes only the keys.
+ */
+function numberKeys(text: string, format: Format, written?: string[]): string[] {
   const prose = proseText(text, format);
-  const unicode = BEYOND_ASCII_DIGITS.test(prose) && NON_ASCII_DIGIT.test(prose);
-  return Array.from(prose.matchAll(unicode ? NUMBER_RE : ASCII_NUMBER_RE), (m) => ({
-    key: /^[0-9]+$/.test(m[0]) ? m[0] : m[0].replace(NOT_DIGIT, "").replace(/\p{Nd}/gu, asciiDigit),
-    written: m[0],
-  }));
+  const keys: string[] = [];
+  if (BEYOND_ASCII_DIGITS.test(prose) && NON_ASCII_DIGIT.test(prose)) {
+    for (const m of prose.matchAll(NUMBER_RE)) {
+      keys.push(/^[0-9]+$/.test(m[0]) ? m[0] : m[0].replace(NOT_DIGIT, "").replace(/\p{Nd}/gu, asciiDigit));
+      written?.push(m[0]);
+    }
+    return keys;
+  }
+  ASCII_NUMBER_RE.lastIndex = 0;
+  for (let m = ASCII_NUMBER_RE.exec(prose); m !== null; m = ASCII_NUMBER_RE.exec(prose)) {
+    keys.push(m[1] === undefined ? m[0] : m[0].replace(NOT_ASCII_DIGIT, ""));
+    written?.push(m[0]);
+  }
+  return keys;
 }
 
 /** `numbers`: a number of the source does not occur in the translation (as often). */
 const ANY_DIGIT = /\p{Nd}/u;
 
-const sourceNumbers = new RememberedBy<{ key: string; written: string }[]>();
+/** A source's numbers: their keys, and each as written (same order). */
+interface SourceNumbers {
+  keys: string[];
+  written: string[];
+}
+const NO_NUMBERS: SourceNumbers = { keys: [], written: [] };
+const sourceNumbers = new RememberedBy<SourceNumbers>();
 
 export const checkNumbers: QACheck = ({ source, target, format }) => {
-  const inSource = sourceNumbers.get(format, source, () => (ANY_DIGIT.test(source) ? numbers(source, format) : []));
-  if (inSource.length === 0) return null;
-  const { missing } = multisetDiff(
-    inSource.map((n) => n.key),
-    numbers(target, format).map((n) => n.key),
-  );
+  const inSource = sourceNumbers.get(format, source, () => {
+    if (!ANY_DIGIT.test(source)) return NO_NUMBERS;
+    const written: string[] = [];
+    return { keys: numberKeys(source, format, written), written };
+  });
+  if (inSource.keys.length === 0) return null;
+  const { missing } = multisetDiff(inSource.keys, numberKeys(target, format));
   if (missing.length === 0) return null;
-  const written = missing.map((key) => inSource.find((n) => n.key === key)!.written);
+  const written = missing.map((key) => inSource.written[inSource.keys.indexOf(key)]);
   return warning("numbers", `Numbers from the source are missing in the translation: ${listItems(written)}.`);
 };

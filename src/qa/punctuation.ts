@@ -24,8 +24,18 @@ const BLANK = new RegExp(`[\\s${MARKUP_CHAR}]`, "u");
 /** Languages that end sentences without a mark: a missing full stop there is correct. */
 const NO_FULL_STOP = new Set(["th", "lo"]);
 
+/** What most texts end with: an ASCII letter or digit (no mark), or a single full stop. */
+const ASCII_ALNUM = /[0-9A-Za-z]/;
+const FULL_STOP = { kind: "full stop", mark: "." } as const;
+
 function endingMark(text: string, format: Format, language: string): { kind: string; mark: string } | null {
-  const end = trimTrailing(trimTrailing(proseText(text, format), BLANK), CLOSER);
+  const prose = proseText(text, format);
+  // The usual endings first, as the rules below would read them: a letter or digit is no mark, nor blank, nor a
+  // closer; a "." is a full stop unless it ends "...". QA checks every translation of a job, so this is its hot path.
+  const last = prose.at(-1);
+  if (last !== undefined && ASCII_ALNUM.test(last)) return null;
+  if (last === "." && !prose.endsWith("...")) return FULL_STOP;
+  const end = trimTrailing(trimTrailing(prose, BLANK), CLOSER);
   if (/(?:\.\.\.|…|⋯)$/u.test(end)) return { kind: "ellipsis", mark: end.endsWith("...") ? "..." : end.at(-1)! };
   const mark = end.at(-1);
   if (mark === undefined) return null;

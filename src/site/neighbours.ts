@@ -58,21 +58,15 @@ export function unitContexts(store: Store, items: readonly ContextItem[]): Map<n
     // Room for markup that neighbourText() strips.
     NEIGHBOUR_CHARACTERS * 4,
   );
-  /** Per unit, its live segments in order; per segment id, its place there. */
+  /** Per unit, its live segments' texts as neighbours (cleaned once each) in order; per segment id, its place there. */
   const byUnit = new Map<number, string[]>();
   const place = new Map<number, number>();
   for (const row of rows) {
     let list = byUnit.get(row.unit_id);
     if (!list) byUnit.set(row.unit_id, (list = []));
     place.set(row.id, list.length);
-    list.push(row.text);
+    list.push(neighbourText(row.text));
   }
-  const flat = new Map<string, string>();
-  const clean = (text: string) => {
-    let out = flat.get(text);
-    if (out === undefined) flat.set(text, (out = neighbourText(text)));
-    return out;
-  };
   for (const item of items) {
     const list = byUnit.get(item.unit_id) ?? [];
     const at = place.get(item.segment_id);
@@ -80,14 +74,8 @@ export function unitContexts(store: Store, items: readonly ContextItem[]): Map<n
     if (item.label) context.label = cut(item.label, NEIGHBOUR_CHARACTERS);
     if (item.path) context.path = cut(item.path, NEIGHBOUR_CHARACTERS);
     if (at !== undefined) {
-      const before = list
-        .slice(Math.max(0, at - NEIGHBOURS), at)
-        .map(clean)
-        .filter(Boolean);
-      const after = list
-        .slice(at + 1, at + 1 + NEIGHBOURS)
-        .map(clean)
-        .filter(Boolean);
+      const before = list.slice(Math.max(0, at - NEIGHBOURS), at).filter(Boolean);
+      const after = list.slice(at + 1, at + 1 + NEIGHBOURS).filter(Boolean);
       if (before.length) context.before = before;
       if (after.length) context.after = after;
     }

@@ -6,7 +6,6 @@
  */
 import { controlDb } from "../control/db";
 import { findEndpoint } from "../control/webhooks";
-import { siteStub } from "../site/stub";
 import { attempt, type DeliverDeps } from "./deliver";
 import { publishDeps } from "./emit";
 import type { WebhookMessage } from "./events";
@@ -20,10 +19,11 @@ export interface ConsumerDeps {
   compose: (siteId: number, type: "results.available" | "attention.created") => Promise<unknown | null>;
 }
 
-export const consumerDeps = (env: Env): ConsumerDeps => ({
+/** Production's deps; `compose` is the Worker's (src/index.ts), which reaches the site objects. */
+export const consumerDeps = (env: Env, compose: ConsumerDeps["compose"]): ConsumerDeps => ({
   publish: publishDeps(env),
   deliver: { db: controlDb(env.DB), fetch: (input, init) => fetch(input, init), now: Date.now },
-  compose: (siteId, type) => siteStub(env, siteId).webhookData(type),
+  compose,
 });
 
 export async function consumeBatch(batch: MessageBatch<WebhookMessage>, deps: ConsumerDeps): Promise<void> {

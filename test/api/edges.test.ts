@@ -4,11 +4,11 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { UnitSnapshotIn } from "../../src/api/schemas";
 import type { SiteSettings } from "../../src/control/sites";
-import type { Engine } from "../../src/engines/types";
 import { GLOSSARY_MAX_AGE_MS } from "../../src/site/glossary";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
 import { admin, client, createSite, request, unit } from "../helpers/api";
+import { fakeEngine } from "../helpers/fake-engine";
 import { allResults, job } from "../helpers/jobs";
 
 describe("units on a delta job", () => {
@@ -228,20 +228,17 @@ describe("an import that meets a running job", () => {
     let imported = false;
     await runInDurableObject(env.SITE.getByName(String(site.siteId)), async (o: SiteObject) => {
       const settings = o.store.getMeta<SiteSettings>("settings")!;
-      const engine: Engine = {
-        name: "pseudo",
-        origin: "mt",
+      const engine = fakeEngine({
         limits: { maxSegments: 1000, maxCharacters: 1e9 },
-        supports: () => true,
-        translate: async (r) => {
+        translation: (text, r) => `MT ${r.targetLanguage}: ${text}`,
+        during: async () => {
           if (!imported) {
             imported = true;
             // While the engine works on de, the connector pushes a human translation of "a" in de.
             await o.pushUnit(settings, UnitSnapshotIn.parse(unit("post:1", [{ key: "a", text: "Hello", translations: { de: "Hallo (vom Menschen)" } }, segments[1]])));
           }
-          return r.segments.map((s) => `MT ${r.targetLanguage}: ${s.text}`);
         },
-      };
+      });
       await runJobs({ store: o.store, env: (o as any).env, settings, engineFor: () => engine }, 60_000);
     });
     expect(imported).toBe(true);

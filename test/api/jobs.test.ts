@@ -2,10 +2,10 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
-import type { Engine } from "../../src/engines/types";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
+import { fakeEngine } from "../helpers/fake-engine";
 import { allResults, job, runJob } from "../helpers/jobs";
 
 type Client = ReturnType<typeof client>;
@@ -195,13 +195,7 @@ describe("runner", () => {
     const created = (await c.post("/v1/jobs", { languages: ["de"] })).body;
     const stub = env.SITE.getByName(String(site.siteId));
     let calls = 0;
-    const flaky: Engine = {
-      name: "pseudo",
-      origin: "mt",
-      limits: { maxSegments: 1000, maxCharacters: 1e9 },
-      supports: () => true,
-      translate: async (r) => r.segments.map((s) => `T:${s.text}`),
-    };
+    const flaky = fakeEngine({ limits: { maxSegments: 1000, maxCharacters: 1e9 }, translation: (text) => `T:${text}` });
     await runInDurableObject(stub, async (o: SiteObject) => {
       const deps = { store: o.store, env: (o as any).env, settings: o.store.getMeta<SiteSettings>("settings")!, engineFor: () => flaky };
       const realDb = deps.env.DB;

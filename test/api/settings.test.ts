@@ -4,10 +4,11 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
-import type { Engine } from "../../src/engines/types";
+import type { EngineName } from "../../src/limits";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
 import { admin, client, createSite, request, unit } from "../helpers/api";
+import { fakeEngine } from "../helpers/fake-engine";
 import { runJob } from "../helpers/jobs";
 
 const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
@@ -93,23 +94,22 @@ describe("site settings", () => {
     const asked: string[] = [];
     await runInDurableObject(stub, async (o: SiteObject) => {
       const settings = o.store.getMeta<SiteSettings>("settings")!;
-      const engine = (name: string): Engine => ({
-        name: name as any,
-        origin: "mt",
-        limits: { maxSegments: 1000, maxCharacters: 1e9 },
-        supports: () => true,
-        translate: async (r) => {
-          if (asked.length === 1)
-            // While the first slice's engine call is out, an admin change arrives.
-            await o.applySettings({
-              ...settings,
-              version: settings.version + 1,
-              targetLanguages: [{ code: "de", engine: "deepl", formality: "formal", writable: true }],
-              enabledEngines: ["pseudo", "deepl"],
-            });
-          return r.segments.map((s) => `${name}:${s.text}`);
-        },
-      });
+      const engine = (name: EngineName) =>
+        fakeEngine({
+          name,
+          limits: { maxSegments: 1000, maxCharacters: 1e9 },
+          translation: (text) => `${name}:${text}`,
+          during: async () => {
+            if (asked.length === 1)
+              // While the first slice's engine call is out, an admin change arrives.
+              await o.applySettings({
+                ...settings,
+                version: settings.version + 1,
+                targetLanguages: [{ code: "de", engine: "deepl", formality: "formal", writable: true }],
+                enabledEngines: ["pseudo", "deepl"],
+              });
+          },
+        });
       await runJobs(
         {
           store: o.store,

@@ -6,30 +6,18 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
-import type { Engine, EngineRequest } from "../../src/engines/types";
+import type { Engine } from "../../src/engines/types";
 import { persist } from "../../src/site/commit";
 import { cancelJob, unsettledJobs } from "../../src/site/jobs";
 import type { SiteObject } from "../../src/site/object";
 import { type RunnerDeps, runAlarm } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
+import { fakeEngine } from "../helpers/fake-engine";
 import { arm, flakyDb, ledger, stubOf, sumCharacters, texts } from "../helpers/faults";
 import { allResults } from "../helpers/jobs";
 
-/** An engine that tags each text with its source and target language and records what it was sent. */
-function taggingEngine() {
-  const sent: { source: string; texts: string[] }[] = [];
-  const engine: Engine = {
-    name: "pseudo",
-    origin: "mt",
-    limits: { maxSegments: 50, maxCharacters: 50_000 },
-    supports: () => true,
-    async translate(request: EngineRequest) {
-      sent.push({ source: request.sourceLanguage, texts: request.segments.map((s) => s.text) });
-      return request.segments.map((s) => `${request.sourceLanguage}>${request.targetLanguage}: ${s.text}`);
-    },
-  };
-  return { engine, sent };
-}
+/** The fake engine, tagging each text with its source and target language. */
+const taggingEngine = () => fakeEngine({ translation: (text, request) => `${request.sourceLanguage}>${request.targetLanguage}: ${text}` });
 
 /** Runs `fn` inside the site object with runner deps built from its own state. */
 function inObject<T>(siteId: number, fn: (deps: RunnerDeps, o: SiteObject) => Promise<T>, extra: Omit<Partial<RunnerDeps>, "env"> & { env?: Partial<Env> } = {}) {
@@ -62,7 +50,7 @@ describe("a job cancelled with a commit metered but not stored (fault 1)", () =>
   it("keeps no ledger row for that commit: the month's usage equals the job's characters", async () => {
     const { site, c, segments } = await siteWithUnits(120);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
-    const { engine } = taggingEngine();
+    const engine = taggingEngine();
     // Batch 1 commits; batch 2's ledger row lands in D1 but its answer is lost, so its transaction never runs.
     let inserts = 0;
     const lossy = flakyDb(env.DB, { lose: (sql) => isLedgerInsert(sql) && ++inserts === 2 });
@@ -97,7 +85,7 @@ describe("the reservation write failing when a job is created (fault 2)", () => 
     await arm(site.siteId, { DB: env.DB });
     const created = await c.post("/v1/jobs", { confirm: true, force: true });
     expect(created.status).toBe(202);
-    const { engine } = taggingEngine();
+    const engine = taggingEngine();
     await runAll(site.siteId, engine);
 
     const jobs = (await c.get("/v1/jobs")).body;
@@ -122,23 +110,18 @@ describe("the same text in two source languages (fault 3)", () => {
     const estimate = (await c.post("/v1/jobs", { estimate_only: true })).body;
     expect(estimate).toMatchObject({ estimated_segments: 500, estimated_characters: 2 * chars });
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
-    const { engine, sent } = taggingEngine();
+    const engine = taggingEngine();
     await runAll(site.siteId, engine);
 
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job).toMatchObject({ status: "succeeded", done_segments: 500, reused_segments: 0, characters: 2 * chars });
-    expect(
-      sent
-        .filter((b) => b.source === "en")
-        .flatMap((b) => b.texts)
-        .sort(),
-    ).toEqual([...same].sort());
-    expect(
-      sent
-        .filter((b) => b.source === "fr")
-        .flatMap((b) => b.texts)
-        .sort(),
-    ).toEqual([...same].sort());
+    const sentFrom = (source: string) =>
+      engine.requests
+        .filter((r) => r.sourceLanguage === source)
+        .flatMap((r) => r.segments.map((s) => s.text))
+        .sort();
+    expect(sentFrom("en")).toEqual([...same].sort());
+    expect(sentFrom("fr")).toEqual([...same].sort());
     const results = await allResults(c);
     expect(results).toHaveLength(500);
     for (const r of results) expect(r.text).toBe(`${r.unit === "page:fr" ? "fr" : "en"}>de: ${segs.find((s) => s.key === r.key)!.text}`);
@@ -150,7 +133,7 @@ describe("a commit another attempt committed first (fault 4)", () => {
   it("is not counted as landed: its items are redone, and the ledger keeps what the job kept", async () => {
     const { site, c, segments } = await siteWithUnits(120);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
-    const { engine } = taggingEngine();
+    const engine = taggingEngine();
     // While the first commit is metered, another attempt commits number 1 (its ledger row written before this one's).
     let raced = false;
     const delay = await inObject(
@@ -189,7 +172,7 @@ describe("a cancel that arrives while a commit's ledger row is written (cancel w
   it("the commit is not stored, and its ledger row goes with the runner's one settle step, in the same invocation once its commits have landed", async () => {
     const { site, c, segments } = await siteWithUnits(120);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
-    const { engine } = taggingEngine();
+    const engine = taggingEngine();
     // Commit 1 lands; the job is cancelled once commit 2's ledger row has been written, before its transaction.
     let inserts = 0;
     const answer = await inObject(

@@ -10,27 +10,21 @@ import { COMMIT_ITEMS } from "../../src/site/commit";
 import type { SiteObject } from "../../src/site/object";
 import { MAX_INTERNAL_FAILURES, type RunnerDeps, runAlarm, runJobs } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
+import { fakeEngine } from "../helpers/fake-engine";
 import { flakyDb, ledger, stubOf, sumCharacters, texts } from "../helpers/faults";
 import { allResults } from "../helpers/jobs";
 
-/** An engine that tags texts, waits `delayMs` per call, and records how many calls overlap. */
+/** The fake engine, waiting `delayMs` per call (a macrotask even at 0) and recording how many calls overlap. */
 function recordingEngine(delayMs = 0) {
-  const stats = { calls: 0, inFlight: 0, maxInFlight: 0, texts: [] as string[] };
-  const engine: Engine = {
-    name: "pseudo",
-    origin: "mt",
-    limits: { maxSegments: 50, maxCharacters: 50_000 },
-    supports: () => true,
-    async translate(request) {
-      stats.calls++;
+  const stats = { inFlight: 0, maxInFlight: 0 };
+  const engine = fakeEngine({
+    during: async () => {
       stats.inFlight++;
       stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
       await new Promise((resolve) => setTimeout(resolve, delayMs));
       stats.inFlight--;
-      stats.texts.push(...request.segments.map((s) => s.text));
-      return request.segments.map((s) => `${request.targetLanguage}: ${s.text}`);
     },
-  };
+  });
   return { engine, stats };
 }
 
@@ -60,7 +54,7 @@ describe("concurrency", () => {
     const more = await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine, env: { ENGINE_CONCURRENCY_PSEUDO: "5" } as unknown as Env });
     expect(more).toBe(false);
     // 3 languages × 300 texts in batches of 50: 18 requests, never more than 5 at once, and more than one language's worth at once.
-    expect(stats.calls).toBe(18);
+    expect(engine.requests.length).toBe(18);
     expect(stats.maxInFlight).toBe(5);
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job).toMatchObject({ status: "succeeded", done_segments: 900, failed_segments: 0 });
@@ -90,16 +84,11 @@ describe("commits landing while the next slice works", () => {
     expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
     const calls: { start: number; texts: string[] }[] = [];
-    const engine: Engine = {
-      name: "pseudo",
-      origin: "mt",
-      limits: { maxSegments: 50, maxCharacters: 50_000 },
-      supports: () => true,
-      async translate(request) {
+    const engine = fakeEngine({
+      during: (request) => {
         calls.push({ start: Date.now(), texts: request.segments.map((s) => s.text) });
-        return request.segments.map((s) => `de: ${s.text}`);
       },
-    };
+    });
     const writes: { start: number; end: number }[] = [];
     await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine, env: { DB: slowLedger(300, writes) } });
 
@@ -127,12 +116,12 @@ describe("a failed commit", () => {
     const segments = [...a, ...b, ...a].map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
     expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
-    const { engine, stats } = recordingEngine();
+    const { engine } = recordingEngine();
     // Only the first commit's ledger write fails; every later one would succeed.
     let inserts = 0;
     const once = flakyDb(env.DB, { down: (sql) => /^insert into "usage_ledger"/i.test(sql) && ++inserts === 1 });
     expect(await inObject(site.siteId, (deps) => runAlarm(deps, 60_000), { engineFor: () => engine, env: { DB: once } })).toBeGreaterThan(0);
-    expect(stats.calls).toBeGreaterThan(1); // later batches were translated, their commits offered…
+    expect(engine.requests.length).toBeGreaterThan(1); // later batches were translated, their commits offered…
     const mid = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(mid).toMatchObject({ status: "running", done_segments: 0, characters: 0 }); // …and refused
     expect(await allResults(c)).toEqual([]);
@@ -157,13 +146,7 @@ describe("large commits", () => {
     expect((await c.put("/v1/units", unit("page:1", segments.slice(0, 600)))).status).toBe(200);
     expect((await c.put("/v1/units", unit("page:2", segments.slice(600)))).status).toBe(200);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
-    const engine: Engine = {
-      name: "pseudo",
-      origin: "mt",
-      limits: { maxSegments: 1000, maxCharacters: 1_000_000 },
-      supports: () => true,
-      translate: async (request) => request.segments.map((s) => `de: ${s.text}`),
-    };
+    const engine = fakeEngine({ limits: { maxSegments: 1000, maxCharacters: 1_000_000 } });
     const writes: { start: number; end: number }[] = [];
     await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine, env: { DB: slowLedger(300, writes) } });
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
@@ -184,21 +167,11 @@ describe("commits as short steps", () => {
     const segments = [...distinct, ...distinct.slice(0, 200)].map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
     expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
-    const calls: number[] = [];
-    const engine: Engine = {
-      name: "pseudo",
-      origin: "mt",
-      limits: { maxSegments: 1_000, maxCharacters: 1_000_000 },
-      supports: () => true,
-      translate: async (request) => {
-        calls.push(request.segments.length);
-        return request.segments.map((s) => `de: ${s.text}`);
-      },
-    };
+    const engine = fakeEngine({ limits: { maxSegments: 1_000, maxCharacters: 1_000_000 } });
     await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine });
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job).toMatchObject({ status: "succeeded", done_segments: 1_200, reused_segments: 200, characters: sumCharacters(distinct) });
-    expect(calls.reduce((a, b) => a + b, 0)).toBe(1_000);
+    expect(engine.texts).toHaveLength(1_000);
     const rows = await env.DB.prepare("SELECT slice, characters FROM usage_ledger WHERE site_id = ? AND job_id = ? ORDER BY slice")
       .bind(site.siteId, jobId)
       .all<{ slice: number; characters: number }>();
@@ -216,22 +189,22 @@ describe("commits as short steps", () => {
 describe("bounded invocations", () => {
   it("the deadline is checked between engine batches: batches not launched stay pending, nothing is lost or billed twice", async () => {
     const { site, c, jobId } = await siteWithJob(["de"], 250);
-    const { engine, stats } = recordingEngine(40);
+    const { engine } = recordingEngine(40);
     await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 0, batchWindowMs: 60 }), {
       engineFor: () => engine,
       env: { ENGINE_CONCURRENCY_PSEUDO: "1" } as unknown as Env,
     });
     // One batch at a time, 40 ms each: the window of 60 ms lets the second start, not the fifth.
-    expect(stats.calls).toBeGreaterThanOrEqual(1);
-    expect(stats.calls).toBeLessThan(5);
+    expect(engine.requests.length).toBeGreaterThanOrEqual(1);
+    expect(engine.requests.length).toBeLessThan(5);
     const mid = (await c.get(`/v1/jobs/${jobId}`)).body;
-    expect(mid).toMatchObject({ status: "running", done_segments: 50 * stats.calls });
+    expect(mid).toMatchObject({ status: "running", done_segments: 50 * engine.requests.length });
     expect((await ledger(site.siteId)).sum).toBe(mid.characters);
 
     await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine });
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job).toMatchObject({ status: "succeeded", done_segments: 250 });
-    expect(new Set(stats.texts).size).toBe(stats.texts.length); // each text sent once
+    expect(new Set(engine.texts).size).toBe(engine.texts.length); // each text sent once
     expect((await ledger(site.siteId)).sum).toBe(job.characters);
   });
 });
@@ -239,7 +212,7 @@ describe("bounded invocations", () => {
 describe("large scopes", () => {
   it("a started job's items are fixed in chunks across invocations; slices start once the scope is fixed, and every item is done once", async () => {
     const { site, c, jobId } = await siteWithJob(["de", "fr"], 250);
-    const { engine, stats } = recordingEngine();
+    const { engine } = recordingEngine();
     const cursor = () =>
       runInDurableObject(
         stubOf(site.siteId),
@@ -252,7 +225,7 @@ describe("large scopes", () => {
     expect(await items()).toBe(200);
     expect(await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 0, maxSlices: 0, scopeChunk: 100 }), { engineFor: () => engine })).toBe(true);
     expect(await items()).toBe(400);
-    expect(stats.calls).toBe(0); // no slice before the scope is fixed
+    expect(engine.requests.length).toBe(0); // no slice before the scope is fixed
     await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 60_000, scopeChunk: 100 }), { engineFor: () => engine });
     expect(await cursor()).toMatchObject({ status: "succeeded", scope_cursor: null });
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;

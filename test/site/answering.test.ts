@@ -16,27 +16,11 @@ import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
 import { siteTargets } from "../../src/site/settings";
 import { client, createSite, unit } from "../helpers/api";
+import { fakeEngine } from "../helpers/fake-engine";
 import { ledger, sumCharacters, texts } from "../helpers/faults";
 import { allResults } from "../helpers/jobs";
 
 const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
-
-/** Answers at once: nothing in the job waits for real I/O but its ledger writes. */
-function zeroLatencyEngine() {
-  const stats = { calls: 0, texts: [] as string[] };
-  const engine: Engine = {
-    name: "pseudo",
-    origin: "mt",
-    limits: { maxSegments: 50, maxCharacters: 50_000 },
-    supports: () => true,
-    translate: async (request) => {
-      stats.calls++;
-      stats.texts.push(...request.segments.map((s) => s.text));
-      return request.segments.map((s) => `${request.targetLanguage}: ${s.text}`);
-    },
-  };
-  return { engine, stats };
-}
 
 async function siteWithUnit(languages: string[], n: number, prefix = "Answering entry") {
   const site = await createSite({ target_languages: languages.map((code) => ({ code })) });
@@ -81,7 +65,7 @@ describe("requests during a job with a zero-latency engine", () => {
   it("status, job, result and push requests sent while the job runs are answered before it ends; the job's counts stay exact", async () => {
     const { site, c, segments } = await siteWithUnit(["de", "fr"], 3_000);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
-    const { engine } = zeroLatencyEngine();
+    const engine = fakeEngine();
     const turns = { count: 0 };
     const running = runInObject(site.siteId, engine, { turns });
 
@@ -156,7 +140,7 @@ describe("a push that lands between a slice's load and its commit, with a zero-l
   async function scenario(slow: boolean) {
     const { site, c, segments } = await siteWithUnit(["de"], 600, "Landing entry");
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
-    const { engine } = zeroLatencyEngine();
+    const engine = fakeEngine();
     let changed: { key: string; imported: string } | undefined;
     const push = async () => {
       // The slice being worked on: the lowest items still pending (a slice's items leave job_items with its commit).
@@ -226,7 +210,7 @@ describe("cancel wins", () => {
   it("cancelling a running zero-latency job is answered while it works; no engine request or commit follows, and it bills exactly what it stored", async () => {
     const { site, c } = await siteWithUnit(["de", "fr"], 3_000, "Cancelled entry");
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
-    const { engine, stats } = zeroLatencyEngine();
+    const engine = fakeEngine();
     const running = runInObject(site.siteId, engine);
     let seen: any;
     for (let i = 0; i < 5_000; i++) {
@@ -234,13 +218,13 @@ describe("cancel wins", () => {
       if (seen.status === "running" && seen.done_segments > 0) break;
     }
     const cancelled = await c.post(`/v1/jobs/${jobId}/cancel`);
-    const callsAtCancel = stats.calls;
+    const callsAtCancel = engine.requests.length;
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe("cancelled");
     expect(cancelled.body.done_segments).toBeLessThan(6_000);
     await running;
 
-    expect(stats.calls).toBe(callsAtCancel);
+    expect(engine.requests.length).toBe(callsAtCancel);
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job).toMatchObject({ status: "cancelled", done_segments: cancelled.body.done_segments, characters: cancelled.body.characters });
     expect(await allResults(c)).toHaveLength(job.done_segments);
@@ -257,7 +241,7 @@ describe("cancel wins", () => {
     const { site, c, segments } = await siteWithUnit(["de", "fr"], 3_000, "Queued entry");
     const first = (await c.post("/v1/jobs", { confirm: true, languages: ["de"] })).body.id as number;
     const second = (await c.post("/v1/jobs", { confirm: true, languages: ["fr"] })).body.id as number;
-    const { engine } = zeroLatencyEngine();
+    const engine = fakeEngine();
     const turns = { count: 0 };
     const running = runInObject(site.siteId, engine, { turns });
     let seen: any;

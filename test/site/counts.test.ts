@@ -9,12 +9,12 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { UnitSnapshotIn } from "../../src/api/schemas";
 import type { SiteSettings } from "../../src/control/sites";
-import type { Engine } from "../../src/engines/types";
 import { rebuildCounts } from "../../src/site/counts";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
 import { siteTargets } from "../../src/site/settings";
 import { client, createSite, unit } from "../helpers/api";
+import { fakeEngine } from "../helpers/fake-engine";
 import { job } from "../helpers/jobs";
 
 /** The maintained counts as stored, then as a rebuild from scratch makes them. */
@@ -123,20 +123,17 @@ describe("maintained counts", () => {
     let changed = false;
     await runInDurableObject(env.SITE.getByName(String(site.siteId)), async (o: SiteObject) => {
       const settings = o.store.getMeta<SiteSettings>("settings")!;
-      const engine: Engine = {
-        name: "pseudo",
-        origin: "mt",
+      const engine = fakeEngine({
         limits: { maxSegments: 1000, maxCharacters: 1e9 },
-        supports: () => true,
-        translate: async (r) => {
+        translation: (text) => `FR ${text}`,
+        during: async () => {
           if (!changed) {
             changed = true;
             await o.pushUnit(settings, UnitSnapshotIn.parse(unit("post:1", [{ key: "a", text: "One green apple" }, post1[1]])));
             await o.deleteUnit(settings, "page:3");
           }
-          return r.segments.map((s) => `FR ${s.text}`);
         },
-      };
+      });
       await runJobs({ store: o.store, env: (o as any).env, settings, engineFor: () => engine }, 60_000);
     });
     expect(changed).toBe(true);

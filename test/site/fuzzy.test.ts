@@ -8,7 +8,6 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
-import type { Engine, EngineRequest } from "../../src/engines/types";
 import { protect } from "../../src/markup/protect";
 import { fingerprint } from "../../src/site/fingerprint";
 import { boundedDistance, fuzzyMatches, RARE_TRIGRAMS, rareTrigrams, searchMemory, shownText, similarity, trigrams } from "../../src/site/fuzzy";
@@ -16,6 +15,7 @@ import { rememberTranslation } from "../../src/site/memory";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
+import { fakeEngine } from "../helpers/fake-engine";
 import { allResults } from "../helpers/jobs";
 
 const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
@@ -283,23 +283,13 @@ describe("in a job", () => {
     expect((await c.put("/v1/units", unit("page:1", [{ key: "a", text: old, translations: { de: "Kostenloser Versand ab 50 Euro" } }]))).status).toBe(200);
     expect((await c.put("/v1/units", unit("page:2", [{ key: "a", text: now }]))).status).toBe(200);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
-    const requests: EngineRequest[] = [];
-    const engine: Engine = {
-      name: "pseudo",
-      origin: "mt",
-      limits: { maxSegments: 50, maxCharacters: 50_000 },
-      supports: () => true,
-      translate: async (request) => {
-        requests.push(request);
-        return request.segments.map((s) => `[de] ${s.text}`);
-      },
-    };
+    const engine = fakeEngine({ translation: (text) => `[de] ${text}` });
     await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
       const settings = o.store.getMeta<SiteSettings>("settings")!;
       await runJobs({ store: o.store, env: (o as unknown as { env: Env }).env, settings, engineFor: () => engine }, { budgetMs: 60_000 });
     });
-    expect(requests).toHaveLength(1);
-    expect(requests[0].segments).toEqual([
+    expect(engine.requests).toHaveLength(1);
+    expect(engine.requests[0].segments).toEqual([
       expect.objectContaining({
         text: now,
         context: expect.objectContaining({ examples: [{ source: old, target: "Kostenloser Versand ab 50 Euro", similarity: Math.round(similarity(old, now) * 1000) / 1000 }] }),

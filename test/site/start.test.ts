@@ -7,24 +7,16 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
-import type { Engine, EngineRequest } from "../../src/engines/types";
 import { orgMemoryName } from "../../src/memory/stub";
 import { STEP_WORK } from "../../src/site/invocation";
 import type { SiteObject } from "../../src/site/object";
 import { type RunnerDeps, runAlarm, runJobs } from "../../src/site/runner";
 import { LOAD_ITEMS } from "../../src/site/slice";
 import { client, createSite, unit } from "../helpers/api";
+import { fakeEngine } from "../helpers/fake-engine";
 import { arm, flakyDb, stubOf, texts } from "../helpers/faults";
 
-const engine: Engine = {
-  name: "pseudo",
-  origin: "mt",
-  limits: { maxSegments: 50, maxCharacters: 50_000 },
-  supports: () => true,
-  async translate(request: EngineRequest) {
-    return request.segments.map((s) => `${request.targetLanguage}: ${s.text}`);
-  },
-};
+const engine = fakeEngine();
 
 /** One runner invocation inside the site object, with the injected engine and at most `maxSlices` slices. */
 function invocation(siteId: number, maxSlices: number, db: D1Database = env.DB) {
