@@ -106,6 +106,8 @@ describe("new segments written in bulk", () => {
       { key: "full", text: "All the optional fields", format: "html", field: "content", kind: "paragraph", max_length: 40, position: 99, parent_key: "block-1" },
       { key: "nulls", text: "Optional fields given as null", field: null, kind: null, max_length: null, position: null, parent_key: null },
       { key: 'ключ 🔑 "quoted"', text: "A key that needs escaping" },
+      // Strings that read as numbers stay strings: "007" keeps its zeros.
+      { key: "007", text: "42" },
     ];
     const extra = { source_language: "en-GB", writable_languages: ["de"], metadata: { tags: ["a", 'quote " and \\ backslash'], n: 1.5, nested: { ok: true, none: null } } };
     const { results, rows, units } = await pushBatch(site.siteId, [unit("post:1", segments, extra), unit("page:2", [{ key: "a", text: TRICKY[2] }], { label: TRICKY[0] })]);
