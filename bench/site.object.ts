@@ -237,9 +237,11 @@ export class BenchSiteObject extends SiteObject {
    * Runs the queued jobs with the real runJobs and the zero-latency engine, for about
    * `budgetMs` (runJobs checks its budget between slices; the clock moves on the slices' D1
    * calls) or to the end; answers the latest job's progress. `context` false runs it with
-   * engine context off (RunnerDeps.engineContext), for bench i part 2.
+   * engine context off (RunnerDeps.engineContext), for bench i part 2. `lag` measures the event
+   * loop's lag meanwhile; the measuring costs the job about 15 % (bench d), so a run whose time
+   * counts leaves it off.
    */
-  async runJob(budgetMs = Number.POSITIVE_INFINITY, context = true) {
+  async runJob(budgetMs = Number.POSITIVE_INFINITY, context = true, lag = false) {
     const contextualBefore = contextualSegments;
     const textsBefore = engineTexts;
     const requestsBefore = engineRequests;
@@ -261,7 +263,7 @@ export class BenchSiteObject extends SiteObject {
     // The event loop's lag while the job runs: a timer set again as soon as it fires, late by as long as the loop was busy
     // (what a request waits for at each of its hops into the object's thread).
     const lags: number[] = [];
-    let running = true;
+    let running = lag;
     const heartbeat = (async () => {
       while (running) {
         const from = performance.now();
@@ -289,8 +291,8 @@ export class BenchSiteObject extends SiteObject {
       longestTurnGapMs: turns.longestMs,
       p99TurnGapMs: sorted[Math.floor(sorted.length * 0.99)] ?? 0,
       longestByStep: turns.longestByStep,
-      /** Event-loop lag samples (ms) while the job ran: p50, p99, max and count. */
-      lag: lagFigures(lags),
+      /** Event-loop lag samples (ms) while the job ran, when asked for: p50, p99, max and count. */
+      lag: lag ? lagFigures(lags) : undefined,
     };
   }
 
