@@ -147,8 +147,6 @@ export class Invocation {
   private readonly unsaved = new Map<string, Map<string, readonly [text: string, origin: string, engine: string]>>();
   /** Item-steps of work since the event loop last turned. */
   private work = 0;
-  /** The turn under way, which every chain reaching a step joins (turn). */
-  private turning: Promise<void> | undefined;
   /** Item-steps between two turns now: options.stepWork, or from the pace. */
   stepWork: number;
   /** The pace so far: item-steps done between turns, and the wall time they took (from one turn's end to the next one's). */
@@ -176,31 +174,15 @@ export class Invocation {
    */
   async step(items: number, at: TurnPoint): Promise<void> {
     this.work += items;
-    if (this.work >= this.stepWork || this.turning) await this.turn(at);
+    if (this.work >= this.stepWork) await this.turn(at);
   }
 
-  /**
-   * Lets waiting requests in now (after a step whose size is not counted in items). A job runs
-   * as several chains (each language's slices, the commits), and the turn is theirs together:
-   * a chain that reaches a step while a turn is under way waits for that same turn. The event
-   * loop takes in new requests only once nothing is left to run; had each chain its own turn,
-   * the others would keep it busy, and it would poll only when every chain happened to wait at
-   * once (bench d: the loop's lag was 22 ms at the median with a turn per chain, 7 ms shared).
-   */
+  /** Lets waiting requests in now (after a step whose size is not counted in items). */
   async turn(at: TurnPoint): Promise<void> {
-    if (this.turning) return this.turning;
     const done = this.work;
     this.work = 0;
     this.turns++;
-    const turning = (async () => {
-      try {
-        await (this.deps.nextTurn ?? nextTurn)(at);
-      } finally {
-        this.turning = undefined;
-      }
-    })();
-    this.turning = turning;
-    await turning;
+    await (this.deps.nextTurn ?? nextTurn)(at);
     if (this.options.stepWork === undefined) this.pace(done, (this.deps.now ?? Date.now)());
   }
 

@@ -75,37 +75,3 @@ describe("the runner's pace", () => {
     expect(inv.stepWork).toBe(7);
   });
 });
-
-describe("the runner's turns", () => {
-  it("are shared: a chain that reaches a step while a turn is under way waits for that turn", async () => {
-    // The event loop takes in requests only once no chain of the job is left running: a chain
-    // (a language's slices, the commits) must not go on working while another waits for its turn.
-    let release = () => {};
-    const asked: string[] = [];
-    const deps = {
-      nextTurn: (at: string) => {
-        asked.push(at);
-        return new Promise<void>((resolve) => {
-          release = resolve;
-        });
-      },
-      now: () => 0,
-    } as unknown as RunnerDeps;
-    const inv = new Invocation(deps, { stepWork: 10 });
-    const events: string[] = [];
-    // Chain a has done a step's worth: the turn starts.
-    const a = inv.step(10, "qa").then(() => events.push("a resumed"));
-    // Chain b has done a single item-step, far below a step: it waits for the turn under way all the same.
-    const b = inv.step(1, "commit").then(() => events.push("b resumed"));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(events).toEqual([]);
-    expect(asked).toEqual(["qa"]); // one turn for both
-    expect(inv.turns).toBe(1);
-    release();
-    await Promise.all([a, b]);
-    expect(events.sort()).toEqual(["a resumed", "b resumed"]);
-    // After the turn, work is counted afresh: a single item-step goes on without a turn.
-    await inv.step(1, "qa");
-    expect(asked).toEqual(["qa"]);
-  });
-});
