@@ -12,7 +12,8 @@ import { PushWrites, type UnitRef } from "./push-writes";
 import { lower, siteTargets, targetCodeMap } from "./settings";
 import type { Store } from "./store";
 
-interface StoredSegment {
+/** A segment row as a push reads it back. */
+export interface StoredSegment {
   id: number;
   key: string;
   text: string;

@@ -12,25 +12,13 @@ import { rebuildCounts } from "../../src/site/counts";
 import { characters, fingerprint } from "../../src/site/fingerprint";
 import type { SiteObject } from "../../src/site/object";
 import { siteTargets } from "../../src/site/settings";
+import type { StoredSegment } from "../../src/site/sync";
 import { createSite, unit } from "../helpers/api";
 
 const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
 
-interface StoredRow {
-  id: number;
-  unit_key: string;
-  key: string;
-  text: string;
-  fingerprint: string;
-  characters: number;
-  format: string;
-  field: string | null;
-  kind: string | null;
-  max_length: number | null;
-  position: number;
-  parent_key: string | null;
-  removed: number;
-}
+/** A stored segment with its unit's key. */
+type StoredRow = StoredSegment & { unit_key: string };
 
 const storedRows = (o: SiteObject) =>
   o.store.all<StoredRow>(
