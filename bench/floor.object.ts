@@ -1,7 +1,7 @@
 /**
  * FloorObject: the floor the bench compares against. A Durable Object with SQLite storage
  * like SiteObject, holding only copies of the site's `segments` and `results` tables (same
- * DDL and indexes, taken from the site migration) and doing nothing but inserting rows with
+ * DDL and indexes, taken from the site migrations) and doing nothing but inserting rows with
  * `ctx.storage.sql.exec` inside `ctx.storage.transactionSync`: the least any implementation
  * of a push or of a job's writes has to do.
  *
@@ -10,18 +10,30 @@
  * breakdown figures (INSERT … RETURNING, hashing) show what part of a push's cost is which.
  */
 import { DurableObject } from "cloudflare:workers";
-import migration from "../migrations/site/0000_init.sql";
+import site from "../migrations/site/migrations.js";
 import { fingerprint } from "../src/site/fingerprint";
 import { batchBody, segmentText } from "./data.mjs";
 import type { BatchSpec } from "./site.object";
 
-/** The site migration's statements that create `table` and its indexes (made idempotent: an object may wake again). */
+/**
+ * The site migrations' statements that create `table` and its indexes, in order (an index a
+ * later migration replaces is dropped and made again), made idempotent: an object may wake again.
+ * Columns added later are left out (the floor's INSERTs name the columns they write).
+ */
 function ddlFor(table: string): string[] {
-  return migration
-    .split("--> statement-breakpoint")
-    .map((s) => s.trim())
-    .filter((s) => s.startsWith(`CREATE TABLE \`${table}\``) || new RegExp(`^CREATE INDEX \`\\w+\` ON \`${table}\``).test(s))
-    .map((s) => s.replace(/^CREATE (TABLE|INDEX) /, "CREATE $1 IF NOT EXISTS "));
+  const indexes = new Set<string>();
+  const out: string[] = [];
+  for (const migration of Object.values(site.migrations) as string[])
+    for (const statement of migration.split("--> statement-breakpoint").map((s) => s.trim())) {
+      const index = /^CREATE INDEX `(\w+)` ON `(\w+)`/.exec(statement);
+      const dropped = /^DROP INDEX `(\w+)`/.exec(statement);
+      if (statement.startsWith(`CREATE TABLE \`${table}\``)) out.push(statement.replace(/^CREATE TABLE /, "CREATE TABLE IF NOT EXISTS "));
+      else if (index?.[2] === table) {
+        indexes.add(index[1]);
+        out.push(statement.replace(/^CREATE INDEX /, "CREATE INDEX IF NOT EXISTS "));
+      } else if (dropped && indexes.has(dropped[1])) out.push(statement.replace(/^DROP INDEX /, "DROP INDEX IF EXISTS "));
+    }
+  return out;
 }
 
 /** A batch's segment rows as pushUnit stores them (unit ids 1…n, fingerprints computed). */
@@ -100,14 +112,21 @@ export class FloorObject extends DurableObject<Env> {
     return this.staged.results.length;
   }
 
-  /** The staged result rows, in one transaction, or in transactions of `slice` rows (as a job commits). */
-  async insertResults(slice = Number.MAX_SAFE_INTEGER): Promise<number> {
+  /**
+   * The staged result rows, in one transaction, or in transactions of `slice` rows (as a job
+   * commits); with `turns`, a turn of the event loop after each (as a job that lets requests in
+   * between its commits must: each turn also commits the storage's implicit transaction, which
+   * writes every page the rows touched since the last one).
+   */
+  async insertResults(slice = Number.MAX_SAFE_INTEGER, turns = false): Promise<number> {
     const rows = this.staged.results;
     const now = new Date().toISOString();
-    for (let start = 0; start < rows.length; start += slice)
+    for (let start = 0; start < rows.length; start += slice) {
       this.ctx.storage.transactionSync(() => {
         for (const row of rows.slice(start, start + slice)) this.ctx.storage.sql.exec(INSERT_RESULT, ...row, now);
       });
+      if (turns) await scheduler.wait(0);
+    }
     return rows.length;
   }
 

@@ -2,7 +2,7 @@
  * A CPU profile of first pushes (scenario a), by function self time:
  *   node bench/profile.mjs [pushes] [--http] [--tree name] [--callers name]
  * With --job, one delta job over 20,000 segments × 2 languages instead (the real runJobs, a
- * zero-latency engine; what scenarios d and h run).
+ * zero-latency engine; what scenarios d and h run; PROFILE_LANGS=de,fr,es for d's three).
  * Starts the bench runtime with a V8 inspector and drives the pushes of scenario a: by default
  * the staged object-side push (SiteObject.pushBatch), with --http the whole PUT
  * /v1/units/batch (the Worker's parsing, validation and RPC included). --tree prints the call
@@ -51,7 +51,7 @@ const body = JSON.stringify(batchBody(spec.prefix, spec.units, spec.segmentsPerU
 /** One first push per fresh site (or one job per seeded site), prepared untimed. */
 const runs = [];
 for (let i = 0; job && i < 2; i++) {
-  const site = await createSite(rt.mf, { languages: ["de", "fr"] });
+  const site = await createSite(rt.mf, { languages: (process.env.PROFILE_LANGS ?? "de,fr").split(",") });
   const stub = rt.site(site.id);
   await stub.seed({ prefix: "post:", units: i === 0 ? 20 : 400, segmentsPerUnit: 50, translations: "none" });
   await call(rt.mf, "POST", "/v1/jobs", { key: site.key, body: { type: "delta", confirm: true } });

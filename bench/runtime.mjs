@@ -60,7 +60,7 @@ export async function startRuntime() {
       },
       d1Databases: ["DB"],
       r2Buckets: ["BLOBS"],
-      bindings: { ADMIN_TOKEN, DASHBOARD_URL: "https://dashboard.bench" },
+      bindings: { ADMIN_TOKEN, DASHBOARD_URL: "https://dashboard.bench", BENCH_TURNS: process.env.BENCH_TURNS ?? "on" },
       // The production limits would refuse the bench's own traffic (one key, thousands of calls).
       ratelimits: {
         KEY_LIMITER: { namespace_id: "1001", simple: { limit: 1_000_000, period: 60 } },

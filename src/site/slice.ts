@@ -51,7 +51,8 @@ export const LOAD_ITEMS = 250;
  * Up to `limit` pending items of `language` after segment id `after`, in id order. Each item
  * comes with its memory hit (none for a forced job) and a translation of the same text in the
  * same source language made earlier in this job (the latest), each one index look-up, so the
- * slice needs no further reads.
+ * slice needs no further reads (results_job_text, keyed by the fingerprint's first 8 digits:
+ * the look-up names that expression as the index does, or SQLite would not use it).
  */
 function loadItems(inv: Invocation, job: JobRow, language: string, settings: SiteSettings, scope: JobScope, after: number, limit: number): (SliceItem & ContextItem)[] {
   return inv.deps.store.all<SliceItem & ContextItem>(
@@ -61,7 +62,7 @@ function loadItems(inv: Invocation, job: JobRow, language: string, settings: Sit
        CASE WHEN ?6 THEN NULL ELSE (SELECT m.text FROM memory m WHERE m.source_fingerprint = s.fingerprint
          AND m.source_language = lower(coalesce(u.source_language, ?3)) AND m.target_language = lower(?2)) END AS memory,
        (SELECT json_array(r.text, r.origin, r.engine) FROM results r JOIN units ru ON ru.id = r.unit_id
-         WHERE r.job_id = ?1 AND r.language = ?2 AND r.source_fingerprint = s.fingerprint
+         WHERE r.job_id = ?1 AND r.language = ?2 AND substr(r.source_fingerprint, 1, 8) = substr(s.fingerprint, 1, 8) AND r.source_fingerprint = s.fingerprint
            AND lower(coalesce(ru.source_language, ?3)) = lower(coalesce(u.source_language, ?3))
          ORDER BY r.id DESC LIMIT 1) AS earlier
      FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
