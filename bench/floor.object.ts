@@ -16,18 +16,20 @@ import { batchBody, segmentText } from "./data.mjs";
 import type { BatchSpec } from "./site.object";
 
 /**
- * The site migrations' statements that create `table` and its indexes, in order (an index a
- * later migration replaces is dropped and made again), made idempotent: an object may wake again.
- * Columns added later are left out (the floor's INSERTs name the columns they write).
+ * The site migrations' statements that create `table`, add its columns and make its indexes, in
+ * order (an index a later migration replaces is dropped and made again; a partial index may name
+ * a column added later), made idempotent: an object may wake again (ADD COLUMN runs only where
+ * the column is missing, see FloorObject's constructor).
  */
 function ddlFor(table: string): string[] {
   const indexes = new Set<string>();
   const out: string[] = [];
   for (const migration of Object.values(site.migrations) as string[])
-    for (const statement of migration.split("--> statement-breakpoint").map((s) => s.trim())) {
+    for (const statement of migration.split("--> statement-breakpoint").map((s) => s.replace(/^(\s*--.*\n)+/, "").trim())) {
       const index = /^CREATE INDEX `(\w+)` ON `(\w+)`/.exec(statement);
       const dropped = /^DROP INDEX `(\w+)`/.exec(statement);
-      if (statement.startsWith(`CREATE TABLE \`${table}\``)) out.push(statement.replace(/^CREATE TABLE /, "CREATE TABLE IF NOT EXISTS "));
+      if (statement.startsWith(`ALTER TABLE \`${table}\` ADD `)) out.push(statement);
+      else if (statement.startsWith(`CREATE TABLE \`${table}\``)) out.push(statement.replace(/^CREATE TABLE /, "CREATE TABLE IF NOT EXISTS "));
       else if (index?.[2] === table) {
         indexes.add(index[1]);
         out.push(statement.replace(/^CREATE INDEX /, "CREATE INDEX IF NOT EXISTS "));
@@ -63,7 +65,11 @@ export class FloorObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.blockConcurrencyWhile(async () => {
-      for (const statement of [...ddlFor("segments"), ...ddlFor("results")]) ctx.storage.sql.exec(statement);
+      for (const statement of [...ddlFor("segments"), ...ddlFor("results")]) {
+        const added = /^ALTER TABLE `(\w+)` ADD `(\w+)`/.exec(statement);
+        if (added && ctx.storage.sql.exec("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", added[1], added[2]).toArray().length) continue;
+        ctx.storage.sql.exec(statement);
+      }
     });
   }
 

@@ -14,7 +14,7 @@ import { characters, fingerprint } from "../src/site/fingerprint";
 import { fuzzyMatches } from "../src/site/fuzzy";
 import { estimateScope, scopeOf } from "../src/site/jobs";
 import { indexNeedsMerge, mergeMemoryIndex } from "../src/site/memory";
-import { type ContextItem, unitContexts } from "../src/site/neighbours";
+import { type ContextItem, UnitContexts } from "../src/site/neighbours";
 import { SiteObject } from "../src/site/object";
 import { currentJob, runJobs } from "../src/site/runner";
 import { batchBody, memoryText, segmentKey, segmentText, unitKey } from "./data.mjs";
@@ -223,13 +223,14 @@ export class BenchSiteObject extends SiteObject {
 
   /**
    * Bench i part 2: reads the unit context (src/site/neighbours.ts) of the site's first
-   * `items` segments, as a slice of that many texts does, `repeat` times; answers how many
-   * contexts the last read made. Timed from Node: the slice's added cost without the job's noise.
+   * `items` segments, as the first language's slice of that many texts does (nothing kept yet),
+   * `repeat` times; answers how many contexts the last read made. Timed from Node: the slice's
+   * added cost without the job's noise.
    */
   async contextRead(items: number, repeat: number) {
-    const rows = this.store.all<ContextItem>("SELECT s.id AS segment_id, s.unit_id, u.label, u.path FROM segments s JOIN units u ON u.id = s.unit_id ORDER BY s.id LIMIT ?", items);
+    const rows = this.store.all<ContextItem>("SELECT id AS segment_id, unit_id FROM segments ORDER BY id LIMIT ?", items);
     let made = 0;
-    for (let i = 0; i < repeat; i++) made = unitContexts(this.store, rows).size;
+    for (let i = 0; i < repeat; i++) made = new UnitContexts(this.store).of(rows).size;
     return made;
   }
 

@@ -20,7 +20,7 @@ import { moveStates, refreshUnits, type StateChange } from "./counts";
 import { infra } from "./faults";
 import { siteTargets } from "./settings";
 import { stateSql } from "./state";
-import type { Store } from "./store";
+import type { ScopeMark, Store } from "./store";
 
 export interface SliceItem {
   segment_id: number;
@@ -37,6 +37,10 @@ export interface SliceItem {
   source_language: string;
   state: string;
   live: number;
+  /** 1 when the item's translation is in the counts (live, and its unit counted): its state moves them. */
+  counted: number;
+  /** Where the scope data stood when the item was loaded (Store.othersMark). */
+  seen?: ScopeMark;
   /** The translation row as the slice read it; a different one at commit means someone else wrote it meanwhile. */
   mark: string;
   /** 1 when the connector imported this translation after the job started. */
@@ -45,6 +49,8 @@ export interface SliceItem {
   memory: string | null;
   /** [text, origin, engine] of the latest result of this job for the same source text and language, as JSON. */
   earlier: string | null;
+  /** 1 when another segment had the same text at load: the result goes into results_job_text, to be reused later in the job. */
+  repeated: number;
 }
 
 /** What identifies a translation row's version: a write by an import, a review or a fix changes it. */
@@ -250,6 +256,52 @@ export class CommitConflict extends Error {
 }
 
 /**
+ * The produced items' segment and translation rows as they are now, by segment id. Where nothing
+ * but the runner's own commits wrote a scope table since the items were loaded (Store.othersMark:
+ * what a push, an import, a review or a fix writes counts), the rows are as the load read them,
+ * and only the keys of the units whose counts move are read.
+ */
+function currentRows(store: Store, outcome: Outcome): Map<number, CurrentRow> {
+  const { produced, language } = outcome;
+  if (!produced.length) return new Map();
+  // Items loaded together share one mark: each mark is checked once.
+  let checked: ScopeMark | undefined;
+  const asLoaded = produced.every(({ item }) => {
+    if (item.seen !== undefined && item.seen === checked) return true;
+    checked = item.seen;
+    return store.othersUnchangedSince(item.seen);
+  });
+  if (asLoaded) {
+    const counted = [...new Set(produced.filter((p) => p.item.counted).map((p) => p.item.unit_id))];
+    const keys = new Map(
+      counted.length
+        ? store
+            .all<{ id: number; key: string }>("SELECT id, external_key AS key FROM units WHERE id IN (SELECT value FROM json_each(?))", JSON.stringify(counted))
+            .map((u) => [u.id, u.key])
+        : [],
+    );
+    return new Map(
+      produced.map(({ item }) => [
+        item.segment_id,
+        { segment_id: item.segment_id, mark: item.mark, state: item.state, fingerprint: item.fingerprint, counted: item.counted, unit_key: keys.get(item.unit_id) ?? null },
+      ]),
+    );
+  }
+  return new Map(
+    store
+      .all<CurrentRow>(
+        `SELECT j.value AS segment_id, ${TRANSLATION_MARK} AS mark, ${stateSql()} AS state, s.fingerprint AS fingerprint,
+           coalesce(s.removed = 0 AND u.deleted = 0 AND u.counted = 1, 0) AS counted, u.external_key AS unit_key
+         FROM json_each(?1) j LEFT JOIN translations t ON t.segment_id = j.value AND t.language = ?2
+         LEFT JOIN segments s ON s.id = j.value LEFT JOIN units u ON u.id = s.unit_id`,
+        JSON.stringify(produced.map((p) => p.item.segment_id)),
+        language,
+      )
+      .map((r) => [r.segment_id, r]),
+  );
+}
+
+/**
  * Writes the outcomes as commit number `n` of the job, in one transaction. Answers whether it
  * did: not when the job is no longer running (cancelled while the commit's ledger row was
  * written: cancel wins), nor when its counter no longer stands at n − 1 (another attempt
@@ -257,156 +309,145 @@ export class CommitConflict extends Error {
  */
 export function persist(store: Store, settings: SiteSettings, jobId: number, n: number, outcomes: Outcome[]): boolean {
   const now = store.now();
-  return store.tx(() => {
-    const current = store.one<{ slices: number; status: string }>("SELECT slices, status FROM jobs WHERE id = ?", jobId);
-    if (current?.status !== "running") return false; // cancelled (or ended) meanwhile: nothing more is stored
-    if (current.slices !== n - 1) return false; // another attempt already committed n
-    const counters = { done: 0, failed: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0, billed: 0 };
-    const errors: JobError[] = [];
-    const units = new Set<number>();
-    const changes: StateChange[] = [];
-    const moved = new Set<string>();
-    /** Set when one commit writes a translation twice (never expected): its units are then recounted. */
-    let recount = false;
-    // Results get ids above the sequence's current value; the statements below address them as a range.
-    const firstId = (store.one<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'results'")?.seq ?? 0) + 1;
-    /** The commit's new results, inserted by one statement (in this order, so their ids follow firstId). */
-    const rows: [number, number, string, string, string, string, string, string, number][] = [];
-    const byLanguage = new Map<string, { produced: number[]; replaced: number[]; done: number[] }>();
-    const of = (language: string) => {
-      let entry = byLanguage.get(language);
-      if (!entry) byLanguage.set(language, (entry = { produced: [], replaced: [], done: [] }));
-      return entry;
-    };
-    for (const outcome of outcomes) {
-      counters.billed += outcome.billed;
-      const entry = of(outcome.language);
-      // An import (or a review, a fix) that wrote a translation while the engine was working wins: the job's result for it is not delivered.
-      // With the translation's mark: its state now and whether it is counted, so the counts move without a recount.
-      const marks = outcome.produced.length
-        ? new Map(
-            store
-              .all<CurrentRow>(
-                `SELECT j.value AS segment_id, ${TRANSLATION_MARK} AS mark, ${stateSql()} AS state, s.fingerprint AS fingerprint,
-                   coalesce(s.removed = 0 AND u.deleted = 0 AND u.counted = 1, 0) AS counted, u.external_key AS unit_key
-                 FROM json_each(?1) j LEFT JOIN translations t ON t.segment_id = j.value AND t.language = ?2
-                 LEFT JOIN segments s ON s.id = j.value LEFT JOIN units u ON u.id = s.unit_id`,
-                JSON.stringify(outcome.produced.map((p) => p.item.segment_id)),
-                outcome.language,
-              )
-              .map((r) => [r.segment_id, r]),
-          )
-        : new Map<number, CurrentRow>();
-      for (const p of outcome.produced) {
-        const { item } = p;
-        const found = marks.get(item.segment_id);
-        if (found?.mark !== item.mark) {
+  return store.asRunner(() =>
+    store.tx(() => {
+      const current = store.one<{ slices: number; status: string }>("SELECT slices, status FROM jobs WHERE id = ?", jobId);
+      if (current?.status !== "running") return false; // cancelled (or ended) meanwhile: nothing more is stored
+      if (current.slices !== n - 1) return false; // another attempt already committed n
+      const counters = { done: 0, failed: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0, billed: 0 };
+      const errors: JobError[] = [];
+      const units = new Set<number>();
+      const changes: StateChange[] = [];
+      const moved = new Set<string>();
+      /** Set when one commit writes a translation twice (never expected): its units are then recounted. */
+      let recount = false;
+      // Results get ids above the sequence's current value; the statements below address them as a range.
+      const firstId = (store.one<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'results'")?.seq ?? 0) + 1;
+      /** The commit's new results, inserted by one statement (in this order, so their ids follow firstId). */
+      const rows: [number, number, string, string, string, string, string, string, number, number][] = [];
+      const byLanguage = new Map<string, { produced: number[]; replaced: number[]; done: number[] }>();
+      const of = (language: string) => {
+        let entry = byLanguage.get(language);
+        if (!entry) byLanguage.set(language, (entry = { produced: [], replaced: [], done: [] }));
+        return entry;
+      };
+      for (const outcome of outcomes) {
+        counters.billed += outcome.billed;
+        const entry = of(outcome.language);
+        // An import (or a review, a fix) that wrote a translation while the engine was working wins: the job's result for it is not delivered.
+        // With the translation's mark: its state now and whether it is counted, so the counts move without a recount.
+        const marks = currentRows(store, outcome);
+        for (const p of outcome.produced) {
+          const { item } = p;
+          const found = marks.get(item.segment_id);
+          if (found?.mark !== item.mark) {
+            entry.done.push(item.segment_id);
+            continue;
+          }
+          if (found.counted) {
+            const pair = `${item.segment_id}\u0000${outcome.language}`;
+            if (moved.has(pair)) recount = true;
+            moved.add(pair);
+            const to = found.fingerprint !== item.fingerprint ? "stale" : p.held ? "attention" : "review";
+            changes.push({ unitId: item.unit_id, unitKey: found.unit_key!, language: outcome.language, from: found.state, to });
+          }
+          rows.push([item.segment_id, item.unit_id, item.language, p.text, item.fingerprint, p.origin, p.engine, JSON.stringify(p.issues), p.held ? 1 : 0, item.repeated ? 1 : 0]);
+          entry.produced.push(item.segment_id);
+          // Without a translation row there is no earlier result to supersede (a result always comes with one).
+          if (item.mark !== "") entry.replaced.push(item.segment_id);
           entry.done.push(item.segment_id);
-          continue;
+          units.add(item.unit_id);
+          counters.done++;
+          if (p.held) counters.qaFailed++;
+          if (p.kind === "memory") {
+            counters.tm++;
+            counters.tmChars += item.characters;
+          } else if (p.kind === "reuse") {
+            counters.reused++;
+            counters.reusedChars += item.characters;
+          }
         }
-        if (found.counted) {
-          const pair = `${item.segment_id}\u0000${outcome.language}`;
-          if (moved.has(pair)) recount = true;
-          moved.add(pair);
-          const to = found.fingerprint !== item.fingerprint ? "stale" : p.held ? "attention" : "review";
-          changes.push({ unitId: item.unit_id, unitKey: found.unit_key!, language: outcome.language, from: found.state, to });
-        }
-        rows.push([item.segment_id, item.unit_id, item.language, p.text, item.fingerprint, p.origin, p.engine, JSON.stringify(p.issues), p.held ? 1 : 0]);
-        entry.produced.push(item.segment_id);
-        // Without a translation row there is no earlier result to supersede (a result always comes with one).
-        if (item.mark !== "") entry.replaced.push(item.segment_id);
-        entry.done.push(item.segment_id);
-        units.add(item.unit_id);
-        counters.done++;
-        if (p.held) counters.qaFailed++;
-        if (p.kind === "memory") {
-          counters.tm++;
-          counters.tmChars += item.characters;
-        } else if (p.kind === "reuse") {
-          counters.reused++;
-          counters.reusedChars += item.characters;
+        for (const item of outcome.skipped) entry.done.push(item.segment_id);
+        for (const failure of outcome.failed) {
+          const n = store.run(
+            `DELETE FROM job_items WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
+            jobId,
+            outcome.language,
+            JSON.stringify(failure.items.map((i) => i.segment_id)),
+          );
+          counters.failed += n;
+          if (n) errors.push({ language: outcome.language, message: failure.message, segments: n });
         }
       }
-      for (const item of outcome.skipped) entry.done.push(item.segment_id);
-      for (const failure of outcome.failed) {
-        const n = store.run(
-          `DELETE FROM job_items WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
-          jobId,
-          outcome.language,
-          JSON.stringify(failure.items.map((i) => i.segment_id)),
-        );
-        counters.failed += n;
-        if (n) errors.push({ language: outcome.language, message: failure.message, segments: n });
-      }
-    }
-    // In statements of at most RESULTS_JSON characters (a bound value may not pass 2 MB), in order, so ids follow firstId.
-    for (let from = 0; from < rows.length; ) {
-      let to = from;
-      for (let size = 0; to < rows.length && (to === from || size + rows[to][3].length + rows[to][7].length < RESULTS_JSON); to++)
-        size += rows[to][3].length + rows[to][7].length + 200;
-      // Read through JSONB: each `->>` then indexes the row instead of parsing its text again (a third faster).
-      store.run(
-        `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held)
-         SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, r.value ->> 6, ?2, r.value ->> 7, ?3,
-           1 - (r.value ->> 8), r.value ->> 8
-         FROM jsonb_each(jsonb(?1)) r ORDER BY r.key`,
-        JSON.stringify(rows.slice(from, to)),
-        jobId,
-        now,
-      );
-      from = to;
-    }
-    for (const [language, entry] of byLanguage) {
-      if (entry.replaced.length)
-        // Earlier versions of these translations are superseded by the new results.
+      // In statements of at most RESULTS_JSON characters (a bound value may not pass 2 MB), in order, so ids follow firstId.
+      for (let from = 0; from < rows.length; ) {
+        let to = from;
+        for (let size = 0; to < rows.length && (to === from || size + rows[to][3].length + rows[to][7].length < RESULTS_JSON); to++)
+          size += rows[to][3].length + rows[to][7].length + 200;
+        // Read through JSONB: each `->>` then indexes the row instead of parsing its text again (a third faster).
         store.run(
-          `UPDATE results SET superseded = 1, pending = 0, held = 0
-           WHERE segment_id IN (SELECT value FROM json_each(?1)) AND language = ?2 AND id < ?3 AND superseded = 0`,
-          JSON.stringify(entry.replaced),
-          language,
-          firstId,
+          `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held, repeated)
+         SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, r.value ->> 6, ?2, r.value ->> 7, ?3,
+           1 - (r.value ->> 8), r.value ->> 8, r.value ->> 9
+         FROM jsonb_each(jsonb(?1)) r ORDER BY r.key`,
+          JSON.stringify(rows.slice(from, to)),
+          jobId,
+          now,
         );
-      if (entry.done.length)
-        store.run(`DELETE FROM job_items WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`, jobId, language, JSON.stringify(entry.done));
-    }
-    if (counters.done)
-      // `+job_id`: the rowid range of this commit's results, not results_job_text (every result of the job so far, growing with its progress).
-      store.run(
-        `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
+        from = to;
+      }
+      for (const [language, entry] of byLanguage) {
+        if (entry.replaced.length)
+          // Earlier versions of these translations are superseded by the new results.
+          store.run(
+            `UPDATE results SET superseded = 1, pending = 0, held = 0
+           WHERE segment_id IN (SELECT value FROM json_each(?1)) AND language = ?2 AND id < ?3 AND superseded = 0`,
+            JSON.stringify(entry.replaced),
+            language,
+            firstId,
+          );
+        if (entry.done.length)
+          store.run(`DELETE FROM job_items WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`, jobId, language, JSON.stringify(entry.done));
+      }
+      if (counters.done)
+        // `+job_id`: the rowid range of this commit's results, not results_job_text (every result of the job so far, growing with its progress).
+        store.run(
+          `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
          SELECT segment_id, language, text, source_fingerprint, CASE held WHEN 1 THEN 'attention' ELSE 'review' END, origin, engine, id, qa, created_at
          FROM results WHERE id >= ?1 AND +job_id = ?2
          ON CONFLICT (segment_id, language) DO UPDATE SET text = excluded.text, source_fingerprint = excluded.source_fingerprint,
            status = excluded.status, origin = excluded.origin, engine = excluded.engine, result_id = excluded.result_id,
            qa = excluded.qa, updated_at = excluded.updated_at`,
-        firstId,
-        jobId,
-      );
-    // A language-wide failure comes after the language's other outcomes: what they finished is kept.
-    for (const outcome of outcomes)
-      if (outcome.languageFailure) {
-        const n = store.run("DELETE FROM job_items WHERE job_id = ? AND language = ?", jobId, outcome.language);
-        counters.failed += n;
-        if (n) errors.push({ language: outcome.language, message: outcome.languageFailure, segments: n });
-      }
-    addErrors(store, jobId, errors);
-    store.run(
-      `UPDATE jobs SET slices = ?, done_segments = done_segments + ?, failed_segments = failed_segments + ?, qa_failed_segments = qa_failed_segments + ?,
+          firstId,
+          jobId,
+        );
+      // A language-wide failure comes after the language's other outcomes: what they finished is kept.
+      for (const outcome of outcomes)
+        if (outcome.languageFailure) {
+          const n = store.run("DELETE FROM job_items WHERE job_id = ? AND language = ?", jobId, outcome.language);
+          counters.failed += n;
+          if (n) errors.push({ language: outcome.language, message: outcome.languageFailure, segments: n });
+        }
+      addErrors(store, jobId, errors);
+      store.run(
+        `UPDATE jobs SET slices = ?, done_segments = done_segments + ?, failed_segments = failed_segments + ?, qa_failed_segments = qa_failed_segments + ?,
          characters = characters + ?, tm_segments = tm_segments + ?, tm_characters = tm_characters + ?, reused_segments = reused_segments + ?,
          reused_characters = reused_characters + ?
        WHERE id = ?`,
-      n,
-      counters.done,
-      counters.failed,
-      counters.qaFailed,
-      counters.billed,
-      counters.tm,
-      counters.tmChars,
-      counters.reused,
-      counters.reusedChars,
-      jobId,
-    );
-    if (recount) refreshUnits(store, siteTargets(settings), units);
-    else moveStates(store, changes);
-    return true;
-  });
+        n,
+        counters.done,
+        counters.failed,
+        counters.qaFailed,
+        counters.billed,
+        counters.tm,
+        counters.tmChars,
+        counters.reused,
+        counters.reusedChars,
+        jobId,
+      );
+      if (recount) refreshUnits(store, siteTargets(settings), units);
+      else moveStates(store, changes);
+      return true;
+    }),
+  );
 }

@@ -24,6 +24,7 @@ import type { Emit } from "../webhooks/emit";
 import type { Committer } from "./commit";
 import { infra } from "./faults";
 import { glossaryDue, glossaryFor, readGlossary, replaceGlossary } from "./glossary";
+import { UnitContexts } from "./neighbours";
 import type { Store } from "./store";
 
 /** Wall time one invocation keeps starting slices before yielding to a fresh alarm. */
@@ -134,6 +135,8 @@ export class Invocation {
   private othersShared?: Promise<boolean>;
   private readonly glossaryByLanguage = new Map<string, GlossaryTerm[]>();
   committers: Committer[] = [];
+  /** The units' contexts engines are given, read once for the job's languages (neighbours.ts). */
+  readonly contexts: UnitContexts;
   /**
    * Languages whose latest engine batch succeeded. Until one has, a language sends one batch
    * at a time: a quota, configuration or outage problem then costs one request, not one per
@@ -165,6 +168,7 @@ export class Invocation {
       sliceItems: options.sliceItems,
     };
     this.stepWork = options.stepWork ?? STEP_WORK;
+    this.contexts = new UnitContexts(deps.store);
   }
 
   /**

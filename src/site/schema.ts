@@ -141,6 +141,11 @@ export const results = sqliteTable(
     superseded: integer("superseded").notNull().default(0),
     /** 1 while held back by QA errors (state attention), waiting for a decision. */
     held: integer("held").notNull().default(0),
+    /**
+     * 1 when another segment had the same source text as the job loaded this one: only such a
+     * result can be reused later in its job, so only such results are in results_job_text.
+     */
+    repeated: integer("repeated").notNull().default(0),
   },
   (t) => [
     index("results_pending").on(t.id).where(sql`pending = 1`),
@@ -152,7 +157,8 @@ export const results = sqliteTable(
     // in-job reuse: a text repeated within a job is translated once. Keyed by the fingerprint's first 8 hex digits (the
     // look-up checks the whole one): fingerprints are random, so each commit's entries land on pages all over the index,
     // and every commit of a job writes each page it touched again; a key a quarter as long touches a third of the pages.
-    index("results_job_text").on(t.jobId, t.language, sql`substr(${t.sourceFingerprint}, 1, 8)`),
+    // Only results of repeated texts are entered (most texts of a site are unique: their results skip the index).
+    index("results_job_text").on(t.jobId, t.language, sql`substr(${t.sourceFingerprint}, 1, 8)`).where(sql`repeated = 1`),
   ],
 );
 

@@ -21,7 +21,7 @@ import { type Committer, type Outcome, type Produced, type SliceItem, TRANSLATIO
 import { type FuzzyMatch, fuzzyMatches, hasFuzzyIndex } from "./fuzzy";
 import type { Invocation } from "./invocation";
 import type { JobRow, JobScope } from "./jobs";
-import { type ContextItem, unitContexts } from "./neighbours";
+import type { ContextItem } from "./neighbours";
 import { capabilities } from "./settings";
 import { sharedHits } from "./shared-hits";
 import { stateSql } from "./state";
@@ -49,20 +49,27 @@ export const LOAD_ITEMS = 250;
 
 /**
  * Up to `limit` pending items of `language` after segment id `after`, in id order. Each item
- * comes with its memory hit (none for a forced job) and a translation of the same text in the
- * same source language made earlier in this job (the latest), each one index look-up, so the
- * slice needs no further reads (results_job_text, keyed by the fingerprint's first 8 digits:
- * the look-up names that expression as the index does, or SQLite would not use it).
+ * comes with its memory hit (none for a forced job), whether another segment has the same text
+ * (`repeated`: only then can its result be reused later in the job, so only then is the result
+ * entered in results_job_text) and a translation of the same text in the same source language
+ * made earlier in this job (the latest), each one index look-up, so the slice needs no further
+ * reads (results_job_text, keyed by the fingerprint's first 8 digits and holding repeated texts
+ * only: the look-up names that expression and `repeated = 1` as the index does, or SQLite would
+ * not use it).
  */
 function loadItems(inv: Invocation, job: JobRow, language: string, settings: SiteSettings, scope: JobScope, after: number, limit: number): (SliceItem & ContextItem)[] {
-  return inv.deps.store.all<SliceItem & ContextItem>(
-    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length, u.label, u.path,
+  const { store } = inv.deps;
+  const seen = store.othersMark();
+  const items = store.all<SliceItem & ContextItem>(
+    `SELECT ji.segment_id, s.unit_id, ji.language, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
        coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
+       (s.removed = 0 AND u.deleted = 0 AND u.counted = 1) AS counted,
        ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since,
        CASE WHEN ?6 THEN NULL ELSE (SELECT m.text FROM memory m WHERE m.source_fingerprint = s.fingerprint
          AND m.source_language = lower(coalesce(u.source_language, ?3)) AND m.target_language = lower(?2)) END AS memory,
+       EXISTS (SELECT 1 FROM segments o WHERE o.fingerprint = s.fingerprint AND o.id <> s.id) AS repeated,
        (SELECT json_array(r.text, r.origin, r.engine) FROM results r JOIN units ru ON ru.id = r.unit_id
-         WHERE r.job_id = ?1 AND r.language = ?2 AND substr(r.source_fingerprint, 1, 8) = substr(s.fingerprint, 1, 8) AND r.source_fingerprint = s.fingerprint
+         WHERE r.repeated = 1 AND r.job_id = ?1 AND r.language = ?2 AND substr(r.source_fingerprint, 1, 8) = substr(s.fingerprint, 1, 8) AND r.source_fingerprint = s.fingerprint
            AND lower(coalesce(ru.source_language, ?3)) = lower(coalesce(u.source_language, ?3))
          ORDER BY r.id DESC LIMIT 1) AS earlier
      FROM job_items ji JOIN segments s ON s.id = ji.segment_id JOIN units u ON u.id = s.unit_id
@@ -77,6 +84,8 @@ function loadItems(inv: Invocation, job: JobRow, language: string, settings: Sit
     scope.force ? 1 : 0,
     after,
   );
+  for (const item of items) item.seen = seen;
+  return items;
 }
 
 /** Engine failures that concern the whole language rather than one batch. */
@@ -271,14 +280,8 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
       else bySource.set(src, [group]);
     }
     const batches = [...bySource.values()].flatMap((groups) => splitBatches(groups, engine.limits, (g) => g.items[0].characters));
-    // The unit context of the texts sent (one query for the slice), unless switched off.
-    const contexts =
-      inv.deps.engineContext === false
-        ? undefined
-        : unitContexts(
-            store,
-            [...toSend.values()].map((g) => g.items[0]),
-          );
+    // The unit context of the texts sent (read once per unit for the job's languages: neighbours.ts), unless switched off.
+    const contexts = inv.deps.engineContext === false ? undefined : inv.contexts.of([...toSend.values()].map((g) => g.items[0]));
     // Reading and shaping the context is work on the slice's texts: counted like other item-steps.
     if (contexts) await inv.step(contexts.size, "slice");
     const gate = inv.gate(engine.name);

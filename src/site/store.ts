@@ -30,6 +30,8 @@ export class Store {
   private readonly instance = crypto.randomUUID();
   /** Statements that wrote rows and name a scope table, since this instance began (a false alarm only costs a re-estimate). */
   private scopeWrites = 0;
+  /** Those of scopeWrites made by the job runner's commits (Store.asRunner). */
+  private runnerWrites = 0;
   private readonly scopeStatements = new Map<string, boolean>();
   /**
    * Queued jobs whose stored estimate was taken at a mark (jobs.ts, estimateFresh): kept in
@@ -108,6 +110,34 @@ export class Store {
   /** Whether nothing was written to a scope table since `mark` was taken (false after a restart). */
   unchangedSince(mark: ScopeMark | undefined): boolean {
     return mark !== undefined && mark.instance === this.instance && mark.writes === this.scopeWrites;
+  }
+
+  /**
+   * Runs `fn`, one commit of the job runner (commit.ts, persist): its writes count for estimates
+   * (scopeMark) like any other, but not in othersMark, since a commit writes only the rows of the
+   * items it stores, which no other item of the job shares.
+   */
+  asRunner<T>(fn: () => T): T {
+    const before = this.scopeWrites;
+    try {
+      return fn();
+    } finally {
+      this.runnerWrites += this.scopeWrites - before;
+    }
+  }
+
+  /**
+   * Where the scope data stands, leaving out the runner's own commits (asRunner): two equal marks
+   * mean that only those commits wrote a scope table in between, so what a slice read then of an
+   * item it has not stored yet (its segment, unit and translation rows) is still what is stored.
+   */
+  othersMark(): ScopeMark {
+    return { instance: this.instance, writes: this.scopeWrites - this.runnerWrites };
+  }
+
+  /** Whether nothing but the runner's commits wrote a scope table since `mark` (othersMark) was taken (false after a restart). */
+  othersUnchangedSince(mark: ScopeMark | undefined): boolean {
+    return mark !== undefined && mark.instance === this.instance && mark.writes === this.scopeWrites - this.runnerWrites;
   }
 
   /** All writes in `fn` commit together or not at all. `fn` must not await. */

@@ -7,10 +7,12 @@ import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import { createOpenAiEngine } from "../../src/engines/openai";
-import { cut, NEIGHBOUR_CHARACTERS, neighbourText } from "../../src/site/neighbours";
+import { cut, NEIGHBOUR_CHARACTERS, neighbourText, UnitContexts } from "../../src/site/neighbours";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
+import { fakeEngine } from "../helpers/fake-engine";
+import { stubOf } from "../helpers/faults";
 import { mockFetch, type RecordedRequest } from "../helpers/http";
 
 const KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345";
@@ -157,5 +159,90 @@ describe("a neighbour's text", () => {
       `${"é".repeat(199)}😀 tail`,
     ];
     for (const text of texts) expect(neighbourText(text), JSON.stringify(text)).toBe(rule(text));
+  });
+});
+
+describe("the units' contexts over a job's languages", () => {
+  /** Counts the rows of units' segments read for contexts (UnitContexts) until `done()`. */
+  function countContextReads(o: SiteObject) {
+    const all = o.store.all.bind(o.store);
+    let rows = 0;
+    o.store.all = ((sql: string, ...args: unknown[]) => {
+      const out = all(sql, ...args);
+      if (/FROM segments\s+WHERE unit_id IN/.test(sql)) rows += out.length;
+      return out;
+    }) as typeof o.store.all;
+    return {
+      done: () => {
+        o.store.all = all;
+        return rows;
+      },
+    };
+  }
+
+  const texts = (suffix: string) => ["One", "Two", "Three"].map((t, i) => ({ key: `k${i}`, text: `${t}${suffix}` }));
+
+  it("reads each unit once for all of a job's languages, each language's texts sent with the same context", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }, { code: "fr" }, { code: "es" }] });
+    const c = client(site.key);
+    for (let u = 0; u < 4; u++) await c.put("/v1/units", unit(`page:${u}`, texts(` of page ${u}`), { label: `Page ${u}` }));
+    expect((await c.post("/v1/jobs", { confirm: true })).status).toBe(202);
+    const engine = fakeEngine();
+    const rows = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
+      const reads = countContextReads(o);
+      const settings = o.store.getMeta<SiteSettings>("settings")!;
+      await runJobs({ store: o.store, env: (o as any).env, settings, engineFor: () => engine }, { budgetMs: 60_000, sliceItems: 3 }).finally(reads.done);
+      return reads.done();
+    });
+    // 12 live segments, read once (not once per language: 36).
+    expect(rows).toBe(12);
+    const sent = engine.requests.flatMap((r) => r.segments.map((s) => ({ language: r.targetLanguage, text: s.text, context: JSON.stringify(s.context) })));
+    expect(sent).toHaveLength(36);
+    const de = new Map(sent.filter((s) => s.language === "de").map((s) => [s.text, s.context]));
+    for (const s of sent) expect(s.context, `${s.language} ${s.text}`).toBe(de.get(s.text));
+    expect(de.get("Two of page 2")).toBe(JSON.stringify({ label: "Page 2", path: "/page:2", before: ["One of page 2"], after: ["Three of page 2"] }));
+  });
+
+  it("keeps what it read across the runner's own commits, and reads again once a push changed a unit", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    await c.put("/v1/units", unit("page:a", texts(""), { label: "Before" }));
+    const stub = stubOf(site.siteId);
+    let contexts: UnitContexts | undefined;
+    const read = () =>
+      runInDurableObject(stub, (o: SiteObject) => {
+        contexts ??= new UnitContexts(o.store);
+        const items = o.store.all<{ segment_id: number; unit_id: number }>("SELECT id AS segment_id, unit_id FROM segments ORDER BY id");
+        const reads = countContextReads(o);
+        const context = contexts.of(items).get(items[1].segment_id);
+        return { context, rows: reads.done() };
+      });
+
+    expect(await read()).toEqual({ context: { label: "Before", path: "/page:a", before: ["One"], after: ["Three"] }, rows: 3 });
+    // The runner's own commits (Store.asRunner) leave what it read.
+    await runInDurableObject(stub, (o: SiteObject) => o.store.asRunner(() => o.store.run("UPDATE units SET needs_work = 1 - needs_work")));
+    expect(await read()).toEqual({ context: { label: "Before", path: "/page:a", before: ["One"], after: ["Three"] }, rows: 0 });
+    // A push that changes a neighbour's text and the label: read again.
+    await c.put("/v1/units", unit("page:a", [{ key: "k0", text: "One, changed" }, ...texts("").slice(1)], { label: "After" }));
+    expect(await read()).toEqual({ context: { label: "After", path: "/page:a", before: ["One, changed"], after: ["Three"] }, rows: 3 });
+  });
+
+  it("keeps at most its bound of texts, the units read first going first", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    for (const u of ["a", "b", "c"]) await c.put("/v1/units", unit(`page:${u}`, texts(` ${u}`)));
+    const rowsRead = await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => {
+      const contexts = new UnitContexts(o.store, 6);
+      const itemsOf = (key: string) =>
+        o.store.all<{ segment_id: number; unit_id: number }>("SELECT s.id AS segment_id, s.unit_id FROM segments s JOIN units u ON u.id = s.unit_id WHERE u.external_key = ?", key);
+      return ["page:a", "page:b", "page:c", "page:b", "page:a"].map((key) => {
+        const items = itemsOf(key);
+        const reads = countContextReads(o);
+        contexts.of(items);
+        return reads.done();
+      });
+    });
+    // a and b read; c pushes a out (9 texts over 6) but not b; a is read again.
+    expect(rowsRead).toEqual([3, 3, 3, 0, 3]);
   });
 });

@@ -3,11 +3,13 @@
  * the statement is read back with EXPLAIN QUERY PLAN while a real job runs. The reuse look-up
  * (a text translated earlier in the job) must seek `results_job_text`, keyed by the
  * fingerprint's first 8 digits (migration 0007): SQLite uses an index on an expression only
- * where the query names the same expression, and without it each item would walk every result
- * of the job.
+ * where the query names the same expression (and `repeated = 1`, the index's condition since
+ * migration 0008), and without it each item would walk every result of the job. Only results of
+ * texts that another segment shares are entered in it.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import siteMigrations from "../../migrations/site/migrations.js";
 import type { SiteSettings } from "../../src/control/sites";
 import type { SiteObject } from "../../src/site/object";
 import { runJobs } from "../../src/site/runner";
@@ -59,5 +61,45 @@ describe("a slice's load", () => {
       plan.filter((d) => (/^SCAN /.test(d) && !/^SCAN (j|l)\b/.test(d)) || /TEMP B-TREE/.test(d)),
       plan.join("\n"),
     ).toEqual([]);
+  });
+
+  it("enters only results of repeated texts in results_job_text; migration 0008 marks those of jobs still running", async () => {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    const units = Array.from({ length: 8 }, (_, i) =>
+      unit(`post:${i}`, [
+        { key: "t", text: `Heading ${i % 2}` },
+        { key: "b", text: `Paragraph ${i}` },
+      ]),
+    );
+    expect((await c.put("/v1/units/batch", { units })).status).toBe(200);
+    expect((await c.post("/v1/jobs", { type: "delta", confirm: true })).status).toBe(202);
+    const rows = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
+      const self = o as unknown as { env: Env };
+      await runJobs({ store: o.store, env: self.env, settings: o.store.getMeta<SiteSettings>("settings")!, engineFor: () => fakeEngine() }, { budgetMs: 60_000, sliceItems: 3 });
+      const read = () =>
+        o.store.all<{ kind: string; repeated: number; n: number }>(
+          "SELECT substr(s.text, 1, 7) AS kind, r.repeated, count(*) AS n FROM results r JOIN segments s ON s.id = r.segment_id GROUP BY 1, 2 ORDER BY 1, 2",
+        );
+      const after = read();
+      // As a site was before 0008, with the job still running: the migration's UPDATE marks all of its results.
+      o.store.run("UPDATE results SET repeated = 0");
+      o.store.run("UPDATE jobs SET status = 'running'");
+      const update = (siteMigrations.migrations as Record<string, string>).m0008
+        .split("--> statement-breakpoint")
+        .map((statement) => statement.replace(/^(\s*--.*\n)+/, "").trim())
+        .find((statement) => statement.startsWith("UPDATE"))!;
+      o.store.run(update);
+      return { after, migrated: read() };
+    });
+    // Each heading's text is on four segments; each paragraph's on one, so no later item of the job can reuse it.
+    expect(rows.after).toEqual([
+      { kind: "Heading", repeated: 1, n: 8 },
+      { kind: "Paragra", repeated: 0, n: 8 },
+    ]);
+    expect(rows.migrated).toEqual([
+      { kind: "Heading", repeated: 1, n: 8 },
+      { kind: "Paragra", repeated: 1, n: 8 },
+    ]);
   });
 });
