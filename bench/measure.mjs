@@ -3,6 +3,7 @@
  * in-runtime timer around SQLite reads about 0) and the printed report: raw times, floors or
  * baselines, ratios and goals. Nothing here asserts: the bench prints figures.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 
 /** Milliseconds one call takes, measured around the awaited promise. */
@@ -107,4 +108,32 @@ export async function interleaved(ops, { runs = 20, warmup = 3 } = {}) {
       if (i >= 0) samples[label].push(ms);
     }
   return samples;
+}
+
+/**
+ * CPU time (user + system, ms) the workerd processes under this Node process have used so far,
+ * read from /proc (Linux; null elsewhere). Around a job it says how much of the job's wall time
+ * the runtime spent working and how much it waited (timers, I/O): inside workerd the clock
+ * stands still during synchronous work, so this cannot be read from within.
+ */
+export function workerdCpuMs() {
+  if (process.platform !== "linux") return null;
+  const children = new Map();
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      children.set(Number(pid), { name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const under = (pid) => {
+    for (let p = children.get(pid)?.ppid; p; p = children.get(p)?.ppid) if (p === process.pid) return true;
+    return false;
+  };
+  let ticks = 0;
+  for (const [pid, proc] of children) if (proc.name.startsWith("workerd") && under(pid)) ticks += proc.ticks;
+  // Clock ticks are 1/100 s on Linux (sysconf(_SC_CLK_TCK)).
+  return ticks * 10;
 }

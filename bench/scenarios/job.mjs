@@ -12,7 +12,7 @@
  *    SLOW_MS is not repeated, so the bench stays within minutes whatever the runner costs.
  */
 import { call, createSite } from "../client.mjs";
-import { Report, time } from "../measure.mjs";
+import { Report, time, workerdCpuMs } from "../measure.mjs";
 
 const LANGUAGES = ["de", "fr", "es"];
 const SEGMENTS_PER_UNIT = 50;
@@ -41,6 +41,7 @@ async function jobOnce(rt, units) {
   const steps = [];
   let elapsed = 0;
   let job;
+  const cpuBefore = workerdCpuMs();
   do {
     // With TURNS=1 the event loop's lag is measured too, which slows the job (its time then says less).
     const step = await time(() => stub.runJob(STEP_MS, true, Boolean(process.env.TURNS)));
@@ -66,9 +67,10 @@ async function jobOnce(rt, units) {
         JSON.stringify(job.longestByStep),
       );
   } while (job.status === "running" && elapsed < CAP_MS);
+  const cpuMs = cpuBefore === null ? null : workerdCpuMs() - cpuBefore;
   const finished = job.status !== "running" && job.status !== "queued";
   if (finished && (job.status !== "succeeded" || job.done_segments !== items)) throw new Error(`job: ${JSON.stringify(job)}`);
-  return { createMs: created.ms, runMs: elapsed, finished, done: job.done_segments, steps };
+  return { createMs: created.ms, runMs: elapsed, cpuMs, finished, done: job.done_segments, steps };
 }
 
 /**
@@ -149,6 +151,16 @@ export async function jobScenario(rt, { runs }) {
       : `${perSecond(ITEMS, job)} results/s = ${perSecond(SEGMENTS, job)} segments/s (each into ${LANGUAGES.length} languages)`,
   );
   report.figure("job throughput as it progresses (last run)", `results/s: ${rates(last.steps)}`);
+  // How much of the job's wall time the runtime worked (the rest it waited: timers of the runner's turns, D1's answers).
+  const cpu = jobs.filter((j) => j.cpuMs !== null);
+  if (cpu.length) {
+    const busy = cpu.map((j) => j.cpuMs / j.runMs).sort((a, b) => a - b)[Math.floor(cpu.length / 2)];
+    const cpuMedian = cpu.map((j) => j.cpuMs).sort((a, b) => a - b)[Math.floor(cpu.length / 2)];
+    report.figure(
+      "job CPU (workerd, user + system, from /proc)",
+      `${cpuMedian.toLocaleString("en")} ms, ${Math.round(busy * 100)} % of the job's wall time (median of ${cpu.length})`,
+    );
+  }
   report.figure("floor throughput", `${perSecond(ITEMS, floor)} rows/s`);
   report.ratio(`job / floor${unfinished ? " (lower bound)" : ""}`, job, floor, 3);
   report.ratio(`job / floor in slices of ${SLICE.toLocaleString("en")}${unfinished ? " (lower bound)" : ""}`, job, sliced);
