@@ -1,7 +1,7 @@
 /**
  * i (part 2). A delta job over 20,000 segments (400 units × 50, one language) with engine
- * context on (each text sent with its unit's label, path and neighbours, read by the slice in
- * one query) against the same job with context off (RunnerDeps.engineContext = false), real
+ * context on (each text sent with its unit's label, path and neighbours, read per unit once for
+ * the job's languages: src/site/neighbours.ts, UnitContexts) against the same job with context off (RunnerDeps.engineContext = false), real
  * runJobs, zero-latency engine (it accepts the contextual request and counts the texts that
  * came with context, so a run that sent none, or one that should not have sent any, fails).
  * Each run: a fresh site seeded in bulk, the job created through POST /v1/jobs, then
@@ -73,7 +73,7 @@ export async function contextScenario(rt, { runs }) {
   const report = new Report(
     `i. Context for engines: delta job over ${SEGMENTS.toLocaleString("en")} segments (${UNITS} units × ${SEGMENTS_PER_UNIT}), one language, zero-latency engine; a fresh site per run`,
     [
-      "context on: each text sent with its unit's label, path and up to 2 neighbours on each side (one query per slice)",
+      "context on: each text sent with its unit's label, path and up to 2 neighbours on each side (each unit read once, two queries per slice)",
       "context off: the same job with RunnerDeps.engineContext = false",
       `the job runs in steps of runJobs(budget ${STEP_MS / 1000} s), timed from Node; on and off alternate`,
     ].join("\n"),

@@ -1,7 +1,7 @@
 /**
  * The unit context a slice gives engines (engines/types.ts, SegmentContext): each item's unit
- * label and path and the source texts of its neighbouring segments, read per unit in one query
- * for the slice's units and kept for the job's other languages (UnitContexts).
+ * label and path and the source texts of its neighbouring segments, read for the slice's units
+ * not read yet and kept for the job's other languages (UnitContexts).
  */
 import type { SegmentContext } from "../engines/types";
 import type { ScopeMark, Store } from "./store";

@@ -1,6 +1,7 @@
 // A job's slice gives the OpenAI-compatible engine each text's unit context (label, path, the
-// neighbouring live segments, read in one query for the slice), recorded by an HTTP-level fake
-// of chat completions; RunnerDeps.engineContext = false sends none (bench i part 2).
+// neighbouring live segments, read once per unit for the job's languages), recorded by an
+// HTTP-level fake of chat completions; RunnerDeps.engineContext = false sends none (bench i
+// part 2).
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
