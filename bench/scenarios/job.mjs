@@ -12,7 +12,7 @@
  *    SLOW_MS is not repeated, so the bench stays within minutes whatever the runner costs.
  */
 import { call, createSite } from "../client.mjs";
-import { Report, time, workerdCpuMs } from "../measure.mjs";
+import { median, Report, time, workerdCpuMs } from "../measure.mjs";
 
 const LANGUAGES = ["de", "fr", "es"];
 const SEGMENTS_PER_UNIT = 50;
@@ -154,11 +154,10 @@ export async function jobScenario(rt, { runs }) {
   // How much of the job's wall time the runtime worked (the rest it waited: timers of the runner's turns, D1's answers).
   const cpu = jobs.filter((j) => j.cpuMs !== null);
   if (cpu.length) {
-    const busy = cpu.map((j) => j.cpuMs / j.runMs).sort((a, b) => a - b)[Math.floor(cpu.length / 2)];
-    const cpuMedian = cpu.map((j) => j.cpuMs).sort((a, b) => a - b)[Math.floor(cpu.length / 2)];
+    const busy = median(cpu.map((j) => j.cpuMs / j.runMs));
     report.figure(
       "job CPU (workerd, user + system, from /proc)",
-      `${cpuMedian.toLocaleString("en")} ms, ${Math.round(busy * 100)} % of the job's wall time (median of ${cpu.length})`,
+      `${Math.round(median(cpu.map((j) => j.cpuMs))).toLocaleString("en")} ms, ${Math.round(busy * 100)} % of the job's wall time (median of ${cpu.length})`,
     );
   }
   report.figure("floor throughput", `${perSecond(ITEMS, floor)} rows/s`);

@@ -126,8 +126,8 @@ export class UnitContexts {
       if (!unit) continue;
       unit.place.set(row.id, unit.texts.length);
       unit.texts.push(neighbourText(row.text));
+      this.texts++;
     }
-    this.texts += rows.length;
     // Over the bound: the units kept longest go first (a Map iterates in insertion order), never those just read.
     const fresh = new Set(unitIds);
     for (const [id, unit] of this.units) {
