@@ -8,6 +8,7 @@ import m0005 from './0005_alarms.sql';
 import m0006 from './0006_memory_fuzzy.sql';
 import m0007 from './0007_results_job_text_short.sql';
 import m0008 from './0008_results_job_text_repeated.sql';
+import m0009 from './0009_ledger_outbox.sql';
 
   export default {
     journal,
@@ -20,7 +21,8 @@ m0004,
 m0005,
 m0006,
 m0007,
-m0008
+m0008,
+m0009
     }
   }
   

@@ -131,43 +131,40 @@ export async function estimateCost(db: ControlDb, site: SiteSettings, characters
   return { ent, estimate: buildEstimate(characters, ent, used, reserved) };
 }
 
-/**
- * Records one billed slice, keyed by (site, job, slice). It is written before the slice
- * commits in the site object, and a slice is committed by exactly one attempt: so the last
- * write for a key is the one whose work was kept, and it replaces what an earlier,
- * uncommitted attempt wrote (whose answer may have been lost).
- */
-export async function recordUsage(db: ControlDb, site: SiteSettings, jobId: number, slice: number, characters: number, at: Date) {
-  await db
-    .insert(usageLedger)
-    .values({ organizationId: site.organizationId, siteId: site.id, jobId, slice, characters, month: monthOf(at).key, createdAt: at.toISOString() })
-    .onConflictDoUpdate({
-      target: [usageLedger.siteId, usageLedger.jobId, usageLedger.slice],
-      set: { characters, month: monthOf(at).key, createdAt: at.toISOString() },
-    });
+/** One stored commit's billed characters, as the site object's ledger outbox keeps it (src/site/meter.ts). */
+export interface UsageRow {
+  jobId: number;
+  /** The commit's number within its job. */
+  slice: number;
+  characters: number;
+  /** First day of the UTC month the commit was stored in, `YYYY-MM-01`. */
+  month: string;
+  createdAt: string;
 }
 
 /**
- * Sets ledger row `n` of a job back to what the job kept, after an attempt that metered commit
- * n found it committed by another attempt (whose row this one overwrote). Commits 1..`committed`
- * landed with `characters` in all; row n gets what the other kept rows leave of it. A row n
- * above `committed` (not landed) is left to the attempt that commits n, or to settleJob.
+ * Writes stored commits' ledger rows, keyed by (site, job, slice), in one statement (the rows
+ * go as one JSON value: D1 binds at most 100 values to a statement). A commit is stored once
+ * (its number is the job's counter) and its row is written after it landed, so a repeated
+ * write (an answer lost, an object evicted before it removed its outbox rows) writes the same
+ * row again, and it replaces a row an earlier version of the runner wrote ahead of a commit
+ * that never landed.
  */
-export async function restoreUsage(db: ControlDb, siteId: number, jobId: number, n: number, committed: number, characters: number) {
-  if (n > committed) return;
-  const others = sql`(SELECT coalesce(sum(o.characters), 0) FROM usage_ledger o
-    WHERE o.site_id = ${siteId} AND o.job_id = ${jobId} AND o.slice <= ${committed} AND o.slice <> ${n})`;
-  await db
-    .update(usageLedger)
-    .set({ characters: sql`${characters} - ${others}` })
-    .where(and(eq(usageLedger.siteId, siteId), eq(usageLedger.jobId, jobId), eq(usageLedger.slice, n)));
+export async function writeUsage(db: ControlDb, site: SiteSettings, rows: UsageRow[]) {
+  if (!rows.length) return;
+  const values = JSON.stringify(rows.map((r) => [r.jobId, r.slice, r.characters, r.month, r.createdAt]));
+  // `WHERE true`: SQLite's upsert after INSERT … SELECT needs it to parse ON CONFLICT.
+  await db.run(sql`insert into "usage_ledger" ("organization_id", "site_id", "job_id", "slice", "characters", "month", "created_at")
+    select ${site.organizationId}, ${site.id}, r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4
+    from json_each(${values}) r where true
+    on conflict ("site_id", "job_id", "slice") do update set "characters" = excluded."characters", "month" = excluded."month", "created_at" = excluded."created_at"`);
 }
 
 /**
  * Settles a job that has ended (succeeded, failed, cancelled, abandoned) and will commit nothing
- * more: removes the ledger rows of its commits that never landed (numbers above `committed`; an
- * attempt meters before it commits, and its answer, its object or its transaction may be lost),
- * then releases its reservation. The reservation goes last, so a job that still holds one may
+ * more, once its queued rows are written (src/site/ledger.ts): removes any ledger row numbered
+ * above its commits (`committed`; the runner before ledger.ts wrote each row ahead of its commit,
+ * whose answer, object or transaction could be lost), then releases its reservation. The reservation goes last, so a job that still holds one may
  * still hold such rows; both steps may be repeated.
  */
 export async function settleJob(db: ControlDb, siteId: number, jobId: number, committed: number) {

@@ -1,23 +1,21 @@
 /**
  * Committing a job's progress: each finished engine batch (and each slice's memory hits,
- * repeats and skipped items) is metered and persisted as soon as it is done, so an eviction
- * never pays an engine twice for a finished batch.
+ * repeats and skipped items) is stored as soon as it is done, so an eviction never pays an
+ * engine twice for a finished batch.
  *
- * Metering stays idempotent: commits are numbered by the job's `slices` counter, the usage
- * ledger row (site, job, n) is written before commit n persists, and commit n persists only
- * where the counter still stands at n − 1. An attempt that wrote row n and died before its
- * commit is overwritten by whichever attempt commits n later, so the ledger holds exactly the
- * committed work. Commits run one at a time; outcomes that finish while one is being written
- * are coalesced into the next, so a fast engine does not pay a D1 round trip per batch.
+ * Metering stays exact: commits are numbered by the job's `slices` counter, commit n is stored
+ * only where the counter still stands at n − 1, and its usage-ledger row (site, job, n) is
+ * queued in the same transaction (ledger.ts): the work a commit stores and the row that bills
+ * it land together or not at all, and the row reaches D1 after the commit, in the background,
+ * so no commit waits for D1. Commits run one at a time; outcomes that finish while one is
+ * being written are coalesced into the next.
  */
-import { recordUsage, restoreUsage } from "../billing/billing";
-import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
 import type { Format } from "../limits";
 import type { QAIssue } from "../qa";
 import type { Emit } from "../webhooks/emit";
 import { moveStates, refreshUnits, type StateChange } from "./counts";
-import { infra } from "./faults";
+import { queueUsage } from "./ledger";
 import { siteTargets } from "./settings";
 import { stateSql } from "./state";
 import type { ScopeMark, Store } from "./store";
@@ -166,6 +164,8 @@ export class Committer {
     private readonly jobId: number,
     /** Counts work done (item-steps) and lets waiting requests in between steps (Invocation.step). */
     private readonly step: (items: number) => Promise<void> = async () => {},
+    /** A commit was stored, its ledger row queued: the invocation writes it to D1 (LedgerWriter.written). */
+    private readonly stored: () => void = () => {},
   ) {}
 
   /** Stores the outcome (in several commits if it is large); settles once all of it has landed. */
@@ -208,32 +208,23 @@ export class Committer {
   }
 
   private async write(outcomes: Outcome[]) {
-    const { store, settings, env } = this.deps;
+    const { store, settings } = this.deps;
     // A job cancelled meanwhile gets no further commit: its outcomes are dropped, unbilled.
     const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ? AND status = 'running'", this.jobId);
     if (!current) return;
     const n = current.slices + 1;
-    const billed = outcomes.reduce((sum, o) => sum + o.billed, 0);
-    const db = controlDb(env.DB);
-    // Meter first: if the object dies before the commit, the attempt that commits n later replaces this row.
-    await infra("metering a job's progress", () => recordUsage(db, settings, this.jobId, n, billed, store.clock()));
     if (persist(store, settings, this.jobId, n, outcomes)) {
       this.commits++;
+      this.stored();
       const produced = outcomes.flatMap((o) => o.produced);
       if (produced.some((p) => !p.held)) this.deps.emit?.({ type: "results.available" });
       if (produced.some((p) => p.held)) this.deps.emit?.({ type: "attention.created" });
-      if (billed > 0) this.deps.emit?.({ type: "usage.threshold" });
       await this.step(outcomes.reduce((sum, o) => sum + itemsOf(o), 0));
       return;
     }
-    // Not stored. Another attempt committed n while this one was metering: the row n this attempt wrote is set back to
-    // what the job kept (nothing to do when n is above the job's counter).
-    const kept = store.one<{ slices: number; characters: number; status: string }>("SELECT slices, characters, status FROM jobs WHERE id = ?", this.jobId);
-    if (kept) await infra("metering a job's progress", () => restoreUsage(db, settings.id, this.jobId, n, kept.slices, kept.characters));
-    // Cancelled while its ledger row was written: the outcomes are dropped (cancel wins), and the row, numbered above the
-    // job's counter, goes when the runner settles the cancelled job (runner.ts, settleJob): it bills only what it stored.
-    if (kept?.status !== "running") return;
-    // Still running: the outcomes are not landed (their items stay pending, to be redone).
+    // Not stored. Cancelled (or ended) meanwhile: the outcomes are dropped (cancel wins), unbilled: no ledger row was queued.
+    if (store.one("SELECT 1 AS x FROM jobs WHERE id = ? AND status = 'running'", this.jobId) === undefined) return;
+    // Still running, and another attempt committed n: the outcomes are not landed (their items stay pending, to be redone).
     throw new CommitConflict(this.jobId, n);
   }
 }
@@ -302,13 +293,14 @@ function currentRows(store: Store, outcome: Outcome): Map<number, CurrentRow> {
 }
 
 /**
- * Writes the outcomes as commit number `n` of the job, in one transaction. Answers whether it
- * did: not when the job is no longer running (cancelled while the commit's ledger row was
- * written: cancel wins), nor when its counter no longer stands at n − 1 (another attempt
+ * Writes the outcomes as commit number `n` of the job, with its ledger row (ledger.ts), in one
+ * transaction. Answers whether it did: not when the job is no longer running (cancelled
+ * meanwhile: cancel wins), nor when its counter no longer stands at n − 1 (another attempt
  * committed n).
  */
 export function persist(store: Store, settings: SiteSettings, jobId: number, n: number, outcomes: Outcome[]): boolean {
-  const now = store.now();
+  const at = store.clock();
+  const now = at.toISOString();
   return store.asRunner(() =>
     store.tx(() => {
       const current = store.one<{ slices: number; status: string }>("SELECT slices, status FROM jobs WHERE id = ?", jobId);
@@ -447,6 +439,8 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
       );
       if (recount) refreshUnits(store, siteTargets(settings), units);
       else moveStates(store, changes);
+      // The ledger row that bills this commit, in its transaction: written to D1 after it (ledger.ts).
+      queueUsage(store, jobId, n, counters.billed, at);
       return true;
     }),
   );

@@ -4,13 +4,20 @@
  * abandoning a job. Anything else that throws out of a slice is a bug, counted per job.
  */
 
+/** The innermost cause's message: a query builder's wrapper names the query, the platform's error says what failed. */
+function rootMessage(err: unknown): string {
+  let e = err;
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
+  return e instanceof Error ? e.message : String(e);
+}
+
 /** A control-plane or storage call failed; `what` says which, for the log. */
 export class InfrastructureError extends Error {
   constructor(
     readonly what: string,
     override readonly cause: unknown,
   ) {
-    super(`${what}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    super(`${what}: ${rootMessage(cause)}`);
     this.name = "InfrastructureError";
   }
 }

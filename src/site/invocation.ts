@@ -24,6 +24,7 @@ import type { Emit } from "../webhooks/emit";
 import type { Committer } from "./commit";
 import { infra } from "./faults";
 import { glossaryDue, glossaryFor, readGlossary, replaceGlossary } from "./glossary";
+import { LedgerWriter } from "./ledger";
 import { UnitContexts } from "./neighbours";
 import type { Store } from "./store";
 
@@ -39,7 +40,11 @@ export const BATCH_WINDOW_MS = 180_000;
  * plan's 10,000 subrequests. Each batch in flight may still add its retries (4 attempts).
  */
 export const SUBREQUEST_BUDGET = 2_000;
-/** Commits (each one D1 ledger write) one invocation makes at most: D1 allows 1,000 queries. */
+/**
+ * Commits one invocation makes at most. Each queues a ledger row that is written to D1, at most
+ * one statement a commit (LedgerWriter: fewer, as rows queued meanwhile go together), and D1
+ * allows 1,000 queries an invocation.
+ */
 const COMMIT_BUDGET = 400;
 /**
  * Items (segment × language) one transaction fixes when a started job's scope is fixed: a
@@ -137,6 +142,8 @@ export class Invocation {
   committers: Committer[] = [];
   /** The units' contexts engines are given, read once for the job's languages (neighbours.ts). */
   readonly contexts: UnitContexts;
+  /** Writes the commits' ledger rows to D1 behind them (ledger.ts); a failed write stops the invocation. */
+  readonly ledger: LedgerWriter;
   /**
    * Languages whose latest engine batch succeeded. Until one has, a language sends one batch
    * at a time: a quota, configuration or outage problem then costs one request, not one per
@@ -169,6 +176,7 @@ export class Invocation {
     };
     this.stepWork = options.stepWork ?? STEP_WORK;
     this.contexts = new UnitContexts(deps.store);
+    this.ledger = new LedgerWriter(deps, () => this.stop());
   }
 
   /**

@@ -398,8 +398,8 @@ export function markSettled(store: Store, id: number) {
 
 /**
  * queued or running → cancelled; segments already translated are kept. A finished job is
- * answered as it is. A running job may have a commit whose ledger row is written and whose
- * transaction is not (in flight, or lost to a fault): it is left to the runner to settle.
+ * answered as it is. A running job may have commits whose ledger rows are still queued (in the
+ * object, on their way to D1): it is left to the runner to settle.
  */
 export function cancelJob(store: Store, id: number): JobRow {
   return store.tx(() => {

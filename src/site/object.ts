@@ -347,7 +347,7 @@ export class SiteObject extends DurableObject<Env> {
       const before = getJob(this.store, id).status;
       const job = cancelJob(this.store, id);
       // A queued job's reservation goes at once (it has no commit); a running job is settled once, by the runner, when its
-      // commits have landed (jobs.ts, cancelJob): its ledger rows that were not stored go, then its reservation.
+      // commits have landed (jobs.ts, cancelJob): its queued ledger rows are written, then its reservation goes.
       await this.scheduleRun();
       if (job.status === "cancelled" && before === "queued") await release(controlDb(this.env.DB), settings.id, [id]);
       if (job.status === "cancelled" && before !== "cancelled") this.emit(settings)({ type: "job.finished", data: jobOut(job) });

@@ -9,7 +9,10 @@
  * Always moving: an invocation stops starting work at its budget and answers whether more is
  * waiting, so the caller re-arms the alarm; an infrastructure fault (D1, storage) backs off
  * and re-arms without counting against the job; only repeated internal errors (bugs) abandon
- * a job, which then releases its reservation and the ledger rows of commits that never landed.
+ * a job, which then writes its queued ledger rows and releases its reservation.
+ * A commit's ledger row is queued in its transaction and written to D1 behind it (ledger.ts);
+ * an invocation answers only once its rows are written, and a job is settled only once its
+ * rows are.
  */
 import { estimateCost, releaseInactive, reserve, settleJob } from "../billing/billing";
 import { controlDb } from "../control/db";
@@ -18,6 +21,7 @@ import { addErrors, Committer } from "./commit";
 import { backoffMs, infra, isInfrastructure } from "./faults";
 import { Invocation, type RunnerDeps, type RunOptions, SCOPE_ITEMS } from "./invocation";
 import { type JobRow, type JobScope, jobOut, markSettled, scopeQuery, storedEstimate, unsettledJobs } from "./jobs";
+import { flushUsage } from "./ledger";
 import { estimateWithShared } from "./shared-hits";
 import { runSlice } from "./slice";
 import type { Store } from "./store";
@@ -54,8 +58,8 @@ function finish(deps: RunnerDeps, jobId: number, status: "succeeded" | "failed",
 
 /**
  * Fails a job whose slices keep throwing for reasons other than engines or infrastructure (a
- * bug), so the queue moves on: its reservation is released and ledger rows of commits that
- * never landed are removed (the customer pays only for what the job kept).
+ * bug), so the queue moves on: its queued ledger rows are written and its reservation released
+ * (the customer pays exactly for what the job kept).
  */
 export async function abandonJob(deps: RunnerDeps, jobId: number) {
   await settle(deps, jobId, "abandoning a job");
@@ -63,11 +67,14 @@ export async function abandonJob(deps: RunnerDeps, jobId: number) {
 }
 
 /**
- * Billing equals what is stored: once a job has ended, the ledger rows of its commits that never
- * landed are removed and its reservation released (billing.ts, settleJob). Its `characters`
- * then equal the month's usage it caused.
+ * Billing equals what is stored: once a job has ended, the ledger rows its commits queued are
+ * written (`flush`: the invocation's writer, or the outbox directly), any row numbered above its
+ * commits is removed (written ahead of a commit that never landed, by the runner before ledger.ts)
+ * and its reservation released (billing.ts, settleJob). Its `characters` then equal the month's
+ * usage it caused.
  */
-async function settle(deps: RunnerDeps, jobId: number, what: string) {
+async function settle(deps: RunnerDeps, jobId: number, what: string, flush: () => Promise<void> = async () => void (await flushUsage(deps))) {
+  await flush();
   const committed = deps.store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", jobId)?.slices ?? 0;
   await infra(what, () => settleJob(controlDb(deps.env.DB), deps.settings.id, jobId, committed));
 }
@@ -166,7 +173,12 @@ function pendingLanguages(store: Store, job: JobRow): string[] {
 
 /** Runs the job's languages side by side, each slice after slice, until done, out of budget, or the job is cancelled. */
 async function runLanguages(inv: Invocation, job: JobRow) {
-  const committer = new Committer(inv.deps, job.id, (items) => inv.step(items, "commit"));
+  const committer = new Committer(
+    inv.deps,
+    job.id,
+    (items) => inv.step(items, "commit"),
+    () => inv.ledger.written(),
+  );
   inv.committers.push(committer);
   const workers = pendingLanguages(inv.deps.store, job).map(async (language) => {
     // A slice's commits land while the language's next slice loads and translates (from after the items the last one took).
@@ -199,9 +211,10 @@ async function runLanguages(inv: Invocation, job: JobRow) {
 }
 
 /** running → succeeded or failed, once no item is pending; its billing is settled first. */
-async function finishJob(deps: RunnerDeps, job: JobRow) {
+async function finishJob(inv: Invocation, job: JobRow) {
+  const { deps } = inv;
   // Settle before finishing: if D1 fails here the job is still running, and the next alarm settles again.
-  await settle(deps, job.id, "releasing a reservation");
+  await settle(deps, job.id, "releasing a reservation", () => inv.ledger.flush());
   const done = deps.store.one<{ done_segments: number; failed_segments: number }>("SELECT done_segments, failed_segments FROM jobs WHERE id = ?", job.id)!;
   if (isRunning(deps.store, job.id)) finish(deps, job.id, done.done_segments === 0 && done.failed_segments > 0 ? "failed" : "succeeded");
 }
@@ -216,10 +229,24 @@ async function finishJob(deps: RunnerDeps, job: JobRow) {
  */
 export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {}): Promise<boolean> {
   const inv = new Invocation(deps, typeof options === "number" ? { budgetMs: options } : options);
+  let more: boolean;
+  try {
+    more = await invoke(inv);
+  } catch (err) {
+    await inv.ledger.idle();
+    throw err;
+  }
+  // The ledger rows of this invocation's commits (and any an earlier one left) are in D1 before it answers.
+  await inv.ledger.flush();
+  return more;
+}
+
+async function invoke(inv: Invocation): Promise<boolean> {
+  const { deps } = inv;
   for (;;) {
     // Jobs cancelled while running: their commits have landed by now (none is in flight between two steps of the loop).
     for (const id of unsettledJobs(deps.store)) {
-      await settle(deps, id, "settling a cancelled job");
+      await settle(deps, id, "settling a cancelled job", () => inv.ledger.flush());
       markSettled(deps.store, id);
     }
     const job = currentJob(deps.store);
@@ -246,7 +273,7 @@ export async function runJobs(deps: RunnerDeps, options: number | RunOptions = {
     await runLanguages(inv, job);
     // Cancelled meanwhile: its commits have all landed (runLanguages waits for them), so the loop's top settles it, once.
     if (!isRunning(deps.store, job.id)) continue;
-    if (pendingLanguages(deps.store, job).length === 0) await finishJob(deps, job);
+    if (pendingLanguages(deps.store, job).length === 0) await finishJob(inv, job);
     if (!inv.mayStartSlice()) return moreWork(deps.store);
   }
 }

@@ -278,3 +278,23 @@ export const memory = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.sourceFingerprint, t.sourceLanguage, t.targetLanguage] })],
 );
+
+/**
+ * Usage-ledger rows of stored commits not yet written to D1 (commit.ts, persist; ledger.ts). A
+ * commit adds its row in its own transaction, so the work it stores is metered exactly once
+ * whatever happens after: the row is written to D1 (an upsert keyed by job and commit number)
+ * and then removed, by the running invocation, the next one, or the job's settle step.
+ */
+export const ledgerOutbox = sqliteTable(
+  "ledger_outbox",
+  {
+    jobId: integer("job_id").notNull(),
+    /** The commit's number (jobs.slices once it landed): the ledger row's `slice`. */
+    n: integer("n").notNull(),
+    characters: integer("characters").notNull(),
+    /** First day of the UTC month the commit was stored in, `YYYY-MM-01`. */
+    month: text("month").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.n] })],
+);

@@ -183,7 +183,7 @@ describe("runner", () => {
     expect(new Set(results.map((r) => `${r.key}/${r.language}`)).size).toBe(1200);
   });
 
-  it("a slice that fails after its engine call is redone without double translation or double counting", async () => {
+  it("D1 failing after a slice's engine call: the slice stays stored, its ledger row waits in the object, nothing is translated or billed twice", async () => {
     const { site, c } = await setup();
     await c.put(
       "/v1/units",
@@ -199,7 +199,7 @@ describe("runner", () => {
     await runInDurableObject(stub, async (o: SiteObject) => {
       const deps = { store: o.store, env: (o as any).env, settings: o.store.getMeta<SiteSettings>("settings")!, engineFor: () => flaky };
       const realDb = deps.env.DB;
-      // the ledger write after the second engine call fails: the slice is not persisted
+      // D1 goes down after the job's start (its cost checked, its characters reserved, the glossary read): the writes of the ledger row fail
       deps.env = {
         ...deps.env,
         DB: new Proxy(realDb, {
@@ -211,16 +211,22 @@ describe("runner", () => {
               : ((t as any)[p]?.bind?.(t) ?? (t as any)[p]),
         }),
       };
-      await expect(runJobs(deps, 60_000)).rejects.toThrow(/D1 down/);
+      await expect(runJobs(deps, 60_000)).rejects.toThrow(/metering a job's progress: D1 down/);
+      // The slice is stored with its ledger row, which waits in the object for D1.
+      expect(o.store.all("SELECT job_id, n, characters FROM ledger_outbox")).toEqual([{ job_id: created.id, n: 1, characters: created.estimated_characters }]);
     });
+    expect(calls).toBe(8);
     const mid = (await c.get(`/v1/jobs/${created.id}`)).body;
-    expect(mid.status).toBe("running");
+    // Still running: a job is settled, and finished, only once its ledger rows are in D1.
+    expect(mid).toMatchObject({ status: "running", done_segments: 400, characters: created.estimated_characters });
+    const billed = () => env.DB.prepare("SELECT sum(characters) AS n FROM usage_ledger WHERE site_id = ?").bind(site.siteId).first<{ n: number | null }>();
+    expect((await billed())!.n).toBeNull();
     const done = await runJob(c, site.siteId, created.id);
     expect(done).toMatchObject({ status: "succeeded", done_segments: 400, characters: created.estimated_characters });
-    const results = await allResults(c);
-    expect(results).toHaveLength(400);
-    const ledger = await env.DB.prepare("SELECT sum(characters) AS n FROM usage_ledger WHERE site_id = ?").bind(site.siteId).first<{ n: number }>();
-    expect(ledger!.n).toBe(created.estimated_characters);
+    expect(flaky.requests).toHaveLength(1);
+    expect(await allResults(c)).toHaveLength(400);
+    expect((await billed())!.n).toBe(created.estimated_characters);
+    expect(await runInDurableObject(stub, async (o: SiteObject) => o.store.all("SELECT * FROM ledger_outbox"))).toEqual([]);
   });
 
   it("reports per-language engine problems in errors; those segments stay missing", async () => {

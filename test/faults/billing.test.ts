@@ -1,7 +1,8 @@
 // Billing equals what is stored (DESIGN.md "Jobs against real engines"; issue 19, faults 1–4):
-// for every way a job ends and every fault between a commit's ledger write and its transaction,
-// the month's usage a job causes equals its `characters`. Engines are injected; D1 faults come
-// from flakyDb.
+// for every way a job ends and every fault around a commit's transaction and its ledger row's
+// write, the month's usage a job causes equals its `characters`. A commit queues its ledger row
+// in its own transaction and the row reaches D1 after it (src/site/ledger.ts). Engines are
+// injected; D1 faults come from flakyDb.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -46,16 +47,28 @@ async function siteWithUnits(n: number) {
 
 const jobRows = async (siteId: number, jobId: number) => (await ledger(siteId)).rows.filter((r) => r.job_id === jobId);
 
-describe("a job cancelled with a commit metered but not stored (fault 1)", () => {
-  it("keeps no ledger row for that commit: the month's usage equals the job's characters", async () => {
+describe("a job cancelled with a commit billed but not stored (fault 1)", () => {
+  it("a commit whose transaction fails queues no ledger row: the ledger never bills it, and the month's usage equals the job's characters", async () => {
     const { site, c, segments } = await siteWithUnits(120);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
     const engine = taggingEngine();
-    // Batch 1 commits; batch 2's ledger row lands in D1 but its answer is lost, so its transaction never runs.
-    let inserts = 0;
-    const lossy = flakyDb(env.DB, { lose: (sql) => isLedgerInsert(sql) && ++inserts === 2 });
-    expect(await inObject(site.siteId, (deps) => runAlarm(deps, 60_000), { engineFor: () => engine, env: { DB: lossy } })).toBeGreaterThan(0);
-    expect(await jobRows(site.siteId, jobId)).toHaveLength(2);
+    // Batch 1 commits; the transaction of the commit that holds batch 2 fails (the storage refuses its results).
+    const failing = `en>de: ${segments[50].text}`;
+    await inObject(site.siteId, async (deps) => {
+      deps.store.run(`CREATE TRIGGER fail_commit BEFORE INSERT ON results WHEN NEW.text = '${failing}' BEGIN SELECT RAISE(ABORT, 'storage refused the commit'); END`);
+    });
+    expect(await inObject(site.siteId, (deps) => runAlarm(deps, 60_000), { engineFor: () => engine })).toBeGreaterThan(0);
+    await inObject(site.siteId, async (deps) => void deps.store.run("DROP TRIGGER fail_commit"));
+    // Only what is stored is billed, already while the job runs: the failed commit left no row, in D1 or waiting to go there.
+    const mid = (await c.get(`/v1/jobs/${jobId}`)).body;
+    const stored = await allResults(c);
+    expect(stored.some((r) => r.text === failing)).toBe(false);
+    expect(mid).toMatchObject({ status: "running", done_segments: stored.length });
+    expect(mid.done_segments).toBeGreaterThanOrEqual(20); // the batches that ended in other commits (50, 50 and 20 texts)
+    expect(mid.done_segments).toBeLessThanOrEqual(70);
+    expect(mid.characters).toBe(sumCharacters(stored.map((r) => r.text.slice("en>de: ".length))));
+    expect((await ledger(site.siteId)).sum).toBe(mid.characters);
+    expect(await inObject(site.siteId, async (deps) => deps.store.all("SELECT * FROM ledger_outbox"))).toEqual([]);
 
     // Backing off, the job is cancelled; no alarm is pending when the cancel arrives.
     await runInDurableObject(stubOf(site.siteId), (_o: SiteObject, state) => state.storage.deleteAlarm());
@@ -65,12 +78,33 @@ describe("a job cancelled with a commit metered but not stored (fault 1)", () =>
     await runAll(site.siteId, engine);
 
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
-    expect(job).toMatchObject({ status: "cancelled", done_segments: 50, characters: sumCharacters(segments.slice(0, 50).map((s) => s.text)) });
-    expect(await jobRows(site.siteId, jobId)).toEqual([{ job_id: jobId, slice: 1, characters: job.characters }]);
+    expect(job).toMatchObject({ status: "cancelled", done_segments: mid.done_segments, characters: mid.characters });
     expect((await ledger(site.siteId)).sum).toBe(job.characters);
-    expect(await allResults(c)).toHaveLength(50);
+    expect(await allResults(c)).toHaveLength(mid.done_segments);
     const reserved = await env.DB.prepare("SELECT job_id FROM reservations WHERE site_id = ?").bind(site.siteId).all();
     expect(reserved.results).toEqual([]);
+  });
+
+  it("a ledger row written ahead of a commit that never landed (as the runner did before its rows were queued) goes when the job is settled", async () => {
+    const { site, c, segments } = await siteWithUnits(120);
+    const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
+    const engine = taggingEngine();
+    expect(await inObject(site.siteId, (deps) => runAlarm(deps, { budgetMs: 60_000, maxSlices: 1, sliceItems: 50 }), { engineFor: () => engine })).toBe(0);
+    const mid = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(mid).toMatchObject({ status: "running", done_segments: 50 });
+    // Row 2, for work that was never stored.
+    await env.DB.prepare(
+      "INSERT INTO usage_ledger (organization_id, site_id, job_id, slice, characters, month, created_at) SELECT organization_id, site_id, job_id, 2, 999, month, created_at FROM usage_ledger WHERE site_id = ? AND job_id = ?",
+    )
+      .bind(site.siteId, jobId)
+      .run();
+    expect((await ledger(site.siteId)).sum).toBe(mid.characters + 999);
+
+    expect((await c.post(`/v1/jobs/${jobId}/cancel`)).body.status).toBe("cancelled");
+    await runAll(site.siteId, engine);
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job).toMatchObject({ status: "cancelled", done_segments: 50, characters: sumCharacters(segments.slice(0, 50).map((s) => s.text)) });
+    expect(await jobRows(site.siteId, jobId)).toEqual([{ job_id: jobId, slice: 1, characters: job.characters }]);
   });
 });
 
@@ -130,25 +164,32 @@ describe("the same text in two source languages (fault 3)", () => {
 });
 
 describe("a commit another attempt committed first (fault 4)", () => {
-  it("is not counted as landed: its items are redone, and the ledger keeps what the job kept", async () => {
+  it("is not stored, queues no ledger row and is not counted as landed: its items are redone, and the ledger keeps what the job kept", async () => {
     const { site, c, segments } = await siteWithUnits(120);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
     const engine = taggingEngine();
-    // While the first commit is metered, another attempt commits number 1 (its ledger row written before this one's).
+    // Right after the committer read the job's counter for its first commit, another attempt commits number 1.
     let raced = false;
     const delay = await inObject(
       site.siteId,
       (deps) => {
-        const racing = flakyDb(env.DB, {
-          lose: (sql) => {
-            if (isLedgerInsert(sql) && !raced) {
-              raced = true;
-              expect(persist(deps.store, deps.settings, jobId, 1, [])).toBe(true);
-            }
-            return false;
+        const real = deps.store;
+        const racing = new Proxy(real, {
+          get(target, prop) {
+            if (prop === "one")
+              return (query: string, ...args: unknown[]) => {
+                const row = target.one(query, ...(args as []));
+                if (!raced && query.startsWith("SELECT slices FROM jobs WHERE id = ? AND status = 'running'")) {
+                  raced = true;
+                  expect(persist(target, deps.settings, jobId, 1, [])).toBe(true);
+                }
+                return row;
+              };
+            const value = (target as any)[prop];
+            return typeof value === "function" ? value.bind(target) : value;
           },
         });
-        return runAlarm({ ...deps, env: { ...deps.env, DB: racing } }, 60_000);
+        return runAlarm({ ...deps, store: racing }, 60_000);
       },
       { engineFor: () => engine },
     );
@@ -157,6 +198,8 @@ describe("a commit another attempt committed first (fault 4)", () => {
     expect(delay).toBeGreaterThan(0);
     const mid = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(mid).toMatchObject({ status: "running", done_segments: 0, characters: 0 });
+    // Only the racing commit's row is queued (it stored nothing, so it bills nothing); the lost commit queued none.
+    expect(await inObject(site.siteId, async (deps) => deps.store.all("SELECT job_id, n, characters FROM ledger_outbox"))).toEqual([{ job_id: jobId, n: 1, characters: 0 }]);
     expect((await ledger(site.siteId)).sum).toBe(0);
 
     await runAll(site.siteId, engine);
@@ -168,19 +211,30 @@ describe("a commit another attempt committed first (fault 4)", () => {
   });
 });
 
-describe("a cancel that arrives while a commit's ledger row is written (cancel wins)", () => {
-  it("the commit is not stored, and its ledger row goes with the runner's one settle step, in the same invocation once its commits have landed", async () => {
-    const { site, c, segments } = await siteWithUnits(120);
+describe("a cancel that arrives while the job's ledger rows are written (cancel wins)", () => {
+  it("what was stored stays billed, nothing is stored after it, and the job is settled in the same invocation once its commits have landed", async () => {
+    const { site, c } = await siteWithUnits(120);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
-    const engine = taggingEngine();
-    // Commit 1 lands; the job is cancelled once commit 2's ledger row has been written, before its transaction.
+    // Batches 1 and 2 (50 texts each) are answered at once; batch 3 waits at the engine until the job is cancelled, which
+    // happens while the first ledger rows are written to D1.
+    let cancelled: () => void = () => {};
+    const cancel = new Promise<void>((resolve) => {
+      cancelled = resolve;
+    });
+    const engine = fakeEngine({
+      translation: (text, request) => `${request.sourceLanguage}>${request.targetLanguage}: ${text}`,
+      during: (_request, n) => (n === 3 ? cancel : undefined),
+    });
     let inserts = 0;
     const answer = await inObject(
       site.siteId,
       (deps) => {
         const cancelling = flakyDb(env.DB, {
           lose: (sql) => {
-            if (isLedgerInsert(sql) && ++inserts === 2) expect(cancelJob(deps.store, jobId).status).toBe("cancelled");
+            if (isLedgerInsert(sql) && ++inserts === 1) {
+              expect(cancelJob(deps.store, jobId).status).toBe("cancelled");
+              cancelled();
+            }
             return false;
           },
         });
@@ -188,7 +242,7 @@ describe("a cancel that arrives while a commit's ledger row is written (cancel w
       },
       { engineFor: () => engine },
     );
-    expect(inserts).toBe(2);
+    expect(inserts).toBe(1);
     // The invocation's commits have landed when its slices end: the runner settles the cancelled job there and then (meta
     // unsettled_jobs emptied) and has nothing left to do. (A cancel it cannot settle before its budget ends keeps the need:
     // moreWork.)
@@ -196,13 +250,15 @@ describe("a cancel that arrives while a commit's ledger row is written (cancel w
     expect(await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => unsettledJobs(o.store))).toEqual([]);
 
     await runAll(site.siteId, engine);
-    expect(await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => unsettledJobs(o.store))).toEqual([]);
+    expect(engine.requests).toHaveLength(3);
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
-    // Only commit 1 is stored and billed: commit 2's row, written before the cancel, was removed by settleJob.
-    expect(job).toMatchObject({ status: "cancelled", done_segments: 50, characters: sumCharacters(segments.slice(0, 50).map((s) => s.text)) });
-    expect(await jobRows(site.siteId, jobId)).toEqual([{ job_id: jobId, slice: 1, characters: job.characters }]);
+    // Batches 1 and 2 were stored before the cancel and stay billed; batch 3, answered after it, is neither stored nor billed.
+    expect(job).toMatchObject({ status: "cancelled", done_segments: 100 });
+    const results = await allResults(c);
+    expect(results).toHaveLength(100);
+    expect(job.characters).toBe(sumCharacters(results.map((r) => r.text.slice("en>de: ".length))));
     expect((await ledger(site.siteId)).sum).toBe(job.characters);
-    expect(await allResults(c)).toHaveLength(50);
+    expect(await inObject(site.siteId, async (deps) => deps.store.all("SELECT * FROM ledger_outbox"))).toEqual([]);
     expect((await env.DB.prepare("SELECT job_id FROM reservations WHERE site_id = ?").bind(site.siteId).all()).results).toEqual([]);
   });
 });

@@ -117,15 +117,28 @@ describe("a failed commit", () => {
     expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
     const { engine } = recordingEngine();
-    // Only the first commit's ledger write fails; every later one would succeed.
-    let inserts = 0;
-    const once = flakyDb(env.DB, { down: (sql) => /^insert into "usage_ledger"/i.test(sql) && ++inserts === 1 });
-    expect(await inObject(site.siteId, (deps) => runAlarm(deps, 60_000), { engineFor: () => engine, env: { DB: once } })).toBeGreaterThan(0);
-    expect(engine.requests.length).toBeGreaterThan(1); // later batches were translated, their commits offered…
+    // Only the first commit's transaction fails (the object's storage is reset under it); every later one would succeed.
+    let commits = 0;
+    const once = (deps: RunnerDeps) =>
+      new Proxy(deps.store, {
+        get(target, prop) {
+          if (prop === "asRunner")
+            return <T>(write: () => T): T => {
+              if (++commits === 1) throw Object.assign(new Error("Durable Object storage reset"), { retryable: true });
+              return target.asRunner(write);
+            };
+          const value = (target as any)[prop];
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    expect(await inObject(site.siteId, (deps) => runAlarm({ ...deps, store: once(deps) }, 60_000), { engineFor: () => engine })).toBeGreaterThan(0);
+    expect(commits).toBe(1); // no later commit was tried…
+    expect(engine.requests.length).toBeGreaterThan(1); // …though later batches were translated, their commits offered…
     const mid = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(mid).toMatchObject({ status: "running", done_segments: 0, characters: 0 }); // …and refused
     expect(await allResults(c)).toEqual([]);
     expect((await ledger(site.siteId)).sum).toBe(0);
+    expect(await inObject(site.siteId, async (deps) => deps.store.all("SELECT * FROM ledger_outbox"))).toEqual([]);
 
     for (let i = 0; i < 10 && (await inObject(site.siteId, (deps) => runAlarm(deps, 60_000), { engineFor: () => engine })) !== null; i++);
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
@@ -235,20 +248,24 @@ describe("large scopes", () => {
 });
 
 describe("internal errors", () => {
-  it(`a job failing ${MAX_INTERNAL_FAILURES} times in a row for a bug is abandoned: reservation released, ledger rows of uncommitted work removed, the queue moves on`, async () => {
+  it(`a job failing ${MAX_INTERNAL_FAILURES} times in a row for a bug is abandoned: its queued ledger rows written, rows of uncommitted work removed, reservation released, the queue moves on`, async () => {
     const { site, c, jobId, segments } = await siteWithJob(["de"], 120);
     const next = (await c.post("/v1/jobs", { type: "delta", confirm: true })).body;
     const { engine } = recordingEngine();
-    // First invocation: batch 1 commits; the later commits' ledger writes land in D1 but their answers are lost.
-    let inserts = 0;
-    const lossy = flakyDb(env.DB, { lose: (sql) => /^insert into "usage_ledger"/i.test(sql) && ++inserts >= 2 });
-    const delay = await inObject(site.siteId, (deps) => runAlarm(deps, 60_000), { engineFor: () => engine, env: { DB: lossy } });
+    // First invocation: one slice of 50 commits, and D1 refuses its ledger row, which waits in the object.
+    const down = flakyDb(env.DB, { down: (sql) => /^insert into "usage_ledger"/i.test(sql) });
+    const delay = await inObject(site.siteId, (deps) => runAlarm(deps, { budgetMs: 60_000, maxSlices: 1, sliceItems: 50 }), { engineFor: () => engine, env: { DB: down } });
     expect(delay).toBeGreaterThan(0);
     const mid = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(mid.done_segments).toBe(50);
-    const before = await ledger(site.siteId);
-    expect(before.rows.filter((r) => r.job_id === jobId).length).toBe(2); // one committed, one not
-    expect(before.sum).toBeGreaterThan(mid.characters);
+    expect((await ledger(site.siteId)).sum).toBe(0);
+    // A row for work that was never stored, as the runner wrote ahead of its commits before it queued its rows.
+    await env.DB.prepare(
+      "INSERT INTO usage_ledger (organization_id, site_id, job_id, slice, characters, month, created_at) SELECT organization_id, id, ?, 2, 999, '2026-01-01', '2026-01-01T00:00:00.000Z' FROM sites WHERE id = ?",
+    )
+      .bind(jobId, site.siteId)
+      .run();
+    expect((await ledger(site.siteId)).sum).toBe(999);
 
     // Then a bug: the engine throws something that is not an EngineError, every time.
     const broken: Engine = { ...engine, translate: async () => Promise.reject(new TypeError("cannot read properties of undefined")) };
