@@ -169,6 +169,10 @@ async function measure(baseUrl, adminToken) {
   const landedLate = afterCancel.filter((p) => p.at > 1_000 && p.done !== afterCancel.find((q) => q.at > 1_000)?.done);
   const firstAfterSecond = afterCancel.find((p) => p.at > 1_000);
   const lastDone = afterCancel[afterCancel.length - 1].done;
+  // Billing equals what is stored: the cancelled job's characters are the month's usage of this fresh site (its ledger rows
+  // reach D1 behind its commits, and the runner settles the job once they have).
+  const cancelled = (await timed(api, "GET", jobPath)).body;
+  const usage = (await timed(api, "GET", "/v1/usage")).body;
 
   const fmt = (ms) => `${ms.toFixed(0)} ms`;
   const line = (label, xs) =>
@@ -194,6 +198,7 @@ async function measure(baseUrl, adminToken) {
   console.log(`  cancel of a queued job (behind the running one): ${fmt(cancelQueued.ms)}, answered ${cancelQueued.body.status}`);
   console.log(`  cancel of the running job: ${fmt(cancelRunning.ms)}, answered ${cancelRunning.body.status} with ${cancelRunning.body.done_segments.toLocaleString("en")} done`);
   console.log(`  after the cancel: ${afterCancel.map((p) => `${(p.at / 1000).toFixed(2)} s ${p.done}`).join(", ")}`);
+  console.log(`  billed: the cancelled job ${cancelled.characters.toLocaleString("en")} characters, the month's usage ${usage.used_characters.toLocaleString("en")}`);
 
   const p99 = (xs) =>
     percentile(
@@ -206,6 +211,7 @@ async function measure(baseUrl, adminToken) {
     [`cancel of the running job answered in < ${GOALS.cancel} ms, cancelled`, cancelRunning.ms < GOALS.cancel && cancelRunning.body.status === "cancelled"],
     [`cancel of a queued job answered in < ${GOALS.cancel} ms, cancelled`, cancelQueued.ms < GOALS.cancel && cancelQueued.body.status === "cancelled"],
     [`no commit later than ${GOALS.cancel} ms after the cancel`, !!firstAfterSecond && landedLate.length === 0 && lastDone === firstAfterSecond.done],
+    ["the month's usage equals the cancelled job's characters", cancelled.characters > 0 && usage.used_characters === cancelled.characters],
   ];
   for (const [label, ok] of checks) console.log(`  ${ok ? green("PASS") : red("FAIL")}  ${label}`);
   return checks.every(([, ok]) => ok) ? 0 : 1;

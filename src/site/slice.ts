@@ -30,8 +30,8 @@ import { stateSql } from "./state";
 export const SLICE_ITEMS = 250;
 /**
  * …and up to one full request of an engine that takes more, at most this many: each engine
- * batch is one commit, and each commit one D1 write, so an engine that takes 1,000 texts a
- * request is not held to 250 texts per write.
+ * batch is one commit (one transaction and its ledger row), so an engine that takes 1,000 texts
+ * a request is not held to 250 texts per commit.
  */
 export const SLICE_ITEMS_MAX = 1_000;
 
