@@ -43,9 +43,6 @@ export function queueUsage(store: Store, jobId: number, n: number, characters: n
   store.run("INSERT INTO ledger_outbox (job_id, n, characters, month, created_at) VALUES (?, ?, ?, ?, ?)", jobId, n, characters, monthOf(at).key, at.toISOString());
 }
 
-/** Whether the outbox holds rows not yet written to D1. */
-export const usageQueued = (store: Store) => store.one("SELECT 1 AS x FROM ledger_outbox LIMIT 1") !== undefined;
-
 /**
  * Writes every row of the outbox to D1, FLUSH_ROWS a statement, removing each batch once D1
  * answered. A D1 failure throws an InfrastructureError and leaves the rows where they are.
@@ -82,8 +79,6 @@ export class LedgerWriter {
   private wake: (() => void) | undefined;
   /** Set while a flush waits for the write under way: that write and any it repeats gather nothing. */
   private hurry = false;
-  /** Statements of rows written (each one D1 query). */
-  writes = 0;
 
   constructor(
     private readonly deps: LedgerDeps,
@@ -116,7 +111,7 @@ export class LedgerWriter {
         });
       this.wake = undefined;
       try {
-        this.writes += await flushUsage(this.deps);
+        await flushUsage(this.deps);
       } catch {
         this.failed = true;
         this.onFailure();
@@ -147,7 +142,7 @@ export class LedgerWriter {
     await this.idle();
     this.failed = false;
     try {
-      this.writes += await flushUsage(this.deps);
+      await flushUsage(this.deps);
     } catch (error) {
       this.failed = true;
       throw error;
