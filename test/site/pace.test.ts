@@ -1,6 +1,7 @@
 // The runner's pace (src/site/invocation.ts, Invocation.pace): steps start at STEP_WORK
 // item-steps and grow to about STEP_MS of work as the invocation measures how many item-steps a
-// ms holds, between STEP_WORK and MAX_STEP_WORK; a fixed `stepWork` is kept as given.
+// ms holds, between STEP_WORK and MAX_STEP_WORK; a fixed `stepWork` is kept as given. Chains
+// that step while a turn is under way wait for that turn: one timer for all of them.
 import { describe, expect, it } from "vitest";
 import { Invocation, MAX_STEP_WORK, type RunnerDeps, STEP_MS, STEP_WORK } from "../../src/site/invocation";
 
@@ -66,6 +67,38 @@ describe("the runner's pace", () => {
     const slow = paced(200);
     await work(slow, 2_000);
     expect(slow.stepWork).toBe(STEP_WORK);
+  });
+
+  it("shares one turn between the chains that step while it is under way", async () => {
+    // A turn that ends when the test says so: what is waiting for it shows.
+    const turns: { at: string; end: () => void }[] = [];
+    const deps = {
+      nextTurn: (at: string) => new Promise<void>((end) => turns.push({ at, end })),
+      now: () => 1_000,
+    } as unknown as RunnerDeps;
+    const inv = new Invocation(deps, { stepWork: 10 });
+    const resumed: string[] = [];
+    // Chain a fills the step: the turn starts.
+    const a = inv.step(10, "qa").then(() => resumed.push("a"));
+    expect(turns.map((t) => t.at)).toEqual(["qa"]);
+    // Chain b has done one item-step, chain c a whole step's worth, and d turns outright: all three wait for a's turn, no timer of their own.
+    const b = inv.step(1, "slice").then(() => resumed.push("b"));
+    const c = inv.step(10, "commit").then(() => resumed.push("c"));
+    const d = inv.turn("start").then(() => resumed.push("d"));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(resumed).toEqual([]);
+    expect(turns).toHaveLength(1);
+    expect(inv.turns).toBe(1);
+    turns[0].end();
+    await Promise.all([a, b, c, d]);
+    expect(resumed.sort()).toEqual(["a", "b", "c", "d"]);
+    // The turn is over: the work counted meanwhile starts the next step, and the next turn is a timer of its own.
+    const e = inv.step(9, "qa");
+    expect(turns).toHaveLength(2);
+    turns[1].end();
+    await e;
+    expect(inv.turns).toBe(2);
   });
 
   it("keeps a fixed stepWork as given", async () => {
