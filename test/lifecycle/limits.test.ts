@@ -138,7 +138,8 @@ describe("failed authentications per client address: 60 a minute", () => {
   });
 
   it("wrong admin tokens count too: the 61st is 429, the right token from another address works", { timeout: 90_000 }, async () => {
-    const ip = `198.51.100.${Math.floor(Math.random() * 250)}`;
+    // Not the range of the test above: the limiter's counts outlive a test, and one address drawn by both failed this one.
+    const ip = `2001:db8:141::${Math.floor(Math.random() * 0xffff).toString(16)}`;
     await freshWindow(15_000);
     const wrong = await burst(60, () => request("GET", "/admin/v1/audit", from(ip, `${ADMIN.slice(0, -1)}X`)));
     expect(wrong.filter((s) => s !== 401)).toEqual([]);
