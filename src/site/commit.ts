@@ -162,8 +162,8 @@ export class Committer {
   constructor(
     private readonly deps: CommitDeps,
     private readonly jobId: number,
-    /** Counts work done (item-steps) and lets waiting requests in between steps (Invocation.step). */
-    private readonly step: (items: number) => Promise<void> = async () => {},
+    /** Counts a commit's work (item-steps) before it is written, letting waiting requests in first when it would overrun the step (Invocation.ahead). */
+    private readonly ahead: (items: number) => Promise<void> = async () => {},
     /** A commit was stored, its ledger row queued: the invocation writes it to D1 (LedgerWriter.written). */
     private readonly stored: () => void = () => {},
   ) {}
@@ -209,6 +209,8 @@ export class Committer {
 
   private async write(outcomes: Outcome[]) {
     const { store, settings } = this.deps;
+    // The transaction is one piece of CPU: it starts a step rather than ending one (requests waiting meanwhile go first).
+    await this.ahead(outcomes.reduce((sum, o) => sum + itemsOf(o), 0));
     // A job cancelled meanwhile gets no further commit: its outcomes are dropped, unbilled.
     const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ? AND status = 'running'", this.jobId);
     if (!current) return;
@@ -219,7 +221,6 @@ export class Committer {
       const produced = outcomes.flatMap((o) => o.produced);
       if (produced.some((p) => !p.held)) this.deps.emit?.({ type: "results.available" });
       if (produced.some((p) => p.held)) this.deps.emit?.({ type: "attention.created" });
-      await this.step(outcomes.reduce((sum, o) => sum + itemsOf(o), 0));
       return;
     }
     // Not stored. Cancelled (or ended) meanwhile: the outcomes are dropped (cancel wins), unbilled: no ledger row was queued.

@@ -80,8 +80,8 @@ export const nextTurn = (): Promise<void> => scheduler.wait(0);
 
 /**
  * Where the runner lets requests in: after a job's start, after a chunk of its scope is fixed,
- * after a slice's items are loaded and sorted (before its engine batches), during QA, after a
- * commit is stored.
+ * after a slice's items are loaded and sorted (before its engine batches), during QA, before a
+ * commit is written.
  */
 export type TurnPoint = "start" | "scope" | "slice" | "fuzzy" | "qa" | "commit";
 
@@ -189,6 +189,18 @@ export class Invocation {
   async step(items: number, at: TurnPoint): Promise<void> {
     this.work += items;
     if (this.work >= this.stepWork || this.turning) await this.turn(at);
+  }
+
+  /**
+   * Before `items` item-steps of work that run as one piece no request can interrupt (a commit's
+   * transaction): when the piece would carry the step under way past its size, lets waiting
+   * requests in first, so that the piece starts a step instead of ending one. A step then lasts
+   * about its size or the piece, not both (counted after the piece, a commit of 500 items that
+   * came at the end of a step doubled it). The piece counts for the step it starts.
+   */
+  async ahead(items: number, at: TurnPoint): Promise<void> {
+    if (this.turning || (this.work > 0 && this.work + items > this.stepWork)) await this.turn(at);
+    this.work += items;
   }
 
   /**

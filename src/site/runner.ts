@@ -176,7 +176,7 @@ async function runLanguages(inv: Invocation, job: JobRow) {
   const committer = new Committer(
     inv.deps,
     job.id,
-    (items) => inv.step(items, "commit"),
+    (items) => inv.ahead(items, "commit"),
     () => inv.ledger.written(),
   );
   inv.committers.push(committer);

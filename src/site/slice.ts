@@ -150,9 +150,12 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   // have their turn between two pieces moves its texts from one to the other (the next piece's load sees them stored).
   let size = 0;
   let from = after;
-  let sinceTurn = 0;
   for (let full = false; !full && items.length < limit; ) {
     const want = Math.min(LOAD_ITEMS, limit - items.length);
+    // A piece's load and sort are one piece of CPU: it starts a step rather than ending one (requests waiting meanwhile go first).
+    await inv.ahead(want, "slice");
+    // Cancelled meanwhile: nothing of the slice was sent or stored yet.
+    if (!inv.stillRunning(job.id)) return null;
     const piece = loadItems(inv, job, language, settings, scope, from, want);
     for (const item of piece) {
       // Bounded by characters too, so a slice of long texts stays as short as one of short texts.
@@ -162,7 +165,6 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
       }
       items.push(item);
       size += item.characters;
-      sinceTurn++;
       // An import since the job started wins, also over a forced job.
       if (!item.live || item.imported_since === 1 || (!scope.force && item.state !== "missing" && item.state !== "stale")) {
         skipped.push(item);
@@ -184,13 +186,6 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
     }
     if (piece.length < want) break;
     from = piece[piece.length - 1].segment_id;
-    // This piece is loaded and sorted: requests waiting meanwhile get their turn (after the last piece, below).
-    if (!full && items.length < limit) {
-      await inv.step(sinceTurn, "slice");
-      sinceTurn = 0;
-      // Cancelled meanwhile: nothing of the slice was sent or stored yet.
-      if (!inv.stillRunning(job.id)) return null;
-    }
   }
   if (!items.length) return null;
 
@@ -212,8 +207,8 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
     }
   }
 
-  // The slice's work is loaded and sorted: requests waiting meanwhile get their turn.
-  await inv.step(sinceTurn, "slice");
+  // The slice's work is loaded and sorted (and counted, piece by piece): requests waiting meanwhile get their turn if one is due.
+  await inv.step(0, "slice");
 
   // Fuzzy matches of the texts that go to the engine (src/site/fuzzy.ts), given to it as examples: context only, never a
   // result and never billed differently. A forced job ignores the memory, so it gets none; nor does a run with the
@@ -281,9 +276,9 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
     }
     const batches = [...bySource.values()].flatMap((groups) => splitBatches(groups, engine.limits, (g) => g.items[0].characters));
     // The unit context of the texts sent (read once per unit for the job's languages: neighbours.ts), unless switched off.
+    // Reading and shaping the context is work on the slice's texts, one piece of CPU: counted like other item-steps, ahead.
+    if (inv.deps.engineContext !== false) await inv.ahead(toSend.size, "slice");
     const contexts = inv.deps.engineContext === false ? undefined : inv.contexts.of([...toSend.values()].map((g) => g.items[0]));
-    // Reading and shaping the context is work on the slice's texts: counted like other item-steps.
-    if (contexts) await inv.step(contexts.size, "slice");
     const gate = inv.gate(engine.name);
     const running: Promise<void>[] = [];
 

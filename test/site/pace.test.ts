@@ -1,7 +1,8 @@
 // The runner's pace (src/site/invocation.ts, Invocation.pace): steps start at STEP_WORK
 // item-steps and grow to about STEP_MS of work as the invocation measures how many item-steps a
 // ms holds, between STEP_WORK and MAX_STEP_WORK; a fixed `stepWork` is kept as given. Chains
-// that step while a turn is under way wait for that turn: one timer for all of them.
+// that step while a turn is under way wait for that turn: one timer for all of them. A piece
+// of work that runs as one (Invocation.ahead) starts a step rather than ending one.
 import { describe, expect, it } from "vitest";
 import { Invocation, MAX_STEP_WORK, type RunnerDeps, STEP_MS, STEP_WORK } from "../../src/site/invocation";
 
@@ -99,6 +100,34 @@ describe("the runner's pace", () => {
     turns[1].end();
     await e;
     expect(inv.turns).toBe(2);
+  });
+
+  it("lets requests in before a piece of work that would overrun the step, and counts the piece for the next step", async () => {
+    const at: string[] = [];
+    const deps = {
+      nextTurn: async (point: string) => {
+        at.push(point);
+      },
+      now: () => 1_000,
+    } as unknown as RunnerDeps;
+    const inv = new Invocation(deps, { stepWork: 10 });
+    // A piece bigger than a step, at a step's start: it goes at once, a step of its own; the next item-step turns.
+    await inv.ahead(50, "commit");
+    expect(at).toEqual([]);
+    await inv.step(1, "qa");
+    expect(at).toEqual(["qa"]);
+    // 6 item-steps into a step, a commit of 8 would make it 14: the turn comes first, then the commit starts the next step.
+    await inv.step(6, "qa");
+    await inv.ahead(8, "commit");
+    expect(at).toEqual(["qa", "commit"]);
+    await inv.step(1, "qa"); // 9 of 10: no turn
+    expect(at).toEqual(["qa", "commit"]);
+    await inv.step(1, "qa"); // the commit's 8 and 2 more: a step's worth
+    expect(at).toEqual(["qa", "commit", "qa"]);
+    // A piece that fits the step goes on at once.
+    await inv.step(3, "qa");
+    await inv.ahead(7, "commit");
+    expect(at).toHaveLength(3);
   });
 
   it("keeps a fixed stepWork as given", async () => {
