@@ -5,14 +5,15 @@
  * requests in.
  *
  * Pace: the site object runs one thing at a time, and awaiting a promise that is already
- * settled (a zero-latency engine, a memory hit) never lets anything else in. Only a macrotask
- * boundary does (a timer, I/O): measured in workerd, a loop of `await Promise.resolve()` kept
- * every request out until it ended, `await scheduler.wait(0)` let one in after each turn.
- * So CPU-bound job work counts its work in `step()`, and once about STEP_WORK has piled up
- * it waits for the next turn of the event loop, where pushes, status reads, result pages and
- * cancels that arrived meanwhile are answered. A wait costs about 1 ms when nothing is
- * waiting and nothing once a step takes several ms (measured: 100 steps of 5.7 ms took 571 ms
- * without waits and 576 ms with them).
+ * settled (a zero-latency engine, a memory hit) never lets anything else in. Only a timer does:
+ * measured in workerd, a loop of `await Promise.resolve()` kept every request out until it
+ * ended, and so did a `MessageChannel` or `WebSocketPair` message to itself and
+ * `storage.sync()`; `await scheduler.wait(0)` let one in after each turn. So CPU-bound job work
+ * counts its work in `step()`, and once a step's worth has piled up it waits for the next turn
+ * of the event loop, where pushes, status reads, result pages and cancels that arrived
+ * meanwhile are answered. Each timer costs about 1.1 ms of waiting that no other chain's work
+ * overlaps, so the job's chains share one turn (Invocation.turn; docs/decisions.md, "Always
+ * answering, eighth pass").
  */
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
@@ -58,10 +59,8 @@ export const SCOPE_ITEMS = 2_000;
  * stored is one), at the start of an invocation and at least: an item-step costs about
  * 10–30 µs of CPU, so such a step is a ms or two. A request that arrives waits for the step under
  * way (and, where the Worker shares the object's thread, as under `wrangler dev`, once for each
- * of its hops), so steps must stay short; but each turn costs about 1 ms of waiting when the
- * step before it was short (measured in workerd: only a timer, `scheduler.wait(0)`, lets
- * requests in, and a timer fires a ms later at the soonest), which made a zero-latency job
- * half waiting at this size. So the invocation learns its pace (Invocation.pace) and steps grow
+ * of its hops), so steps must stay short; but each turn costs about 1 ms of waiting (a timer
+ * fires a ms later at the soonest), which made a zero-latency job half waiting at this size. So the invocation learns its pace (Invocation.pace) and steps grow
  * to about STEP_MS of work, between STEP_WORK and MAX_STEP_WORK item-steps.
  */
 export const STEP_WORK = 50;
