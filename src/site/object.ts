@@ -25,6 +25,7 @@ import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glo
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { nextTurn } from "./invocation";
 import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
+import { flushUsage } from "./ledger";
 import { backfillMemorySourceText, indexNeedsMerge, mergeMemoryIndex } from "./memory";
 import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, IMPORT_CHUNK, importMemory, listMemory, type MemoryKey, memoryPairs } from "./memory-admin";
 import { runMemoryShare, shareWaiting, sharingChanged } from "./memory-share";
@@ -374,13 +375,28 @@ export class SiteObject extends DurableObject<Env> {
    * Erases the site's data plane: the alarm, then all storage (SQLite tables included). What
    * is left is a mark that refuses every later call, so nothing can write the site again;
    * site ids are never reused.
+   *
+   * The usage ledger is a billing record that erasure keeps (src/control/erasure.ts): the rows
+   * the site's commits queued and D1 has not taken yet (ledger.ts) are written first, once no
+   * job can queue more. While D1 refuses them the erasure fails with nothing deleted, and is
+   * retried (src/ops/erasure.ts): the work a job did before the erasure stays billed.
    */
   async erase(): Promise<void> {
     this.erased = true;
+    // A job's invocation still under way meets a closed store at its next step, and queues nothing more.
     this.store.close();
+    await this.writeQueuedUsage();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     await this.ctx.storage.put(ERASED_MARK, new Date().toISOString());
+  }
+
+  /** The outbox's ledger rows to D1, through a store of its own (the object's is closed); nothing to do once the tables are gone. */
+  private async writeQueuedUsage() {
+    const store = new Store(this.ctx.storage, this.deps.clock);
+    if (store.one("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ledger_outbox'") === undefined) return;
+    const settings = store.getMeta<SiteSettings>("settings");
+    if (settings) await flushUsage({ store, env: this.env, settings });
   }
 
   /**

@@ -5,8 +5,12 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { SiteSettings } from "../../src/control/sites";
 import type { SiteObject } from "../../src/site/object";
+import { runJobs } from "../../src/site/runner";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
+import { fakeEngine } from "../helpers/fake-engine";
+import { flakyDb, sumCharacters, texts } from "../helpers/faults";
 import { allResults, job } from "../helpers/jobs";
 
 const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
@@ -124,6 +128,61 @@ describe("DELETE /admin/v1/sites/{site_id}", () => {
     // ids are never reused
     const next = await createSite({ orgId: site.orgId });
     expect(next.siteId).toBeGreaterThan(stranger.siteId);
+  });
+});
+
+describe("erasing a site whose job's ledger rows still wait in its outbox", () => {
+  const isLedgerInsert = (sql: string) => /^insert into "usage_ledger"/i.test(sql);
+  const billed = async (siteId: number) => (await q<{ n: number | null }>("SELECT sum(characters) AS n FROM usage_ledger WHERE site_id = ?", siteId))[0].n;
+
+  /**
+   * A site whose job stored its work while D1 refused the ledger writes (ledger.ts): the rows
+   * that bill it wait in the object's outbox, as after a D1 outage or an eviction.
+   */
+  async function withQueuedRows() {
+    const site = await createSite({ target_languages: [{ code: "de" }] });
+    const c = client(site.key);
+    const segments = texts(30, "Billed before erasure").map((text, i) => ({ key: `s${i}`, text }));
+    expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
+    expect((await c.post("/v1/jobs", { confirm: true })).status).toBe(202);
+    const chars = sumCharacters(segments.map((s) => s.text));
+    await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
+      const settings = o.store.getMeta<SiteSettings>("settings")!;
+      const db = flakyDb(env.DB, { down: isLedgerInsert });
+      const deps = { store: o.store, env: { ...(o as any).env, DB: db }, settings, engineFor: () => fakeEngine() };
+      await expect(runJobs(deps, { budgetMs: 60_000, sliceItems: 10 })).rejects.toThrow(/metering a job's progress/);
+      expect(o.store.one<{ n: number }>("SELECT sum(characters) AS n FROM ledger_outbox")!.n).toBe(chars);
+    });
+    expect(await billed(site.siteId)).toBeNull();
+    return { site, chars };
+  }
+
+  it("writes them to the usage ledger before the storage goes: the work done stays billed", async () => {
+    const { site, chars } = await withQueuedRows();
+    expect((await admin("DELETE", `/admin/v1/sites/${site.siteId}`)).status).toBe(204);
+    expect(await billed(site.siteId)).toBe(chars);
+    expect(await objectTables(site.siteId)).toEqual({ tables: [], alarm: null, entries: ["erased_at"] });
+  });
+
+  it("fails while D1 refuses them, keeping them and the storage, and writes them when the erasure is retried", async () => {
+    const { site, chars } = await withQueuedRows();
+    // The object's own D1 refuses the ledger rows (the Worker's D1 works: keys are dropped, the site row stays).
+    await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
+      (o as any).env = { ...(o as any).env, DB: flakyDb(env.DB, { down: isLedgerInsert }) };
+    });
+    expect((await admin("DELETE", `/admin/v1/sites/${site.siteId}`)).status).toBe(500);
+    // Nothing was deleted: the rows wait in the outbox and the site row stays for the retry; its keys are gone.
+    const left = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject, state) => {
+      (o as any).env = { ...(o as any).env, DB: env.DB };
+      return state.storage.sql.exec<{ n: number }>("SELECT sum(characters) AS n FROM ledger_outbox").one().n;
+    });
+    expect(left).toBe(chars);
+    expect(await q("SELECT id FROM sites WHERE id = ?", site.siteId)).toHaveLength(1);
+    expect((await client(site.key).get("/v1/status")).status).toBe(401);
+
+    expect((await admin("DELETE", `/admin/v1/sites/${site.siteId}`)).status).toBe(204);
+    expect(await billed(site.siteId)).toBe(chars);
+    expect(await objectTables(site.siteId)).toEqual({ tables: [], alarm: null, entries: ["erased_at"] });
   });
 });
 
