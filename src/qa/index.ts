@@ -10,6 +10,7 @@ import { checkMarkdownSyntax } from "./markdown";
 import { checkNumbers } from "./numbers";
 import { checkPlaceholders } from "./placeholders";
 import { checkPunctuation } from "./punctuation";
+import { factsOf } from "./remember";
 import type { QAInput, QAIssue } from "./types";
 import { checkUnchanged } from "./unchanged";
 import { checkUrls } from "./urls";
@@ -39,5 +40,6 @@ const CHECKS: QACheck[] = [
 export function runQA(input: QAInput): QAIssue[] {
   const empty = checkEmpty(input);
   if (empty) return [empty];
-  return CHECKS.map((check) => check(input)).filter((issue): issue is QAIssue => issue !== null);
+  const checked = input.facts ? input : { ...input, facts: factsOf(input) };
+  return CHECKS.map((check) => check(checked)).filter((issue): issue is QAIssue => issue !== null);
 }

@@ -4,7 +4,8 @@ import { error, type QACheck } from "./issue";
 /** `empty`: the source has visible text and the translation has none (markup alone does not count). */
 export const checkEmpty: QACheck = ({ source, target, format }) => {
   const hasText = (text: string) => visibleText(text, format).trim() !== "";
-  return hasText(source) && !hasText(target) ? error("empty", "The translation is empty.") : null;
+  // The translation first: it nearly always has text, and then the source need not be read.
+  return !hasText(target) && hasText(source) ? error("empty", "The translation is empty.") : null;
 };
 
 /**

@@ -1,7 +1,7 @@
 import type { Format } from "../limits";
 import { proseText } from "../markup/scan";
 import { listItems, multisetDiff, type QACheck, warning } from "./issue";
-import { RememberedBy } from "./remember";
+import { factsOf } from "./remember";
 
 /**
  * A number with thousands groups (`1,000`, `1.000`, `1 000`, `10'000`) or a plain run of
@@ -56,20 +56,19 @@ function numberKeys(text: string, format: Format, written?: string[]): string[] 
 /** `numbers`: a number of the source does not occur in the translation (as often). */
 const ANY_DIGIT = /\p{Nd}/u;
 
-/** A source's numbers: their keys, and each as written (same order). */
-interface SourceNumbers {
-  keys: string[];
-  written: string[];
-}
-const NO_NUMBERS: SourceNumbers = { keys: [], written: [] };
-const sourceNumbers = new RememberedBy<SourceNumbers>();
+const NO_NUMBERS: { keys: string[]; written: string[] } = { keys: [], written: [] };
 
-export const checkNumbers: QACheck = ({ source, target, format }) => {
-  const inSource = sourceNumbers.get(format, source, () => {
-    if (!ANY_DIGIT.test(source)) return NO_NUMBERS;
-    const written: string[] = [];
-    return { keys: numberKeys(source, format, written), written };
-  });
+/** A source's numbers: their keys, and each as written (same order). */
+function sourceNumbers(source: string, format: Format) {
+  const written: string[] = [];
+  return { keys: numberKeys(source, format, written), written };
+}
+
+export const checkNumbers: QACheck = (input) => {
+  const { source, target, format } = input;
+  const facts = factsOf(input);
+  facts.numbers ??= ANY_DIGIT.test(source) ? sourceNumbers(source, format) : NO_NUMBERS;
+  const inSource = facts.numbers;
   if (inSource.keys.length === 0) return null;
   const { missing } = multisetDiff(inSource.keys, numberKeys(target, format));
   if (missing.length === 0) return null;

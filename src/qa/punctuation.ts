@@ -2,7 +2,7 @@ import type { Format } from "../limits";
 import { MARKUP_CHAR, proseText } from "../markup/scan";
 import { trimTrailing } from "../markup/trailing";
 import { baseLanguage, type QACheck, warning } from "./issue";
-import { RememberedBy } from "./remember";
+import { factsOf } from "./remember";
 
 /**
  * Ending marks by what they mean, so each script's own form counts as the same mark
@@ -45,13 +45,15 @@ function endingMark(text: string, format: Format, language: string): { kind: str
   return kind ? { kind, mark } : null;
 }
 
-const sourceMarks = new RememberedBy<{ kind: string; mark: string } | "">();
 /** Remembered for a source without an ending mark (null would not be remembered). */
 const NONE = "";
 
 /** `punctuation`: the translation ends with another kind of mark than the source (or with none, or one the source lacks). */
-export const checkPunctuation: QACheck = ({ source, target, format, sourceLanguage, targetLanguage }) => {
-  const s = sourceMarks.get(`${format} ${sourceLanguage}`, source, () => endingMark(source, format, sourceLanguage) ?? NONE) || null;
+export const checkPunctuation: QACheck = (input) => {
+  const { source, target, format, sourceLanguage, targetLanguage } = input;
+  const facts = factsOf(input);
+  facts.ending ??= endingMark(source, format, sourceLanguage) ?? NONE;
+  const s = facts.ending || null;
   const t = endingMark(target, format, targetLanguage);
   if (s?.kind === t?.kind) return null;
   if (s?.kind === "full stop" && !t && NO_FULL_STOP.has(baseLanguage(targetLanguage))) return null;

@@ -1,7 +1,10 @@
+import type { QAInput } from "./types";
+
 /**
  * A job checks each source text once per target language: what a check derives from a source
- * (its placeholders, numbers, URLs, ending mark) is remembered for the next language instead
- * of being scanned again. Only sources are remembered (a translation is checked once).
+ * (its placeholders, numbers, URLs, ending mark, double spaces) is remembered for the next
+ * language instead of being scanned again (SourceFacts). Only sources are remembered (a
+ * translation is checked once).
  *
  * Bounded by generations: when the newer map is full it becomes the older one and the oldest
  * entries go all at once (evicting one entry at a time from a Map means walking past deleted
@@ -28,22 +31,39 @@ export class Remembered<T> {
 }
 
 /**
- * Sources remembered per derived value (up to twice as many while a generation turns): enough
+ * Sources remembered per format and source language (up to twice as many while a generation turns): enough
  * for a slice of each of a job's languages running side by side, which work through the same
  * segments at about the same time.
  */
 export const SOURCES_REMEMBERED = 2048;
 
 /**
- * One Remembered per variant (a format, a language): a lookup then hashes the text alone,
- * whose hash the engine keeps with the string, rather than a new key string each time.
+ * What the checks derive from one source text in one format and source language, remembered
+ * for the job's other target languages: each check fills its field the first time it asks.
+ * runQA looks it up once per translation (one Map lookup, instead of one per check).
  */
-export class RememberedBy<T> {
-  private readonly variants = new Map<string, Remembered<T>>();
-
-  get(variant: string, key: string, compute: () => T): T {
-    let remembered = this.variants.get(variant);
-    if (!remembered) this.variants.set(variant, (remembered = new Remembered<T>()));
-    return remembered.get(key, compute);
-  }
+export interface SourceFacts {
+  /** Its numbers: their keys, and each as written (same order). */
+  numbers?: { keys: string[]; written: string[] };
+  placeholders?: string[];
+  /** Its ending mark; "" when it has none. */
+  ending?: { kind: string; mark: string } | "";
+  urls?: string[];
+  doubleSpaces?: number;
 }
+
+/** By format, then source language: a lookup hashes these short strings and the text, whose hash the engine keeps with the string. */
+const facts = new Map<string, Map<string, Remembered<SourceFacts>>>();
+const noFacts = (): SourceFacts => ({});
+
+/** The facts remembered for this source (a record of nothing yet, the first time). */
+export function sourceFacts(source: string, format: string, sourceLanguage: string): SourceFacts {
+  let byLanguage = facts.get(format);
+  if (!byLanguage) facts.set(format, (byLanguage = new Map()));
+  let remembered = byLanguage.get(sourceLanguage);
+  if (!remembered) byLanguage.set(sourceLanguage, (remembered = new Remembered<SourceFacts>()));
+  return remembered.get(source, noFacts);
+}
+
+/** The input's source facts: the ones runQA passed, else looked up (a check called on its own). */
+export const factsOf = (input: QAInput): SourceFacts => input.facts ?? sourceFacts(input.source, input.format, input.sourceLanguage);

@@ -1,5 +1,6 @@
 import type { GlossaryTerm } from "../engines/types";
 import type { Format } from "../limits";
+import type { SourceFacts } from "./remember";
 
 export type QASeverity = "error" | "warning";
 
@@ -19,4 +20,6 @@ export interface QAInput {
   targetLanguage: string;
   /** Glossary terms whose `language` is the target language. */
   glossary: GlossaryTerm[];
+  /** What the checks derived from this source before (runQA looks it up once for all checks; remember.ts). */
+  facts?: SourceFacts;
 }

@@ -1,5 +1,5 @@
 import { type QACheck, warning } from "./issue";
-import { Remembered } from "./remember";
+import { factsOf } from "./remember";
 
 const leading = (text: string) => /^\s*/.exec(text)![0];
 const trailing = (text: string) => (text.trim() === "" ? "" : text.slice(text.trimEnd().length));
@@ -15,10 +15,11 @@ export const checkWhitespace: QACheck = ({ source, target }) => {
 /** Two or more spaces between visible characters; indentation and markdown's two-space line break are not double spaces. */
 const DOUBLE_SPACE = /(?<=\S) {2,}(?=\S)/g;
 
-/** `double_space`: the translation has more double spaces than the source. */
-const sourceDoubleSpaces = new Remembered<number>();
+const doubleSpaces = (text: string) => (text.includes("  ") ? (text.match(DOUBLE_SPACE)?.length ?? 0) : 0);
 
-export const checkDoubleSpace: QACheck = ({ source, target }) => {
-  const count = (text: string) => (text.includes("  ") ? (text.match(DOUBLE_SPACE)?.length ?? 0) : 0);
-  return count(target) > sourceDoubleSpaces.get(source, () => count(source)) ? warning("double_space", "The translation contains a double space that the source does not.") : null;
+/** `double_space`: the translation has more double spaces than the source. */
+export const checkDoubleSpace: QACheck = (input) => {
+  const facts = factsOf(input);
+  facts.doubleSpaces ??= doubleSpaces(input.source);
+  return doubleSpaces(input.target) > facts.doubleSpaces ? warning("double_space", "The translation contains a double space that the source does not.") : null;
 };

@@ -34,15 +34,17 @@ describe("a slice's load", () => {
     const { plan, reused } = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
       const self = o as unknown as { env: Env };
       const all = o.store.all.bind(o.store);
+      const rows = o.store.rows.bind(o.store);
       let load: { sql: string; args: unknown[] } | undefined;
-      o.store.all = ((sql: string, ...args: unknown[]) => {
+      // The load reads its rows as arrays (Store.rows).
+      o.store.rows = ((sql: string, ...args: unknown[]) => {
         if (/FROM job_items ji JOIN segments s/.test(sql)) load ??= { sql, args };
-        return all(sql, ...args);
-      }) as typeof o.store.all;
+        return rows(sql, ...args);
+      }) as typeof o.store.rows;
       try {
         await runJobs({ store: o.store, env: self.env, settings: o.store.getMeta<SiteSettings>("settings")!, engineFor: () => fakeEngine() }, { budgetMs: 60_000, sliceItems: 5 });
       } finally {
-        o.store.all = all;
+        o.store.rows = rows;
       }
       if (!load) throw new Error("no slice was loaded");
       return {
