@@ -11,10 +11,10 @@
  */
 
 import type { SiteSettings } from "../control/sites";
-import type { Format } from "../limits";
 import { splitBatches } from "../engines/batch";
 import { createEngine } from "../engines/registry";
 import { type Engine, EngineError, type EngineLimits } from "../engines/types";
+import type { Format } from "../limits";
 import { orgMemory } from "../memory/stub";
 import { runQA } from "../qa";
 import { glossaryMatcher } from "../qa/glossary";
