@@ -1,4 +1,4 @@
-import type { QAInput } from "./types";
+import type { QAInput, SourceFacts } from "./types";
 
 /**
  * A job checks each source text once per target language: what a check derives from a source
@@ -36,21 +36,6 @@ export class Remembered<T> {
  * segments at about the same time.
  */
 export const SOURCES_REMEMBERED = 2048;
-
-/**
- * What the checks derive from one source text in one format and source language, remembered
- * for the job's other target languages: each check fills its field the first time it asks.
- * runQA looks it up once per translation (one Map lookup, instead of one per check).
- */
-export interface SourceFacts {
-  /** Its numbers: their keys, and each as written (same order). */
-  numbers?: { keys: string[]; written: string[] };
-  placeholders?: string[];
-  /** Its ending mark; "" when it has none. */
-  ending?: { kind: string; mark: string } | "";
-  urls?: string[];
-  doubleSpaces?: number;
-}
 
 /** By format, then source language: a lookup hashes these short strings and the text, whose hash the engine keeps with the string. */
 const facts = new Map<string, Map<string, Remembered<SourceFacts>>>();
