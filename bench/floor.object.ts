@@ -10,6 +10,7 @@
  * breakdown figures (INSERT … RETURNING, hashing) show what part of a push's cost is which.
  */
 import { DurableObject } from "cloudflare:workers";
+import { setImmediate } from "node:timers";
 import site from "../migrations/site/migrations.js";
 import { fingerprint } from "../src/site/fingerprint";
 import { batchBody, segmentText } from "./data.mjs";
@@ -57,6 +58,15 @@ const INSERT_SEGMENT = `INSERT INTO segments (unit_id, key, text, fingerprint, f
 const INSERT_RESULT = `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending)
   VALUES (?, ?, ?, ?, ?, 'mt', 'pseudo', 1, '[]', ?, 1)`;
 
+/** The waits scenario 0 compares: a settled promise, and three timers (the runner's is `wait`). */
+const TURNS = {
+  settled: () => Promise.resolve(),
+  wait: () => scheduler.wait(0),
+  timeout: () => new Promise<void>((resolve) => setTimeout(resolve, 0)),
+  immediate: () => new Promise<void>((resolve) => setImmediate(resolve)),
+};
+export type TurnKind = keyof typeof TURNS;
+
 let resultRows: { key: string; rows: ResultRow[] } | undefined;
 
 export class FloorObject extends DurableObject<Env> {
@@ -71,6 +81,20 @@ export class FloorObject extends DurableObject<Env> {
         ctx.storage.sql.exec(statement);
       }
     });
+  }
+
+  /**
+   * Scenario 0: `n` rounds of `spin` iterations of a busy loop (100,000 are about 1 ms here),
+   * each followed by one wait of `kind`: what a turn of the event loop costs the runner
+   * (Invocation.turn) and, with a ping sent meanwhile, whether the wait lets a request in.
+   */
+  async turns(kind: TurnKind, n: number, spin: number): Promise<number> {
+    let x = 0;
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < spin; k++) x = (x * 31 + k) % 1_000_003;
+      await TURNS[kind]();
+    }
+    return x;
   }
 
   /** Wakes the object (constructor and schema) outside the timed call. */
