@@ -13,6 +13,7 @@ import { DurableObject } from "cloudflare:workers";
 import { setImmediate } from "node:timers";
 import site from "../migrations/site/migrations.js";
 import { fingerprint } from "../src/site/fingerprint";
+import { nextTurn } from "../src/site/invocation";
 import { batchBody, segmentText } from "./data.mjs";
 import type { BatchSpec } from "./site.object";
 
@@ -58,10 +59,10 @@ const INSERT_SEGMENT = `INSERT INTO segments (unit_id, key, text, fingerprint, f
 const INSERT_RESULT = `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending)
   VALUES (?, ?, ?, ?, ?, 'mt', 'pseudo', 1, '[]', ?, 1)`;
 
-/** The waits scenario 0 compares: a settled promise, and three timers (the runner's is `wait`). */
+/** The waits scenario 0 compares: a settled promise, the runner's own turn (Invocation.turn's `nextTurn`) and two other timers. */
 const TURNS = {
   settled: () => Promise.resolve(),
-  wait: () => scheduler.wait(0),
+  wait: nextTurn,
   timeout: () => new Promise<void>((resolve) => setTimeout(resolve, 0)),
   immediate: () => new Promise<void>((resolve) => setImmediate(resolve)),
 };

@@ -13,7 +13,7 @@ import { median, Report, sample, time } from "../measure.mjs";
 const TURNS = 300;
 /** Busy-loop iterations of about 1 ms here (FloorObject.turns). */
 const SPIN = 100_000;
-const KINDS = { settled: "a settled promise", wait: "scheduler.wait(0) (the runner's)", timeout: "setTimeout(0)", immediate: "setImmediate" };
+const KINDS = { settled: "a settled promise", wait: "the runner's turn (nextTurn: scheduler.wait(0))", timeout: "setTimeout(0)", immediate: "setImmediate" };
 
 export async function overheadScenario(rt, { runs }) {
   const floor = rt.floor("overhead");
