@@ -1,5 +1,5 @@
 /**
- * The order of work on a request (DESIGN.md "Abuse limits and data lifecycle"): a declared
+ * The order of work on a request (docs/decisions.md "Requests: keys, limits, hostile input, errors"): a declared
  * body of 10 MB or more is refused at once; then the caller is authenticated (API key or
  * admin token) and rate-limited; only then is a body read.
  *

@@ -1,6 +1,6 @@
 /**
  * Characters as every limit, estimate, reservation and bill counts them: Unicode code points
- * (DESIGN.md "Decisions at the edges"), so an emoji is one character, not two UTF-16 units.
+ * (docs/decisions.md "Pushes"), so an emoji is one character, not two UTF-16 units.
  */
 const HIGH_SURROGATE = /[\uD800-\uDBFF]/;
 

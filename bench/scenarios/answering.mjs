@@ -8,9 +8,12 @@
  *    baseline. The job is also run on a twin site without the probes: the probes may slow it
  *    down by 10 % at most.
  *
- *    Goals: each endpoint's p99 during the job ≤ 3× its idle p99 and ≤ 300 ms; the job with
- *    probes ≤ 1.1× the job without. Runs alternate (job alone, job with probes), BENCH_RUNS
- *    rounds, the probes' samples pooled over the rounds.
+ *    Goals: each endpoint's p99 during the job ≤ 100 ms (moonshot 50 ms) over at least
+ *    MIN_CALLS calls; the job with probes ≤ 1.1× the job without. The p99 during against the
+ *    idle p99 is printed for information: two tails of a few dozen calls each gave a ratio that
+ *    passed or failed with the run (docs/scaling.md). Runs alternate (job alone, job with
+ *    probes), BENCH_RUNS rounds; then further probed jobs run until every endpoint has MIN_CALLS
+ *    calls during jobs (BENCH_H_CALLS), the probes' samples pooled over all of them.
  */
 import { performance } from "node:perf_hooks";
 import { call, createSite } from "../client.mjs";
@@ -20,7 +23,11 @@ const LANGUAGES = ["de", "fr"];
 const UNITS = 1_000;
 const SEGMENTS_PER_UNIT = 50;
 const ITEMS = UNITS * SEGMENTS_PER_UNIT * LANGUAGES.length;
-const P99_GOAL_MS = 300;
+/** Each endpoint's p99 during the job at most (moonshot: MOONSHOT_MS). */
+const P99_GOAL_MS = 100;
+const MOONSHOT_MS = 50;
+/** Calls per endpoint during jobs the p99 is taken over, at least: more probed jobs run until each endpoint has them. */
+const MIN_CALLS = Number(process.env.BENCH_H_CALLS ?? 300);
 /** The second client's pace: a call every 100 ms (10 a second, each endpoint 3 times a second); BENCH_H_INTERVAL_MS=0 calls back to back. */
 const INTERVAL_MS = Number(process.env.BENCH_H_INTERVAL_MS ?? 100);
 
@@ -110,21 +117,34 @@ export async function answeringScenario(rt, { runs }) {
   const probed = [];
   const during = { status: [], push: [], results: [] };
   const idle = { status: [], push: [], results: [] };
-  for (let i = 0; i < runs; i++) {
-    alone.push(await runJob(await siteWithJob(rt), turnsAlone));
-
+  /**
+   * One probed job: the probes' calls during it pooled in `during`, and as many idle calls after it (at least 30 rounds) in
+   * `idle` until that holds MIN_CALLS (the idle figures are information only); answers the job's time.
+   */
+  const probedJob = async () => {
     const probedSite = await siteWithJob(rt);
     const { calls } = probedSite;
     let done = false;
     const job = runJob(probedSite).finally(() => (done = true));
     const samples = await probeLoop(calls, { until: () => done });
-    probed.push(await job);
+    const ms = await job;
     const rounds = samples.status.length;
-    const quiet = await probeLoop(calls, { until: () => false, count: Math.max(rounds, 30) });
+    const quiet = await probeLoop(calls, { until: () => idle.status.length >= MIN_CALLS, count: Math.max(rounds, 30) });
     for (const name of Object.keys(during)) {
       during[name].push(...samples[name]);
       idle[name].push(...quiet[name]);
     }
+    return ms;
+  };
+  for (let i = 0; i < runs; i++) {
+    alone.push(await runJob(await siteWithJob(rt), turnsAlone));
+    probed.push(await probedJob());
+  }
+  // More probed jobs (not timed against a twin) until each endpoint's p99 rests on MIN_CALLS calls.
+  let probedJobs = runs;
+  while (Math.min(...Object.values(during).map((s) => s.length)) < MIN_CALLS) {
+    await probedJob();
+    probedJobs++;
   }
 
   const report = new Report(
@@ -132,7 +152,7 @@ export async function answeringScenario(rt, { runs }) {
     [
       `a second client calls GET /v1/status, PUT /v1/units (5 segments, one changed) and GET /v1/results?limit=100 in turn while the job runs, one call every ${INTERVAL_MS} ms at most (BENCH_H_INTERVAL_MS)`,
       `idle = the same calls on the same site once the job is done; job alone = the same job on a twin site without the probes`,
-      `${runs} round(s); probe samples pooled: ${during.status.length} per endpoint during jobs, ${idle.status.length} idle`,
+      `${runs} round(s) of job alone and job probed, ${probedJobs} probed jobs in all; probe samples pooled: ${during.status.length} per endpoint during jobs (at least ${MIN_CALLS}: BENCH_H_CALLS), ${idle.status.length} idle`,
     ].join("\n"),
   );
   // One more job alone, untimed, for the event loop's lag (measuring it slows the job).
@@ -161,8 +181,12 @@ export async function answeringScenario(rt, { runs }) {
     );
   }
   for (const [name, label] of Object.entries(names)) {
-    report.ratio(`${label}: p99 during / p99 idle`, percentile(during[name], 99), percentile(idle[name], 99), 3);
-    report.ratio(`${label}: p99 during / ${P99_GOAL_MS} ms`, percentile(during[name], 99), P99_GOAL_MS, 1);
+    const n = during[name].length;
+    report.ratio(`${label}: p99 during / ${P99_GOAL_MS} ms`, percentile(during[name], 99), P99_GOAL_MS, 1, {
+      moonshot: MOONSHOT_MS / P99_GOAL_MS,
+      short: n < MIN_CALLS ? `only ${n} calls, fewer than ${MIN_CALLS}` : undefined,
+    });
+    report.ratio(`${label}: p99 during / p99 idle`, percentile(during[name], 99), percentile(idle[name], 99));
   }
   report.ratio("job while probed / job alone", jobProbed, jobAlone, 1.1);
   return [report];

@@ -161,8 +161,10 @@ export async function jobScenario(rt, { runs }) {
     );
   }
   report.figure("floor throughput", `${perSecond(ITEMS, floor)} rows/s`);
-  report.ratio(`job / floor${unfinished ? " (lower bound)" : ""}`, job, floor, 3);
+  report.ratio(`job / floor${unfinished ? " (lower bound)" : ""}`, job, floor);
   report.ratio(`job / floor in slices of ${SLICE.toLocaleString("en")}${unfinished ? " (lower bound)" : ""}`, job, sliced);
-  report.ratio(`job / floor in commits of ${COMMIT} with turns${unfinished ? " (lower bound)" : ""}`, job, turned);
+  // The goal: against the floor that answers (a job must let requests in between its commits, and on this runtime only a
+  // timer does, at about 1.1 ms a turn: docs/decisions.md, "Answering while a job works").
+  report.ratio(`job / floor in commits of ${COMMIT} with turns${unfinished ? " (lower bound)" : ""}`, job, turned, 3, { moonshot: 2 });
   return [report];
 }

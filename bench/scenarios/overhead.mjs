@@ -1,7 +1,7 @@
 /**
  * 0. What the harness itself costs: an empty RPC and HTTP round trips (context for the tables
  *    below). Then what a turn of the event loop costs the job runner, and which waits let a
- *    request in (docs/decisions.md, "Always answering"): TURNS turns of each kind after no work
+ *    request in (docs/decisions.md, "Answering while a job works"): TURNS turns of each kind after no work
  *    and after a busy loop of about a ms each (less the loop's own time), timed from Node (less
  *    one RPC round trip); and a ping sent to the object 50 ms into a run of 1,000 such rounds,
  *    answered at once where the wait lets it in and only at the run's end where it does not.

@@ -72,7 +72,7 @@ export async function statusScenario(rt, { runs }) {
   report.ratio("GET /v1/status?prefix=post: (key-type sums): large / small", prefixLarge, prefixSmall, 1.2);
   report.ratio("GET /v1/units?state=missing page: large / small", missingLarge, missingSmall, 2);
   report.ratio("GET /v1/units?state=missing / without state, large", missingLarge, unitsLarge);
-  // No goal: a state no unit has walks every unit with work (docs/decisions.md, kit-api).
+  // No goal: a state no unit has walks every unit with work (docs/decisions.md, "The OpenAPI document, the client and the connector kit").
   report.ratio("GET /v1/units?state=attention (none): large / small", attentionLarge, attentionSmall);
   return [report];
 }

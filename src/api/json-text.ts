@@ -1,6 +1,6 @@
 /**
- * A JSON body's shape, bounded on its text before anything parses it (issue 23, DESIGN.md
- * "Abuse limits"). The platform's `JSON.parse` is not linear in nesting: 4,000,000 nested
+ * A JSON body's shape, bounded on its text before anything parses it (docs/decisions.md
+ * "Requests: keys, limits, hostile input, errors"). The platform's `JSON.parse` is not linear in nesting: 4,000,000 nested
  * arrays (8 MB) take it 6 to 11 s, 1,000,000 keys in one object about 0.8 s. So one pass over
  * the characters, with no recursion and no allocation but a frame per open container (at
  * most `LIMITS.jsonDepth` + a few), measures every container's depth and width first:

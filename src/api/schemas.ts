@@ -1,5 +1,5 @@
 /**
- * The interface's bodies (spec/interface.md), one zod schema each. These are the single
+ * The interface's bodies (docs/interface.md), one zod schema each. These are the single
  * source of truth: routes validate with them, handlers are typed by them and the OpenAPI
  * document at GET /v1/openapi.json is generated from them.
  */
@@ -15,7 +15,7 @@ const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
 
 /**
  * A request string: well-formed Unicode without U+0000, and — given `max` — at most `max`
- * characters counted as Unicode code points (DESIGN.md: the same count for every limit,
+ * characters counted as Unicode code points (docs/decisions.md "Pushes": the same count for every limit,
  * estimate and bill), so 100,000 emoji are within a 100,000-character limit.
  */
 export const text = (max?: number) => {
@@ -584,7 +584,7 @@ export const ResultsOut = z
 
 /**
  * A result id as a request names it: any string. Unknown or malformed ids never refuse the
- * request (DESIGN.md): ack does not count them, reviews list them in `ignored`.
+ * request (docs/decisions.md "Results, reviews and the review queue"): ack does not count them, reviews list them in `ignored`.
  */
 const ResultIdIn = z.string().openapi({ example: "r_1042", description: "A result id; unknown or malformed ids are ignored, never refused." });
 
@@ -734,7 +734,7 @@ export const JobsQuery = z.object({
 });
 
 export const UnitKeyParam = z.object({ external_key: UnitKey.openapi({ param: { name: "external_key", in: "path" }, description: "The unit's key as pushed (e.g. `post:42`)." }) });
-/** DELETE /v1/units/{key} answers 204 for every key (DESIGN.md), one that could never exist included. */
+/** DELETE /v1/units/{key} answers 204 for every key (docs/decisions.md "Requests: keys, limits, hostile input, errors"), one that could never exist included. */
 export const AnyUnitKeyParam = z.object({
   external_key: z.string().openapi({ param: { name: "external_key", in: "path" }, example: "post:42", description: "The unit's key; any string (unknown keys answer 204 too)." }),
 });
@@ -747,7 +747,7 @@ export const JobIdParam = z.object({
     .openapi({ param: { name: "job_id", in: "path" }, type: "integer", description: "The job's id, from `createJob` or `listJobs`." }),
 });
 
-// ---------------------------------------------------------------- admin API (DESIGN.md)
+// ---------------------------------------------------------------- admin API (README "Configuration")
 
 export const OrganizationIn = z.object({ name: text(200).min(1).openapi({ description: "The organization's name (1 to 200 characters)." }) });
 export const OrganizationOut = z

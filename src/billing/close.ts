@@ -1,5 +1,5 @@
 /**
- * Month close (DESIGN.md "Billing that owners manage"): after a UTC month ends, each
+ * Month close (docs/decisions.md "Billing"): after a UTC month ends, each
  * organization's overage for it (the figures of GET /admin/v1/organizations/{id}/usage) is
  * recorded once in `billing_closes`. Organizations that pay through Stripe get it as one
  * invoice item on their next invoice, created with the idempotency key

@@ -1,4 +1,4 @@
-/** Plans (DESIGN.md "Plans"). */
+/** Plans: what each sells (sites, included characters, overage); docs/decisions.md "Billing". */
 import type { Plan } from "../limits";
 
 export interface PlanRules {

@@ -253,7 +253,7 @@ export const auditLog = sqliteTable(
   (t) => [index("audit_log_org").on(t.organizationId, t.id)],
 );
 
-// ------------------------------------------------------------------ billing (DESIGN.md "Billing that owners manage")
+// ------------------------------------------------------------------ billing (docs/decisions.md "Billing")
 
 /**
  * Stripe's subscription of an organization as last read from Stripe (never from an event's

@@ -66,7 +66,10 @@ function defaultEngines(targets: TargetLanguageSetting[]): EngineName[] {
   return [...new Set(targets.map((t) => t.engine as EngineName))];
 }
 
-/** The insert of a new site with the defaults DESIGN.md gives (answers the row). */
+/**
+ * The insert of a new site with its defaults (every adapter, the targets' engines, qa_mode `editors`, review_mode `draft`,
+ * `share_memory` on: docs/decisions.md "How sharing works"); answers the row.
+ */
 export function insertSiteStatement(db: ControlDb, organizationId: number, input: SiteCreate) {
   const targets = input.target_languages as TargetLanguageSetting[];
   return db

@@ -2,7 +2,7 @@
 // and the platform's ceiling of 6 simultaneous open outgoing connections per invocation.
 import type { EngineName } from "../limits";
 
-/** DESIGN.md "Jobs against real engines": requests in flight per engine unless a var says otherwise. */
+/** docs/decisions.md "Constants" (engine concurrency): requests in flight per engine unless a var says otherwise. */
 export const DEFAULT_ENGINE_CONCURRENCY: Record<EngineName, number> = {
   deepl: 4,
   google: 8,

@@ -1,6 +1,6 @@
 /**
- * The organization memory's address: one object per organization, by name (DESIGN.md "Memory
- * and context"). Its methods answer plain data, so the stub's answers have exactly these types.
+ * The organization memory's address: one object per organization, by name (docs/decisions.md "How
+ * sharing works"). Its methods answer plain data, so the stub's answers have exactly these types.
  */
 import type { OrgMemoryObject } from "./object";
 

@@ -1,5 +1,5 @@
 /**
- * Billing operations (DESIGN.md "Billing that owners manage"): what an owner does on the
+ * Billing operations (README "Billing"; docs/decisions.md "Billing"): what an owner does on the
  * Billing page, what a Stripe webhook applies, what the operator's override and month close
  * do. Each operation takes an actor (who the audit log names) and validated input, talks to
  * Stripe where it must, writes D1 and its audit row in one batch, and returns what the doors
@@ -23,7 +23,6 @@ import { billingProblemMails } from "../mail/notices";
 export type Actor = string;
 
 export const PlanIn = z.enum(PLAN_CODES);
-export const SiteIdsIn = z.array(z.number().int().positive()).max(1_000);
 
 // ------------------------------------------------------------------ reading
 
@@ -405,8 +404,6 @@ export async function overrideCleared(env: Env, organizationId: number, at: Date
   const mirror = await mirrorOf(db, organizationId);
   if (mirror) await syncSubscription(env, db, stateOfMirror(mirror), at, organizationId, "override.cleared");
 }
-
-export const MonthIn = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/);
 
 /** Month close by hand (the admin API): the same close the Cron Trigger runs, for one ended month. */
 export async function closeBillingMonth(env: Env, month: string, at: Date) {

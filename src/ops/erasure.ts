@@ -1,5 +1,5 @@
 /**
- * Erasure (DESIGN.md "Abuse limits and data lifecycle"): a site's or an organization's data
+ * Erasure (docs/decisions.md "Retention and erasure"): a site's or an organization's data
  * leaves every store. Access ends first (keys deleted, cached look-ups dropped), then the
  * site objects' storage, the organization memory's entries (a site's) or storage (an organization's), the R2 leftovers and finally the control-plane rows, so a failure
  * half-way can simply be retried (each step is idempotent; the site row goes last).

@@ -1,5 +1,5 @@
 /**
- * Self-serve sign-up (DESIGN.md "Accounts and email", sign-up): the account (unverified until
+ * Self-serve sign-up (README "Sign-up"): the account (unverified until
  * its mail's link is followed), the organization its person owns, further sites, and the first
  * API key. `SIGNUP=open` switches it on; the default `invite` keeps entry by invitation only.
  */

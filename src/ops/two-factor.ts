@@ -1,5 +1,5 @@
 /**
- * Two-factor sign-in (DESIGN.md "Accounts and email"): set-up confirmed by a first code, ten
+ * Two-factor sign-in (README "Accounts"; docs/decisions.md "Accounts, the dashboard and mail"): set-up confirmed by a first code, ten
  * recovery codes shown once and stored hashed, the second step of sign-in, turning it off
  * with a current code, and owners requiring it for their organization.
  */

@@ -1,5 +1,5 @@
 /**
- * Quality checks of one translation against its source (DESIGN.md, "QA checks"). Errors hold
+ * Quality checks of one translation against its source (docs/decisions.md "Engines and quality checks"). Errors hold
  * a translation back according to the site's qa_mode; warnings travel with it.
  */
 import { checkGlossary } from "./glossary";
@@ -18,7 +18,7 @@ import { checkDoubleSpace, checkWhitespace } from "./whitespace";
 
 export type { QAInput, QAIssue, QASeverity } from "./types";
 
-/** In the order they are reported: errors first, then warnings, as DESIGN.md lists them. */
+/** In the order they are reported: errors first, then warnings. */
 const CHECKS: QACheck[] = [
   checkMaxLength,
   checkHtmlTags,

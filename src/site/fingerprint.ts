@@ -4,7 +4,7 @@ import { fingerprintDigest } from "./sha256";
 const NFC_STABLE = /^[\u0000-\u02ff]*$/;
 
 /**
- * The documented fingerprint (DESIGN.md): lowercase hex SHA-256 of the UTF-8 text after
+ * The documented fingerprint (README "Fingerprints"): lowercase hex SHA-256 of the UTF-8 text after
  * Unicode NFC and `\r\n` → `\n`. Synchronous, so pushes can hash inside a transaction.
  */
 export function fingerprint(text: string): string {

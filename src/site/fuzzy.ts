@@ -1,5 +1,5 @@
 /**
- * Fuzzy matches (DESIGN.md "Memory and context"): for a text about to go to an engine, the
+ * Fuzzy matches (docs/decisions.md "The translation memory"): for a text about to go to an engine, the
  * memory's entries whose source text is close to it, given to the engine as examples. A fuzzy
  * match is context only: never delivered, never billed differently, never a memory hit.
  *

@@ -12,8 +12,8 @@
  * counts its work in `step()`, and once a step's worth has piled up it waits for the next turn
  * of the event loop, where pushes, status reads, result pages and cancels that arrived
  * meanwhile are answered. Each timer costs about 1.1 ms of waiting that no other chain's work
- * overlaps, so the job's chains share one turn (Invocation.turn; docs/decisions.md, "Always
- * answering, eighth pass").
+ * overlaps, so the job's chains share one turn (Invocation.turn; docs/decisions.md, "Answering
+ * while a job works").
  */
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";

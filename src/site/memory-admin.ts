@@ -41,7 +41,7 @@ export function memoryPairs(store: Store): MemoryPair[] {
 /** Close entries shown beside a search's listing at most. */
 export const SIMILAR_SHOWN = 10;
 
-/** An entry whose source text is close to a search (a fuzzy match of the query, DESIGN.md's similarity). */
+/** An entry whose source text is close to a search (a fuzzy match of the query: docs/decisions.md "The translation memory"). */
 export interface SimilarEntry extends MemoryKey {
   source_text: string;
   text: string;

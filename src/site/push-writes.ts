@@ -4,8 +4,8 @@
  * `jsonb_each` when `flush` is called, instead of one statement per row. In a Durable Object
  * each statement costs a crossing into the runtime and a binding of every value; 5,000 segment
  * rows in one statement measured about a third less than 5,000 single-row INSERTs, and 100
- * units in one INSERT … RETURNING less than 100 of them (bench a, docs/scaling.md "Bench a,
- * fourth pass"). Statements of 50 rows (one per unit) saved nothing, so a batch holds its rows
+ * units in one INSERT … RETURNING less than 100 of them (bench a; docs/decisions.md
+ * "Pushes"). Statements of 50 rows (one per unit) saved nothing, so a batch holds its rows
  * until it ends.
  *
  * Whoever reads what is held must flush first: `applySnapshot` flushes before it looks up a

@@ -151,7 +151,7 @@ interface SourceOf {
 
 /**
  * QA of human text (an edited approval, a fix from the review queue): its findings are shown
- * on the unit's status but never hold the text back (DESIGN.md).
+ * on the unit's status but never hold the text back (docs/decisions.md "Results, reviews and the review queue").
  */
 function humanQA(store: Store, settings: SiteSettings, source: SourceOf, language: string, text: string): string {
   return JSON.stringify(

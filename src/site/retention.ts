@@ -1,5 +1,5 @@
 /**
- * Retention (DESIGN.md "Abuse limits and data lifecycle"), run by the site's alarm in bounded
+ * Retention (docs/decisions.md "Retention and erasure"), run by the site's alarm in bounded
  * steps so a large backlog never holds the object for long:
  *
  * - a deleted unit is restorable (a push brings it back) for 30 days, then purged with its

@@ -81,7 +81,7 @@ async function settle(deps: RunnerDeps, jobId: number, what: string, flush: () =
 
 /**
  * The job's one start step, queued → running (or failed): its estimate (the stored one unless
- * its scope was written since; jobs.ts, startEstimate), its cost checked again, its characters
+ * its scope was written since; jobs.ts, storedEstimate), its cost checked again, its characters
  * reserved. A job that may not run is settled here, once, and finished.
  */
 async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {

@@ -1,5 +1,5 @@
 /**
- * How webhooks are delivered (DESIGN.md "Webhooks"): one table of the numbers, and the rule
+ * How webhooks are delivered (docs/decisions.md "Webhooks"): one table of the numbers, and the rule
  * that says which answers are worth another attempt.
  */
 const SECOND = 1_000;
