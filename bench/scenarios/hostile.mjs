@@ -1,5 +1,5 @@
 /**
- * h. Hostile JSON (issue 23): the worst shapes a body under 10 MB can take, sent raw to
+ * j. Hostile JSON (issue 23): the worst shapes a body under 10 MB can take, sent raw to
  *    PUT /v1/units and, as the middle of three units, to PUT /v1/units/batch. Each shape must be
  *    refused (single: 422; batch: 200 with that unit alone `ok: false`) in well under a second.
  *    Prints each shape's time and answer; the goal is the second (ratio to 1,000 ms ≤ 0.5×).
@@ -32,7 +32,7 @@ async function send(rt, key, path, body) {
 export async function hostileScenario(rt, { runs = 3 } = {}) {
   const site = await createSite(rt.mf, { languages: ["de"] });
   const report = new Report(
-    "h. Hostile JSON: the worst shapes under 10 MB, single and in a batch (measured on the text before parsing)",
+    "j. Hostile JSON: the worst shapes under 10 MB, single and in a batch (measured on the text before parsing)",
     `times from Node around dispatchFetch (body upload included); goal: refused in well under ${GOAL_MS} ms`,
   );
   let worst = 0;
