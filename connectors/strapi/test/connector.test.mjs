@@ -79,7 +79,10 @@ test("an English article gets German and French drafts with translated text, not
     );
     assert.ok(looksTranslated(d.blocks[0].children[0].text, "Blocks heading"));
     const inline = d.blocks[1].children;
-    assert.ok(inline.some((c) => c.bold && looksTranslated(c.text, "bold words")), JSON.stringify(inline));
+    assert.ok(
+      inline.some((c) => c.bold && looksTranslated(c.text, "bold words")),
+      JSON.stringify(inline),
+    );
     const link = inline.find((c) => c.type === "link");
     assert.equal(link.url, "https://example.com/a?b=1&c=2");
     assert.ok(looksTranslated(link.children[0].text, "link"));
@@ -94,7 +97,10 @@ test("an English article gets German and French drafts with translated text, not
   assert.equal(unit.label, "Hello world");
   assert.match(unit.path, new RegExp(`^/admin/content-manager/collection-types/api::article.article/${article}\\?`));
   assert.ok(unit.segments.some((s) => s.key === "title"));
-  assert.ok(unit.segments.every((s) => s.states.de === "review" && s.results.de.status === "pending_review"), "acknowledged after writing");
+  assert.ok(
+    unit.segments.every((s) => s.states.de === "review" && s.results.de.status === "pending_review"),
+    "acknowledged after writing",
+  );
 });
 
 test("editing one paragraph makes exactly that segment stale and retranslates it; the other paragraphs' drafts are untouched", async () => {
@@ -205,7 +211,10 @@ test("a wrong key: a clear error in Strapi's log, the change kept and sent once 
   try {
     await cms.rest("PUT", `/api/articles/${article}`, { data: { title: "Hello again, world" } }, 200);
     await waitFor("the 401 in the log", () => cms.logs.slice(since).some((l) => l.level === "error" && /refused the API key \(401\).*TRANSYNC_KEY/.test(l.message)));
-    const logged = cms.logs.slice(since).map((l) => l.message).join("\n");
+    const logged = cms.logs
+      .slice(since)
+      .map((l) => l.message)
+      .join("\n");
     assert.ok(!logged.includes("tsk_wrong"), "the key is not logged");
     assert.ok(!logged.includes("Hello again"), "texts are not logged");
     const { json } = await cms.rest("GET", "/api/transync/status");

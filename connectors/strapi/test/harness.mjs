@@ -63,7 +63,7 @@ export async function startService() {
  * Boots test/app with the plugin, pointed at `service`. `logs` collects what Strapi logs at
  * warn and error level (the tests read the connector's errors there).
  */
-export async function startStrapi(service) {
+export async function startStrapi(service, env = {}) {
   const tmp = mkdtempSync(join(tmpdir(), "transync-strapi-"));
   mkdirSync(join(APP, "public", "uploads"), { recursive: true }); // the upload plugin refuses to start without it
   const port = await freePort();
@@ -84,7 +84,9 @@ export async function startStrapi(service) {
     TRANSYNC_KEY: service.key,
     TRANSYNC_CRON: "*/2 * * * * *",
     TRANSYNC_WEBHOOK_BASE: `http://127.0.0.1:${port}`,
+    ...env,
   });
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete process.env[name];
   const { createStrapi } = require("@strapi/strapi");
   const strapi = createStrapi({ appDir: APP, distDir: APP, autoReload: false, serveAdminPanel: false });
   const logs = [];
@@ -95,7 +97,12 @@ export async function startStrapi(service) {
       return original(message, ...rest);
     };
   }
-  await strapi.load();
+  try {
+    await strapi.load();
+  } catch (error) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw error;
+  }
   await new Promise((resolve) => strapi.server.listen(port, "127.0.0.1", resolve));
   const token = (await strapi.service("admin::api-token").create({ name: "connector-test", type: "full-access", kind: "content-api", lifespan: null })).accessKey;
   const base = `http://127.0.0.1:${port}`;

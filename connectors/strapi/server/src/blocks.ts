@@ -38,15 +38,15 @@ const MARKS: [keyof TextNode, string][] = [
 ];
 const TAG_MARK = new Map(MARKS.map(([mark, tag]) => [tag, mark]));
 
-const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-const escapeAttr = (text: string) => escape(text).replace(/"/g, "&quot;");
+const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const escapeAttr = (text: string) => escapeText(text).replace(/"/g, "&quot;");
 
 function inlineHtml(nodes: (Inline | Block)[] = []): string {
   return nodes
     .map((node) => {
       if (node.type === "link") return `<a href="${escapeAttr(String((node as LinkNode).url))}">${inlineHtml((node as LinkNode).children)}</a>`;
       if (node.type !== "text") return "";
-      let html = escape((node as TextNode).text);
+      let html = escapeText((node as TextNode).text);
       // `code` innermost: the kit's splitter keeps <code> as it is, so inline code is not translated.
       for (const [mark, tag] of [...MARKS].reverse()) if ((node as TextNode)[mark]) html = `<${tag}>${html}</${tag}>`;
       return html;

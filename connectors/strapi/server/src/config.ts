@@ -57,8 +57,7 @@ const LANGUAGE = /^[A-Za-z0-9_-]{2,15}$/;
 /** Checks the settings Strapi merged over DEFAULTS; throws a ConfigError naming the first wrong one. */
 export function validateConfig(raw: unknown, env: Record<string, string | undefined> = process.env): void {
   if (!isObject(raw)) throw new ConfigError("", "must be an object");
-  if ("key" in raw || "apiKey" in raw)
-    throw new ConfigError("key", `must not be set: the API key is read from the environment (${String(raw.keyEnv ?? DEFAULTS.keyEnv)}) only`);
+  if ("key" in raw || "apiKey" in raw) throw new ConfigError("key", `must not be set: the API key is read from the environment (${String(raw.keyEnv ?? DEFAULTS.keyEnv)}) only`);
   const url = raw.url;
   if (typeof url !== "string" || url === "") throw new ConfigError("url", "is missing: set it to the service's address (e.g. env('TRANSYNC_URL'))");
   let parsed: URL;

@@ -115,7 +115,10 @@ export class Store {
   /** Keeps a task for later, with its error. */
   async failed(task: Task, error: string): Promise<void> {
     const attempts = task.attempts + 1;
-    await this.tasks().updateMany({ where: { id: task.id, version: task.version }, data: { attempts, lastError: error.slice(0, 1000), due: new Date(Date.now() + retryDelayMs(attempts)) } });
+    await this.tasks().updateMany({
+      where: { id: task.id, version: task.version },
+      data: { attempts, lastError: error.slice(0, 1000), due: new Date(Date.now() + retryDelayMs(attempts)) },
+    });
   }
 
   /** Every queued task (for the status route). */

@@ -297,7 +297,11 @@ export class Sync {
   private async sendReviews(kit: Kit, api: TransyncClient, locales: Locales): Promise<void> {
     for (const task of await this.store.due(["review"])) {
       const payload = task.payload as { language: string; outcome: "approved" | "rejected"; fields?: Entry; reviewer?: string };
-      const { data: status, error, response } = await api.GET("/v1/units/{external_key}/status", {
+      const {
+        data: status,
+        error,
+        response,
+      } = await api.GET("/v1/units/{external_key}/status", {
         params: { path: { external_key: task.unit }, query: { include: "text,results" } },
       });
       if (response.status === 404) {
