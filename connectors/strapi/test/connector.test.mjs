@@ -92,6 +92,12 @@ test("an English article gets German and French drafts with translated text, not
     // Strapi's copy rules: the non-localized slug is the source's.
     assert.equal(d.slug, "hello-world");
   }
+  // The handshake declared Strapi's locales, the plugin's version and whole units.
+  const site = await service.admin("GET", `/admin/v1/sites/${service.siteId}`);
+  assert.match(site.connector.connector_version, /^transync-strapi\/\d+\.\d+\.\d+$/);
+  assert.deepEqual([...site.connector.languages].sort(), ["de", "fr"]);
+  assert.ok(site.connector.capabilities.includes("whole_unit"));
+  assert.deepEqual(site.connector.adapters, ["strapi"]);
   const { json: unit } = await unitStatus(unitKey);
   assert.equal(unit.adapter, "strapi");
   assert.equal(unit.label, "Hello world");
@@ -241,6 +247,27 @@ test("an unreachable service: a clear error in Strapi's log, nothing lost, retri
     cms.strapi.config.set("plugin::transync.url", url);
   }
   await waitFor("the retried push", async () => (await unitStatus(unitKey)).json.label === "Hello, unreachable world");
+});
+
+test("jobs on demand: a change is pushed but translated only when POST /api/transync/jobs asks", async () => {
+  cms.strapi.config.set("plugin::transync.jobs", "on_demand");
+  try {
+    const id = (await cms.rest("POST", "/api/articles", { data: { title: "Translated on demand" } }, 201)).json.data.documentId;
+    const key = `api_article_article:${id}`;
+    await waitFor("the push", async () => (await unitStatus(key)).status === 200);
+    await cms.rest("POST", "/api/transync/sync", undefined, 200); // a whole pass after the push: no job
+    const { json } = await unitStatus(key);
+    assert.ok(
+      json.segments.every((s) => s.states.de === "missing"),
+      JSON.stringify(json.segments),
+    );
+    assert.equal(await draft(id, "de"), null);
+    const started = await cms.rest("POST", "/api/transync/jobs", undefined, 202);
+    assert.ok(started.json.job.id);
+    await waitFor("the on-demand draft", () => draft(id, "de"));
+  } finally {
+    cms.strapi.config.set("plugin::transync.jobs", "on_change");
+  }
 });
 
 test("deleting the article deletes its unit", async () => {

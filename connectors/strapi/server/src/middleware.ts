@@ -36,7 +36,7 @@ async function onAction(strapi: Strapi, sync: Sync, ctx: ActionContext, result: 
   const documentId = params.documentId ?? result?.documentId;
   if (!documentId) return;
   const locales = await sync.locales();
-  const asked = params.locale === undefined ? [locales.source] : params.locale === "*" ? [locales.source, ...locales.targets] : [params.locale].flat();
+  const asked = params.locale === undefined ? [locales.defaultLocale] : params.locale === "*" ? [locales.source, ...locales.targets] : [params.locale].flat();
   const unit = unitKey(uid, documentId);
   const publishing = action === "publish" || ((action === "create" || action === "update") && params.status === "published");
   if (asked.includes(locales.source)) {

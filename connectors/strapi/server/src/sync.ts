@@ -21,6 +21,8 @@ const RETRY = { attempts: 2, baseDelayMs: 500 };
 
 export interface Locales {
   source: string;
+  /** The locale Strapi uses when an action names none. */
+  defaultLocale: string;
   targets: string[];
   /** Strapi locale → the site's language. */
   language: (locale: string) => string;
@@ -54,10 +56,11 @@ export class Sync {
   async locales(): Promise<Locales> {
     const config = this.config();
     const all: { code: string; isDefault?: boolean }[] = await this.strapi.plugin("i18n").service("locales").find();
-    const source = config.sourceLocale ?? all.find((l) => l.isDefault)?.code ?? (await this.strapi.plugin("i18n").service("locales").getDefaultLocale());
+    const defaultLocale: string = await this.strapi.plugin("i18n").service("locales").getDefaultLocale();
+    const source = config.sourceLocale ?? defaultLocale;
     const language = (locale: string) => config.locales[locale] ?? locale;
     const byLanguage = new Map(all.map((l) => [language(l.code), l.code]));
-    return { source, targets: all.map((l) => l.code).filter((c) => c !== source), language, locale: (lang) => byLanguage.get(lang) };
+    return { source, defaultLocale, targets: all.map((l) => l.code).filter((c) => c !== source), language, locale: (lang) => byLanguage.get(lang) };
   }
 
   /** Runs a pass now, or once more after the one running. */
