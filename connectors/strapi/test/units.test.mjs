@@ -1,6 +1,6 @@
 /**
  * The plugin's pure parts, on the build (dist/): settings checks, fields by default, unit keys,
- * key alignment with the previous push, blocks ↔ HTML, an entry's split and join with the kit.
+ * blocks ↔ HTML, an entry's split and join with the kit (keys lined up with the previous push).
  */
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
@@ -9,7 +9,6 @@ import { test } from "node:test";
 const require = createRequire(import.meta.url);
 const { validateConfig, DEFAULTS } = require("../dist/config.js");
 const { resolveTypes, unitKey, adminPath } = require("../dist/fields.js");
-const { alignedKeys } = require("../dist/align.js");
 const { blocksToHtml, readBlocksHtml, replaceInline } = require("../dist/blocks.js");
 const { splitEntry, joinEntry, editorTexts } = require("../dist/segments.js");
 const { loadKit } = require("../dist/kit.js");
@@ -64,20 +63,6 @@ test("unit keys stay inside the key pattern; the path is the entry's admin page"
     adminPath({ uid: "api::article.article", kind: "collectionType" }, "abc", "en"),
     "/admin/content-manager/collection-types/api::article.article/abc?plugins[i18n][locale]=en",
   );
-});
-
-test("alignment: an edited block keeps the vanished block's key; inserted and untouched blocks keep theirs", () => {
-  const previous = [
-    { key: "p.a", text: "one" },
-    { key: "p.b", text: "two" },
-    { key: "p.c", text: "three" },
-  ];
-  // b edited into b2; a new heading inserted before c.
-  const renames = alignedKeys([{ key: "p.a" }, { key: "p.b2" }, { key: "h.new" }, { key: "p.c" }], previous);
-  assert.deepEqual([...renames], [["p.b2", "p.b"]]);
-  // A different kind is not paired: a paragraph replaced by a list item is a new segment.
-  assert.equal(alignedKeys([{ key: "p.a" }, { key: "li.x" }, { key: "p.c" }], previous).size, 0);
-  assert.equal(alignedKeys([{ key: "p.z" }], []).size, 0);
 });
 
 test("blocks: to HTML and back, marks and links kept, lists and code blocks in place", async () => {

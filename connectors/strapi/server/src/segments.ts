@@ -1,12 +1,18 @@
 // An entry's translated fields ↔ a unit's segments. A plain field (string, text) is one segment
 // keyed by its name; a richtext field (Markdown) is cut with the kit's splitMarkdown and a blocks
-// field with its splitHtml (blocks.ts), each block keyed `<field>.<kit key>`, the keys aligned
-// with the previous push (align.ts).
-import { alignedKeys, type Previous, renameKeys } from "./align";
+// field with its splitHtml (blocks.ts), each block keyed `<field>.<kit key>`. The kit lines the
+// keys up with the previous push (`previous`): an edited block keeps its key, so its
+// translations turn stale rather than the block being new.
 import { type Block, blocksToHtml, readBlocksHtml, replaceInline } from "./blocks";
 import type { TrackedField, TrackedType } from "./fields";
 import type { Kit } from "./kit";
 import type { Split, SplitSegment, Translations } from "./split-types";
+
+/** A segment of the unit's previous push: its key and source text. */
+export interface Previous {
+  key: string;
+  text: string;
+}
 
 export interface UnitSegment {
   key: string;
@@ -36,10 +42,8 @@ export interface EntrySplit {
 type Entry = Record<string, unknown>;
 
 function splitField(kit: Kit, field: TrackedField, value: unknown, previous: Previous[]): Split | undefined {
-  // `previous` is the kit's key alignment (when it has one); alignedKeys below does it otherwise.
-  const withPrevious = { previous } as Record<string, unknown>;
-  if (field.kind === "markdown" && typeof value === "string" && value.trim() !== "") return kit.splitMarkdown(value, { fields: [], ...withPrevious });
-  if (field.kind === "blocks" && Array.isArray(value) && value.length) return (kit.splitHtml as (doc: string, o?: unknown) => Split)(blocksToHtml(value as Block[]), withPrevious);
+  if (field.kind === "markdown" && typeof value === "string" && value.trim() !== "") return kit.splitMarkdown(value, { fields: [], previous });
+  if (field.kind === "blocks" && Array.isArray(value) && value.length) return kit.splitHtml(blocksToHtml(value as Block[]), { previous });
   return undefined;
 }
 
@@ -57,9 +61,8 @@ export function splitEntry(kit: Kit, type: TrackedType, entry: Entry, previous: 
       continue;
     }
     const mine = previous.filter((p) => p.key.startsWith(`${prefix}.`)).map((p) => ({ key: p.key.slice(prefix.length + 1), text: p.text }));
-    let split = splitField(kit, field, value, mine);
+    const split = splitField(kit, field, value, mine);
     if (!split) continue;
-    split = renameKeys(split, alignedKeys(split.segments, mine));
     for (const s of split.segments)
       segments.push({ key: `${prefix}.${s.key}`, text: s.text, format: field.kind === "markdown" ? "markdown" : "html", field: field.name, kind: s.kind });
     fields.push({ field, prefix, split, blocks: field.kind === "blocks" ? (value as Block[]) : undefined });

@@ -6,7 +6,7 @@
 //   queue once the service has taken it; a failed one stays, with its error and a later `due`.
 // - `unit`: per unit, the segments of its last push (keys and texts), the `previous` its next
 //   push aligns keys with.
-import type { Previous } from "./align";
+import type { Previous } from "./segments";
 
 export type TaskKind = "push" | "delete" | "review";
 
