@@ -220,16 +220,21 @@ test("a wrong key: a clear error in Strapi's log, the change kept and sent once 
       .join("\n");
     assert.ok(!logged.includes("tsk_wrong"), "the key is not logged");
     assert.ok(!logged.includes("Hello again"), "texts are not logged");
+    // A second change of the same article before the service takes the first: still one task (coalesced).
+    await cms.rest("PUT", `/api/articles/${article}`, { data: { title: "Hello again, dear world" } }, 200);
     const { json } = await cms.rest("GET", "/api/transync/status");
-    assert.equal(json.queue.pending, 1, "the change is kept");
+    assert.equal(json.queue.pending, 1, "the changes are kept, as one task");
   } finally {
     process.env.TRANSYNC_KEY = good;
   }
   await waitFor("the retried push", async () => {
     const { json } = await unitStatus(unitKey);
-    return json.label === "Hello again, world";
+    return json.label === "Hello again, dear world";
   });
-  await waitFor("the new German title", async () => looksTranslated((await draft(article, "de")).title, "Hello again, world") && (await draft(article, "de")).title.length > 15);
+  await waitFor(
+    "the new German title",
+    async () => looksTranslated((await draft(article, "de")).title, "Hello again, dear world") && /ð+é+á+ŕ+/.test((await draft(article, "de")).title),
+  );
 });
 
 test("an unreachable service: a clear error in Strapi's log, nothing lost, retried later", async () => {
@@ -270,4 +275,17 @@ test("jobs on demand: a change is pushed but translated only when POST /api/tran
 test("deleting the article deletes its unit", async () => {
   await cms.rest("DELETE", `/api/articles/${article}`, undefined, 204);
   await waitFor("the unit's deletion", async () => (await unitStatus(unitKey)).status === 404);
+});
+
+test("nothing is lost on a restart: a change queued while the service is unreachable is sent after Strapi starts again", async () => {
+  cms.strapi.config.set("plugin::transync.url", `http://127.0.0.1:${await freePort()}`);
+  const since = cms.logs.length;
+  const id = (await cms.rest("POST", "/api/articles", { data: { title: "Written before the restart" } }, 201)).json.data.documentId;
+  await waitFor("the unreachable error", () => cms.logs.slice(since).some((l) => l.level === "error" && /is unreachable/.test(l.message)));
+  assert.equal((await cms.rest("GET", "/api/transync/status")).json.queue.pending, 1);
+  const { dir } = cms;
+  await cms.stop({ keep: true });
+  cms = await startStrapi(service, {}, { dir }); // the same database; the plugin's settings from config/plugins.js again
+  await waitFor("the unit at the service", async () => (await unitStatus(`api_article_article:${id}`)).status === 200);
+  await waitFor("the German draft", () => draft(id, "de"));
 });

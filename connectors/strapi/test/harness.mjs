@@ -61,10 +61,11 @@ export async function startService() {
 
 /**
  * Boots test/app with the plugin, pointed at `service`. `logs` collects what Strapi logs at
- * warn and error level (the tests read the connector's errors there).
+ * warn and error level (the tests read the connector's errors there). `dir`: the folder of an
+ * earlier boot's database, to start again on it (a restart); `stop({ keep: true })` keeps it.
  */
-export async function startStrapi(service, env = {}) {
-  const tmp = mkdtempSync(join(tmpdir(), "transync-strapi-"));
+export async function startStrapi(service, env = {}, { dir } = {}) {
+  const tmp = dir ?? mkdtempSync(join(tmpdir(), "transync-strapi-"));
   mkdirSync(join(APP, "public", "uploads"), { recursive: true }); // the upload plugin refuses to start without it
   const port = await freePort();
   Object.assign(process.env, {
@@ -104,13 +105,13 @@ export async function startStrapi(service, env = {}) {
     throw error;
   }
   await new Promise((resolve) => strapi.server.listen(port, "127.0.0.1", resolve));
-  const token = (await strapi.service("admin::api-token").create({ name: "connector-test", type: "full-access", kind: "content-api", lifespan: null })).accessKey;
+  const token = (await strapi.service("admin::api-token").create({ name: `connector-test-${Date.now()}`, type: "full-access", kind: "content-api", lifespan: null })).accessKey;
   const base = `http://127.0.0.1:${port}`;
-  const stop = async () => {
+  const stop = async ({ keep = false } = {}) => {
     await strapi.destroy();
-    rmSync(tmp, { recursive: true, force: true });
+    if (!keep) rmSync(tmp, { recursive: true, force: true });
   };
-  return { strapi, base, token, logs, stop, rest: (method, path, body, expect) => call(base, method, path, { token, body, expect }) };
+  return { strapi, base, token, logs, stop, dir: tmp, rest: (method, path, body, expect) => call(base, method, path, { token, body, expect }) };
 }
 
 /** Polls `probe` until it answers something truthy (answered), or throws after `ms` with `what`. */
