@@ -118,3 +118,63 @@ test("an entry: split into keyed segments, joined back from translations, an edi
   assert.equal(texts.get(split.segments[2].key), "Zweiter.");
   assert.equal(texts.get(split.segments[3].key), "Block text");
 });
+
+/** A Strapi with only what Sync.locales and the middleware read: settings, i18n's locales, documents, the request's user. */
+function fakeStrapi(settings, codes, published = {}) {
+  return {
+    config: { get: () => ({ ...DEFAULTS, url: "https://api.transync.dev", ...settings }) },
+    plugin: () => ({ service: () => ({ find: async () => codes.map((code) => ({ code })), getDefaultLocale: async () => codes[0] }) }),
+    documents: () => ({ findOne: async ({ locale }) => published[locale] ?? null }),
+    requestContext: { get: () => ({ state: { user: { firstname: "Anna", lastname: "Editor" } } }) },
+    log: { error: (m) => assert.fail(m) },
+  };
+}
+
+function recordingSync(strapi) {
+  const { Sync } = require("../dist/sync.js");
+  const queued = [];
+  const store = { enqueue: async (kind, unit, uid, entry, payload, language) => queued.push({ kind, unit, language, ...(payload ?? {}) }) };
+  const sync = new Sync(strapi, store);
+  sync.types = resolveTypes(strapi.config.get(), { [ARTICLE.uid]: ARTICLE });
+  return { sync, queued };
+}
+
+test("locales: Strapi's locale codes mapped to the site's languages and back; the default locale is the source", async () => {
+  const { sync } = recordingSync(fakeStrapi({ locales: { "fr-FR": "fr" } }, ["en", "de", "fr-FR"]));
+  const l = await sync.locales();
+  assert.equal(l.source, "en");
+  assert.deepEqual(l.targets, ["de", "fr-FR"]);
+  assert.equal(l.language("fr-FR"), "fr");
+  assert.equal(l.language("de"), "de");
+  assert.equal(l.locale("fr"), "fr-FR");
+  assert.equal(l.locale("it"), undefined);
+});
+
+test("the middleware queues pushes and deletes for the source locale, reviews for target locales", async () => {
+  const { documentMiddleware } = require("../dist/middleware.js");
+  const strapi = fakeStrapi({}, ["en", "de", "fr"], { de: { title: "Hallo", body: "Text.", blocks: null, slug: "x" } });
+  const { sync, queued } = recordingSync(strapi);
+  const run = async (action, params, result = null, uid = ARTICLE.uid) => {
+    queued.length = 0;
+    const answer = await documentMiddleware(strapi, sync)({ uid, action, params }, async () => result);
+    assert.equal(answer, result, "the action's own result is passed on");
+    return queued.map(({ kind, language, outcome }) => [kind, language ?? null, outcome ?? null]);
+  };
+  const unit = "api_article_article:d1";
+  assert.deepEqual(await run("create", {}, { documentId: "d1" }), [["push", null, null]]);
+  assert.deepEqual(await run("update", { documentId: "d1", locale: "en" }), [["push", null, null]]);
+  assert.deepEqual(await run("publish", { documentId: "d1", locale: "en" }), [["push", null, null]]);
+  assert.deepEqual(await run("update", { documentId: "d1", locale: "de", status: "draft" }), [], "the plugin's own drafts and editors' saves of them");
+  assert.deepEqual(await run("publish", { documentId: "d1", locale: ["de", "fr"] }), [["review", "de", "approved"]], "fr has no published version");
+  assert.equal(queued[0].fields.title, "Hallo");
+  assert.equal(queued[0].fields.slug, undefined, "only the translated fields");
+  assert.equal(queued[0].reviewer, "Anna Editor");
+  assert.equal(queued[0].unit, unit);
+  assert.deepEqual(await run("update", { documentId: "d1", locale: "de", status: "published" }), [["review", "de", "approved"]]);
+  assert.deepEqual(await run("discardDraft", { documentId: "d1", locale: "de" }), [["review", "de", "rejected"]]);
+  assert.deepEqual(await run("delete", { documentId: "d1", locale: "fr" }), [["review", "fr", "rejected"]]);
+  assert.deepEqual(await run("delete", { documentId: "d1", locale: "*" }), [["delete", null, null]], "the unit goes with its results");
+  assert.deepEqual(await run("delete", { documentId: "d1" }), [["delete", null, null]]);
+  assert.deepEqual(await run("unpublish", { documentId: "d1", locale: "en" }), []);
+  assert.deepEqual(await run("create", {}, { documentId: "d2" }, "api::page.page"), [], "types not translated are left alone");
+});
