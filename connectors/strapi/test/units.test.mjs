@@ -133,7 +133,7 @@ function fakeStrapi(settings, codes, published = {}) {
 function recordingSync(strapi) {
   const { Sync } = require("../dist/sync.js");
   const queued = [];
-  const store = { enqueue: async (kind, unit, uid, entry, payload, language) => queued.push({ kind, unit, language, ...(payload ?? {}) }) };
+  const store = { enqueue: async (kind, unit, _uid, _entry, payload, language) => queued.push({ kind, unit, language, ...(payload ?? {}) }) };
   const sync = new Sync(strapi, store);
   sync.types = resolveTypes(strapi.config.get(), { [ARTICLE.uid]: ARTICLE });
   return { sync, queued };
