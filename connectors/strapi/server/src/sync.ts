@@ -117,6 +117,7 @@ export class Sync {
     const { data, error, response } = await api.POST("/v1/handshake", { body });
     if (error || !data) throw await refused("handshake", response, error);
     for (const warning of data.warnings) this.strapi.log.warn(`transync: the service warns: ${warning}`);
+    if (data.review_mode !== "draft") this.strapi.log.warn(`transync: the site's review mode is ${data.review_mode}; this plugin writes drafts in every mode`);
     this.handshakeSignature = signature;
     this.strapi.log.info(`transync: handshake done (${body.languages?.length ?? 0} target languages, review mode ${data.review_mode})`);
     await this.registerWebhook(api);
