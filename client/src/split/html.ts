@@ -2,6 +2,7 @@
 // figcaption, caption, blockquote, title, …). Comments, script, style, pre, code and everything
 // between blocks are kept byte for byte and not sent. Attributes (alt, title) are not sent.
 import { parseDocument } from "htmlparser2";
+import { alignSplit, type PreviousSegment } from "./align.js";
 import { contentKeys, fromRanges, joinParts, type Split, type SplitSegment, type Translations } from "./keys.js";
 
 const BLOCKS = new Set([
@@ -48,8 +49,13 @@ function hasText(node: DomNode): boolean {
   return (node.children ?? []).some((c) => (c.type === "text" && (c.data ?? "").trim() !== "") || (c.name !== undefined && !KEPT.has(c.name) && hasText(c)));
 }
 
+export interface HtmlOptions {
+  /** The unit's current segments in the service: keys are lined up with them (see MarkdownOptions). */
+  previous?: readonly PreviousSegment[];
+}
+
 /** Splits an HTML document or fragment; `joinHtml(split, translations)` gives it back. */
-export function splitHtml(doc: string): Split {
+export function splitHtml(doc: string, options: HtmlOptions = {}): Split {
   const dom = parseDocument(doc, { withStartIndices: true, withEndIndices: true }) as unknown as DomNode;
   const key = contentKeys();
   const ranges: { start: number; end: number; segment: SplitSegment }[] = [];
@@ -66,7 +72,7 @@ export function splitHtml(doc: string): Split {
     for (const child of node.children ?? []) visit(child);
   };
   visit(dom);
-  return fromRanges(doc, ranges);
+  return alignSplit(fromRanges(doc, ranges), options.previous);
 }
 
 /** The document with each segment's translation (its source text where none is given). */

@@ -5,11 +5,18 @@
 import type { RootContent } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { isScalar, parseDocument } from "yaml";
+import { alignSplit, type PreviousSegment } from "./align.js";
 import { contentKeys, encodeKeyPart, fromRanges, joinParts, type Split, type SplitSegment, type Translations } from "./keys.js";
 
 export interface MarkdownOptions {
   /** Front matter fields sent as segments (string values only); default `title` and `description`. */
   fields?: string[];
+  /**
+   * The unit's current segments in the service (`previousSegments`): keys are lined up with them
+   * (`alignKeys`), so an edited block keeps its key and its segment becomes stale. Without it,
+   * each block's key comes from its own text.
+   */
+  previous?: readonly PreviousSegment[];
 }
 
 type Range = { start: number; end: number; segment: SplitSegment; quote?: boolean };
@@ -92,7 +99,8 @@ export function splitMarkdown(doc: string, options: MarkdownOptions = {}): Split
     }
   };
   for (const node of fromMarkdown(body).children) visit(node);
-  return fromRanges(doc, ranges);
+  // Front matter keys (`fm.<field>`) are fixed by the field's name: never lined up.
+  return alignSplit(fromRanges(doc, ranges), options.previous, { fixed: (k) => k.startsWith("fm.") });
 }
 
 /** The document with each segment's translation (its source text where none is given). */

@@ -1,0 +1,3 @@
+const { factories } = require("@strapi/strapi");
+
+module.exports = factories.createCoreRouter("api::article.article");
