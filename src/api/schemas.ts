@@ -132,7 +132,7 @@ export const TargetLanguage = z
   .object({
     code: LanguageCode.openapi({ description: "The target language code (BCP 47 style, as configured for the site, e.g. `de`, `pt-BR`)." }),
     formality: Formality.openapi({ description: "The tone asked of the engine: `default`, `formal` or `informal` (engines without the notion ignore it)." }),
-    engine: EngineName.openapi({ description: "The engine that translates this language (`pseudo`, `deepl`, `google`, `azure`, `workers_ai`, `openai`)." }),
+    engine: EngineName.openapi({ description: `The engine that translates this language (${ENGINES.map((e) => `\`${e}\``).join(", ")}).` }),
     writable: z.boolean().openapi({
       description: "True when jobs translate into this language: writable in the dashboard and listed in `languages` of the latest handshake. False before the first handshake.",
     }),

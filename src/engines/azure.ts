@@ -1,6 +1,7 @@
 // Azure AI Translator v3 (`POST /translate?api-version=3.0`).
 import { codePointLength } from "./batch";
 import { type Configured, present, requireConfig, unsupportedSource, unsupportedTarget } from "./config";
+import type { EngineEntry } from "./entry";
 import { callJson, parseJsonBody, type Verdict } from "./http";
 import { lookupLanguage } from "./languages";
 import { AZURE_LANGUAGES } from "./languages/azure";
@@ -121,3 +122,6 @@ export function createAzureEngine(env: EngineEnv, options: EngineOptions = {}): 
     },
   };
 }
+
+/** The engine's entry in the registry (registry.ts). */
+export const AZURE: EngineEntry<"azure"> = { name: "azure", label: "Azure Translator", concurrency: 4, create: createAzureEngine, configuration: readAzureConfig };

@@ -3,6 +3,7 @@ import type { Formality } from "../limits";
 import { codePointLength, utf8Length } from "./batch";
 import { type Configured, present, requireConfig, unsupportedSource, unsupportedTarget } from "./config";
 import { deeplGlossaryId, quotaError } from "./deepl_glossary";
+import type { EngineEntry } from "./entry";
 import { callJson, type Verdict } from "./http";
 import { lookupLanguage } from "./languages";
 import { DEEPL_SOURCES, DEEPL_TARGETS } from "./languages/deepl";
@@ -218,3 +219,6 @@ export function batchContext(batch: readonly PreparedSegment[]): string | undefi
   if (kind && field) return `Website content: the "${field}" field of a "${kind}".`;
   return kind ? `Website content of a "${kind}".` : `Website content: the "${field}" field.`;
 }
+
+/** The engine's entry in the registry (registry.ts). */
+export const DEEPL: EngineEntry<"deepl"> = { name: "deepl", label: "DeepL", concurrency: 4, create: createDeepLEngine, configuration: readDeepLConfig };

@@ -1,6 +1,7 @@
 // Google Cloud Translation v3 (`projects/{project}/locations/global:translateText`).
 import { codePointLength } from "./batch";
 import { type Configured, present, requireConfig, unsupportedSource, unsupportedTarget } from "./config";
+import type { EngineEntry } from "./entry";
 import { parseServiceAccount, type ServiceAccount, serviceAccountToken } from "./google_auth";
 import { callJson, parseJsonBody, type Verdict } from "./http";
 import { lookupLanguage } from "./languages";
@@ -162,3 +163,6 @@ export function createGoogleEngine(env: EngineEnv, options: EngineOptions = {}):
     },
   };
 }
+
+/** The engine's entry in the registry (registry.ts). */
+export const GOOGLE: EngineEntry<"google"> = { name: "google", label: "Google Cloud Translation", concurrency: 8, create: createGoogleEngine, configuration: readGoogleConfig };

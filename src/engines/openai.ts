@@ -4,6 +4,7 @@
 import type { Formality } from "../limits";
 import { codePointLength } from "./batch";
 import { type Configured, present, requireConfig } from "./config";
+import type { EngineEntry } from "./entry";
 import { callJson, parseJsonBody, type Verdict } from "./http";
 import { normalizeLanguage } from "./languages";
 import { type PreparedSegment, runPipeline } from "./pipeline";
@@ -363,3 +364,6 @@ export function createOpenAiEngine(env: EngineEnv, options: EngineOptions = {}):
     },
   };
 }
+
+/** The engine's entry in the registry (registry.ts). */
+export const OPENAI: EngineEntry<"openai"> = { name: "openai", label: "OpenAI-compatible LLM", concurrency: 4, create: createOpenAiEngine, configuration: readOpenAiConfig };

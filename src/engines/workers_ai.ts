@@ -1,6 +1,7 @@
 // Workers AI `@cf/meta/m2m100-1.2b` through the AI binding: one text per call.
 import { codePointLength } from "./batch";
 import { type Configured, requireConfig, unsupportedSource, unsupportedTarget } from "./config";
+import type { EngineEntry } from "./entry";
 import { type AttemptOutcome, redact, withRetries } from "./http";
 import { lookupLanguage } from "./languages";
 import { M2M100_LANGUAGES } from "./languages/workers_ai";
@@ -99,3 +100,12 @@ export function createWorkersAiEngine(env: EngineEnv, options: EngineOptions = {
     },
   };
 }
+
+/** The engine's entry in the registry (registry.ts). */
+export const WORKERS_AI: EngineEntry<"workers_ai"> = {
+  name: "workers_ai",
+  label: "Workers AI (m2m100)",
+  concurrency: WORKERS_AI_CONCURRENCY,
+  create: createWorkersAiEngine,
+  configuration: readWorkersAiConfig,
+};
