@@ -123,5 +123,16 @@ export function createAzureEngine(env: EngineEnv, options: EngineOptions = {}): 
   };
 }
 
+declare module "./types" {
+  /** What Azure Translator reads from the Worker's vars and secrets. */
+  interface EngineEnv {
+    AZURE_TRANSLATOR_KEY?: string;
+    AZURE_TRANSLATOR_REGION?: string;
+    AZURE_TRANSLATOR_ENDPOINT?: string;
+    /** Characters per Azure request (default 50,000; the free tier needs less, see azureMaxCharacters). */
+    AZURE_TRANSLATOR_MAX_CHARACTERS?: string;
+  }
+}
+
 /** The engine's entry in the registry (registry.ts). */
 export const AZURE: EngineEntry<"azure"> = { name: "azure", label: "Azure Translator", concurrency: 4, create: createAzureEngine, configuration: readAzureConfig };

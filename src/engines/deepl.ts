@@ -220,5 +220,12 @@ export function batchContext(batch: readonly PreparedSegment[]): string | undefi
   return kind ? `Website content of a "${kind}".` : `Website content: the "${field}" field.`;
 }
 
+declare module "./types" {
+  /** What DeepL reads from the Worker's vars and secrets. */
+  interface EngineEnv {
+    DEEPL_API_KEY?: string;
+  }
+}
+
 /** The engine's entry in the registry (registry.ts). */
 export const DEEPL: EngineEntry<"deepl"> = { name: "deepl", label: "DeepL", concurrency: 4, create: createDeepLEngine, configuration: readDeepLConfig };

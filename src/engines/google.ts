@@ -164,5 +164,16 @@ export function createGoogleEngine(env: EngineEnv, options: EngineOptions = {}):
   };
 }
 
+declare module "./types" {
+  /** What Google Cloud Translation reads from the Worker's vars and secrets. */
+  interface EngineEnv {
+    GOOGLE_PROJECT_ID?: string;
+    /** Service-account JSON (client_email, private_key) used to mint OAuth tokens for Cloud Translation v3. */
+    GOOGLE_SERVICE_ACCOUNT?: string;
+    /** Alternatively a ready OAuth access token (local testing). */
+    GOOGLE_ACCESS_TOKEN?: string;
+  }
+}
+
 /** The engine's entry in the registry (registry.ts). */
 export const GOOGLE: EngineEntry<"google"> = { name: "google", label: "Google Cloud Translation", concurrency: 8, create: createGoogleEngine, configuration: readGoogleConfig };

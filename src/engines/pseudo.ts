@@ -138,6 +138,14 @@ export function createPseudoEngine(options: PseudoOptions = {}): Engine {
   };
 }
 
+declare module "./types" {
+  /** What the pseudo engine reads from the Worker's vars and secrets. */
+  interface EngineEnv {
+    /** Wait of the pseudo engine per request of up to 50 texts, in ms (default 0). */
+    PSEUDO_LATENCY_MS?: string;
+  }
+}
+
 /** The engine's entry in the registry (registry.ts): it needs no credentials, so it is always configured. */
 export const PSEUDO: EngineEntry<"pseudo"> = {
   name: "pseudo",

@@ -101,6 +101,13 @@ export function createWorkersAiEngine(env: EngineEnv, options: EngineOptions = {
   };
 }
 
+declare module "./types" {
+  /** What Workers AI reads from the Worker's vars and secrets. */
+  interface EngineEnv {
+    AI?: Ai;
+  }
+}
+
 /** The engine's entry in the registry (registry.ts). */
 export const WORKERS_AI: EngineEntry<"workers_ai"> = {
   name: "workers_ai",
