@@ -12,7 +12,7 @@ export interface EngineEntry<N extends EngineName = EngineName> {
   name: N;
   /** How the dashboard names the engine (a site's settings). */
   label: string;
-  /** Requests in flight at once unless ENGINE_CONCURRENCY_<NAME> says otherwise (DESIGN.md "Jobs against real engines"). */
+  /** Requests in flight at once per site object unless ENGINE_CONCURRENCY_<NAME> says otherwise (README, "Configuration"). */
   concurrency: number;
   /**
    * The engine. Missing credentials still build one: `supports()` answers from its language
