@@ -1,6 +1,7 @@
 /** Bodies of the operator's lifecycle endpoints (admin API): audit log and organization usage. */
 import { z } from "@hono/zod-openapi";
 import { LIMITS } from "../limits";
+import { page } from "./schemas";
 
 export const AuditQuery = z.object({
   organization_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
@@ -21,12 +22,7 @@ export const AuditItemOut = z
   })
   .openapi("AuditItemOut");
 
-export const AuditOut = z
-  .object({
-    items: z.array(AuditItemOut).openapi({ description: "A page of entries, newest first." }),
-    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page." }),
-  })
-  .openapi("AuditOut");
+export const AuditOut = page("AuditOut", "items", AuditItemOut, "A page of entries, newest first.");
 
 export const UsageMonthQuery = z.object({
   month: z

@@ -109,6 +109,19 @@ export const HealthOut = z
   })
   .openapi("HealthOut");
 
+/** The `next_cursor` of a page, described as most lists describe it. */
+const NEXT_PAGE = "Pass as `cursor` for the next page; null on the last page.";
+
+/**
+ * A page of a list (the envelope every list endpoint answers with): the page's items under
+ * `field`, then `next_cursor`, which fetches the next page; `next` describes it where a list
+ * has more to say (its filters).
+ */
+export function page<Field extends string, Item extends z.ZodType>(name: string, field: Field, item: Item, description: string, next = NEXT_PAGE) {
+  const shape = { [field]: z.array(item).openapi({ description }), next_cursor: z.string().nullable().openapi({ description: next }) };
+  return z.object(shape as Record<Field, z.ZodArray<Item>> & { next_cursor: z.ZodNullable<z.ZodString> }).openapi(name);
+}
+
 // ---------------------------------------------------------------- site and handshake
 
 export const Formality = z.enum(FORMALITIES);
@@ -119,7 +132,7 @@ export const TargetLanguage = z
   .object({
     code: LanguageCode.openapi({ description: "The target language code (BCP 47 style, as configured for the site, e.g. `de`, `pt-BR`)." }),
     formality: Formality.openapi({ description: "The tone asked of the engine: `default`, `formal` or `informal` (engines without the notion ignore it)." }),
-    engine: EngineName.openapi({ description: "The engine that translates this language (`pseudo`, `deepl`, `google`, `azure`, `workers_ai`, `openai`)." }),
+    engine: EngineName.openapi({ description: `The engine that translates this language (${ENGINES.map((e) => `\`${e}\``).join(", ")}).` }),
     writable: z.boolean().openapi({
       description: "True when jobs translate into this language: writable in the dashboard and listed in `languages` of the latest handshake. False before the first handshake.",
     }),
@@ -346,12 +359,13 @@ export const UnitWorkOut = z
   })
   .openapi("UnitWorkOut");
 
-export const UnitsWorkOut = z
-  .object({
-    units: z.array(UnitWorkOut).openapi({ description: "A page of units, by key." }),
-    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` (with the same filters) for the next page; null on the last page." }),
-  })
-  .openapi("UnitsWorkOut");
+export const UnitsWorkOut = page(
+  "UnitsWorkOut",
+  "units",
+  UnitWorkOut,
+  "A page of units, by key.",
+  "Pass as `cursor` (with the same filters) for the next page; null on the last page.",
+);
 export type UnitsWork = z.infer<typeof UnitsWorkOut>;
 
 export const SegmentState = z.enum(["ok", "stale", "review", "missing", "attention"]);
@@ -575,12 +589,12 @@ export const ResultOut = z
   .openapi("ResultOut");
 export type Result = z.infer<typeof ResultOut>;
 
-export const ResultsOut = z
-  .object({
-    results: z.array(ResultOut).openapi({ description: "A page of results, oldest first (for `whole_unit` connectors grouped by unit and language, never split across pages)." }),
-    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page." }),
-  })
-  .openapi("ResultsOut");
+export const ResultsOut = page(
+  "ResultsOut",
+  "results",
+  ResultOut,
+  "A page of results, oldest first (for `whole_unit` connectors grouped by unit and language, never split across pages).",
+);
 
 /**
  * A result id as a request names it: any string. Unknown or malformed ids never refuse the
@@ -643,12 +657,7 @@ export const AttentionItemOut = z
   })
   .openapi("AttentionItemOut");
 
-export const AttentionOut = z
-  .object({
-    items: z.array(AttentionItemOut).openapi({ description: "A page of held-back translations, oldest first." }),
-    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page." }),
-  })
-  .openapi("AttentionOut");
+export const AttentionOut = page("AttentionOut", "items", AttentionItemOut, "A page of held-back translations, oldest first.");
 export type Attention = z.infer<typeof AttentionOut>;
 
 // ---------------------------------------------------------------- query parameters

@@ -1,170 +1,14 @@
 // Azure AI Translator v3 (`POST /translate?api-version=3.0`).
 import { codePointLength } from "./batch";
 import { type Configured, present, requireConfig, unsupportedSource, unsupportedTarget } from "./config";
+import type { EngineEntry } from "./entry";
 import { callJson, parseJsonBody, type Verdict } from "./http";
-import { languageTable, lookupLanguage } from "./languages";
+import { lookupLanguage } from "./languages";
+import { AZURE_LANGUAGES } from "./languages/azure";
 import { runPipeline } from "./pipeline";
 import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineOptions, type EngineRequest } from "./types";
 
 export const AZURE_DEFAULT_ENDPOINT = "https://api.cognitive.microsofttranslator.com";
-
-/** Translator's languages (Azure codes). Region variants fall back to their language. */
-export const AZURE_LANGUAGES = languageTable(
-  [
-    "af",
-    "am",
-    "ar",
-    "as",
-    "az",
-    "ba",
-    "bg",
-    "bho",
-    "bn",
-    "bo",
-    "brx",
-    "bs",
-    "ca",
-    "cs",
-    "cy",
-    "da",
-    "de",
-    "doi",
-    "dsb",
-    "dv",
-    "el",
-    "en",
-    "es",
-    "et",
-    "eu",
-    "fa",
-    "fi",
-    "fil",
-    "fj",
-    "fo",
-    "fr",
-    "fr-ca",
-    "ga",
-    "gl",
-    "gom",
-    "gu",
-    "ha",
-    "he",
-    "hi",
-    "hne",
-    "hr",
-    "hsb",
-    "ht",
-    "hu",
-    "hy",
-    "id",
-    "ig",
-    "ikt",
-    "is",
-    "it",
-    "iu",
-    "iu-Latn",
-    "ja",
-    "ka",
-    "kk",
-    "km",
-    "kmr",
-    "kn",
-    "ko",
-    "ks",
-    "ku",
-    "ky",
-    "lb",
-    "ln",
-    "lo",
-    "lt",
-    "lug",
-    "lv",
-    "lzh",
-    "mai",
-    "mg",
-    "mi",
-    "mk",
-    "ml",
-    "mn-Cyrl",
-    "mn-Mong",
-    "mni",
-    "mr",
-    "ms",
-    "mt",
-    "mww",
-    "my",
-    "nb",
-    "ne",
-    "nl",
-    "nso",
-    "nya",
-    "or",
-    "otq",
-    "pa",
-    "pl",
-    "prs",
-    "ps",
-    "pt",
-    "pt-pt",
-    "ro",
-    "ru",
-    "run",
-    "rw",
-    "sd",
-    "si",
-    "sk",
-    "sl",
-    "sm",
-    "sn",
-    "so",
-    "sq",
-    "sr-Cyrl",
-    "sr-Latn",
-    "st",
-    "sv",
-    "sw",
-    "ta",
-    "te",
-    "th",
-    "ti",
-    "tk",
-    "tlh-Latn",
-    "tlh-Piqd",
-    "tn",
-    "to",
-    "tr",
-    "tt",
-    "ty",
-    "ug",
-    "uk",
-    "ur",
-    "uz",
-    "vi",
-    "xh",
-    "yo",
-    "yua",
-    "yue",
-    "zh-Hans",
-    "zh-Hant",
-    "zu",
-  ],
-  {
-    iw: "he",
-    mn: "mn-Cyrl",
-    no: "nb",
-    nn: "nb",
-    "pt-br": "pt",
-    // Serbian's official script is Cyrillic; `sr-latn` (and `sr-latn-rs`) selects Latin.
-    sr: "sr-Cyrl",
-    tl: "fil",
-    zh: "zh-Hans",
-    "zh-cn": "zh-Hans",
-    "zh-sg": "zh-Hans",
-    "zh-tw": "zh-Hant",
-    "zh-hk": "zh-Hant",
-    "zh-mo": "zh-Hant",
-  },
-);
 
 /** 1,000 elements and 50,000 characters per request (one target language per request here). */
 export const AZURE_LIMITS: EngineLimits = { maxSegments: 1000, maxCharacters: 50_000 };
@@ -278,3 +122,17 @@ export function createAzureEngine(env: EngineEnv, options: EngineOptions = {}): 
     },
   };
 }
+
+declare module "./types" {
+  /** What Azure Translator reads from the Worker's vars and secrets. */
+  interface EngineEnv {
+    AZURE_TRANSLATOR_KEY?: string;
+    AZURE_TRANSLATOR_REGION?: string;
+    AZURE_TRANSLATOR_ENDPOINT?: string;
+    /** Characters per Azure request (default 50,000; the free tier needs less, see azureMaxCharacters). */
+    AZURE_TRANSLATOR_MAX_CHARACTERS?: string;
+  }
+}
+
+/** The engine's entry in the registry (registry.ts). */
+export const AZURE: EngineEntry<"azure"> = { name: "azure", label: "Azure Translator", concurrency: 4, create: createAzureEngine, configuration: readAzureConfig };

@@ -3,133 +3,12 @@ import type { Formality } from "../limits";
 import { codePointLength, utf8Length } from "./batch";
 import { type Configured, present, requireConfig, unsupportedSource, unsupportedTarget } from "./config";
 import { deeplGlossaryId, quotaError } from "./deepl_glossary";
+import type { EngineEntry } from "./entry";
 import { callJson, type Verdict } from "./http";
-import { languageTable, lookupLanguage } from "./languages";
+import { lookupLanguage } from "./languages";
+import { DEEPL_SOURCES, DEEPL_TARGETS } from "./languages/deepl";
 import { type PreparedSegment, planPipeline } from "./pipeline";
 import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineOptions, type EngineRequest, type EngineSegment } from "./types";
-
-/**
- * Target languages (DeepL codes). Region variants fall back to their language (`de-at` → DE);
- * `en` means American English and `pt` European Portuguese, DeepL's own defaults.
- */
-export const DEEPL_TARGETS = languageTable(
-  [
-    "AR",
-    "BG",
-    "CS",
-    "DA",
-    "DE",
-    "EL",
-    "EN-GB",
-    "EN-US",
-    "ES",
-    "ES-419",
-    "ET",
-    "FI",
-    "FR",
-    "HE",
-    "HU",
-    "ID",
-    "IT",
-    "JA",
-    "KO",
-    "LT",
-    "LV",
-    "NB",
-    "NL",
-    "PL",
-    "PT-BR",
-    "PT-PT",
-    "RO",
-    "RU",
-    "SK",
-    "SL",
-    "SV",
-    "TH",
-    "TR",
-    "UK",
-    "VI",
-    "ZH-HANS",
-    "ZH-HANT",
-  ],
-  {
-    en: "EN-US",
-    "en-au": "EN-GB",
-    "en-ie": "EN-GB",
-    "en-nz": "EN-GB",
-    "en-za": "EN-GB",
-    // Latin American Spanish variants.
-    "es-ar": "ES-419",
-    "es-bo": "ES-419",
-    "es-cl": "ES-419",
-    "es-co": "ES-419",
-    "es-cr": "ES-419",
-    "es-cu": "ES-419",
-    "es-do": "ES-419",
-    "es-ec": "ES-419",
-    "es-gt": "ES-419",
-    "es-hn": "ES-419",
-    "es-mx": "ES-419",
-    "es-ni": "ES-419",
-    "es-pa": "ES-419",
-    "es-pe": "ES-419",
-    "es-pr": "ES-419",
-    "es-py": "ES-419",
-    "es-sv": "ES-419",
-    "es-us": "ES-419",
-    "es-uy": "ES-419",
-    "es-ve": "ES-419",
-    iw: "HE",
-    no: "NB",
-    pt: "PT-PT",
-    zh: "ZH-HANS",
-    "zh-cn": "ZH-HANS",
-    "zh-sg": "ZH-HANS",
-    "zh-tw": "ZH-HANT",
-    "zh-hk": "ZH-HANT",
-    "zh-mo": "ZH-HANT",
-  },
-);
-
-/** Source languages: DeepL takes them without variants (`EN`, `PT`, `ZH`). */
-export const DEEPL_SOURCES = languageTable(
-  [
-    "AR",
-    "BG",
-    "CS",
-    "DA",
-    "DE",
-    "EL",
-    "EN",
-    "ES",
-    "ET",
-    "FI",
-    "FR",
-    "HE",
-    "HU",
-    "ID",
-    "IT",
-    "JA",
-    "KO",
-    "LT",
-    "LV",
-    "NB",
-    "NL",
-    "PL",
-    "PT",
-    "RO",
-    "RU",
-    "SK",
-    "SL",
-    "SV",
-    "TH",
-    "TR",
-    "UK",
-    "VI",
-    "ZH",
-  ],
-  { iw: "HE", no: "NB" },
-);
 
 /**
  * 50 texts per request; the request body may be 128 KiB, so texts are measured as the UTF-8
@@ -340,3 +219,13 @@ export function batchContext(batch: readonly PreparedSegment[]): string | undefi
   if (kind && field) return `Website content: the "${field}" field of a "${kind}".`;
   return kind ? `Website content of a "${kind}".` : `Website content: the "${field}" field.`;
 }
+
+declare module "./types" {
+  /** What DeepL reads from the Worker's vars and secrets. */
+  interface EngineEnv {
+    DEEPL_API_KEY?: string;
+  }
+}
+
+/** The engine's entry in the registry (registry.ts). */
+export const DEEPL: EngineEntry<"deepl"> = { name: "deepl", label: "DeepL", concurrency: 4, create: createDeepLEngine, configuration: readDeepLConfig };

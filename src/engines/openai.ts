@@ -4,6 +4,7 @@
 import type { Formality } from "../limits";
 import { codePointLength } from "./batch";
 import { type Configured, present, requireConfig } from "./config";
+import type { EngineEntry } from "./entry";
 import { callJson, parseJsonBody, type Verdict } from "./http";
 import { normalizeLanguage } from "./languages";
 import { type PreparedSegment, runPipeline } from "./pipeline";
@@ -363,3 +364,19 @@ export function createOpenAiEngine(env: EngineEnv, options: EngineOptions = {}):
     },
   };
 }
+
+declare module "./types" {
+  /** What the OpenAI-compatible engine reads from the Worker's vars and secrets. */
+  interface EngineEnv {
+    OPENAI_API_KEY?: string;
+    OPENAI_BASE_URL?: string;
+    OPENAI_MODEL?: string;
+    /** `temperature` sent to the model: a number, or `omit`; by default omitted for reasoning models, 0 otherwise. */
+    OPENAI_TEMPERATURE?: string;
+    /** `json_schema` (structured outputs) or `json_object`; by default json_schema on OpenAI's own endpoint. */
+    OPENAI_RESPONSE_FORMAT?: string;
+  }
+}
+
+/** The engine's entry in the registry (registry.ts). */
+export const OPENAI: EngineEntry<"openai"> = { name: "openai", label: "OpenAI-compatible LLM", concurrency: 4, create: createOpenAiEngine, configuration: readOpenAiConfig };

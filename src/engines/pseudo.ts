@@ -6,6 +6,7 @@
  * It does not look at the target language, so every language gets the same output.
  */
 import { mapTextOutsideTokens, protect } from "../markup/protect";
+import type { EngineEntry } from "./entry";
 import type { Engine, EngineRequest } from "./types";
 
 const ACCENTED: Record<string, string> = {
@@ -136,3 +137,20 @@ export function createPseudoEngine(options: PseudoOptions = {}): Engine {
     },
   };
 }
+
+declare module "./types" {
+  /** What the pseudo engine reads from the Worker's vars and secrets. */
+  interface EngineEnv {
+    /** Wait of the pseudo engine per request of up to 50 texts, in ms (default 0). */
+    PSEUDO_LATENCY_MS?: string;
+  }
+}
+
+/** The engine's entry in the registry (registry.ts): it needs no credentials, so it is always configured. */
+export const PSEUDO: EngineEntry<"pseudo"> = {
+  name: "pseudo",
+  label: "Pseudo (testing, offline)",
+  concurrency: 8,
+  create: (env) => createPseudoEngine({ latencyMs: pseudoLatency(env.PSEUDO_LATENCY_MS) }),
+  configuration: () => ({ ok: true, config: null }),
+};

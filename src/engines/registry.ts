@@ -4,32 +4,33 @@
 // engine's static language list, and `translate()` throws EngineError("not_configured") with a
 // message naming the secret or binding to set, before any request is made. Callers that want
 // to report this up front (e.g. when a site enables an engine) ask `engineConfiguration()`.
+//
+// Adding an engine: its file (which exports its EngineEntry), its name in ENGINES
+// (src/limits.ts, what the API and the control plane accept) and its line below.
 import type { EngineName } from "../limits";
-import { createAzureEngine, readAzureConfig } from "./azure";
-import type { Configured } from "./config";
-import { createDeepLEngine, readDeepLConfig } from "./deepl";
-import { createGoogleEngine, readGoogleConfig } from "./google";
-import { createOpenAiEngine, readOpenAiConfig } from "./openai";
-import { createPseudoEngine, pseudoLatency } from "./pseudo";
+import { AZURE } from "./azure";
+import { MAX_ENGINE_CONCURRENCY } from "./concurrency";
+import { DEEPL } from "./deepl";
+import type { EngineEntry } from "./entry";
+import { GOOGLE } from "./google";
+import { OPENAI } from "./openai";
+import { PSEUDO } from "./pseudo";
 import type { Engine, EngineEnv, EngineOptions } from "./types";
-import { createWorkersAiEngine, readWorkersAiConfig } from "./workers_ai";
+import { WORKERS_AI } from "./workers_ai";
+
+/** Every engine's entry, by name: the compiler asks for a line here for each name in ENGINES. */
+export const REGISTRY: { readonly [N in EngineName]: EngineEntry<N> } = {
+  pseudo: PSEUDO,
+  deepl: DEEPL,
+  google: GOOGLE,
+  azure: AZURE,
+  workers_ai: WORKERS_AI,
+  openai: OPENAI,
+};
 
 /** `options.sleep`: the wait between an engine's retries (the site object hands down its own; tests one that returns at once). */
 export function createEngine(name: EngineName, env: EngineEnv, options: EngineOptions = {}): Engine {
-  switch (name) {
-    case "pseudo":
-      return createPseudoEngine({ latencyMs: pseudoLatency(env.PSEUDO_LATENCY_MS) });
-    case "deepl":
-      return createDeepLEngine(env, options);
-    case "google":
-      return createGoogleEngine(env, options);
-    case "azure":
-      return createAzureEngine(env, options);
-    case "workers_ai":
-      return createWorkersAiEngine(env, options);
-    case "openai":
-      return createOpenAiEngine(env, options);
-  }
+  return REGISTRY[name].create(env, options);
 }
 
 /**
@@ -37,23 +38,19 @@ export function createEngine(name: EngineName, env: EngineEnv, options: EngineOp
  * translate() would throw as not_configured. The pseudo engine needs nothing.
  */
 export function engineConfiguration(name: EngineName, env: EngineEnv): { configured: true } | { configured: false; message: string } {
-  const result = readConfiguration(name, env);
+  const result = REGISTRY[name].configuration(env);
   return result.ok ? { configured: true } : { configured: false, message: result.message };
 }
 
-function readConfiguration(name: EngineName, env: EngineEnv): Configured<unknown> {
-  switch (name) {
-    case "pseudo":
-      return { ok: true, config: null };
-    case "deepl":
-      return readDeepLConfig(env);
-    case "google":
-      return readGoogleConfig(env);
-    case "azure":
-      return readAzureConfig(env);
-    case "workers_ai":
-      return readWorkersAiConfig(env);
-    case "openai":
-      return readOpenAiConfig(env);
-  }
+/** How the dashboard names an engine; an unknown name as it is. */
+export function engineLabel(name: string): string {
+  return Object.hasOwn(REGISTRY, name) ? REGISTRY[name as EngineName].label : name;
+}
+
+/** `ENGINE_CONCURRENCY_<ENGINE>` from the env (a whole number 1–32), else the engine's default. */
+export function engineConcurrency(name: EngineName, env: Record<string, unknown>): number {
+  const raw = env[`ENGINE_CONCURRENCY_${name.toUpperCase()}`];
+  const value = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
+  if (!Number.isInteger(value) || value < 1) return REGISTRY[name].concurrency;
+  return Math.min(value, MAX_ENGINE_CONCURRENCY);
 }

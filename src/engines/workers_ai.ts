@@ -1,8 +1,10 @@
 // Workers AI `@cf/meta/m2m100-1.2b` through the AI binding: one text per call.
 import { codePointLength } from "./batch";
 import { type Configured, requireConfig, unsupportedSource, unsupportedTarget } from "./config";
+import type { EngineEntry } from "./entry";
 import { type AttemptOutcome, redact, withRetries } from "./http";
-import { languageTable, lookupLanguage } from "./languages";
+import { lookupLanguage } from "./languages";
+import { M2M100_LANGUAGES } from "./languages/workers_ai";
 import { runPipeline } from "./pipeline";
 import { type Engine, type EngineEnv, EngineError, type EngineLimits, type EngineOptions, type EngineRequest } from "./types";
 
@@ -10,126 +12,6 @@ export const WORKERS_AI_MODEL = "@cf/meta/m2m100-1.2b";
 
 /** Calls in flight at once: the model allows about 720 requests a minute per account. */
 export const WORKERS_AI_CONCURRENCY = 4;
-
-/**
- * The model's languages (M2M-100 codes). Its Chinese is Simplified: Traditional Chinese codes
- * are marked unsupported instead of falling back to `zh`.
- */
-export const M2M100_LANGUAGES = languageTable(
-  [
-    "af",
-    "am",
-    "ar",
-    "ast",
-    "az",
-    "ba",
-    "be",
-    "bg",
-    "bn",
-    "br",
-    "bs",
-    "ca",
-    "ceb",
-    "cs",
-    "cy",
-    "da",
-    "de",
-    "el",
-    "en",
-    "es",
-    "et",
-    "fa",
-    "ff",
-    "fi",
-    "fr",
-    "fy",
-    "ga",
-    "gd",
-    "gl",
-    "gu",
-    "ha",
-    "he",
-    "hi",
-    "hr",
-    "ht",
-    "hu",
-    "hy",
-    "id",
-    "ig",
-    "ilo",
-    "is",
-    "it",
-    "ja",
-    "jv",
-    "ka",
-    "kk",
-    "km",
-    "kn",
-    "ko",
-    "lb",
-    "lg",
-    "ln",
-    "lo",
-    "lt",
-    "lv",
-    "mg",
-    "mk",
-    "ml",
-    "mn",
-    "mr",
-    "ms",
-    "my",
-    "ne",
-    "nl",
-    "no",
-    "ns",
-    "oc",
-    "or",
-    "pa",
-    "pl",
-    "ps",
-    "pt",
-    "ro",
-    "ru",
-    "sd",
-    "si",
-    "sk",
-    "sl",
-    "so",
-    "sq",
-    "sr",
-    "ss",
-    "su",
-    "sv",
-    "sw",
-    "ta",
-    "th",
-    "tl",
-    "tn",
-    "tr",
-    "uk",
-    "ur",
-    "uz",
-    "vi",
-    "wo",
-    "xh",
-    "yi",
-    "yo",
-    "zh",
-    "zu",
-  ],
-  {
-    fil: "tl",
-    iw: "he",
-    nb: "no",
-    nn: "no",
-    nso: "ns",
-    "zh-hant": null,
-    "zh-tw": null,
-    "zh-hk": null,
-    "zh-mo": null,
-  },
-);
 
 /**
  * One text per call, bounded by the model's context: m2m100-1.2b reads about 1,024 tokens,
@@ -218,3 +100,19 @@ export function createWorkersAiEngine(env: EngineEnv, options: EngineOptions = {
     },
   };
 }
+
+declare module "./types" {
+  /** What Workers AI reads from the Worker's vars and secrets. */
+  interface EngineEnv {
+    AI?: Ai;
+  }
+}
+
+/** The engine's entry in the registry (registry.ts). */
+export const WORKERS_AI: EngineEntry<"workers_ai"> = {
+  name: "workers_ai",
+  label: "Workers AI (m2m100)",
+  concurrency: WORKERS_AI_CONCURRENCY,
+  create: createWorkersAiEngine,
+  configuration: readWorkersAiConfig,
+};

@@ -17,7 +17,8 @@
  */
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
-import { engineConcurrency, Semaphore } from "../engines/concurrency";
+import { Semaphore } from "../engines/concurrency";
+import { engineConcurrency } from "../engines/registry";
 import type { Engine, EngineEnv, GlossaryTerm, RequestMeter, Sleep } from "../engines/types";
 import type { EngineName } from "../limits";
 import { orgMemory } from "../memory/stub";

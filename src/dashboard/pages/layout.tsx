@@ -1,6 +1,6 @@
 /** The page frame and small shared pieces of the dashboard (plain components: they render what they are given). */
 import type { Child } from "hono/jsx";
-import type { Role } from "../../control/people";
+import { atLeast, type Role } from "../../control/people";
 
 export interface Viewer {
   email: string;
@@ -12,14 +12,14 @@ export interface SiteNav {
   organizationId: number;
   organization: string;
   role: Role;
-  current: "overview" | "units" | "attention" | "keys" | "webhooks" | "settings" | "glossary" | "memory";
+  current: (typeof SITE_TABS)[number]["page"];
 }
 
 export interface OrgNav {
   organizationId: number;
   organization: string;
   role: Role;
-  current: "usage" | "billing" | "members" | "audit";
+  current: (typeof ORG_TABS)[number]["page"];
 }
 
 export function Layout(props: { title: string; viewer?: Viewer | null; site?: SiteNav; org?: OrgNav; notice?: string | null; error?: string | null; children?: Child }) {
@@ -81,81 +81,69 @@ function Tab(props: { href: string; current: boolean; children: Child }) {
   );
 }
 
+/** A tab of the site's or the organization's navigation: its label, its path under the page's base, the least role that sees it. */
+interface TabEntry {
+  page: string;
+  label: string;
+  path: string;
+  role: Role;
+}
+
+/** The site's tabs, in the order the navigation shows them. */
+const SITE_TABS = [
+  { page: "overview", label: "Overview", path: "", role: "editor" },
+  { page: "units", label: "Units", path: "/units", role: "editor" },
+  { page: "attention", label: "Review queue", path: "/attention", role: "editor" },
+  { page: "keys", label: "API keys", path: "/keys", role: "admin" },
+  { page: "webhooks", label: "Webhooks", path: "/webhooks", role: "admin" },
+  { page: "settings", label: "Settings", path: "/settings", role: "admin" },
+  { page: "glossary", label: "Glossary", path: "/glossary", role: "admin" },
+  { page: "memory", label: "Memory", path: "/memory", role: "admin" },
+] as const satisfies readonly TabEntry[];
+
+/** The organization's tabs, in the order the navigation shows them. */
+const ORG_TABS = [
+  { page: "usage", label: "Usage", path: "/usage", role: "editor" },
+  { page: "billing", label: "Billing", path: "/billing", role: "editor" },
+  { page: "members", label: "Members", path: "/members", role: "editor" },
+  { page: "audit", label: "Audit log", path: "/audit", role: "owner" },
+] as const satisfies readonly TabEntry[];
+
+/** The tabs `role` sees, under `base`, the current one marked. */
+function Tabs(props: { label: string; tabs: readonly TabEntry[]; base: string; role: Role; current: string }) {
+  return (
+    <nav aria-label={props.label}>
+      <ul class="tabs">
+        {props.tabs
+          .filter((t) => atLeast(props.role, t.role))
+          .map((t) => (
+            <Tab href={`${props.base}${t.path}`} current={props.current === t.page}>
+              {t.label}
+            </Tab>
+          ))}
+      </ul>
+    </nav>
+  );
+}
+
 function SiteTabs(s: SiteNav) {
-  const base = `/dashboard/sites/${s.siteId}`;
-  const admin = s.role !== "editor";
   return (
     <div class="context">
       <p class="crumbs">
         <a href="/dashboard">{s.organization}</a> <span aria-hidden="true">›</span> <strong>{s.siteName}</strong>
       </p>
-      <nav aria-label="Site">
-        <ul class="tabs">
-          <Tab href={base} current={s.current === "overview"}>
-            Overview
-          </Tab>
-          <Tab href={`${base}/units`} current={s.current === "units"}>
-            Units
-          </Tab>
-          <Tab href={`${base}/attention`} current={s.current === "attention"}>
-            Review queue
-          </Tab>
-          {admin ? (
-            <Tab href={`${base}/keys`} current={s.current === "keys"}>
-              API keys
-            </Tab>
-          ) : null}
-          {admin ? (
-            <Tab href={`${base}/webhooks`} current={s.current === "webhooks"}>
-              Webhooks
-            </Tab>
-          ) : null}
-          {admin ? (
-            <Tab href={`${base}/settings`} current={s.current === "settings"}>
-              Settings
-            </Tab>
-          ) : null}
-          {admin ? (
-            <Tab href={`${base}/glossary`} current={s.current === "glossary"}>
-              Glossary
-            </Tab>
-          ) : null}
-          {admin ? (
-            <Tab href={`${base}/memory`} current={s.current === "memory"}>
-              Memory
-            </Tab>
-          ) : null}
-        </ul>
-      </nav>
+      <Tabs label="Site" tabs={SITE_TABS} base={`/dashboard/sites/${s.siteId}`} role={s.role} current={s.current} />
     </div>
   );
 }
 
 function OrgTabs(o: OrgNav) {
-  const base = `/dashboard/organizations/${o.organizationId}`;
   return (
     <div class="context">
       <p class="crumbs">
         <a href="/dashboard">Organizations</a> <span aria-hidden="true">›</span> <strong>{o.organization}</strong>
       </p>
-      <nav aria-label="Organization">
-        <ul class="tabs">
-          <Tab href={`${base}/usage`} current={o.current === "usage"}>
-            Usage
-          </Tab>
-          <Tab href={`${base}/billing`} current={o.current === "billing"}>
-            Billing
-          </Tab>
-          <Tab href={`${base}/members`} current={o.current === "members"}>
-            Members
-          </Tab>
-          {o.role === "owner" ? (
-            <Tab href={`${base}/audit`} current={o.current === "audit"}>
-              Audit log
-            </Tab>
-          ) : null}
-        </ul>
-      </nav>
+      <Tabs label="Organization" tabs={ORG_TABS} base={`/dashboard/organizations/${o.organizationId}`} role={o.role} current={o.current} />
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import type { SiteSettings } from "../../control/sites";
+import { engineLabel } from "../../engines/registry";
 import type { Adapter, EngineName } from "../../limits";
 import { Card } from "../components/Card";
 import { ConfirmDelete } from "../components/ConfirmDelete";
@@ -7,15 +8,6 @@ import { Layout, type SiteNav, type Viewer } from "./layout";
 
 /** What the page shows of the site: its settings as the control plane holds them. */
 export type SettingsView = Pick<SiteSettings, "name" | "sourceLanguage" | "targetLanguages" | "qaMode" | "reviewMode" | "enabledAdapters" | "enabledEngines" | "shareMemory">;
-
-const ENGINE_LABEL: Record<string, string> = {
-  pseudo: "Pseudo (testing, offline)",
-  deepl: "DeepL",
-  google: "Google Cloud Translation",
-  azure: "Azure Translator",
-  workers_ai: "Workers AI (m2m100)",
-  openai: "OpenAI-compatible LLM",
-};
 
 /** A table cell with a labelled select (the label for screen readers only). */
 function CellSelect(p: { name: string; label: string; options: [value: string, text: string][]; selected: string }) {
@@ -58,7 +50,7 @@ function LanguageRow(props: { i: number; t?: SettingsView["targetLanguages"][num
       <CellSelect
         name={id("engine")}
         label={`Engine for ${t?.code ?? "the new language"}`}
-        options={props.engines.map((e) => [e, ENGINE_LABEL[e] ?? e])}
+        options={props.engines.map((e) => [e, engineLabel(e)])}
         selected={t?.engine ?? "pseudo"}
       />
       <CellSelect
@@ -158,7 +150,7 @@ export function SettingsPage(p: {
             <div class="choices">
               {p.engines.map((e) => (
                 <label class="choice">
-                  <input type="checkbox" name="engines" value={e} checked={s.enabledEngines.includes(e)} /> {ENGINE_LABEL[e] ?? e}
+                  <input type="checkbox" name="engines" value={e} checked={s.enabledEngines.includes(e)} /> {engineLabel(e)}
                 </label>
               ))}
             </div>

@@ -1,0 +1,24 @@
+// An engine's entry in the registry (registry.ts): what the rest of the service knows of it.
+import type { EngineName } from "../limits";
+import type { Configured } from "./config";
+import type { Engine, EngineEnv, EngineOptions } from "./types";
+
+/**
+ * Each engine's file exports one; `registry.ts` lists them. The engine list of the API and the
+ * dashboard is ENGINES (src/limits.ts); the labels, the concurrency defaults and the
+ * construction all derive from these entries.
+ */
+export interface EngineEntry<N extends EngineName = EngineName> {
+  name: N;
+  /** How the dashboard names the engine (a site's settings). */
+  label: string;
+  /** Requests in flight at once per site object unless ENGINE_CONCURRENCY_<NAME> says otherwise (README, "Configuration"). */
+  concurrency: number;
+  /**
+   * The engine. Missing credentials still build one: `supports()` answers from its language
+   * table and `translate()` throws EngineError("not_configured") before any request.
+   */
+  create(env: EngineEnv, options: EngineOptions): Engine;
+  /** Whether the env has what the engine needs; when not, the message `translate()` would throw. */
+  configuration(env: EngineEnv): Configured<unknown>;
+}
