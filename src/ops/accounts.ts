@@ -8,6 +8,7 @@ import { eq } from "drizzle-orm";
 import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
+import { unlockStatement } from "../control/lockout";
 import { hashPassword } from "../control/passwords";
 import { findUser, passwordProblem } from "../control/people";
 import { sessions, users } from "../control/schema";
@@ -24,7 +25,8 @@ import { resetMail } from "../mail/templates";
  * otherwise. The door answers the same page either way and runs this after answering
  * (`waitUntil`), so neither the page nor its timing tells whether the address exists.
  */
-export async function requestPasswordReset(env: Env, email: string, base: string, now = new Date()) {
+export async function requestPasswordReset(env: Env, email: string, base: string | null, now = new Date()) {
+  if (!base) return;
   const db = controlDb(env.DB);
   const user = await findUser(db, email);
   if (!user) return;
@@ -65,6 +67,9 @@ export async function resetPassword(env: Env, token: string, password: string, n
     db.delete(sessions).where(eq(sessions.userId, userId)),
     closeTokensStatement(db, userId, "reset", now),
     closeTokensStatement(db, userId, "mfa", now),
+    // The link came through the mailbox, as the unlock link does: a pause of sign-in ends.
+    unlockStatement(db, userId),
+    closeTokensStatement(db, userId, "unlock", now),
     auditStatement(db, { organizationId: null, actor: `user:${userId}`, action: "user.password_reset", target: `user:${userId}` }, now),
   ]);
   return { userId, email: user.email };
