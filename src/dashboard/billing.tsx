@@ -52,7 +52,8 @@ async function render(c: DashContext, a: OrgAccess, extra: { notice?: string | n
 }
 
 async function formOf(c: DashContext) {
-  const body = await form(c);
+  // The covered sites' checkboxes: up to the 1,000 ids `ids` accepts, and a few fields more.
+  const body = await form(c, { fields: 1_010 });
   const all = (name: string) => {
     const v = body[name];
     return (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string");

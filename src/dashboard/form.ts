@@ -11,7 +11,7 @@ export type Form = Record<string, string | File | (string | File)[]>;
 export const FORM_LIMITS = { bytes: 65_536, fields: 200 } as const;
 
 const tooLarge = () => new ApiError(413, `The form is larger than ${FORM_LIMITS.bytes / 1024} KB, so it was refused. Go back and send less.`);
-const tooMany = () => new ApiError(413, `The form has more than ${FORM_LIMITS.fields} fields, so it was refused. Go back and send fewer.`);
+const tooMany = (max: number) => new ApiError(413, `The form has more than ${max} fields, so it was refused. Go back and send fewer.`);
 
 /** The body's bytes, refused as soon as they pass the limit (a declared length first, then what arrives). */
 async function boundedBytes(c: DashContext): Promise<Uint8Array> {
@@ -50,21 +50,24 @@ function fieldCount(text: string, type: string): number {
 
 const read = new WeakMap<Request, Promise<Form>>();
 
-/** The form's fields (a repeated name gives an array). Reads the body once: a second call answers the same. */
-export function form(c: DashContext, opts: { upload?: boolean } = {}): Promise<Form> {
+/**
+ * The form's fields (a repeated name gives an array). Reads the body once: a second call answers
+ * the same. `fields`: a higher count for a form that lists many ids (billing's covered sites).
+ */
+export function form(c: DashContext, opts: { upload?: boolean; fields?: number } = {}): Promise<Form> {
   let parsed = read.get(c.req.raw);
   if (!parsed) {
-    parsed = opts.upload ? c.req.parseBody({ all: true }) : limitedForm(c);
+    parsed = opts.upload ? c.req.parseBody({ all: true }) : limitedForm(c, opts.fields ?? FORM_LIMITS.fields);
     read.set(c.req.raw, parsed);
   }
   return parsed;
 }
 
-async function limitedForm(c: DashContext): Promise<Form> {
+async function limitedForm(c: DashContext, maxFields: number): Promise<Form> {
   const type = c.req.header("content-type") ?? "";
   const bytes = await boundedBytes(c);
   const text = new TextDecoder().decode(bytes);
-  if (fieldCount(text, type) > FORM_LIMITS.fields) throw tooMany();
+  if (fieldCount(text, type) > maxFields) throw tooMany(maxFields);
   let data: FormData | URLSearchParams;
   if (/^multipart\/form-data/i.test(type)) data = await new Response(bytes, { headers: { "content-type": type } }).formData();
   else if (/^application\/x-www-form-urlencoded/i.test(type)) data = new URLSearchParams(text);
