@@ -106,7 +106,7 @@ account.post("/account/two-factor", async (c) => {
       setup,
       str(f, "code"),
       { password: str(f, "password").slice(0, 1000), currentCode: str(f, "current_code").slice(0, 40) },
-      mailBase(c, c.get("requestId")),
+      mailBase(c),
       c.var.clock(),
     );
     return render(c, <RecoveryCodesPage viewer={viewer(c)} codes={codes} />);
@@ -124,7 +124,7 @@ account.post("/account/two-factor/off", async (c) => {
   if (refused) return refused;
   const f = await form(c);
   try {
-    await disableTwoFactor(c.env, user, { password: str(f, "password").slice(0, 1000), code: str(f, "code").slice(0, 40) }, mailBase(c, c.get("requestId")), c.var.clock());
+    await disableTwoFactor(c.env, user, { password: str(f, "password").slice(0, 1000), code: str(f, "code").slice(0, 40) }, mailBase(c), c.var.clock());
   } catch (err) {
     if (err instanceof ApiError && (err.status === 422 || err.status === 409)) return render(c, await accountPage(c, { error: err.detail }), err.status);
     throw err;

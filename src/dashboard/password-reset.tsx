@@ -37,7 +37,7 @@ passwordReset.post("/forgot", async (c) => {
   if (!email) return render(c, <ForgotPage error="email: enter the address you sign in with." />, 422);
   const retry = await limited(c, [`reset:${email.toLowerCase()}`]);
   if (retry !== null) return tooMany(c, retry);
-  await afterAnswer(c, requestPasswordReset(c.env, email, mailBase(c, c.get("requestId")), c.var.clock()));
+  await afterAnswer(c, requestPasswordReset(c.env, email, mailBase(c), c.var.clock()));
   return render(c, <ForgotSentPage />);
 });
 

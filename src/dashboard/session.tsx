@@ -50,7 +50,7 @@ session.post("/sign-in", async (c) => {
   const next = dashboardTarget(str(f, "next"), "next");
   const retry = await signInThrottle(c, email);
   if (retry !== null) return tooMany(c, retry);
-  const answer = await signIn(c.env, { email, password, next: next ?? "/dashboard", userAgent: c.req.header("user-agent") }, mailBase(c, c.get("requestId")), c.var.clock());
+  const answer = await signIn(c.env, { email, password, next: next ?? "/dashboard", userAgent: c.req.header("user-agent") }, mailBase(c), c.var.clock());
   if (!answer)
     return render(
       c,
@@ -79,7 +79,7 @@ session.post("/sign-in/code", async (c) => {
   if (retry !== null) return tooMany(c, retry);
   let done: { token: string; next: string };
   try {
-    done = await completeSignIn(c.env, token, str(await form(c), "code").slice(0, 40), mailBase(c, c.get("requestId")), c.var.clock(), c.req.header("user-agent"));
+    done = await completeSignIn(c.env, token, str(await form(c), "code").slice(0, 40), mailBase(c), c.var.clock(), c.req.header("user-agent"));
   } catch (err) {
     if (err instanceof ApiError && err.status === 422) return render(c, <SecondStepPage error={err.detail} />, 422);
     throw err;

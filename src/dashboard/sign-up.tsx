@@ -51,7 +51,7 @@ signUpApp.post("/sign-up", async (c) => {
   const problem = signUpProblem(input);
   if (problem) return render(c, <SignUpPage values={input} error={problem} />, 422);
   // The same page whether or not the address has an account; what differs is mailed, after the answer.
-  await afterAnswer(c, signUp(c.env, input, mailBase(c, c.get("requestId")), c.var.clock()));
+  await afterAnswer(c, signUp(c.env, input, mailBase(c), c.var.clock()));
   return render(c, <CheckMailPage />);
 });
 
@@ -61,12 +61,16 @@ function tooMany(c: DashContext, retry: number) {
 }
 
 // Before /verify/:token, which would take "resend" for a token.
-signUpApp.get("/verify/resend", (c) => render(c, <CheckMailPage viewer={c.get("user") ? viewer(c) : null} />));
+signUpApp.get("/verify/resend", (c) => {
+  const user = c.get("user");
+  if (user?.verified) return c.redirect("/dashboard", 303);
+  return render(c, <CheckMailPage viewer={user ? viewer(c) : null} />);
+});
 
 signUpApp.post("/verify/resend", async (c) => {
   const user = c.get("user");
   if (user?.verified) return c.redirect("/dashboard", 303);
-  const base = mailBase(c, c.get("requestId"));
+  const base = mailBase(c);
   if (user) {
     // A session from before sign-in needed a verified address.
     const retry = await limited(c, [`verify:user:${user.userId}`]);

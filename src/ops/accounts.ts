@@ -15,7 +15,7 @@ import { sessions, users } from "../control/schema";
 import { endOtherSessionsStatements, endSessionById, listSessions } from "../control/sessions";
 import { ApiError, notFound } from "../errors";
 import { OPTIONAL_KINDS, type OptionalKind } from "../mail/message";
-import { sendMail } from "../mail/send";
+import { noMailBase, sendMail } from "../mail/send";
 import { resetMail } from "../mail/templates";
 
 // ------------------------------------------------------------------ password reset
@@ -26,10 +26,10 @@ import { resetMail } from "../mail/templates";
  * (`waitUntil`), so neither the page nor its timing tells whether the address exists.
  */
 export async function requestPasswordReset(env: Env, email: string, base: string | null, now = new Date()) {
-  if (!base) return;
   const db = controlDb(env.DB);
   const user = await findUser(db, email);
   if (!user) return;
+  if (!base) return noMailBase("reset");
   const token = await issueToken(db, "reset", user.id, now);
   await sendMail(env, resetMail(user.email, { link: `${base}/reset/${token}` }), now);
 }

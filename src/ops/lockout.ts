@@ -8,7 +8,7 @@ import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { type FailureKind, recordFailure, unlockStatement } from "../control/lockout";
 import { ApiError } from "../errors";
-import { sendMail } from "../mail/send";
+import { noMailBase, sendMail } from "../mail/send";
 import { lockoutMail } from "../mail/templates";
 import { LINK_WORDS } from "./accounts";
 
@@ -18,7 +18,8 @@ export async function noteFailure(env: Env, user: { id: number; email: string },
   const { until, justLocked } = await recordFailure(db, user.id, kind, now);
   if (justLocked && until) {
     await db.batch([auditStatement(db, { organizationId: null, actor: `user:${user.id}`, action: "user.sign_in_paused", target: `user:${user.id}`, detail: { kind } }, now)]);
-    if (base) {
+    if (!base) noMailBase("lockout");
+    else {
       const token = await issueToken(db, "unlock", user.id, now);
       const when = until.toISOString().slice(0, 16).replace("T", " ");
       await sendMail(env, lockoutMail(user.email, { what: kind, until: when, link: `${base}/unlock/${token}`, forgot: `${base}/forgot` }), now);

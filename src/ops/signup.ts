@@ -15,7 +15,7 @@ import { memberships, organizations, sessions, users } from "../control/schema";
 import { engineConfiguration } from "../engines/registry";
 import { ApiError } from "../errors";
 import { ENGINES, type EngineName } from "../limits";
-import { sendMail } from "../mail/send";
+import { noMailBase, sendMail } from "../mail/send";
 import { alreadyRegisteredMail, verifyMail } from "../mail/templates";
 import { LINK_WORDS } from "./accounts";
 import type { Actor } from "./actor";
@@ -53,7 +53,7 @@ export async function signUp(env: Env, input: SignUpInput, base: string | null, 
   const passwordHash = await hash(input.password);
   const existing = await findUser(db, email);
   if (existing) {
-    if (!base) return;
+    if (!base) return noMailBase("already_registered");
     if (existing.emailVerifiedAt) await sendMail(env, alreadyRegisteredMail(email, { signIn: base, forgot: `${base}/forgot` }), now);
     else await sendVerification(env, existing.id, email, base, now);
     return;
@@ -65,7 +65,7 @@ export async function signUp(env: Env, input: SignUpInput, base: string | null, 
 }
 
 export async function sendVerification(env: Env, userId: number, email: string, base: string | null, now = new Date()) {
-  if (!base) return;
+  if (!base) return noMailBase("verify");
   const token = await issueToken(controlDb(env.DB), "verify", userId, now);
   await sendMail(env, verifyMail(email, { link: `${base}/verify/${token}` }), now);
 }

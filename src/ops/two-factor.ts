@@ -14,7 +14,7 @@ import { memberships, organizations, recoveryCodes, users } from "../control/sch
 import { endOtherSessionsStatements } from "../control/sessions";
 import { acceptCode, looksLikeRecoveryCode, newRecoveryCodes, newTotpSecret, recoveryHash } from "../control/totp";
 import { ApiError } from "../errors";
-import { sendMail } from "../mail/send";
+import { noMailBase, sendMail } from "../mail/send";
 import { twoFactorChangedMail, twoFactorMail } from "../mail/templates";
 import { noteFailure, pausedError } from "./lockout";
 
@@ -70,8 +70,8 @@ export async function confirmTwoFactor(
     ...endOtherSessionsStatements(db, user.userId, user.tokenHash, now),
     auditStatement(db, { organizationId: null, actor: `user:${user.userId}`, action: again ? "user.two_factor_reset" : "user.two_factor_on", target: `user:${user.userId}` }, now),
   ]);
-  if (base)
-    await sendMail(env, again ? twoFactorChangedMail(user.email, { account: `${base}/account` }) : twoFactorMail(user.email, { on: true, account: `${base}/account` }), now);
+  if (!base) noMailBase("two_factor");
+  else await sendMail(env, again ? twoFactorChangedMail(user.email, { account: `${base}/account` }) : twoFactorMail(user.email, { on: true, account: `${base}/account` }), now);
   return codes;
 }
 
@@ -184,7 +184,8 @@ export async function disableTwoFactor(
     ...endOtherSessionsStatements(db, user.userId, user.tokenHash, now),
     auditStatement(db, { organizationId: null, actor: `user:${user.userId}`, action: "user.two_factor_off", target: `user:${user.userId}` }, now),
   ]);
-  if (base) await sendMail(env, twoFactorMail(user.email, { on: false, account: `${base}/account` }), now);
+  if (!base) noMailBase("two_factor");
+  else await sendMail(env, twoFactorMail(user.email, { on: false, account: `${base}/account` }), now);
 }
 
 /** Owners require (or stop requiring) two-factor of every member; members without it are led to set it up first. */
