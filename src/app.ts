@@ -25,6 +25,7 @@ import { syncRoutes } from "./routes/sync.routes";
 import { describeWebhookEvents, webhookRoutes } from "./routes/webhooks.routes";
 
 export const API_VERSION = "1";
+export const HSTS = "max-age=31536000; includeSubDomains";
 
 /**
  * `clock`: the service's clock, given to every handler as `c.var.clock` (production's reads the
@@ -48,6 +49,16 @@ export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
     c.set("clock", clock);
     c.header("X-Request-Id", id);
     await next();
+    // Every answer over https (API, dashboard, admin): browsers keep to https for a year, subdomains too.
+    if (new URL(c.req.url).protocol === "https:") {
+      try {
+        c.res.headers.set("Strict-Transport-Security", HSTS);
+      } catch {
+        // An answer with immutable headers (one passed through from a fetch): copied first.
+        c.res = new Response(c.res.body, c.res);
+        c.res.headers.set("Strict-Transport-Security", HSTS);
+      }
+    }
   });
   app.use(ensureErrorBody);
   app.use(

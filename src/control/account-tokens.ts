@@ -9,12 +9,13 @@ import type { ControlDb } from "./db";
 import { randomToken } from "./passwords";
 import { accountTokens } from "./schema";
 
-export type TokenPurpose = "reset" | "verify" | "mfa" | "totp_setup";
+export type TokenPurpose = "reset" | "verify" | "mfa" | "totp_setup" | "unlock";
 export const TOKEN_TTL_MS: Record<TokenPurpose, number> = {
   reset: 3_600_000,
   verify: 24 * 3_600_000,
   mfa: 10 * 60_000,
   totp_setup: 30 * 60_000,
+  unlock: 24 * 3_600_000,
 };
 
 export async function issueToken(db: ControlDb, purpose: TokenPurpose, userId: number, now = new Date(), data?: string) {

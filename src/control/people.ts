@@ -44,11 +44,14 @@ export async function findUser(db: ControlDb, email: string) {
     .get();
 }
 
-/** The user whose email and password match, or null. Unknown emails cost a hash too, so timing does not tell them apart. */
+/**
+ * The account of an email (or undefined) and whether the password matches it. Unknown emails
+ * cost a hash too, so timing does not tell them apart.
+ */
 export async function checkCredentials(db: ControlDb, email: string, password: string) {
   const user = await findUser(db, email);
   const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-  return user && ok ? user : null;
+  return { user, ok: !!user && ok };
 }
 const DUMMY_HASH = "pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
 

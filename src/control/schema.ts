@@ -171,6 +171,12 @@ export const users = sqliteTable(
     totpLastStep: integer("totp_last_step"),
     /** Mail kinds the person turned off (security mails cannot be turned off). */
     mailOptOut: text("mail_opt_out", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    /** Wrong passwords in a row (reset by a right one or the unlock link): from 10 on, sign-in waits (control/lockout.ts). */
+    passwordFailures: integer("password_failures").notNull().default(0),
+    /** Wrong second-factor codes in a row (sign-in, turning it off, setting it up again): the same budget. */
+    codeFailures: integer("code_failures").notNull().default(0),
+    /** Until when sign-in is paused after too many failures (or the mailed unlock link ends it); null: not paused. */
+    lockedUntil: text("locked_until"),
   },
   (t) => [uniqueIndex("users_email").on(t.email)],
 );

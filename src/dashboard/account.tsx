@@ -1,20 +1,22 @@
 /**
  * /dashboard/account: the person's password (changing it signs them out everywhere else), their
  * sessions (end one, or all others), two-factor sign-in (set up with a QR code made here,
- * confirmed by a first code; turned off with a current code) and which mails they get.
+ * confirmed by a first code; set up again or turned off only with the password and a current
+ * code, limited and counted like sign-in's codes) and which mails they get.
  */
 import { Hono } from "hono";
 import { groupedKey, totpQrSvg, totpUri } from "../control/totp";
 import { ApiError } from "../errors";
-import { dashboardBase } from "../links";
+import { mailBase } from "../links";
 import { endAllOtherSessions, endOneSession, mailPreferences, sessionsOf, setMailPreferences } from "../ops/accounts";
 import { changePassword } from "../ops/sessions";
 import { beginTwoFactor, confirmTwoFactor, disableTwoFactor, pendingSecret, recoveryCodesLeft } from "../ops/two-factor";
 import { requireUser } from "./access";
-import type { DashApp, DashContext } from "./auth";
+import { type DashApp, type DashContext, limited } from "./auth";
 import { form, str, strs } from "./form";
 import { AccountPage } from "./pages/account";
 import { RecoveryCodesPage, TwoFactorSetupPage } from "./pages/accounts";
+import { TooManyAttemptsPage } from "./pages/sign-in";
 import { notice, render, viewer } from "./respond";
 
 export const account = new Hono<DashApp>();
@@ -69,6 +71,7 @@ async function setupPage(c: DashContext, setup: string, secret: string, error?: 
       secretGrouped={groupedKey(secret)}
       qrSvg={totpQrSvg(totpUri(secret, user.email))}
       required={user.twoFactorRequired}
+      again={user.twoFactor}
       error={error}
     />,
     error ? 422 : 200,
@@ -81,12 +84,31 @@ account.get("/account/two-factor", async (c) => {
   return setupPage(c, setup, secret);
 });
 
+/** The codes' per-person limit (sign-in's), before the form is read: the factor's forms share it. */
+async function codeLimit(c: DashContext, userId: number) {
+  const retry = await limited(c, [`code:user:${userId}`]);
+  if (retry === null) return null;
+  c.header("Retry-After", String(retry));
+  return render(c, <TooManyAttemptsPage retryAfter={retry} />, 429);
+}
+
 account.post("/account/two-factor", async (c) => {
   const user = requireUser(c);
+  // Setting it up again checks a code of the current factor: limited as sign-in's codes are.
+  const refused = user.twoFactor ? await codeLimit(c, user.userId) : null;
+  if (refused) return refused;
   const f = await form(c);
   const setup = str(f, "setup");
   try {
-    const codes = await confirmTwoFactor(c.env, user, setup, str(f, "code"), dashboardBase(c));
+    const codes = await confirmTwoFactor(
+      c.env,
+      user,
+      setup,
+      str(f, "code"),
+      { password: str(f, "password").slice(0, 1000), currentCode: str(f, "current_code").slice(0, 40) },
+      mailBase(c),
+      c.var.clock(),
+    );
     return render(c, <RecoveryCodesPage viewer={viewer(c)} codes={codes} />);
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 422) throw err;
@@ -98,8 +120,11 @@ account.post("/account/two-factor", async (c) => {
 
 account.post("/account/two-factor/off", async (c) => {
   const user = requireUser(c);
+  const refused = await codeLimit(c, user.userId);
+  if (refused) return refused;
+  const f = await form(c);
   try {
-    await disableTwoFactor(c.env, user, str(await form(c), "code"), dashboardBase(c));
+    await disableTwoFactor(c.env, user, { password: str(f, "password").slice(0, 1000), code: str(f, "code").slice(0, 40) }, mailBase(c), c.var.clock());
   } catch (err) {
     if (err instanceof ApiError && (err.status === 422 || err.status === 409)) return render(c, await accountPage(c, { error: err.detail }), err.status);
     throw err;

@@ -57,9 +57,9 @@ export const loadUser: MiddlewareHandler<DashApp> = async (c, next) => {
   await next();
 };
 
-/** The seconds to wait when sign-in attempts from this address or for this email are over the limit (10 a minute each), else null. */
+/** The seconds to wait when sign-in attempts for this email are over the limit (10 a minute), else null (the client address is limited before the form is read). */
 export async function signInThrottle(c: DashContext, email: string): Promise<number | null> {
-  return limited(c, [`ip:${clientIp(c)}`, `email:${email.trim().toLowerCase()}`]);
+  return limited(c, [`email:${email.trim().toLowerCase()}`]);
 }
 
 export const clientIp = (c: DashContext) => c.req.header("cf-connecting-ip") ?? "unknown";

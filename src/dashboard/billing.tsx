@@ -13,6 +13,7 @@ import { billingView, changePlan, PlanIn, portalSession, setCancelAtPeriodEnd, s
 import { DASHBOARD_CSP } from "../page-headers";
 import { type OrgAccess, orgAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
+import { form } from "./form";
 import { BillingPage, type SiteChoice } from "./pages/billing";
 
 const NOTICES: Record<string, string> = {
@@ -51,7 +52,8 @@ async function render(c: DashContext, a: OrgAccess, extra: { notice?: string | n
 }
 
 async function formOf(c: DashContext) {
-  const body = await c.req.parseBody({ all: true });
+  // The covered sites' checkboxes: up to the 1,000 ids `ids` accepts, and a few fields more.
+  const body = await form(c, { fields: 1_010 });
   const all = (name: string) => {
     const v = body[name];
     return (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string");

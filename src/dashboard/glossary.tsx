@@ -54,7 +54,7 @@ glossary.post("/sites/:site_id/glossary", async (c) => {
 
 glossary.post("/sites/:site_id/glossary/import", async (c) => {
   const a = await siteAccess(c, id(c.req.param("site_id")), "admin");
-  const file = (await form(c)).file;
+  const file = (await form(c, { upload: true })).file;
   const upload = Array.isArray(file) ? file[0] : file;
   const refused = await refusedOnPage(c, a, async () => {
     if (!(upload instanceof File) || upload.size === 0) throw new ApiError(422, "file: choose a CSV file to import.");

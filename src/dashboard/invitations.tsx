@@ -6,9 +6,10 @@ import { Hono } from "hono";
 import { ApiError } from "../errors";
 import { acceptInvitation, openInvitationOf } from "../ops/people";
 import { startSession } from "../ops/sessions";
-import { type DashApp, setSessionCookie } from "./auth";
+import { clientIp, type DashApp, limited, setSessionCookie } from "./auth";
 import { form, str } from "./form";
 import { InvitationGonePage, InvitationPage } from "./pages/invitation";
+import { TooManyAttemptsPage } from "./pages/sign-in";
 import { dashboardPath, dashboardTarget, withDone } from "./redirect";
 import { notice, render } from "./respond";
 
@@ -24,6 +25,14 @@ invitations.get("/invitations/:token", async (c) => {
 
 invitations.post("/invitations/:token", async (c) => {
   const token = c.req.param("token");
+  // Signed out, this is a form anyone can send: the client's limit comes before it is read.
+  if (!c.get("user")) {
+    const retry = await limited(c, [`ip:${clientIp(c)}`]);
+    if (retry !== null) {
+      c.header("Retry-After", String(retry));
+      return render(c, <TooManyAttemptsPage retryAfter={retry} />, 429);
+    }
+  }
   const f = await form(c);
   // `next` (a dashboard path, e.g. the demo site's page printed by `npm run dev`) is where the person lands; checked before anything is done.
   const next = dashboardTarget(str(f, "next"), "next");

@@ -112,7 +112,7 @@ memory.post("/sites/:site_id/memory/delete", async (c) => {
 /** The import's answer is the page with its result (counts), or with the problem that refused the file (nothing stored). */
 memory.post("/sites/:site_id/memory/import", async (c) => {
   const a = await siteAccess(c, id(c.req.param("site_id")), "admin");
-  const file = (await form(c)).file;
+  const file = (await form(c, { upload: true })).file;
   const upload = Array.isArray(file) ? file[0] : file;
   const blank: MemoryFilters = { q: "", pair: "", origin: "", offset: 0 };
   try {

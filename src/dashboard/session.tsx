@@ -3,11 +3,14 @@
  * the password, then (when two-factor is on) a code: between the two steps the browser holds
  * only a 10-minute step token (an HttpOnly cookie, hashed in D1) that a code completes; the
  * session is made only then. Passwords and codes are both limited by SIGNIN_LIMITER (10 a
- * minute per client address, per email, and per person for codes).
+ * minute per client address, per email, and per person for codes), and by the person's
+ * failure budget (control/lockout.ts: from 10 wrong tries in a row, sign-in pauses). An
+ * address not verified yet cannot sign in: the answer is the wrong-password one.
  */
 import { Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { ApiError } from "../errors";
+import { mailBase } from "../links";
 import { completeSignIn, homeOf, signIn, signOut } from "../ops/sessions";
 import { secondStepOf } from "../ops/two-factor";
 import { clearSessionCookie, clientIp, type DashApp, type DashContext, isLocalHttp, limited, setSessionCookie, signInThrottle } from "./auth";
@@ -37,6 +40,9 @@ session.get("/", async (c) => {
 });
 
 session.post("/sign-in", async (c) => {
+  // The client's limit before the form is read; the email's once it is known.
+  const ipRetry = await limited(c, [`ip:${clientIp(c)}`]);
+  if (ipRetry !== null) return tooMany(c, ipRetry);
   const f = await form(c);
   const email = str(f, "email").slice(0, 254);
   const password = str(f, "password").slice(0, 1000);
@@ -44,7 +50,7 @@ session.post("/sign-in", async (c) => {
   const next = dashboardTarget(str(f, "next"), "next");
   const retry = await signInThrottle(c, email);
   if (retry !== null) return tooMany(c, retry);
-  const answer = await signIn(c.env, { email, password, next: next ?? "/dashboard", userAgent: c.req.header("user-agent") });
+  const answer = await signIn(c.env, { email, password, next: next ?? "/dashboard", userAgent: c.req.header("user-agent") }, mailBase(c), c.var.clock());
   if (!answer)
     return render(
       c,
@@ -73,7 +79,7 @@ session.post("/sign-in/code", async (c) => {
   if (retry !== null) return tooMany(c, retry);
   let done: { token: string; next: string };
   try {
-    done = await completeSignIn(c.env, token, str(await form(c), "code").slice(0, 40), c.req.header("user-agent"));
+    done = await completeSignIn(c.env, token, str(await form(c), "code").slice(0, 40), mailBase(c), c.var.clock(), c.req.header("user-agent"));
   } catch (err) {
     if (err instanceof ApiError && err.status === 422) return render(c, <SecondStepPage error={err.detail} />, 422);
     throw err;

@@ -1,7 +1,8 @@
 /**
  * Self-serve sign-up (SIGNUP=open; 404 otherwise): /dashboard/sign-up → the verification
- * mail → /dashboard/verify/{token} (signs the person in) → their organization → its first
- * site → the first API key beside a quick start. Owners add further sites the same way from
+ * mail → /dashboard/verify/{token} (a page whose button verifies, then offers to choose a new
+ * password) → sign-in with the password → their organization → its first site → the first
+ * API key beside a quick start. Nobody is signed in before the address is verified. Owners add further sites the same way from
  * the organization's page. Sign-ups are limited per client address (SIGNIN_LIMITER).
  */
 import { Hono } from "hono";
@@ -9,13 +10,24 @@ import { controlDb } from "../control/db";
 import { sitesOf } from "../control/people";
 import { ApiError } from "../errors";
 import { ADAPTERS } from "../limits";
-import { dashboardBase } from "../links";
-import { startSession } from "../ops/sessions";
-import { createOrganizationAsOwner, createSiteAsOwner, firstKey, runnableEngines, sendVerification, signUp, signUpProblem, signupOpen, verifyEmail } from "../ops/signup";
+import { mailBase } from "../links";
+import {
+  createOrganizationAsOwner,
+  createSiteAsOwner,
+  firstKey,
+  resendVerification,
+  runnableEngines,
+  sendVerification,
+  signUp,
+  signUpProblem,
+  signupOpen,
+  verifyEmail,
+  verifyLinkProblem,
+} from "../ops/signup";
 import { orgAccess, requireUser } from "./access";
-import { clientIp, type DashApp, type DashContext, limited, setSessionCookie } from "./auth";
+import { clearSessionCookie, clientIp, type DashApp, type DashContext, limited } from "./auth";
 import { type Form, form, id, str, strs } from "./form";
-import { CheckMailPage, FirstKeyPage, LinkGonePage, NewOrganizationPage, NewSitePage, SignUpPage } from "./pages/accounts";
+import { CheckMailPage, FirstKeyPage, LinkGonePage, NewOrganizationPage, NewSitePage, SignUpPage, VerifiedPage, VerifyPage } from "./pages/accounts";
 import { TooManyAttemptsPage } from "./pages/sign-in";
 import { afterAnswer, render, viewer } from "./respond";
 
@@ -31,45 +43,74 @@ signUpApp.get("/sign-up", (c) => {
 
 signUpApp.post("/sign-up", async (c) => {
   if (!signupOpen(c.env)) throw closed();
+  // The limit before the form is read: an unauthenticated form costs nothing past it.
+  const retry = await limited(c, [`signup:ip:${clientIp(c)}`]);
+  if (retry !== null) return tooMany(c, retry);
   const f = await form(c);
   const input = { email: str(f, "email").trim().slice(0, 300), name: str(f, "name").slice(0, 200), password: str(f, "password").slice(0, 1000) };
-  const retry = await limited(c, [`signup:ip:${clientIp(c)}`]);
-  if (retry !== null) {
-    c.header("Retry-After", String(retry));
-    return render(c, <TooManyAttemptsPage retryAfter={retry} />, 429);
-  }
   const problem = signUpProblem(input);
   if (problem) return render(c, <SignUpPage values={input} error={problem} />, 422);
   // The same page whether or not the address has an account; what differs is mailed, after the answer.
-  await afterAnswer(c, signUp(c.env, input, dashboardBase(c)));
+  await afterAnswer(c, signUp(c.env, input, mailBase(c), c.var.clock()));
   return render(c, <CheckMailPage />);
 });
 
-signUpApp.get("/verify/:token", async (c) => {
-  let verified: Awaited<ReturnType<typeof verifyEmail>>;
-  try {
-    verified = await verifyEmail(c.env, c.req.param("token"));
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    return render(c, <LinkGonePage detail={err.detail} again={{ href: "/dashboard", label: "Sign in" }} />, 410);
-  }
-  const current = c.get("user");
-  if (current?.userId === verified.userId) return c.redirect("/dashboard?done=verified", 303);
-  if (!verified.signIn) return c.redirect("/dashboard?done=verified-sign-in", 303);
-  setSessionCookie(c, await startSession(c.env, verified.userId, c.req.header("user-agent")));
-  return c.redirect("/dashboard?done=verified", 303);
+function tooMany(c: DashContext, retry: number) {
+  c.header("Retry-After", String(retry));
+  return render(c, <TooManyAttemptsPage retryAfter={retry} />, 429);
+}
+
+// Before /verify/:token, which would take "resend" for a token.
+signUpApp.get("/verify/resend", (c) => {
+  const user = c.get("user");
+  if (user?.verified) return c.redirect("/dashboard", 303);
+  return render(c, <CheckMailPage viewer={user ? viewer(c) : null} />);
 });
 
 signUpApp.post("/verify/resend", async (c) => {
-  const user = requireUser(c);
-  if (user.verified) return c.redirect("/dashboard", 303);
-  const retry = await limited(c, [`verify:user:${user.userId}`]);
-  if (retry !== null) {
-    c.header("Retry-After", String(retry));
-    return render(c, <TooManyAttemptsPage retryAfter={retry} />, 429);
+  const user = c.get("user");
+  if (user?.verified) return c.redirect("/dashboard", 303);
+  const base = mailBase(c);
+  if (user) {
+    // A session from before sign-in needed a verified address.
+    const retry = await limited(c, [`verify:user:${user.userId}`]);
+    if (retry !== null) return tooMany(c, retry);
+    await sendVerification(c.env, user.userId, user.email, base, c.var.clock());
+    return render(c, <CheckMailPage viewer={viewer(c)} resent />);
   }
-  await sendVerification(c.env, user.userId, user.email, dashboardBase(c));
-  return render(c, <CheckMailPage viewer={viewer(c)} resent />);
+  const ipRetry = await limited(c, [`ip:${clientIp(c)}`]);
+  if (ipRetry !== null) return tooMany(c, ipRetry);
+  const email = str(await form(c), "email")
+    .trim()
+    .slice(0, 254);
+  if (!email) return render(c, <CheckMailPage />, 422);
+  const retry = await limited(c, [`verify:${email.toLowerCase()}`]);
+  if (retry !== null) return tooMany(c, retry);
+  // The same page whether or not the address has an account waiting; the mail goes after the answer.
+  await afterAnswer(c, resendVerification(c.env, email, base, c.var.clock()));
+  return render(c, <CheckMailPage resent />);
+});
+
+const resendAgain = { href: "/dashboard/verify/resend", label: "Send a new link" };
+
+// The link's page only shows a button: a GET (a mail scanner's, a prefetch) changes nothing.
+signUpApp.get("/verify/:token", async (c) => {
+  const problem = await verifyLinkProblem(c.env, c.req.param("token"), c.var.clock());
+  if (problem) return render(c, <LinkGonePage detail={problem} again={resendAgain} />, 410);
+  return render(c, <VerifyPage token={c.req.param("token")} />);
+});
+
+// Verifies; signs nobody in and leaves the browser's own session as it is (unless it is one of this account's, which all end).
+signUpApp.post("/verify/:token", async (c) => {
+  let verified: Awaited<ReturnType<typeof verifyEmail>>;
+  try {
+    verified = await verifyEmail(c.env, c.req.param("token"), c.var.clock());
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    return render(c, <LinkGonePage detail={err.detail} again={resendAgain} />, 410);
+  }
+  if (c.get("user")?.userId === verified.userId) clearSessionCookie(c);
+  return render(c, <VerifiedPage setPassword={verified.setPassword} />);
 });
 
 // ------------------------------------------------------------------ organization and sites

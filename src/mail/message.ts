@@ -4,7 +4,7 @@
  */
 
 /** Kinds of mail. Security mails always go; the others follow the person's preferences (`/dashboard/account`). */
-export const SECURITY_KINDS = ["invitation", "verify", "reset", "already_registered", "two_factor"] as const;
+export const SECURITY_KINDS = ["invitation", "verify", "reset", "already_registered", "two_factor", "lockout"] as const;
 export const OPTIONAL_KINDS = ["job_finished", "review_digest", "usage", "billing"] as const;
 export type MailKind = (typeof SECURITY_KINDS)[number] | (typeof OPTIONAL_KINDS)[number];
 export type OptionalKind = (typeof OPTIONAL_KINDS)[number];

@@ -10,6 +10,7 @@
 import { and, asc, eq, lt } from "drizzle-orm";
 import { controlDb } from "../control/db";
 import { mailOutbox } from "../control/schema";
+import { log } from "../obs/log";
 import type { Mail } from "./message";
 
 export type Delivery = "sent" | "outbox" | "retry";
@@ -23,6 +24,11 @@ async function viaBinding(env: Env, mail: Mail) {
 
 const logFailure = (mail: Mail, err: unknown, final: boolean) =>
   console.error(JSON.stringify({ level: "error", where: "mail", kind: mail.kind, final, error: String(err).slice(0, 300) }));
+
+/** A mail with links that cannot go: no DASHBOARD_URL outside local development (src/links.ts `mailBase`). Logged, never sent. */
+export function noMailBase(kind: Mail["kind"]) {
+  log("error", "mail.no_dashboard_url", { kind, reason: "DASHBOARD_URL is not set, and mail links never follow a request's Host: set DASHBOARD_URL" });
+}
 
 /** Sends one mail; never throws (a failure of the outbox itself is logged too). */
 export async function sendMail(env: Env, mail: Mail, now = new Date()): Promise<Delivery> {

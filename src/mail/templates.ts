@@ -39,6 +39,22 @@ export const twoFactorMail = (to: string, p: { on: boolean; account: string }): 
     "If this was not you, change your password at once and contact your organization's owner.",
   ]);
 
+export const twoFactorChangedMail = (to: string, p: { account: string }): Mail =>
+  compose("two_factor", to, "Two-factor sign-in was set up again for your Transync account", [
+    "Two-factor sign-in was set up again: a new authenticator app and new recovery codes replace the earlier ones, and every other session was signed out.",
+    { link: p.account, label: "Review your account" },
+    "If this was not you, change your password at once and contact your organization's owner.",
+  ]);
+
+export const lockoutMail = (to: string, p: { what: "password" | "code"; until: string; link: string; forgot: string }): Mail =>
+  compose("lockout", to, "Sign-in to your Transync account is paused", [
+    `Someone tried to sign in to your Transync account with ${p.what === "password" ? "a wrong password" : "a wrong two-factor code"} 10 times in a row, so signing in is paused until ${p.until} (UTC); each further wrong try makes the pause longer, up to a day.`,
+    "If it was you, unlock your account now:",
+    { link: p.link, label: "Unlock my account" },
+    "The link works once, for 24 hours. If it was not you, your account is safe while the pause lasts; choose a new password all the same:",
+    { link: p.forgot, label: "Choose a new password" },
+  ]);
+
 export const jobFinishedMail = (to: string, p: { site: string; jobId: number; status: string; done: number; total: number; held: number; link: string }): Mail =>
   compose("job_finished", to, `Job #${p.jobId} on ${p.site} ${p.status === "succeeded" ? "finished" : p.status}`, [
     `The job #${p.jobId} you started on ${p.site} ${p.status === "succeeded" ? "finished" : `ended: ${p.status}`}. ${p.done} of ${p.total} segments were translated${p.held ? `, ${p.held} of them held back for review` : ""}.`,

@@ -8,13 +8,14 @@ import { eq } from "drizzle-orm";
 import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
+import { unlockStatement } from "../control/lockout";
 import { hashPassword } from "../control/passwords";
 import { findUser, passwordProblem } from "../control/people";
 import { sessions, users } from "../control/schema";
 import { endOtherSessionsStatements, endSessionById, listSessions } from "../control/sessions";
 import { ApiError, notFound } from "../errors";
 import { OPTIONAL_KINDS, type OptionalKind } from "../mail/message";
-import { sendMail } from "../mail/send";
+import { noMailBase, sendMail } from "../mail/send";
 import { resetMail } from "../mail/templates";
 
 // ------------------------------------------------------------------ password reset
@@ -24,10 +25,11 @@ import { resetMail } from "../mail/templates";
  * otherwise. The door answers the same page either way and runs this after answering
  * (`waitUntil`), so neither the page nor its timing tells whether the address exists.
  */
-export async function requestPasswordReset(env: Env, email: string, base: string, now = new Date()) {
+export async function requestPasswordReset(env: Env, email: string, base: string | null, now = new Date()) {
   const db = controlDb(env.DB);
   const user = await findUser(db, email);
   if (!user) return;
+  if (!base) return noMailBase("reset");
   const token = await issueToken(db, "reset", user.id, now);
   await sendMail(env, resetMail(user.email, { link: `${base}/reset/${token}` }), now);
 }
@@ -65,6 +67,9 @@ export async function resetPassword(env: Env, token: string, password: string, n
     db.delete(sessions).where(eq(sessions.userId, userId)),
     closeTokensStatement(db, userId, "reset", now),
     closeTokensStatement(db, userId, "mfa", now),
+    // The link came through the mailbox, as the unlock link does: a pause of sign-in ends.
+    unlockStatement(db, userId),
+    closeTokensStatement(db, userId, "unlock", now),
     auditStatement(db, { organizationId: null, actor: `user:${userId}`, action: "user.password_reset", target: `user:${userId}` }, now),
   ]);
   return { userId, email: user.email };

@@ -1,21 +1,21 @@
 /**
- * Self-serve sign-up (README "Sign-up"): the account (unverified until
+ * Self-serve sign-up (README "Sign-up"): the account (unverified, and unable to sign in, until
  * its mail's link is followed), the organization its person owns, further sites, and the first
  * API key. `SIGNUP=open` switches it on; the default `invite` keeps entry by invitation only.
  */
 import { eq } from "drizzle-orm";
 import { validationDetail } from "../api/issues";
 import { SiteCreateIn } from "../api/schemas";
-import { claimToken, closeTokensStatement, issueToken } from "../control/account-tokens";
+import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { hashPassword } from "../control/passwords";
 import { findUser, normalizeEmail, passwordProblem } from "../control/people";
-import { memberships, organizations, users } from "../control/schema";
+import { memberships, organizations, sessions, users } from "../control/schema";
 import { engineConfiguration } from "../engines/registry";
 import { ApiError } from "../errors";
 import { ENGINES, type EngineName } from "../limits";
-import { sendMail } from "../mail/send";
+import { noMailBase, sendMail } from "../mail/send";
 import { alreadyRegisteredMail, verifyMail } from "../mail/templates";
 import { LINK_WORDS } from "./accounts";
 import type { Actor } from "./actor";
@@ -39,46 +39,73 @@ export function signUpProblem(input: SignUpInput): string | null {
 }
 
 /**
- * Makes the unverified account and mails its verification link (24 hours); an address that
- * already has an account gets a mail saying so instead, and nothing changes. The door shows
- * the same page in both cases and runs this after answering (`waitUntil`).
+ * Makes the unverified account and mails its verification link (24 hours). An address whose
+ * account is verified gets a mail saying so instead, and nothing changes; an address whose
+ * account is not verified yet gets a new verification link (whose page lets the mailbox's
+ * owner choose the password: the first sign-up may not have been theirs), and its password
+ * does not change. The password is hashed in every case, so the time spent tells nothing. The
+ * door shows the same page in all cases and runs this after answering (`waitUntil`). `hash`
+ * is the password hashing (tests count its calls).
  */
-export async function signUp(env: Env, input: SignUpInput, base: string, now = new Date()) {
+export async function signUp(env: Env, input: SignUpInput, base: string | null, now = new Date(), hash: (password: string) => Promise<string> = hashPassword) {
   const db = controlDb(env.DB);
   const email = normalizeEmail(input.email);
+  const passwordHash = await hash(input.password);
   const existing = await findUser(db, email);
   if (existing) {
-    await sendMail(env, alreadyRegisteredMail(email, { signIn: base, forgot: `${base}/forgot` }), now);
+    if (!base) return noMailBase("already_registered");
+    if (existing.emailVerifiedAt) await sendMail(env, alreadyRegisteredMail(email, { signIn: base, forgot: `${base}/forgot` }), now);
+    else await sendVerification(env, existing.id, email, base, now);
     return;
   }
-  const inserted = await db
-    .insert(users)
-    .values({ email, name: input.name.trim(), passwordHash: await hashPassword(input.password), createdAt: now.toISOString() })
-    .onConflictDoNothing()
-    .returning({ id: users.id });
+  const inserted = await db.insert(users).values({ email, name: input.name.trim(), passwordHash, createdAt: now.toISOString() }).onConflictDoNothing().returning({ id: users.id });
   if (!inserted.length) return; // the same address signed up twice at once: the first one's mail is on its way
   await db.batch([auditStatement(db, { organizationId: null, actor: `user:${inserted[0].id}`, action: "user.sign_up", target: `user:${inserted[0].id}` }, now)]);
   await sendVerification(env, inserted[0].id, email, base, now);
 }
 
-export async function sendVerification(env: Env, userId: number, email: string, base: string, now = new Date()) {
+export async function sendVerification(env: Env, userId: number, email: string, base: string | null, now = new Date()) {
+  if (!base) return noMailBase("verify");
   const token = await issueToken(controlDb(env.DB), "verify", userId, now);
   await sendMail(env, verifyMail(email, { link: `${base}/verify/${token}` }), now);
 }
 
-/** Follows a verification link (once, within 24 hours): the address is verified; answers the person. */
+/** "Send the mail again" (from the sign-in page, signed out): a new link when the address has an account not verified yet; nothing visible otherwise. */
+export async function resendVerification(env: Env, email: string, base: string | null, now = new Date()) {
+  const user = await findUser(controlDb(env.DB), email);
+  if (user && !user.emailVerifiedAt) await sendVerification(env, user.id, user.email, base, now);
+}
+
+const VERIFY_WORDS = {
+  ...LINK_WORDS,
+  expired: "This link has expired (verification links work for 24 hours). Ask for a new one from the sign-in page.",
+} as const;
+
+/** Whether a verification link can still be used (its page shows the button that verifies), else the words saying why not. */
+export async function verifyLinkProblem(env: Env, token: string, now = new Date()): Promise<string | null> {
+  const peek = await peekToken(controlDb(env.DB), "verify", token, now);
+  return peek.state === "open" ? null : VERIFY_WORDS[peek.state];
+}
+
+/**
+ * Follows a verification link (a POST from its page; once, within 24 hours): the address is
+ * verified, every session of the account ends and every other verification link with it. It
+ * signs nobody in: the person signs in with their password, or (the mailbox proving who they
+ * are) chooses a new one with the one-time set-password token answered here (1 hour, the
+ * reset link's), for when someone else chose the password at sign-up.
+ */
 export async function verifyEmail(env: Env, token: string, now = new Date()) {
   const db = controlDb(env.DB);
   const claimed = await claimToken(db, "verify", token, now);
-  if (claimed.state !== "open")
-    throw new ApiError(410, claimed.state === "expired" ? "This link has expired (verification links work for 24 hours). Sign in to get a new one." : LINK_WORDS[claimed.state]);
-  // Any other verification link of the person stops working with this one.
-  const [[user]] = await db.batch([
-    db.update(users).set({ emailVerifiedAt: now.toISOString() }).where(eq(users.id, claimed.userId)).returning({ id: users.id, totp: users.totpSecret }),
+  if (claimed.state !== "open") throw new ApiError(410, VERIFY_WORDS[claimed.state]);
+  await db.batch([
+    db.update(users).set({ emailVerifiedAt: now.toISOString() }).where(eq(users.id, claimed.userId)),
+    db.delete(sessions).where(eq(sessions.userId, claimed.userId)),
     closeTokensStatement(db, claimed.userId, "verify", now),
+    closeTokensStatement(db, claimed.userId, "mfa", now),
+    auditStatement(db, { organizationId: null, actor: `user:${claimed.userId}`, action: "user.verify", target: `user:${claimed.userId}` }, now),
   ]);
-  // With two-factor on, a link from the mailbox alone never signs anyone in.
-  return { userId: claimed.userId, signIn: !user?.totp };
+  return { userId: claimed.userId, setPassword: await issueToken(db, "reset", claimed.userId, now) };
 }
 
 /** A new organization with the person as its owner (sign-up's second step; any verified person when sign-up is open). */

@@ -1,17 +1,23 @@
 /**
- * Two-factor sign-in (README "Accounts"; docs/decisions.md "Accounts, the dashboard and mail"): set-up confirmed by a first code, ten
- * recovery codes shown once and stored hashed, the second step of sign-in, turning it off
- * with a current code, and owners requiring it for their organization.
+ * Two-factor sign-in (README "Accounts"; docs/decisions.md "Accounts, the dashboard and mail"): set-up
+ * confirmed by a first code, ten recovery codes shown once and stored hashed, the second step of
+ * sign-in, setting it up again or turning it off with the password and a current code, and owners
+ * requiring it for their organization. Every code checked counts towards the person's failure
+ * budget (control/lockout.ts).
  */
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
+import { pausedUntil, recordSuccess } from "../control/lockout";
+import { verifyPassword } from "../control/passwords";
 import { memberships, organizations, recoveryCodes, users } from "../control/schema";
+import { endOtherSessionsStatements } from "../control/sessions";
 import { acceptCode, looksLikeRecoveryCode, newRecoveryCodes, newTotpSecret, recoveryHash } from "../control/totp";
 import { ApiError } from "../errors";
-import { sendMail } from "../mail/send";
-import { twoFactorMail } from "../mail/templates";
+import { noMailBase, sendMail } from "../mail/send";
+import { twoFactorChangedMail, twoFactorMail } from "../mail/templates";
+import { noteFailure, pausedError } from "./lockout";
 
 export const WRONG_CODE = "code: that code is not right. Enter the 6 digits your authenticator app shows now, or one of your recovery codes.";
 
@@ -28,26 +34,86 @@ export async function pendingSecret(env: Env, userId: number, setup: string, now
   return t.state === "open" && t.userId === userId ? t.data : null;
 }
 
-/** Confirms a set-up with a first code: two-factor is on and the ten recovery codes (answered once) replace any earlier ones. */
-export async function confirmTwoFactor(env: Env, user: { userId: number; email: string }, setup: string, code: string, base: string, now = new Date()) {
+/**
+ * Confirms a set-up with a first code: two-factor is on and the ten recovery codes (answered
+ * once) replace any earlier ones; every other session of the person ends, and they get a mail.
+ * While two-factor is already on (setting it up again, for a new app or new recovery codes),
+ * it also needs the password and a code of the current factor (`reauth`), counted like
+ * sign-in's, so a stolen session alone cannot move the factor.
+ */
+export async function confirmTwoFactor(
+  env: Env,
+  user: { userId: number; email: string; tokenHash: string },
+  setup: string,
+  code: string,
+  reauth: { password: string; currentCode: string },
+  base: string | null,
+  now = new Date(),
+) {
   const db = controlDb(env.DB);
   const secret = await pendingSecret(env, user.userId, setup, now);
   if (!secret) throw new ApiError(410, "This set-up has expired (30 minutes). Start again: a new QR code is shown.");
   const step = acceptCode(secret, code, null, now.getTime());
   if (step === null) throw new ApiError(422, "code: that code is not right. Enter the 6 digits your authenticator app shows for Transync now.");
+  const row = await db.select().from(users).where(eq(users.id, user.userId)).get();
+  if (!row) throw new ApiError(410, "This set-up has expired (30 minutes). Start again: a new QR code is shown.");
+  const again = !!row.totpSecret;
+  if (again) await reauthenticate(env, row, reauth.password, reauth.currentCode, base, now);
   const claimed = await claimToken(db, "totp_setup", setup, now);
   if (claimed.state !== "open") throw new ApiError(410, "This set-up was confirmed already.");
   const codes = newRecoveryCodes();
   const hashes = await Promise.all(codes.map(recoveryHash));
   await db.batch([
-    db.update(users).set({ totpSecret: secret, totpLastStep: step }).where(eq(users.id, user.userId)),
+    db.update(users).set({ totpSecret: secret, totpLastStep: step, codeFailures: 0 }).where(eq(users.id, user.userId)),
     db.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.userId)),
     db.insert(recoveryCodes).values(hashes.map((codeHash) => ({ userId: user.userId, codeHash }))),
     closeTokensStatement(db, user.userId, "totp_setup", now),
-    auditStatement(db, { organizationId: null, actor: `user:${user.userId}`, action: "user.two_factor_on", target: `user:${user.userId}` }, now),
+    ...endOtherSessionsStatements(db, user.userId, user.tokenHash, now),
+    auditStatement(db, { organizationId: null, actor: `user:${user.userId}`, action: again ? "user.two_factor_reset" : "user.two_factor_on", target: `user:${user.userId}` }, now),
   ]);
-  await sendMail(env, twoFactorMail(user.email, { on: true, account: `${base}/account` }), now);
+  if (!base) noMailBase("two_factor");
+  else await sendMail(env, again ? twoFactorChangedMail(user.email, { account: `${base}/account` }) : twoFactorMail(user.email, { on: true, account: `${base}/account` }), now);
   return codes;
+}
+
+/**
+ * The person proving it is them before the factor moves: the password and a code of the
+ * current factor (an app code never used before, or an unused recovery code). Both count
+ * towards the failure budget; while sign-in is paused, both are refused unchecked (429).
+ */
+async function reauthenticate(env: Env, row: typeof users.$inferSelect, password: string, code: string, base: string | null, now: Date) {
+  const paused = pausedUntil(row, now);
+  if (paused) throw pausedError(paused);
+  if (!(await verifyPassword(password, row.passwordHash))) {
+    await noteFailure(env, row, "password", base, now);
+    throw new ApiError(422, "password: that is not your password. Enter the password you sign in with.");
+  }
+  await recordSuccess(controlDb(env.DB), row, "password");
+  await verifySecondFactor(env, row, code, base, now, "current_code");
+}
+
+/**
+ * A second factor checked against the person's failure budget: refused unchecked while sign-in
+ * is paused (429), counted when wrong (422 naming `field`), the count cleared when right.
+ */
+export async function verifySecondFactor(
+  env: Env,
+  row: { id: number; email: string; lockedUntil: string | null; passwordFailures: number; codeFailures: number },
+  code: string,
+  base: string | null,
+  now: Date,
+  field = "code",
+) {
+  const paused = pausedUntil(row, now);
+  if (paused) throw pausedError(paused);
+  const how = await checkSecondFactor(env, row.id, code, now);
+  if (!how) {
+    // This try was simply wrong (422); a pause it started refuses the next ones.
+    await noteFailure(env, row, "code", base, now);
+    throw new ApiError(422, WRONG_CODE.replace(/^code:/, `${field}:`));
+  }
+  await recordSuccess(controlDb(env.DB), row, "code");
+  return how;
 }
 
 /**
@@ -96,21 +162,31 @@ async function requiringOrganizations(env: Env, userId: number) {
   return rows.map((r) => r.name);
 }
 
-/** Turns two-factor off; needs a current code from the app (not a recovery code), and no organization of theirs requiring it. */
-export async function disableTwoFactor(env: Env, user: { userId: number; email: string }, code: string, base: string, now = new Date()) {
+/**
+ * Turns two-factor off: needs the password and a current code (an app code never used before,
+ * or a recovery code), and no organization of theirs requiring it. Every other session ends.
+ */
+export async function disableTwoFactor(
+  env: Env,
+  user: { userId: number; email: string; tokenHash: string },
+  proof: { password: string; code: string },
+  base: string | null,
+  now = new Date(),
+) {
   const db = controlDb(env.DB);
-  const row = await db.select({ secret: users.totpSecret, last: users.totpLastStep }).from(users).where(eq(users.id, user.userId)).get();
-  if (!row?.secret) throw new ApiError(409, "Two-factor sign-in is not on.");
+  const row = await db.select().from(users).where(eq(users.id, user.userId)).get();
+  if (!row?.totpSecret) throw new ApiError(409, "Two-factor sign-in is not on.");
   const requiring = await requiringOrganizations(env, user.userId);
   if (requiring.length) throw new ApiError(409, `${requiring.join(", ")} requires two-factor sign-in of its members, so it cannot be turned off.`);
-  // A signed-in person proving they hold the app: a code of the current window, even one used to sign in.
-  if (acceptCode(row.secret, code, null, now.getTime()) === null) throw new ApiError(422, "code: that code is not right. Enter the 6 digits your authenticator app shows now.");
+  await reauthenticate(env, row, proof.password, proof.code, base, now);
   await db.batch([
     db.update(users).set({ totpSecret: null, totpLastStep: null }).where(eq(users.id, user.userId)),
     db.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.userId)),
+    ...endOtherSessionsStatements(db, user.userId, user.tokenHash, now),
     auditStatement(db, { organizationId: null, actor: `user:${user.userId}`, action: "user.two_factor_off", target: `user:${user.userId}` }, now),
   ]);
-  await sendMail(env, twoFactorMail(user.email, { on: false, account: `${base}/account` }), now);
+  if (!base) noMailBase("two_factor");
+  else await sendMail(env, twoFactorMail(user.email, { on: false, account: `${base}/account` }), now);
 }
 
 /** Owners require (or stop requiring) two-factor of every member; members without it are led to set it up first. */
@@ -144,12 +220,13 @@ export async function secondStepOf(env: Env, token: string, now = new Date()) {
   return t.state === "open" ? { userId: t.userId, next: t.data ?? "" } : null;
 }
 
-/** Completes the step with a code; answers the person and where they were going, or throws 422. */
-export async function completeSecondStep(env: Env, token: string, code: string, now = new Date()) {
+/** Completes the step with a code; answers the person and where they were going, or throws (422 wrong code, 410 expired, 429 paused). */
+export async function completeSecondStep(env: Env, token: string, code: string, base: string | null, now = new Date()) {
   const step = await secondStepOf(env, token, now);
   if (!step) throw new ApiError(410, "The sign-in took too long (10 minutes). Sign in again.");
-  const how = await checkSecondFactor(env, step.userId, code, now);
-  if (!how) throw new ApiError(422, WRONG_CODE);
+  const row = await controlDb(env.DB).select().from(users).where(eq(users.id, step.userId)).get();
+  if (!row) throw new ApiError(410, "The sign-in took too long (10 minutes). Sign in again.");
+  const how = await verifySecondFactor(env, row, code, base, now);
   const claimed = await claimToken(controlDb(env.DB), "mfa", token, now);
   if (claimed.state !== "open") throw new ApiError(410, "The sign-in took too long (10 minutes). Sign in again.");
   return { userId: step.userId, next: step.next, how };

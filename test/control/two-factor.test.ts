@@ -71,7 +71,15 @@ describe("recovery codes", () => {
       .returning();
     const { setup, secret } = await beginTwoFactor(env, user.id);
     const now = new Date();
-    const codes = await confirmTwoFactor(env, { userId: user.id, email: user.email }, setup, totpCode(secret, now.getTime()), "https://dash.test", now);
+    const codes = await confirmTwoFactor(
+      env,
+      { userId: user.id, email: user.email, tokenHash: "" },
+      setup,
+      totpCode(secret, now.getTime()),
+      { password: "", currentCode: "" },
+      "https://dash.test",
+      now,
+    );
     expect(codes).toHaveLength(10);
     const stored = await env.DB.prepare("SELECT code_hash FROM recovery_codes WHERE user_id = ?").bind(user.id).all<{ code_hash: string }>();
     expect(stored.results.every((r) => /^[0-9a-f]{64}$/.test(r.code_hash))).toBe(true);

@@ -150,8 +150,12 @@ test("a newcomer signs up, verifies by mail, creates an organization and a site,
   await page.getByRole("heading", { name: "Confirm your address" }).waitFor();
   await look("check-mail");
 
+  // Not signed in yet: the mail's link opens a page whose button confirms; then sign in with the password.
   await page.goto(await mailLink("nora@example.com", "verify"));
-  await page.getByText("Your address is confirmed").waitFor();
+  await page.getByRole("button", { name: "Confirm my address" }).click();
+  await page.getByRole("heading", { name: "Your address is confirmed" }).waitFor();
+  await look("verified");
+  await signIn("nora@example.com", "a long enough password");
   await page.getByRole("link", { name: "Create your organization" }).click();
   await page.getByLabel("Organization name").fill("Nora's Books");
   await look("new-organization");

@@ -91,8 +91,10 @@ export function AccountPage(props: {
               <strong>On.</strong> Signing in asks for a code from your authenticator app after your password. Recovery codes left: {props.twoFactor.recoveryLeft} of 10.
             </p>
             <form method="post" action="/dashboard/account/two-factor/off" class="inline">
-              <label for="off-code">Current code from the app</label>
-              <input id="off-code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength={10} />
+              <label for="off-code">Current code from the app, or a recovery code</label>
+              <input id="off-code" name="code" autocomplete="one-time-code" required maxlength={20} />
+              <label for="off-password">Your password</label>
+              <input id="off-password" name="password" type="password" autocomplete="current-password" required maxlength={1000} />
               <button type="submit" class="danger">
                 Turn off
               </button>

@@ -99,7 +99,7 @@ export function SecondStepPage(p: { error?: string | null }) {
 
 // ------------------------------------------------------------------ the account page's two-factor parts
 
-export function TwoFactorSetupPage(p: { viewer: Viewer; setup: string; secretGrouped: string; qrSvg: string; required?: boolean; error?: string | null }) {
+export function TwoFactorSetupPage(p: { viewer: Viewer; setup: string; secretGrouped: string; qrSvg: string; required?: boolean; again?: boolean; error?: string | null }) {
   const svg = p.qrSvg.replace("<svg ", '<svg role="img" aria-label="QR code to add Transync to your authenticator app" width="220" height="220" ');
   return (
     <Narrow
@@ -124,7 +124,16 @@ export function TwoFactorSetupPage(p: { viewer: Viewer; setup: string; secretGro
         <input type="hidden" name="setup" value={p.setup} />
         <label for="code">Code from the app</label>
         <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength={10} />
-        <button type="submit">Turn on two-factor sign-in</button>
+        {p.again ? (
+          <>
+            <p class="muted small">Two-factor sign-in is on: to replace it, confirm it is you.</p>
+            <label for="current_code">Code from your current app, or a recovery code</label>
+            <input id="current_code" name="current_code" autocomplete="one-time-code" required maxlength={20} />
+            <label for="password">Your password</label>
+            <input id="password" name="password" type="password" autocomplete="current-password" required maxlength={1000} />
+          </>
+        ) : null}
+        <button type="submit">{p.again ? "Replace two-factor sign-in" : "Turn on two-factor sign-in"}</button>
       </form>
     </Narrow>
   );
@@ -171,8 +180,8 @@ export function SignUpPage(p: { values?: { email: string; name: string }; error?
 
 export function CheckMailPage(p: { viewer?: Viewer | null; resent?: boolean }) {
   return (
-    <Narrow title="Confirm your address" viewer={p.viewer} notice={p.resent ? "A new link is on its way." : null}>
-      <p>We sent a link to your address. Follow it to confirm the address and continue; it works once, for 24 hours.</p>
+    <Narrow title="Confirm your address" viewer={p.viewer} notice={p.resent ? "If that address has an account waiting for confirmation, a new link is on its way." : null}>
+      <p>We sent a link to your address. Follow it to confirm the address; then sign in. It works once, for 24 hours.</p>
       {p.viewer ? (
         <>
           <p>Until then your account can do nothing else. No mail? Check the spam folder, or send a new link.</p>
@@ -183,10 +192,62 @@ export function CheckMailPage(p: { viewer?: Viewer | null; resent?: boolean }) {
           </form>
         </>
       ) : (
-        <p>
-          No mail? Check the spam folder. <a href="/dashboard">Sign in</a> to send a new link.
-        </p>
+        <>
+          <p>No mail? Check the spam folder, or send a new link:</p>
+          <form method="post" action="/dashboard/verify/resend" class="stack">
+            <label for="email">Email</label>
+            <input id="email" name="email" type="email" autocomplete="username" required maxlength={254} />
+            <button type="submit" class="secondary">
+              Send a new link
+            </button>
+          </form>
+        </>
       )}
+    </Narrow>
+  );
+}
+
+/** A verification link's page: nothing happens until its button is pressed (a POST, never the GET a mail scanner makes). */
+export function VerifyPage(p: { token: string }) {
+  return (
+    <Narrow title="Confirm your address">
+      <p>Confirm that this address is yours to finish signing up. Confirming signs out every session of the account; then sign in with your password.</p>
+      <form method="post" action={`/dashboard/verify/${p.token}`}>
+        <button type="submit">Confirm my address</button>
+      </form>
+    </Narrow>
+  );
+}
+
+/** After confirming: sign in with the password, or (the mailbox proved who you are) choose a new one. */
+export function VerifiedPage(p: { setPassword: string }) {
+  return (
+    <Narrow title="Your address is confirmed">
+      <p>
+        <a class="button" href="/dashboard">
+          Sign in
+        </a>{" "}
+        with the password you chose when you signed up.
+      </p>
+      <h2>Did not choose this password?</h2>
+      <p>If you signed up more than once, do not remember the password, or someone else may have signed up with your address, choose a new password now:</p>
+      <form method="post" action={`/dashboard/reset/${p.setPassword}`} class="stack">
+        <PasswordField id="new_password" label="New password" />
+        <button type="submit">Save the new password</button>
+      </form>
+    </Narrow>
+  );
+}
+
+/** An unlock link's page: its button ends the pause of sign-in. */
+export function UnlockPage(p: { token: string }) {
+  return (
+    <Narrow title="Unlock your account">
+      <p>Signing in to your account is paused after too many wrong tries. Unlock it to sign in again now.</p>
+      <form method="post" action={`/dashboard/unlock/${p.token}`}>
+        <button type="submit">Unlock my account</button>
+      </form>
+      <p class="muted small">If the wrong tries were not yours, choose a new password after unlocking.</p>
     </Narrow>
   );
 }

@@ -18,9 +18,14 @@ export function SignInPage(props: { email?: string; error?: string | null; notic
           <a href="/dashboard/forgot">Forgot your password?</a>
         </p>
         {props.signUp ? (
-          <p>
-            No account yet? <a href="/dashboard/sign-up">Sign up</a>
-          </p>
+          <>
+            <p>
+              No account yet? <a href="/dashboard/sign-up">Sign up</a>
+            </p>
+            <p class="muted small">
+              Signed up but not confirmed your address yet? Sign-in works once it is. <a href="/dashboard/verify/resend">Send the confirmation mail again</a>
+            </p>
+          </>
         ) : (
           <p class="muted small">No account yet? You join through an invitation link from an owner or admin of your organization.</p>
         )}
