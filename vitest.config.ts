@@ -39,7 +39,9 @@ export default defineConfig(async () => {
         },
       },
     });
-  const common = { setupFiles: ["./test/setup.ts"], testTimeout: 30_000, hookTimeout: 30_000 };
+  // The service's info lines (one http.request per request, job events) are not printed: tests that are about them spy on console.
+  const quiet = (log: string) => (/^\{"level":"(info|debug)","event":/.test(log) ? false : undefined);
+  const common = { setupFiles: ["./test/setup.ts"], testTimeout: 30_000, hookTimeout: 30_000, onConsoleLog: quiet };
   return {
     test: {
       projects: [
