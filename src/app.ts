@@ -22,6 +22,7 @@ import { boundedJsonBody } from "./routes/body-bounds";
 import { authErrors, ok } from "./routes/common";
 import { registerDocument } from "./routes/docs.routes";
 import { jobRoutes } from "./routes/jobs.routes";
+import { oncallRoutes } from "./routes/oncall.routes";
 import { resultRoutes } from "./routes/results.routes";
 import { stripeWebhookRoutes } from "./routes/stripe-webhook.routes";
 import { syncRoutes } from "./routes/sync.routes";
@@ -119,6 +120,7 @@ export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
   app.route("/", resultRoutes);
   app.route("/", webhookRoutes);
   app.route("/", adminRoutes);
+  app.route("/", oncallRoutes);
   app.route("/", stripeWebhookRoutes);
   app.route("/dashboard", dashboard);
 

@@ -487,6 +487,11 @@ export class SiteObject extends DurableObject<Env> {
 
   // ------------------------------------------------------------------ size and diagnostics
 
+  /** The deep health's probe (src/ops/oncall.ts): the object answers; nothing is read or written. */
+  async ping() {
+    return { ok: true };
+  }
+
   /** The object's storage in bytes (SQLite pages in use, as the platform bills and limits them). */
   storageBytes(): number {
     return this.ctx.storage.sql.databaseSize;
