@@ -48,7 +48,12 @@ export default defineConfig(async () => {
         {
           // Tests run job alarms with runDurableObjectAlarm, never on their own.
           plugins: [workers({ JOB_ALARM_DELAY_MS: "3600000" })],
-          test: { ...common, name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/alarms/**", "test/billing/**"] },
+          test: { ...common, name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/alarms/**", "test/billing/**", "test/storage/**"] },
+        },
+        {
+          // A small site storage limit, so the size guard's refusal is reached with a few pushes (src/site/object.ts, guardStorage).
+          plugins: [workers({ JOB_ALARM_DELAY_MS: "3600000", SITE_STORAGE_LIMIT_BYTES: String(4 * 1024 * 1024) })],
+          test: { ...common, name: "storage", include: ["test/storage/**/*.test.ts"] },
         },
         {
           // Billing through Stripe: the secrets and prices set (the other projects run the
