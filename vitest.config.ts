@@ -41,9 +41,10 @@ export default defineConfig(async () => {
     });
   // The service's info lines (one http.request per request, job events) are not printed: tests that are about them spy on console.
   const quiet = (log: string) => (/^\{"level":"(info|debug)","event":/.test(log) ? false : undefined);
-  const common = { setupFiles: ["./test/setup.ts"], testTimeout: 30_000, hookTimeout: 30_000, onConsoleLog: quiet };
+  const common = { setupFiles: ["./test/setup.ts"], testTimeout: 30_000, hookTimeout: 30_000 };
   return {
     test: {
+      onConsoleLog: quiet,
       projects: [
         {
           // Tests run job alarms with runDurableObjectAlarm, never on their own.

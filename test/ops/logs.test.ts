@@ -8,7 +8,9 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ADMIN, type Call, createSite, request, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
+import { deeplError, mockEngines, runToEnd } from "../helpers/faults";
 import { runJob } from "../helpers/jobs";
+import { recordObjectSleeps } from "../helpers/seams";
 
 afterEach(() => void vi.restoreAllMocks());
 
@@ -101,11 +103,40 @@ describe("logs of a connector's full cycle", () => {
     expect(finished.blobs).toEqual(["job.finished", "", "", "succeeded"]);
     expect(finished.doubles.slice(0, 2)).toEqual([1, job.characters]);
     expect(written.filter((p) => p.blobs[0] === "http.request" && p.indexes[0] === String(site.orgId)).length).toBeGreaterThanOrEqual(answered.length);
+    // The site's size, once a day from its alarm: the bytes in the count double.
+    const sizes = written.filter((p) => p.blobs[0] === "site.storage_bytes" && p.indexes[0] === String(site.orgId));
+    expect(sizes).toHaveLength(1);
+    expect(sizes[0].doubles[0]).toBeGreaterThan(0);
 
     // Nothing secret or customer-written in any line.
     const all = lines.join("\n");
     for (const secret of [key, ADMIN, owner.password, ...texts, ...translations, "Edited by a person, with care"]) expect(all, secret).not.toContain(secret);
     expect(lines.length).toBeGreaterThan(answered.length);
+  });
+
+  it("an engine outage: engine.failed with the engine, kind, HTTP status and retryable; the job's errors counted in job.finished", async () => {
+    recordObjectSleeps();
+    mockEngines({ deepl: () => deeplError(503, "Service temporarily unavailable") });
+    const site = await createSite({ target_languages: [{ code: "de", engine: "deepl" }] });
+    const lines = captureLogs();
+    const c = { get: (path: string) => request("GET", path, { key: site.key }) } as Parameters<typeof runToEnd>[0];
+    expect((await request("PUT", "/v1/units", { key: site.key, body: unit("home", [{ key: "t", text: "Opening hours" }]) })).status).toBe(200);
+    const created = await request("POST", "/v1/jobs", { key: site.key, body: { confirm: true } });
+    const job = await runToEnd(c, site.siteId, created.body.id);
+    expect(job.failed_segments).toBe(1);
+    const parsed = lines.map((l) => JSON.parse(l) as Line);
+    expect(parsed.find((l) => l.event === "engine.failed")).toMatchObject({
+      level: "warn",
+      site_id: site.siteId,
+      job_id: job.id,
+      engine: "deepl",
+      language: "de",
+      code: "unavailable",
+      status: 503,
+      retryable: true,
+    });
+    expect(parsed.find((l) => l.event === "job.finished" && l.job_id === job.id)).toMatchObject({ errors: 1, items: 1 });
+    expect(lines.join("\n")).not.toContain("Opening hours");
   });
 
   it("a key that slips into a line keeps its prefix only", async () => {
