@@ -73,7 +73,8 @@ export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
         site_id: site?.id,
         org_id: site?.organizationId,
         key_prefix: c.get("keyPrefix"),
-        version: c.env.VERSION?.id,
+        // (no env when the app is asked without bindings: scripts/openapi.mjs)
+        version: c.env?.VERSION?.id,
       });
     });
   });

@@ -39,7 +39,7 @@ oncallRoutes.openapi(
   createRoute({
     method: "get",
     path: "/admin/v1/health",
-    operationId: "adminDeepHealth",
+    operationId: "adminGetHealth",
     summary: "Deep health",
     description:
       "Whether D1 and a site object answer (200 when both do, 503 otherwise, with the same body), how mail, the webhook queue and billing are wired, which engines are configured, which development switches are on, and the version answering.",
@@ -91,7 +91,7 @@ oncallRoutes.openapi(
   createRoute({
     method: "get",
     path: "/admin/v1/sites/{site_id}/diagnostics",
-    operationId: "adminSiteDiagnostics",
+    operationId: "adminGetSiteDiagnostics",
     summary: "A site's diagnostics",
     description:
       "What the site object knows of itself: its storage in bytes and its limit, its alarm and timed needs, queued and running jobs, usage rows not yet in D1, its latest migration, the job runner's faults in a row, and its suspension.",
@@ -141,7 +141,7 @@ oncallRoutes.openapi(
   createRoute({
     method: "post",
     path: "/admin/v1/keys/lookup",
-    operationId: "adminLookupKey",
+    operationId: "adminGetKeyOwner",
     summary: "Find a key's site",
     description:
       "Which site and organization a key belongs to (a leaked key, a key quoted in a ticket), revoked keys included. Only the key's hash is looked up; the key is neither stored nor logged. 404 when no key matches. Audited (`key.lookup`). Revoke it with `DELETE /admin/v1/sites/{site_id}/keys/{key_id}`.",
@@ -157,7 +157,7 @@ oncallRoutes.openapi(
   createRoute({
     method: "post",
     path: "/admin/v1/sites/{site_id}/suspend",
-    operationId: "adminSuspendSite",
+    operationId: "adminSetSiteSuspension",
     summary: "Suspend a site",
     description:
       "The site's keys answer 403 `site suspended: <reason>; contact support` (at once in this isolate, within 30 seconds everywhere), its jobs stop at their next step (they stay queued or running, and go on once resumed), and the dashboard shows the suspension. Audited (`site.suspend`).",
@@ -173,7 +173,7 @@ oncallRoutes.openapi(
   createRoute({
     method: "delete",
     path: "/admin/v1/sites/{site_id}/suspend",
-    operationId: "adminResumeSite",
+    operationId: "adminDeleteSiteSuspension",
     summary: "Resume a site",
     description: "Ends a suspension: the keys work again and the site's waiting jobs go on. Audited (`site.resume`).",
     tags: ["admin"],
