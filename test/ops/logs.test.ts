@@ -6,11 +6,15 @@
 // its alarms share the isolate).
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { putWebhook } from "../../src/ops/webhooks";
+import { attempt } from "../../src/webhooks/deliver";
+import { queueDelivery } from "../../src/webhooks/publish";
 import { ADMIN, type Call, createSite, request, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { deeplError, mockEngines, runToEnd } from "../helpers/faults";
 import { runJob } from "../helpers/jobs";
 import { recordObjectSleeps } from "../helpers/seams";
+import { clock, deps, receiver, siteRef } from "../helpers/webhooks";
 
 afterEach(() => void vi.restoreAllMocks());
 
@@ -110,7 +114,9 @@ describe("logs of a connector's full cycle", () => {
 
     // Nothing secret or customer-written in any line.
     const all = lines.join("\n");
-    for (const secret of [key, ADMIN, owner.password, ...texts, ...translations, "Edited by a person, with care"]) expect(all, secret).not.toContain(secret);
+    // The invitation's mail went to the outbox: logged as its kind, never its address.
+    expect(parsed.find((l) => l.event === "mail.sent")).toMatchObject({ level: "info", via: "outbox" });
+    for (const secret of [key, ADMIN, owner.password, owner.email, ...texts, ...translations, "Edited by a person, with care"]) expect(all, secret).not.toContain(secret);
     expect(lines.length).toBeGreaterThan(answered.length);
   });
 
@@ -137,6 +143,30 @@ describe("logs of a connector's full cycle", () => {
     });
     expect(parsed.find((l) => l.event === "job.finished" && l.job_id === job.id)).toMatchObject({ errors: 1, items: 1 });
     expect(lines.join("\n")).not.toContain("Opening hours");
+  });
+
+  it("webhook deliveries: one webhook.delivery line and point per attempt, with the outcome and the endpoint's status", async () => {
+    const site = siteRef();
+    await putWebhook(env, "admin", site, { url: "https://hooks.example.test/oncall" });
+    const t = clock();
+    const r = receiver([() => new Response("down", { status: 503 }), () => new Response(null, { status: 204 })]);
+    const metrics = { writeDataPoint: vi.fn() };
+    const d = deps({ now: t.now, fetch: r.fetch });
+    const id = await queueDelivery(d.publish, site.id, "ping", {});
+    const lines = captureLogs();
+    await attempt({ ...d.deliver, metrics }, id);
+    t.advance(5_000);
+    await attempt({ ...d.deliver, metrics }, id);
+    const parsed = lines.map((l) => JSON.parse(l) as Line).filter((l) => l.event === "webhook.delivery");
+    expect(parsed).toMatchObject([
+      { level: "warn", site_id: site.id, delivery_id: id, status: "pending", code: 503, attempts: 1 },
+      { level: "info", site_id: site.id, delivery_id: id, status: "delivered", code: 204, attempts: 2 },
+    ]);
+    expect(metrics.writeDataPoint.mock.calls.map(([p]) => p.blobs)).toEqual([
+      ["webhook.delivery", "", "503", "pending"],
+      ["webhook.delivery", "", "204", "delivered"],
+    ]);
+    expect(lines.join("\n")).not.toContain("hooks.example.test");
   });
 
   it("a key that slips into a line keeps its prefix only", async () => {

@@ -186,7 +186,15 @@ describe("billing reconciliation", () => {
     const site = await createSite({ orgId: org.id, handshake: false });
     await meter(org.id, site.siteId, "2026-09", 10_000);
     setClock(new Date("2026-10-02T08:00:00Z"));
+    const closeLog = vi.spyOn(console, "log").mockImplementation(() => undefined);
     expect((await admin("POST", "/admin/v1/billing/close?month=2026-09")).status).toBe(200);
+    expect(closeLog.mock.calls.map(([l]) => JSON.parse(String(l))).find((l) => l.event === "billing.close" && l.org_id === org.id)).toMatchObject({
+      month: "2026-09",
+      status: "closed",
+      code: "manual",
+      used_characters: 10_000,
+    });
+    closeLog.mockRestore();
     expect(
       (await admin("GET", "/admin/v1/billing/discrepancies?month=2026-09")).body.discrepancies.filter((d: { organization_id: number }) => d.organization_id === org.id),
     ).toEqual([]);
@@ -200,12 +208,17 @@ describe("billing reconciliation", () => {
     ]);
 
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const info = vi.spyOn(console, "log").mockImplementation(() => undefined);
     const ctx = createExecutionContext();
     await worker.scheduled!(createScheduledController({ scheduledTime: new Date("2026-10-03T00:20:00Z"), cron: "20 0 * * *" }), env, ctx);
     await waitOnExecutionContext(ctx);
     const late = warn.mock.calls.map(([l]) => JSON.parse(String(l))).filter((l) => l.event === "billing.late_usage" && l.org_id === org.id);
     expect(late).toEqual([{ level: "warn", event: "billing.late_usage", org_id: org.id, month: "2026-09", characters: 2_500, count: 1 }]);
+    // The daily cron's own line: what it did (the month close ran before the check).
+    const runs = info.mock.calls.map(([l]) => JSON.parse(String(l))).filter((l) => l.event === "cron.run");
+    expect(runs).toEqual([
+      expect.objectContaining({ level: "info", cron: "20 0 * * *", code: "20 0 * * *", status: "ok", late_usage: expect.any(Number), ms: expect.any(Number) }),
+    ]);
     expect((await admin("GET", "/admin/v1/billing/discrepancies?month=2026-13")).status).toBe(422);
   });
 });
