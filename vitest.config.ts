@@ -39,14 +39,22 @@ export default defineConfig(async () => {
         },
       },
     });
+  // The service's info lines (one http.request per request, job events) are not printed: tests that are about them spy on console.
+  const quiet = (log: string) => (/^\{"level":"(info|debug)","event":/.test(log) ? false : undefined);
   const common = { setupFiles: ["./test/setup.ts"], testTimeout: 30_000, hookTimeout: 30_000 };
   return {
     test: {
+      onConsoleLog: quiet,
       projects: [
         {
           // Tests run job alarms with runDurableObjectAlarm, never on their own.
           plugins: [workers({ JOB_ALARM_DELAY_MS: "3600000" })],
-          test: { ...common, name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/alarms/**", "test/billing/**"] },
+          test: { ...common, name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/alarms/**", "test/billing/**", "test/storage/**"] },
+        },
+        {
+          // A small site storage limit, so the size guard's refusal is reached with a few pushes (src/site/object.ts, guardStorage).
+          plugins: [workers({ JOB_ALARM_DELAY_MS: "3600000", SITE_STORAGE_LIMIT_BYTES: String(4 * 1024 * 1024) })],
+          test: { ...common, name: "storage", include: ["test/storage/**/*.test.ts"] },
         },
         {
           // Billing through Stripe: the secrets and prices set (the other projects run the

@@ -5,6 +5,7 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
+import { matchedRoutes, type routePath } from "hono/route";
 import { EXAMPLES } from "./api/examples";
 import { validationDetail } from "./api/issues";
 import { HealthOut } from "./api/schemas";
@@ -14,11 +15,14 @@ import type { App } from "./context";
 import { dashboard } from "./dashboard";
 import { ApiError, ensureErrorBody, errorBody, renderError } from "./errors";
 import { LIMITS } from "./limits";
+import { withLogContext } from "./obs/log";
+import { record } from "./obs/metrics";
 import { adminRoutes } from "./routes/admin.routes";
 import { boundedJsonBody } from "./routes/body-bounds";
 import { authErrors, ok } from "./routes/common";
 import { registerDocument } from "./routes/docs.routes";
 import { jobRoutes } from "./routes/jobs.routes";
+import { oncallRoutes } from "./routes/oncall.routes";
 import { resultRoutes } from "./routes/results.routes";
 import { stripeWebhookRoutes } from "./routes/stripe-webhook.routes";
 import { syncRoutes } from "./routes/sync.routes";
@@ -28,10 +32,15 @@ export const API_VERSION = "1";
 export const HSTS = "max-age=31536000; includeSubDomains";
 
 /**
- * `clock`: the service's clock, given to every handler as `c.var.clock` (production's reads the
- * system time; tests pass their own). `now`: the clock of the key cache and of address blocks,
- * by default the same clock.
+ * The pattern of the route the request was routed to (`/v1/jobs/:id`), never the raw path (ids and
+ * keys stay out of the logs' route field): the last matched route that is not a middleware, even
+ * when a middleware answered first (a 401 before the handler ran). No route: `(unmatched)` (a 404 or 405).
  */
+function matchedRoute(c: Parameters<typeof routePath>[0]): string {
+  const route = matchedRoutes(c).findLast((r) => r.method !== "ALL");
+  return route?.path ?? "(unmatched)";
+}
+
 export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
   const clock = deps.clock ?? systemClock;
   const now = deps.now ?? (() => clock().getTime());
@@ -43,22 +52,42 @@ export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
 
   // The request id is always the service's own: a client's X-Request-Id is neither echoed nor
   // quoted (hono's requestId() would adopt it), so logs and "quote this id" texts stay ours.
+  //
+  // Every request ends with one `http.request` line (and data point) whose request_id is the
+  // X-Request-Id answered; lines written while it is served, in the Worker and in the site
+  // object, carry the same id (src/obs/log.ts, withLogContext).
   app.use(async (c, next) => {
     const id = crypto.randomUUID();
+    const started = Date.now();
     c.set("requestId", id);
     c.set("clock", clock);
     c.header("X-Request-Id", id);
-    await next();
-    // Every answer over https (API, dashboard, admin): browsers keep to https for a year, subdomains too.
-    if (new URL(c.req.url).protocol === "https:") {
-      try {
-        c.res.headers.set("Strict-Transport-Security", HSTS);
-      } catch {
-        // An answer with immutable headers (one passed through from a fetch): copied first.
-        c.res = new Response(c.res.body, c.res);
-        c.res.headers.set("Strict-Transport-Security", HSTS);
+    await withLogContext({ request_id: id }, async () => {
+      await next();
+      // Every answer over https (API, dashboard, admin): browsers keep to https for a year, subdomains too.
+      if (new URL(c.req.url).protocol === "https:") {
+        try {
+          c.res.headers.set("Strict-Transport-Security", HSTS);
+        } catch {
+          // An answer with immutable headers (one passed through from a fetch): copied first.
+          c.res = new Response(c.res.body, c.res);
+          c.res.headers.set("Strict-Transport-Security", HSTS);
+        }
       }
-    }
+      const site = c.get("site") as App["Variables"]["site"] | undefined;
+      const status = c.res.status;
+      record(c.env, status >= 500 ? "error" : "info", "http.request", {
+        method: c.req.method,
+        route: matchedRoute(c),
+        status,
+        ms: Date.now() - started,
+        site_id: site?.id,
+        org_id: site?.organizationId,
+        key_prefix: c.get("keyPrefix"),
+        // (no env when the app is asked without bindings: scripts/openapi.mjs)
+        version: c.env?.VERSION?.id,
+      });
+    });
   });
   app.use(ensureErrorBody);
   app.use(
@@ -103,6 +132,7 @@ export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
   app.route("/", resultRoutes);
   app.route("/", webhookRoutes);
   app.route("/", adminRoutes);
+  app.route("/", oncallRoutes);
   app.route("/", stripeWebhookRoutes);
   app.route("/dashboard", dashboard);
 

@@ -13,9 +13,10 @@ import { timingSafeEqual } from "node:crypto";
 import type { Context, Next } from "hono";
 import type { App } from "./context";
 import { controlDb } from "./control/db";
-import { authenticate } from "./control/keys";
+import { authenticate, KEY_PREFIX } from "./control/keys";
 import { ApiError, tooManyRequests, unauthorized } from "./errors";
 import { LIMITS } from "./limits";
+import { addLogContext, log } from "./obs/log";
 
 /** The window of both limiters (wrangler.toml `period`): the most a client waits. */
 export const RATE_LIMIT_PERIOD_SECONDS = 60;
@@ -84,6 +85,9 @@ export const apiKeyAuth = (now: () => number = Date.now) =>
     if (auth.touch) c.executionCtx.waitUntil(auth.touch);
     c.set("site", auth.site);
     c.set("keyId", auth.keyId);
+    c.set("keyPrefix", key.slice(0, KEY_PREFIX.length + 6));
+    addLogContext({ site_id: auth.site.id, org_id: auth.site.organizationId });
+    if (auth.site.suspended) throw new ApiError(403, `site suspended: ${auth.site.suspended}; contact support`);
     await next();
   };
 
@@ -99,12 +103,9 @@ export async function adminAuth(c: Context<App>, next: Next) {
   if (expected.length < ADMIN_TOKEN_MIN_LENGTH) {
     if (!warnedDisabled) {
       warnedDisabled = true;
-      console.warn(
-        JSON.stringify({
-          level: "warn",
-          message: `The admin API is disabled: ADMIN_TOKEN is ${expected ? `only ${expected.length} characters` : "not set"}; it needs at least ${ADMIN_TOKEN_MIN_LENGTH}. Set it with \`wrangler secret put ADMIN_TOKEN\` (for example the output of \`openssl rand -base64 32\`).`,
-        }),
-      );
+      log("warn", "admin.disabled", {
+        detail: `The admin API is disabled: ADMIN_TOKEN is ${expected ? `only ${expected.length} characters` : "not set"}; it needs at least ${ADMIN_TOKEN_MIN_LENGTH}. Set it with \`wrangler secret put ADMIN_TOKEN\` (for example the output of \`openssl rand -base64 32\`).`,
+      });
     }
     return failedAuthentication(c, "A valid admin token is required.");
   }

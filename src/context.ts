@@ -11,5 +11,7 @@ export interface App {
     /** The authenticated site (public API only). */
     site: SiteSettings;
     keyId: number;
+    /** The calling key's prefix (`tsk_` + 6), the most of a key a log line may carry. */
+    keyPrefix: string;
   };
 }

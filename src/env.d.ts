@@ -37,6 +37,12 @@ declare namespace Cloudflare {
     WEBHOOK_QUEUE: Queue<import("./webhooks/events").WebhookMessage>;
     /** `true` lets a webhook endpoint be plain http:// to a loopback host (local development only). */
     WEBHOOK_ALLOW_LOOPBACK?: string;
+    /** Analytics Engine dataset of the events' data points (src/obs/metrics.ts); absent, no point is written. */
+    METRICS?: AnalyticsEngineDataset;
+    /** The deployed version (wrangler.toml [version_metadata]): in http.request lines and the deep health. */
+    VERSION?: WorkerVersionMetadata;
+    /** Most bytes a site's object storage may hold before pushes are refused (default 9 GB; src/site/size.ts). */
+    SITE_STORAGE_LIMIT_BYTES?: string;
   }
 }
 interface Env extends Cloudflare.Env {}

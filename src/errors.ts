@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { log, redactError } from "./obs/log";
 
 /** What the error path needs of a request: its id (the rest of the app's context is not its business). */
 type WithRequestId = { Variables: { requestId: string } };
@@ -78,9 +79,12 @@ export function renderError<E extends WithRequestId>(err: unknown, c: Context<E>
     return errorBody(c, status, STATUS_TEXT[status] ?? (err.message || "The request could not be handled."));
   }
   if (err instanceof SyntaxError) return errorBody(c, 422, "body is not valid JSON");
-  // Drivers quote bound parameters in their messages (a key's hash, customer text): keep them out of logs.
-  const redact = (s: string | undefined) => s?.replace(/params:.*$/gms, "params: [redacted]");
-  console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), error: redact(String(err)), stack: redact(err instanceof Error ? err.stack : undefined) }));
+  // Drivers quote bound parameters in their messages (a key's hash, customer text): redactError keeps them out of logs.
+  log("error", "http.error", {
+    request_id: c.get("requestId"),
+    error: redactError(err, 2000),
+    stack: err instanceof Error && err.stack ? redactError(err.stack, 4000) : undefined,
+  });
   return errorBody(c, 500, `Something went wrong on our side. Quote request id ${c.get("requestId")} if you contact support.`);
 }
 

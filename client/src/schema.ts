@@ -426,7 +426,11 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List organizations
+         * @description Organizations by id, 50 a page, with their plan, subscription status and number of sites. `q` matches a part of the name, or an id.
+         */
+        get: operations["adminListOrganizations"];
         put?: never;
         /**
          * Create an organization
@@ -490,7 +494,11 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List sites
+         * @description Sites by id, 50 a page, of one organization or all, with whether each is suspended.
+         */
+        get: operations["adminListSites"];
         put?: never;
         /**
          * Create a site
@@ -727,6 +735,150 @@ export type paths = {
          * @description What month close recorded: per organization and month, the characters, overage, provider and Stripe invoice item.
          */
         get: operations["adminListBillingCloses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deep health
+         * @description Whether D1 and a site object answer (200 when both do, 503 otherwise, with the same body), how mail, the webhook queue and billing are wired, which engines are configured, which development switches are on, and the version answering.
+         */
+        get: operations["adminGetHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/sites/{site_id}/diagnostics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's diagnostics
+         * @description What the site object knows of itself: its storage in bytes and its limit, its alarm and timed needs, queued and running jobs, usage rows not yet in D1, its latest migration, the job runner's faults in a row, and its suspension.
+         */
+        get: operations["adminGetSiteDiagnostics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/sites/{site_id}/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's jobs
+         * @description The site's latest jobs (as `GET /v1/jobs` lists them), or only `active` ones (queued and running), or those of one status.
+         */
+        get: operations["adminListSiteJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/sites/{site_id}/jobs/{job_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a site's job
+         * @description As the connector's cancel: a queued job is cancelled at once and its reservation released; a running one stops at its next step, keeping what it translated. A finished job is answered as it is. Audited (`job.cancel`).
+         */
+        post: operations["adminCancelSiteJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/keys/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find a key's site
+         * @description Which site and organization a key belongs to (a leaked key, a key quoted in a ticket), revoked keys included. Only the key's hash is looked up; the key is neither stored nor logged. 404 when no key matches. Audited (`key.lookup`). Revoke it with `DELETE /admin/v1/sites/{site_id}/keys/{key_id}`.
+         */
+        post: operations["adminGetKeyOwner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/sites/{site_id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a site
+         * @description The site's keys answer 403 `site suspended: <reason>; contact support` (at once in this isolate, within 30 seconds everywhere), its jobs stop at their next step (they stay queued or running, and go on once resumed), and the dashboard shows the suspension. Audited (`site.suspend`).
+         */
+        post: operations["adminSetSiteSuspension"];
+        /**
+         * Resume a site
+         * @description Ends a suspension: the keys work again and the site's waiting jobs go on. Audited (`site.resume`).
+         */
+        delete: operations["adminDeleteSiteSuspension"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/billing/discrepancies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage that arrived after its month was closed
+         * @description Closes whose month's usage in the ledger differs from what was closed (usage that reached D1 after the close, e.g. while D1 was unavailable at the month's end): invoice `late_characters` by hand. The daily check logs each as `billing.late_usage`. All closed months without `month`.
+         */
+        get: operations["adminListBillingDiscrepancies"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1188,6 +1340,15 @@ export type components = {
             imported_translations: number;
             /** @description Keys of segments whose sent `fingerprint` differs from the service's. */
             fingerprint_mismatches: string[];
+        };
+        StorageFullOut: {
+            /** @description What is wrong, in plain language. */
+            detail: string;
+            /**
+             * @description The site's storage is at its limit: delete units, or contact support. Retrying does not help.
+             * @enum {string}
+             */
+            code: "site_storage_full";
         };
         UnitSnapshotIn: {
             /**
@@ -1923,6 +2084,172 @@ export type components = {
             /** @description When the month was closed. */
             closed_at: string;
         };
+        DeepHealthOut: {
+            /**
+             * @description Whether D1 answered a query.
+             * @enum {string}
+             */
+            d1: "ok" | "failed";
+            /**
+             * @description Whether a site object (a probe, no site's own) answered.
+             * @enum {string}
+             */
+            site_object: "ok" | "failed";
+            /**
+             * @description Whether the webhook queue's producer binding is there.
+             * @enum {string}
+             */
+            queue: "bound" | "missing";
+            /**
+             * @description `binding`: mail goes out through Email Sending; `outbox`: into the local outbox (DEV_MAILBOX or no binding).
+             * @enum {string}
+             */
+            mail: "binding" | "outbox";
+            /** @description Whether DASHBOARD_URL is set (mail links need it outside local development). */
+            dashboard_url_set: boolean;
+            /** @description Development switches that are on (`DEV_MAILBOX`, `WEBHOOK_ALLOW_LOOPBACK`, `JOB_ALARM_DELAY_MS`, `STRIPE_API_BASE`); empty in production. */
+            dev_flags: string[];
+            /**
+             * @description Who bills: the operator (`manual`) or Stripe.
+             * @enum {string}
+             */
+            billing_provider: "manual" | "stripe";
+            /** @description Every engine and whether it can be used. */
+            engines: {
+                /** @description The engine. */
+                name: string;
+                /** @description Whether its credentials are set. */
+                configured: boolean;
+            }[];
+            /** @description The version answering. */
+            version: {
+                /** @description The deployed version's id (wrangler `[version_metadata]`). */
+                id: string | null;
+                /** @description Its tag, when one was given at upload. */
+                tag: string | null;
+            };
+        };
+        OrganizationsOut: {
+            /** @description A page of organizations, by id. */
+            organizations: {
+                /** @description The organization's id. */
+                id: number;
+                /** @description Its name. */
+                name: string;
+                /** @description When it was created. */
+                created_at: string;
+                /** @description Its plan; null without a subscription. */
+                plan: string | null;
+                /** @description `active`, `paused` or `canceled`; null without a subscription. */
+                subscription_status: string | null;
+                /** @description How many sites it has. */
+                sites: number;
+            }[];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        SitesOut: {
+            /** @description A page of sites, by id. */
+            sites: {
+                /** @description The site's id. */
+                id: number;
+                /** @description Its name. */
+                name: string;
+                /** @description Its organization. */
+                organization_id: number;
+                /** @description Its source language. */
+                source_language: string;
+                /** @description Whether the operator suspended it. */
+                suspended: boolean;
+                /** @description Why; null when it is not suspended. */
+                suspended_reason: string | null;
+            }[];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        DiagnosticsOut: {
+            /** @description The site object's storage in use (bytes). */
+            storage_bytes: number;
+            /** @description Past this, pushes answer 409 `site_storage_full` (SITE_STORAGE_LIMIT_BYTES, default 9 GiB). */
+            storage_limit_bytes: number;
+            /** @description When the object's alarm is set for; null when none is. */
+            alarm_at: string | null;
+            /** @description The timed needs waiting, earliest first. */
+            alarms: {
+                /** @description `jobs`, `retention`, `memory_share`, `memory_index` or `memory_merge`. */
+                need: string;
+                /** @description When it is due. */
+                at: string;
+            }[];
+            /** @description Jobs waiting or under way. */
+            jobs: {
+                /** @description Queued jobs. */
+                queued: number;
+                /** @description Running jobs (at most one). */
+                running: number;
+            };
+            /** @description Usage rows committed but not yet in D1 (normally 0; more while D1 fails). */
+            ledger_outbox: number;
+            /** @description The object's latest schema migration (its timestamp). */
+            site_migration: string | null;
+            /** @description The job runner's faults in a row (`infrastructure`, `internal`), null when none. */
+            faults: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The suspension's reason; null when the site is not suspended. */
+            suspended: string | null;
+        };
+        KeyLookupOut: {
+            /** @description The key's id. */
+            key_id: number;
+            /** @description The name it was given. */
+            name: string;
+            /** @description Its first characters, as listings show it. */
+            prefix: string;
+            /** @description The site it opens. */
+            site_id: number;
+            /** @description The site's organization. */
+            organization_id: number;
+            /** @description When it was created. */
+            created_at: string;
+            /** @description When it was last used (to the minute); null if never. */
+            last_used_at: string | null;
+            /** @description When it was revoked; null while it works. */
+            revoked_at: string | null;
+        };
+        KeyLookupIn: {
+            /** @description The whole key (`tsk_…`), as found. */
+            key: string;
+        };
+        SuspensionOut: {
+            /** @description The site. */
+            site_id: number;
+            /** @description The reason while suspended; null once resumed. */
+            suspended: string | null;
+            /** @description Since when; null once resumed. */
+            suspended_at: string | null;
+        };
+        SuspendIn: {
+            /** @description Shown to the site's callers: `site suspended: <reason>; contact support`. */
+            reason: string;
+        };
+        DiscrepanciesOut: {
+            /** @description Closes whose month's usage changed after closing; empty when the books agree. */
+            discrepancies: {
+                /** @description The organization. */
+                organization_id: number;
+                /** @description The closed month (`YYYY-MM`). */
+                month: string;
+                /** @description What the close billed. */
+                closed_characters: number;
+                /** @description What the usage ledger holds for the month now. */
+                ledger_characters: number;
+                /** @description The difference: usage that reached D1 after the close, to invoice by hand. */
+                late_characters: number;
+                /** @description When the month was closed. */
+                closed_at: string;
+            }[];
+        };
     };
     responses: never;
     parameters: never;
@@ -2034,6 +2361,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -2059,6 +2400,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -2154,6 +2511,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description The body is 10 MB (10,485,760 bytes) or more. */
             413: {
                 headers: {
@@ -2221,6 +2592,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -2298,6 +2685,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Validation failure: `detail` names the field and the rule. */
             422: {
                 headers: {
@@ -2337,6 +2738,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -2429,6 +2846,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site's storage is full (`code` `site_storage_full`): delete units it no longer needs, or contact support. Retrying does not help. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The site's storage is full: it holds 9663676000 bytes and this push would take it past its limit of 9663676416 bytes. Delete units the site no longer needs, or contact support; retrying will not help.",
+                     *       "code": "site_storage_full"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StorageFullOut"];
+                };
+            };
             /** @description The body is 10 MB (10,485,760 bytes) or more. */
             413: {
                 headers: {
@@ -2496,6 +2942,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -2639,6 +3101,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site's storage is full (`code` `site_storage_full`): delete units it no longer needs, or contact support. Retrying does not help. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The site's storage is full: it holds 9663676000 bytes and this push would take it past its limit of 9663676416 bytes. Delete units the site no longer needs, or contact support; retrying will not help.",
+                     *       "code": "site_storage_full"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StorageFullOut"];
+                };
+            };
             /** @description The body is 10 MB (10,485,760 bytes) or more. */
             413: {
                 headers: {
@@ -2711,6 +3202,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     deleteUnit: {
@@ -2743,6 +3250,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -2787,6 +3308,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -2858,6 +3395,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Validation failure: `detail` names the field and the rule. */
             422: {
                 headers: {
@@ -2902,6 +3453,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     getUnitStatus: {
@@ -2939,6 +3506,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -2997,6 +3578,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -3099,6 +3696,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Validation failure: `detail` names the field and the rule. */
             422: {
                 headers: {
@@ -3138,6 +3749,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -3270,6 +3897,20 @@ export interface operations {
                     "application/json": components["schemas"]["BillingErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description The job needs confirmation: repeat the same request with `confirm: true` (`estimate` says what it costs). */
             409: {
                 headers: {
@@ -3368,6 +4009,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     getJob: {
@@ -3436,6 +4093,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Unknown id or key. */
             404: {
                 headers: {
@@ -3489,6 +4160,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -3562,6 +4249,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Unknown id or key. */
             404: {
                 headers: {
@@ -3620,6 +4321,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     getUsage: {
@@ -3668,6 +4385,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3693,6 +4424,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -3774,6 +4521,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Validation failure: `detail` names the field and the rule. */
             422: {
                 headers: {
@@ -3813,6 +4574,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -3866,6 +4643,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -3938,6 +4729,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -4007,6 +4814,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description The body is 10 MB (10,485,760 bytes) or more. */
             413: {
                 headers: {
@@ -4074,6 +4895,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -4145,6 +4982,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Validation failure: `detail` names the field and the rule. */
             422: {
                 headers: {
@@ -4184,6 +5035,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -4242,6 +5109,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Unknown id or key. */
             404: {
                 headers: {
@@ -4281,6 +5162,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -4353,6 +5250,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description The body is 10 MB (10,485,760 bytes) or more. */
             413: {
                 headers: {
@@ -4425,6 +5336,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -4459,6 +5386,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4484,6 +5425,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -4543,6 +5500,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Unknown id or key. */
             404: {
                 headers: {
@@ -4582,6 +5553,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -4629,6 +5616,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
             /** @description Unknown id or key. */
             404: {
                 headers: {
@@ -4668,6 +5669,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -4723,6 +5740,136 @@ export interface operations {
                 };
             };
             /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminListOrganizations: {
+        parameters: {
+            query?: {
+                /** @description A part of the name (case-insensitive), or an organization id. */
+                q?: string;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of organizations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "organizations": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Acme Publishing",
+                     *           "created_at": "2026-11-23T14:03:11.512Z",
+                     *           "plan": "agency",
+                     *           "subscription_status": "active",
+                     *           "sites": 4
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrganizationsOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
             401: {
                 headers: {
                     /** @description The authentication scheme: `Bearer realm="transync"`. */
@@ -5281,6 +6428,106 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "The request body must be JSON (Content-Type: application/json)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminListSites: {
+        parameters: {
+            query?: {
+                /** @description Only this organization's sites. */
+                organization_id?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sites */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sites": [
+                     *         {
+                     *           "id": 42,
+                     *           "name": "acme.example",
+                     *           "organization_id": 3,
+                     *           "source_language": "en",
+                     *           "suspended": false,
+                     *           "suspended_reason": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SitesOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -7120,6 +8367,919 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BillingClosesOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminGetHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Everything the service needs answers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "d1": "ok",
+                     *       "site_object": "ok",
+                     *       "queue": "bound",
+                     *       "mail": "binding",
+                     *       "dashboard_url_set": true,
+                     *       "dev_flags": [],
+                     *       "billing_provider": "stripe",
+                     *       "engines": [
+                     *         {
+                     *           "name": "pseudo",
+                     *           "configured": true
+                     *         },
+                     *         {
+                     *           "name": "deepl",
+                     *           "configured": true
+                     *         }
+                     *       ],
+                     *       "version": {
+                     *         "id": "a5d691f9-7f0e-4924-91d2-0baefc488e82",
+                     *         "tag": "v1.4.0"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeepHealthOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description D1 or the site objects did not answer (the body says which) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeepHealthOut"];
+                };
+            };
+        };
+    };
+    adminGetSiteDiagnostics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                site_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The site's diagnostics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "storage_bytes": 18452480,
+                     *       "storage_limit_bytes": 9663676416,
+                     *       "alarm_at": "2026-11-23T14:03:11.512Z",
+                     *       "alarms": [
+                     *         {
+                     *           "need": "jobs",
+                     *           "at": "2026-11-23T14:03:11.512Z"
+                     *         }
+                     *       ],
+                     *       "jobs": {
+                     *         "queued": 1,
+                     *         "running": 1
+                     *       },
+                     *       "ledger_outbox": 0,
+                     *       "site_migration": "1763300000000",
+                     *       "faults": null,
+                     *       "suspended": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DiagnosticsOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminListSiteJobs: {
+        parameters: {
+            query?: {
+                /** @description `active` (queued and running), or one status; the latest jobs without it. */
+                status?: "active" | "queued" | "running" | "succeeded" | "failed" | "cancelled";
+            };
+            header?: never;
+            path: {
+                site_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The jobs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The jobs, as the connector sees them. */
+                        jobs: components["schemas"]["JobOut"][];
+                    };
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminCancelSiteJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                site_id: number;
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminGetKeyOwner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "key": "tsk_Zk3q9vJ0bYp2XwR7mN5sT1aL8cD4eF6gH2jK4l"
+                 *     }
+                 */
+                "application/json": components["schemas"]["KeyLookupIn"];
+            };
+        };
+        responses: {
+            /** @description The key's site */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key_id": 21,
+                     *       "name": "production",
+                     *       "prefix": "tsk_Zk3q9v",
+                     *       "site_id": 42,
+                     *       "organization_id": 3,
+                     *       "created_at": "2026-11-23T14:03:11.512Z",
+                     *       "last_used_at": "2026-11-23T14:03:11.512Z",
+                     *       "revoked_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["KeyLookupOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is 10 MB (10,485,760 bytes) or more. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body is too large: the limit is 10485760 bytes (10 MB)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is not sent as JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body must be JSON (Content-Type: application/json)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminSetSiteSuspension: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                site_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "unpaid invoices"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SuspendIn"];
+            };
+        };
+        responses: {
+            /** @description The site is suspended */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "site_id": 42,
+                     *       "suspended": "unpaid invoices",
+                     *       "suspended_at": "2026-11-23T14:03:11.512Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuspensionOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is 10 MB (10,485,760 bytes) or more. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body is too large: the limit is 10485760 bytes (10 MB)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is not sent as JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body must be JSON (Content-Type: application/json)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminDeleteSiteSuspension: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                site_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The site is no longer suspended */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "site_id": 42,
+                     *       "suspended": null,
+                     *       "suspended_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuspensionOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminListBillingDiscrepancies: {
+        parameters: {
+            query?: {
+                /** @description Only this month's closes; all closes without it */
+                month?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The discrepancies */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "discrepancies": [
+                     *         {
+                     *           "organization_id": 3,
+                     *           "month": "2026-10",
+                     *           "closed_characters": 1200000,
+                     *           "ledger_characters": 1204500,
+                     *           "late_characters": 4500,
+                     *           "closed_at": "2026-11-23T14:03:11.512Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DiscrepanciesOut"];
                 };
             };
             /** @description Missing or wrong admin token (or the admin API is disabled). */

@@ -12,6 +12,8 @@ import { asc, eq, sql } from "drizzle-orm";
 import type { ControlDb } from "../control/db";
 import { billingCloses, stripeSubscriptions, subscriptions, usageLedger } from "../control/schema";
 import type { Plan } from "../limits";
+import { redactError } from "../obs/log";
+import { record } from "../obs/metrics";
 import { monthOf } from "./plans";
 import { billingProvider, type Provider, stripeClient } from "./stripe";
 import { organizationUsage } from "./usage";
@@ -108,7 +110,7 @@ export async function closeMonth(env: Env, db: ControlDb, month: string, at: Dat
         invoiceItemId = item.id;
       } catch (err) {
         pending.push({ organization_id: id, detail: `Stripe did not take the invoice item: ${err instanceof Error ? err.message : String(err)}` });
-        console.error(JSON.stringify({ level: "error", message: "month close: invoice item failed", organization_id: id, month, error: String(err) }));
+        record(env, "error", "billing.close", { org_id: id, month, status: "pending", code: "stripe_failed", error: redactError(err) });
         continue;
       }
     }
@@ -126,6 +128,14 @@ export async function closeMonth(env: Env, db: ControlDb, month: string, at: Dat
         closedAt: at.toISOString(),
       })
       .onConflictDoNothing();
+    record(env, "info", "billing.close", {
+      org_id: id,
+      month,
+      status: "closed",
+      code: viaStripe ? "stripe" : "manual",
+      characters: usage.overage_characters,
+      used_characters: usage.used_characters,
+    });
   }
   return { closes: await listCloses(db, month), pending };
 }

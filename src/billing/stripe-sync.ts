@@ -13,6 +13,7 @@ import { auditStatement } from "../control/audit";
 import type { ControlDb } from "../control/db";
 import { sites, stripeSubscriptions, subscriptionSites, subscriptions } from "../control/schema";
 import type { Plan } from "../limits";
+import { log } from "../obs/log";
 import { PLANS } from "./plans";
 import { contractStatus, planOfPrice } from "./stripe";
 
@@ -90,7 +91,7 @@ export interface SyncResult {
 export async function syncSubscription(env: Env, db: ControlDb, sub: SubscriptionState, at: Date, orgHint?: number, cause?: string): Promise<SyncResult> {
   const organizationId = await organizationOf(db, sub, orgHint);
   if (organizationId === null) {
-    console.warn(JSON.stringify({ level: "warn", message: "Stripe subscription without an organization", subscription: sub.id }));
+    log("warn", "stripe.unknown_subscription", { subscription: sub.id });
     return { organizationId: null, applied: false };
   }
   const [mirror, contract] = await Promise.all([mirrorOf(db, organizationId), db.select().from(subscriptions).where(eq(subscriptions.organizationId, organizationId)).get()]);
@@ -119,7 +120,7 @@ export async function syncSubscription(env: Env, db: ControlDb, sub: Subscriptio
   ];
 
   const overridden = contract !== undefined && contract.provider === "manual";
-  if (!plan) console.warn(JSON.stringify({ level: "warn", message: "Stripe price is not one of STRIPE_PRICE_*", price: priceId, subscription: sub.id }));
+  if (!plan) log("warn", "stripe.unknown_price", { price: priceId, subscription: sub.id });
   const applied = !overridden && plan !== null;
   if (applied) {
     // The grace is counted from the first time it was seen past due.

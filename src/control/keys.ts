@@ -9,6 +9,7 @@
  */
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { sha256Hex } from "../digest";
+import { log, redactError } from "../obs/log";
 import type { ControlDb } from "./db";
 import { apiKeys } from "./schema";
 import { getSite, type SiteSettings } from "./sites";
@@ -134,7 +135,7 @@ export async function authenticate(db: ControlDb, key: string, now = Date.now())
       .set({ lastUsedAt: new Date(now).toISOString() })
       .where(eq(apiKeys.id, entry.keyId))
       .run()
-      .catch((err) => console.error(JSON.stringify({ level: "warn", message: "last_used_at update failed", error: String(err) })));
+      .catch((err) => log("warn", "d1.fault", { code: "key.last_used_at", error: redactError(err) }));
   }
   return { keyId: entry.keyId, limitKey: `key:${hash.slice(0, 32)}`, site: entry.site, touch };
 }

@@ -40,6 +40,12 @@ export const sites = sqliteTable(
      * until an owner or admin turns it on.
      */
     shareMemory: integer("share_memory", { mode: "boolean" }).notNull().default(false),
+    /**
+     * Why the operator suspended the site (POST /admin/v1/sites/{id}/suspend), null while it is
+     * not: its keys answer 403 quoting it and its jobs stop at their next step.
+     */
+    suspendedReason: text("suspended_reason"),
+    suspendedAt: text("suspended_at"),
     /** Bumped on every settings change; the site object never adopts an older version. */
     settingsVersion: integer("settings_version").notNull().default(1),
     createdAt: text("created_at").notNull().default(now),

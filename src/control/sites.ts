@@ -25,6 +25,8 @@ export interface SiteSettings {
    * settings from older ones (an isolate's cached copy) and never goes back.
    */
   version: number;
+  /** The operator's reason while the site is suspended (keys refused, jobs stopped); null or absent otherwise. */
+  suspended?: string | null;
 }
 
 type SiteRow = typeof sites.$inferSelect;
@@ -43,6 +45,7 @@ function toSettings(row: SiteRow, organization: string): SiteSettings {
     reviewMode: row.reviewMode as ReviewMode,
     shareMemory: row.shareMemory,
     version: row.settingsVersion,
+    suspended: row.suspendedReason ?? null,
   };
 }
 

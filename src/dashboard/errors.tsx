@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError } from "../errors";
+import { log, redactError } from "../obs/log";
 import { SignInRequired } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { ErrorPage } from "./pages/error";
@@ -25,7 +26,7 @@ export async function dashboardError(err: Error, c: Context<DashApp>) {
   if (err instanceof HTTPException && err.status === 403)
     return render(ctx, <ErrorPage status={403} detail="This form was sent from another website, so it was refused. Open the dashboard directly and try again." viewer={v} />, 403);
   if (err instanceof HTTPException && err.status === 413) return render(ctx, <ErrorPage status={413} detail="The upload is larger than 10 MB." viewer={v} />, 413);
-  console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), where: "dashboard", error: String(err).replace(/params:.*$/gms, "params: [redacted]") }));
+  log("error", "http.error", { request_id: c.get("requestId"), where: "dashboard", error: redactError(err, 2000) });
   return render(ctx, <ErrorPage status={500} detail={`Please try again. If it keeps happening, contact support and quote request id ${c.get("requestId")}.`} viewer={v} />, 500);
 }
 

@@ -1,6 +1,7 @@
 /** What every dashboard handler answers with: a rendered page, the notice after a redirect, the navigation. */
 import type { JSX } from "hono/jsx/jsx-runtime";
 import type { SiteSettings } from "../control/sites";
+import { log, redactError } from "../obs/log";
 import type { OrgAccess } from "./access";
 import type { DashContext } from "./auth";
 import type { OrgNav, SiteNav } from "./pages/layout";
@@ -52,7 +53,7 @@ export async function render(c: DashContext, page: JSX.Element, status: PageStat
 
 /** Runs work after the answer (mails, and what must not show in the answer's timing); awaited where there is no execution context. */
 export async function afterAnswer(c: DashContext, work: Promise<unknown>) {
-  const guarded = work.catch((err) => console.error(JSON.stringify({ level: "error", where: "dashboard.after", error: String(err).slice(0, 300) })));
+  const guarded = work.catch((err) => log("error", "dashboard.after_failed", { error: redactError(err) }));
   try {
     c.executionCtx.waitUntil(guarded);
   } catch {

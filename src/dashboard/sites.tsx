@@ -36,6 +36,10 @@ sites.get("/sites/:site_id", async (c) => {
       status={status}
       jobs={jobs.slice(0, 20)}
       notice={startedNotice ?? notice(c)}
+      error={
+        // Suspended by the operator (src/ops/oncall.ts): said on the site's first page, where its people look.
+        a.site.suspended ? `This site is suspended: ${a.site.suspended}. Its connector's keys are refused and its jobs are paused; contact support.` : null
+      }
     />,
   );
 });

@@ -10,7 +10,8 @@
 import { and, asc, eq, lt } from "drizzle-orm";
 import { controlDb } from "../control/db";
 import { mailOutbox } from "../control/schema";
-import { log } from "../obs/log";
+import { log, redactError } from "../obs/log";
+import { record } from "../obs/metrics";
 import type { Mail } from "./message";
 
 export type Delivery = "sent" | "outbox" | "retry";
@@ -22,8 +23,9 @@ async function viaBinding(env: Env, mail: Mail) {
   await env.EMAIL!.send({ from: env.EMAIL_FROM || DEFAULT_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
 }
 
-const logFailure = (mail: Mail, err: unknown, final: boolean) =>
-  console.error(JSON.stringify({ level: "error", where: "mail", kind: mail.kind, final, error: String(err).slice(0, 300) }));
+/** `mail.failed`: the kind of mail and whether it is given up; never its address, subject or body. */
+const logFailure = (env: Env, mail: Mail, err: unknown, final: boolean) => record(env, "error", "mail.failed", { code: mail.kind, final, error: redactError(err) });
+const logSent = (env: Env, mail: Mail, via: "binding" | "outbox") => record(env, "info", "mail.sent", { code: mail.kind, via });
 
 /** A mail with links that cannot go: no DASHBOARD_URL outside local development (src/links.ts `mailBase`). Logged, never sent. */
 export function noMailBase(kind: Mail["kind"]) {
@@ -37,18 +39,20 @@ export async function sendMail(env: Env, mail: Mail, now = new Date()): Promise<
   try {
     if (devMailbox(env)) {
       await db.insert(mailOutbox).values({ ...row, status: "outbox" });
+      logSent(env, mail, "outbox");
       return "outbox";
     }
     try {
       await viaBinding(env, mail);
+      logSent(env, mail, "binding");
       return "sent";
     } catch (err) {
-      logFailure(mail, err, false);
+      logFailure(env, mail, err, false);
       await db.insert(mailOutbox).values({ ...row, status: "retry", attempts: 1, lastError: String(err).slice(0, 500) });
       return "retry";
     }
   } catch (err) {
-    logFailure(mail, err, true);
+    logFailure(env, mail, err, true);
     return "retry";
   }
 }
@@ -79,9 +83,10 @@ export async function retryMails(env: Env, limit = 50): Promise<{ sent: number; 
         .update(mailOutbox)
         .set({ status: "sent", attempts: row.attempts + 1, text: "", html: "" })
         .where(eq(mailOutbox.id, row.id));
+      logSent(env, mail, "binding");
       sent++;
     } catch (err) {
-      logFailure(mail, err, true);
+      logFailure(env, mail, err, true);
       await db
         .update(mailOutbox)
         .set({ status: "failed", attempts: row.attempts + 1, lastError: String(err).slice(0, 500) })

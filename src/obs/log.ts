@@ -3,7 +3,13 @@
  * on-call engineer can query in Workers Logs. A line is an event (`http.request`, `job.finished` …)
  * with the ids it concerns, never a sentence, and never a key, token, secret, password, mail body
  * or segment text (a key's prefix at most).
+ *
+ * The context of the work under way (the request id, the site) is held in an AsyncLocalStorage
+ * (`withLogContext`): the Worker opens it per request, the site object per call (its caller's
+ * request id comes along, src/site/stub.ts) and per alarm, so every line written inside carries it.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
+
 export type Level = "debug" | "info" | "warn" | "error";
 
 /** The context a line may carry. Only these keys and the event's own figures are logged. */
@@ -40,10 +46,36 @@ export function redactError(err: unknown, max = 300): string {
     .slice(0, max);
 }
 
+const context = new AsyncLocalStorage<LogFields>();
+
+/** Runs `fn` with `fields` added to the context every line inside it carries (and passes on to the site object). */
+export function withLogContext<T>(fields: LogFields, fn: () => T): T {
+  return context.run({ ...context.getStore(), ...defined(fields) }, fn);
+}
+
+/** The current context (empty outside any): what the site stub hands the object with each call. */
+export function logContext(): LogFields {
+  return { ...context.getStore() };
+}
+
+/** Adds fields to the current context once they are known (the site after authentication). */
+export function addLogContext(fields: LogFields): void {
+  const store = context.getStore();
+  if (store) Object.assign(store, defined(fields));
+}
+
+const defined = (fields: LogFields) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+
+/**
+ * A key that slipped into a line (an error message quoting a header, a URL) keeps its prefix only:
+ * the last guard behind the rule that no line carries a key.
+ */
+const KEY_IN_TEXT = /(tsk_[0-9A-Za-z]{6})[0-9A-Za-z]{32}/g;
+
 export function log(level: Level, event: string, fields: LogFields = {}): void {
   const line: Record<string, unknown> = { level, event };
-  for (const [name, value] of Object.entries(fields)) if (value !== undefined) line[name] = value;
-  CONSOLE[level](JSON.stringify(line));
+  for (const [name, value] of Object.entries({ ...context.getStore(), ...fields })) if (value !== undefined) line[name] = value;
+  CONSOLE[level](JSON.stringify(line).replace(KEY_IN_TEXT, "$1…"));
 }
 
 /** A logger that adds the same context (request id, site, job) to every line it writes. */

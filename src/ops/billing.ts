@@ -18,6 +18,7 @@ import { sites, stripeEvents, stripeSubscriptions, subscriptionSites, subscripti
 import { ApiError } from "../errors";
 import { PLANS as PLAN_CODES, type Plan } from "../limits";
 import { billingProblemMails } from "../mail/notices";
+import { log, redactError } from "../obs/log";
 
 /** Who the audit log names: `user:<id>` (the dashboard) or `admin` (the operator); house's `ops/actor.ts` type fits. */
 export type Actor = string;
@@ -104,7 +105,7 @@ export async function billingView(env: Env, organizationId: number, at: Date): P
     }));
     view.upcoming = upcoming ? { amountDue: upcoming.amount_due, currency: upcoming.currency, periodEnd: iso(upcoming.period_end) } : null;
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", message: "billing page: Stripe failed", error: String(err) }));
+    log("error", "stripe.failed", { where: "billing.page", error: redactError(err) });
     view.stripeError = "Stripe could not be reached: prices and invoices are not shown. Try again in a minute.";
   }
   return view;
@@ -376,7 +377,7 @@ export async function applyStripeEvent(env: Env, event: Stripe.Event, at: Date, 
   await db.insert(stripeEvents).values({ id: event.id, type: event.type, receivedAt: at.toISOString() }).onConflictDoNothing();
   if (problem)
     await billingProblemMails(env, problem.organizationId, problem.text, base, at).catch((err) =>
-      console.error(JSON.stringify({ level: "error", where: "billing.problem_mail", organization: problem.organizationId, error: String(err).slice(0, 300) })),
+      log("error", "mail.failed", { kind: "billing.problem", org_id: problem.organizationId, error: redactError(err) }),
     );
   return outcome;
 }
@@ -416,7 +417,6 @@ export const billingCloses = (env: Env, month?: string) => listCloses(controlDb(
 /** The Cron Trigger's run. */
 export async function scheduledClose(env: Env, at: Date) {
   const runs = await closeEndedMonths(env, controlDb(env.DB), at);
-  console.log(JSON.stringify({ level: "info", message: "month close", runs }));
   return runs;
 }
 

@@ -12,6 +12,7 @@ import { controlDb } from "../control/db";
 import { countTerms, deleteTermStatement, findTerm, glossaryCsv, insertTermStatement, listGlossary, parseGlossaryCsv, replaceStatements, validateTerms } from "../control/glossary";
 import { sites } from "../control/schema";
 import { ApiError, notFound } from "../errors";
+import { log, redactError } from "../obs/log";
 import { readGlossary } from "../site/glossary";
 import { siteStub } from "../site/stub";
 import type { Actor } from "./actor";
@@ -33,7 +34,7 @@ async function pushGlossary(env: Env, organizationId: number) {
         try {
           await siteStub(env, id).applyGlossary(terms);
         } catch (err) {
-          console.error(JSON.stringify({ level: "warn", message: "glossary push failed; the site reloads it later", site_id: id, error: String(err) }));
+          log("warn", "glossary.push_failed", { site_id: id, org_id: organizationId, error: redactError(err) });
         }
       }),
     );

@@ -1,6 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { EXAMPLES } from "../api/examples";
+import { ONCALL_EXAMPLES, StorageFullOut } from "../api/operator.schemas";
 import { BillingErrorOut, ErrorOut } from "../api/schemas";
 import type { App } from "../context";
 import { siteStub } from "../site/stub";
@@ -38,8 +39,31 @@ export const rateLimited = {
 const serverError = { 500: json(ErrorOut, "Something failed on the service's side; `detail` quotes the request id under which it is logged.", EXAMPLES.serverError) };
 const validationError = { 422: json(ErrorOut, "Validation failure: `detail` names the field and the rule.", EXAMPLES.validation) };
 
+/** The operator suspended the key's site (DESIGN.md "Operating the service"). */
+const suspendedResponse = {
+  403: json(ErrorOut, "The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help.", ONCALL_EXAMPLES.siteSuspended),
+};
+/** The site object is past its throughput: wait `Retry-After` seconds. */
+const overloadedResponse = {
+  503: { ...json(ErrorOut, "The site is receiving more requests than it can serve: retry after `Retry-After` seconds.", ONCALL_EXAMPLES.overloaded), headers: retryAfter },
+};
+
 /** An authenticated operation without inputs. */
-export const authErrors = { ...unauthorizedResponse("Missing, malformed, unknown or revoked API key."), ...rateLimited, ...serverError };
+export const authErrors = {
+  ...unauthorizedResponse("Missing, malformed, unknown or revoked API key."),
+  ...suspendedResponse,
+  ...rateLimited,
+  ...serverError,
+  ...overloadedResponse,
+};
+/** Pushes: the site's storage is at its limit (SITE_STORAGE_LIMIT_BYTES). */
+export const storageErrors = {
+  409: json(
+    StorageFullOut,
+    "The site's storage is full (`code` `site_storage_full`): delete units it no longer needs, or contact support. Retrying does not help.",
+    ONCALL_EXAMPLES.storageFull,
+  ),
+};
 /** An authenticated operation with inputs (query, path or body). */
 export const errors = { ...authErrors, ...validationError };
 export const notFoundResponse = { 404: json(ErrorOut, "Unknown id or key.", EXAMPLES.notFound) };

@@ -33,7 +33,7 @@ import { invalid } from "../errors";
 import { LIMITS } from "../limits";
 import { dashboardBase } from "../links";
 import { BATCH_PATH } from "./body-bounds";
-import { authErrors, bearer, body, bodyErrors, errors, notFoundResponse, ok, siteObject } from "./common";
+import { authErrors, bearer, body, bodyErrors, errors, notFoundResponse, ok, siteObject, storageErrors } from "./common";
 
 export const syncRoutes = new OpenAPIHono<App>();
 
@@ -95,7 +95,7 @@ syncRoutes.openapi(
     tags: ["sync"],
     security: bearer,
     request: body(UnitSnapshotIn, EXAMPLES.unit),
-    responses: { 200: ok(SyncOut, "What the push changed", EXAMPLES.sync), ...errors, ...bodyErrors },
+    responses: { 200: ok(SyncOut, "What the push changed", EXAMPLES.sync), ...errors, ...bodyErrors, ...storageErrors },
   }),
   async (c) => {
     const { stub, site } = siteObject(c);
@@ -120,7 +120,7 @@ syncRoutes.openAPIRegistry.registerPath({
   tags: ["sync"],
   security: bearer,
   request: body(BatchIn, EXAMPLES.batchIn),
-  responses: { 200: ok(BatchOut, "One item per sent unit, in the order sent", EXAMPLES.batchOut), ...errors, ...bodyErrors },
+  responses: { 200: ok(BatchOut, "One item per sent unit, in the order sent", EXAMPLES.batchOut), ...errors, ...bodyErrors, ...storageErrors },
 });
 syncRoutes.put(BATCH_PATH, async (c) => {
   const { stub, site } = siteObject(c);

@@ -9,6 +9,8 @@
  * Alarms are at least once: a run that dies half-way leaves its rows as they were, so the next
  * alarm runs those needs again, and handlers are written to be run twice.
  */
+
+import { log, redactError } from "../obs/log";
 import type { Store } from "./store";
 
 /** Every timed need of the site object. */
@@ -86,7 +88,7 @@ export class AlarmScheduler {
         try {
           next = await handlers[row.need]();
         } catch (err) {
-          console.error(JSON.stringify({ level: "error", message: "alarm need failed; it runs again later", need: row.need, error: String(err) }));
+          log("error", "alarm.need_failed", { need: row.need, error: redactError(err) });
           next = Date.now() + FAILED_NEED_RETRY_MS;
         }
         this.settle(row, next);

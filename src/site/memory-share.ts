@@ -16,6 +16,7 @@
 import type { SiteSettings } from "../control/sites";
 import type { SharedChange } from "../memory/object";
 import type { OrgMemoryApi } from "../memory/stub";
+import { log, redactError } from "../obs/log";
 import type { Store } from "./store";
 
 /** Outbox notes: meta keys `mshare:<fingerprint>|<source language>|<target language>` (the range `mshare:`…`mshare;`). */
@@ -179,7 +180,7 @@ export async function runMemoryShare(store: Store, settings: SiteSettings, org: 
     // The organization's object unreachable or failing: the notes stay, the need comes back later.
     const failures = (store.getMeta<number>(FAILURES) ?? 0) + 1;
     store.setMeta(FAILURES, failures);
-    console.error(JSON.stringify({ level: "warn", message: "memory share failed; it is tried again", site_id: settings.id, failures, error: String(err) }));
+    log("warn", "memory.share_failed", { site_id: settings.id, failures, error: redactError(err) });
     return now + retryDelay(failures);
   }
 }

@@ -14,8 +14,10 @@ import { batchPrefix } from "../control/erasure";
 import type { SiteSettings } from "../control/sites";
 import { type Deps, PRODUCTION_DEPS } from "../deps";
 import type { GlossaryTerm } from "../engines/types";
-import { type RpcFailure, toRpcFailure, unauthorized } from "../errors";
+import { ApiError, type RpcFailure, toRpcFailure, unauthorized } from "../errors";
 import { orgMemory } from "../memory/stub";
+import { type LogFields, log, redactError, withLogContext } from "../obs/log";
+import { record } from "../obs/metrics";
 import { type Emit, emitter } from "../webhooks/emit";
 import type { CoalescedType } from "../webhooks/events";
 import { AlarmScheduler } from "./alarms";
@@ -24,6 +26,7 @@ import type { MemorySearch } from "./fuzzy";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { nextTurn } from "./invocation";
+import { jobCreated, jobFinished } from "./job-events";
 import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
 import { flushUsage } from "./ledger";
 import { backfillMemorySourceText, indexNeedsMerge, mergeMemoryIndex } from "./memory";
@@ -48,6 +51,23 @@ export interface PushedBatch {
   units: UnitSnapshot[];
   digests?: string[];
 }
+
+/** Methods `invoke` refuses: the runtime's handlers and the door itself. */
+const NOT_INVOKED = new Set(["invoke", "alarm", "fetch", "webSocketMessage", "webSocketClose", "webSocketError", "constructor"]);
+
+/** Meta entry: when the daily storage figure was last written (ms). */
+const STORAGE_REPORTED = "storage_reported_at";
+const DAY_MS = 86_400_000;
+
+/** DESIGN.md "storage and overload": 9 GiB unless SITE_STORAGE_LIMIT_BYTES says otherwise. */
+export const DEFAULT_SITE_STORAGE_LIMIT_BYTES = 9 * 1024 ** 3;
+const storageLimit = (env: Env) => {
+  const set = Number(env.SITE_STORAGE_LIMIT_BYTES);
+  return env.SITE_STORAGE_LIMIT_BYTES && Number.isFinite(set) && set > 0 ? set : DEFAULT_SITE_STORAGE_LIMIT_BYTES;
+};
+
+/** What a suspended site's callers are told (its keys in src/auth.ts, a job request from the dashboard here). */
+export const suspendedError = (reason: string) => new ApiError(403, `site suspended: ${reason}; contact support`);
 
 /** Key-value entry left by `erase()`. */
 const ERASED_MARK = "erased_at";
@@ -79,6 +99,17 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   /**
+   * The door of src/site/stub.ts: a call of one of the object's methods inside the caller's log
+   * context (its request id), so every line the call writes carries it. Only the object's own
+   * public methods, never the runtime's handlers.
+   */
+  async invoke(context: LogFields, method: string, args: unknown[]): Promise<unknown> {
+    const fn = (this as unknown as Record<string, unknown>)[method];
+    if (NOT_INVOKED.has(method) || method.startsWith("_") || typeof fn !== "function" || !(method in SiteObject.prototype)) throw new Error(`SiteObject has no method ${method}`);
+    return withLogContext(context, () => (fn as (...a: unknown[]) => Promise<unknown>).apply(this, args));
+  }
+
+  /**
    * Runs a domain call with the site's current settings: the caller's, unless the object has
    * seen a newer version (then the call runs with those). Domain errors cross RPC as marked messages.
    */
@@ -87,11 +118,13 @@ export class SiteObject extends DurableObject<Env> {
       // A key cached in another isolate may still name an erased site for a few seconds.
       if (this.erased) throw unauthorized("The API key is not valid (unknown, malformed or revoked).");
       const adopted = this.adopt(settings);
-      if (this.shareChanged) {
-        this.shareChanged = false;
-        await this.shareSoon();
-      }
-      return await fn(adopted);
+      return await withLogContext({ site_id: adopted.id, org_id: adopted.organizationId }, async () => {
+        if (this.shareChanged) {
+          this.shareChanged = false;
+          await this.shareSoon();
+        }
+        return await fn(adopted);
+      });
     } catch (err) {
       // Typed as T for callers: the Worker's stub wrapper turns the failure back into an ApiError.
       return toRpcFailure(err) as RpcFailure as T;
@@ -132,7 +165,11 @@ export class SiteObject extends DurableObject<Env> {
 
   /** Pushed by `updateSiteSettings` right after D1 changed, so the change is effective at once. */
   async applySettings(settings: SiteSettings) {
-    return this.call(settings, (s) => ({ version: s.version }));
+    return this.call(settings, async (s) => {
+      // Resumed (or never suspended): a job that waited is due again.
+      if (!s.suspended) await this.scheduleRun();
+      return { version: s.version };
+    });
   }
 
   /** The latest handshake as the admin API and the dashboard show it (null before one). */
@@ -155,6 +192,7 @@ export class SiteObject extends DurableObject<Env> {
 
   async pushUnit(settings: SiteSettings, snapshot: UnitSnapshot) {
     return this.call(settings, async (settings) => {
+      this.guardStorage(JSON.stringify(snapshot).length);
       const result = pushUnit(this.store, settings, snapshot);
       // Imported translations went into the memory.
       await this.memoryWritten();
@@ -180,6 +218,8 @@ export class SiteObject extends DurableObject<Env> {
         ({ units, digests } = (await object.json()) as PushedBatch);
       } else if ("json" in batch) ({ units, digests } = JSON.parse(batch.json) as PushedBatch);
       else ({ units, digests } = batch);
+      // What the units take once stored is about the size of their JSON (texts, keys, fingerprints and indexes).
+      this.guardStorage("json" in batch ? batch.json.length : JSON.stringify(units).length);
       const results = this.applyBatch(settings, units, digests) ?? this.applyEach(settings, units, digests);
       if ("blobKey" in batch) await this.env.BLOBS.delete(batch.blobKey);
       // Imported translations went into the memory.
@@ -215,7 +255,7 @@ export class SiteObject extends DurableObject<Env> {
         return items;
       });
     } catch (err) {
-      console.error(JSON.stringify({ level: "warn", message: "batch push failed; applying its units one by one", error: String(err) }));
+      log("warn", "push.batch_failed", { error: redactError(err) });
       return undefined;
     }
   }
@@ -234,7 +274,7 @@ export class SiteObject extends DurableObject<Env> {
         mergeCounts(sums, unitSums);
         return { external_key: unit.external_key, ok: true, result, error: null };
       } catch (err) {
-        console.error(JSON.stringify({ level: "error", message: "unit push failed", unit: unit.external_key, error: String(err) }));
+        log("error", "push.unit_failed", { error: redactError(err) });
         return { external_key: unit.external_key, ok: false, result: null, error: "The unit could not be stored; retry it. If it keeps failing, contact support." };
       }
     });
@@ -275,7 +315,7 @@ export class SiteObject extends DurableObject<Env> {
     } catch (err) {
       // D1 unavailable: an old copy serves until the next try; without one the request fails.
       if (this.store.getMeta("glossary") === undefined) throw err;
-      console.error(JSON.stringify({ level: "warn", message: "glossary reload failed; the old copy serves", error: String(err) }));
+      log("warn", "glossary.reload_failed", { error: redactError(err) });
       return;
     }
     replaceGlossary(this.store, terms, Date.now());
@@ -313,6 +353,7 @@ export class SiteObject extends DurableObject<Env> {
 
   async createJob(settings: SiteSettings, request: JobRequest, opts: { estimate: ScopeEstimate; confirmedCharacters: number | null }) {
     return this.call(settings, async (settings) => {
+      if (settings.suspended) throw suspendedError(settings.suspended);
       const job = createJob(this.store, scopeOf(request), opts.estimate, opts.confirmedCharacters);
       markJob(this.store, settings, job, this.latestEstimate);
       try {
@@ -325,7 +366,9 @@ export class SiteObject extends DurableObject<Env> {
         // Started meanwhile (the runner reserved it itself): it stands, and is answered as it is now.
       }
       await this.scheduleRun();
-      return jobOut(getJob(this.store, job.id));
+      const created = getJob(this.store, job.id);
+      jobCreated(this.env, settings, created);
+      return jobOut(created);
     });
   }
 
@@ -351,7 +394,10 @@ export class SiteObject extends DurableObject<Env> {
       // commits have landed (jobs.ts, cancelJob): its queued ledger rows are written, then its reservation goes.
       await this.scheduleRun();
       if (job.status === "cancelled" && before === "queued") await release(controlDb(this.env.DB), settings.id, [id]);
-      if (job.status === "cancelled" && before !== "cancelled") this.emit(settings)({ type: "job.finished", data: jobOut(job) });
+      if (job.status === "cancelled" && before !== "cancelled") {
+        jobFinished(this.env, settings, job);
+        this.emit(settings)({ type: "job.finished", data: jobOut(job) });
+      }
       return jobOut(job);
     });
   }
@@ -409,8 +455,15 @@ export class SiteObject extends DurableObject<Env> {
     if (this.erased) return;
     const settings = this.store.getMeta<SiteSettings>("settings");
     if (!settings) return;
+    await withLogContext({ site_id: settings.id, org_id: settings.organizationId }, () => this.fireAlarm(settings));
+  }
+
+  private async fireAlarm(settings: SiteSettings) {
+    this.reportStorage(settings);
     await this.alarms.fire({
       jobs: async () => {
+        // Suspended by the operator: the jobs stop here; resuming (applySettings) makes the need due again.
+        if (this.adopt(settings).suspended) return null;
         const delay = await runAlarm({ store: this.store, env: this.env, settings, emit: this.emit(settings), sleep: this.deps.sleep });
         // The job's commits superseded results: retention purges them in 30 days.
         await this.scheduleRetention();
@@ -429,6 +482,69 @@ export class SiteObject extends DurableObject<Env> {
       },
       // The fuzzy index merged into one b-tree in bounded steps (memory.ts, mergeMemoryIndex).
       memory_merge: async () => (mergeMemoryIndex(this.store).more ? this.mergeAt() : null),
+    });
+  }
+
+  // ------------------------------------------------------------------ size and diagnostics
+
+  /** The deep health's probe (src/ops/oncall.ts): the object answers; nothing is read or written. */
+  async ping() {
+    return { ok: true };
+  }
+
+  /** The object's storage in bytes (SQLite pages in use, as the platform bills and limits them). */
+  storageBytes(): number {
+    return this.ctx.storage.sql.databaseSize;
+  }
+
+  /**
+   * A push that would take the site past SITE_STORAGE_LIMIT_BYTES (default 9 GiB, below the
+   * platform's 10 GB per object) is refused before anything is written: 409 `site_storage_full`,
+   * which no retry mends (units must be deleted, or the operator raises the limit).
+   */
+  private guardStorage(incomingBytes: number) {
+    const limit = storageLimit(this.env);
+    const size = this.storageBytes();
+    if (size + incomingBytes > limit)
+      throw new ApiError(
+        409,
+        `The site's storage is full: it holds ${size} bytes and this push would take it past its limit of ${limit} bytes. Delete units the site no longer needs, or contact support; retrying will not help.`,
+        { code: "site_storage_full" },
+      );
+  }
+
+  /** `site.storage_bytes`, at most once a day, from the alarm (docs/ops/observability.md). */
+  private reportStorage(settings: SiteSettings) {
+    const now = Date.now();
+    const last = this.store.getMeta<number>(STORAGE_REPORTED) ?? 0;
+    if (now - last < DAY_MS) return;
+    const bytes = this.storageBytes();
+    record(this.env, "info", "site.storage_bytes", { site_id: settings.id, org_id: settings.organizationId, bytes, count: bytes });
+    this.store.setMeta(STORAGE_REPORTED, now);
+  }
+
+  /** What the operator reads first about a site (GET /admin/v1/sites/{id}/diagnostics). */
+  async diagnostics(settings: SiteSettings) {
+    return this.call(settings, async (s) => {
+      const jobs = this.store.one<{ queued: number; running: number }>(
+        "SELECT coalesce(sum(status = 'queued'), 0) AS queued, coalesce(sum(status = 'running'), 0) AS running FROM jobs WHERE status IN ('queued', 'running')",
+      )!;
+      const migration = this.store.one<{ hash: string; created_at: number }>("SELECT hash, created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1");
+      const faults = this.store.getMeta<Record<string, unknown>>("runner_faults") ?? null;
+      const alarmAt = await this.ctx.storage.getAlarm();
+      return {
+        storage_bytes: this.storageBytes(),
+        storage_limit_bytes: storageLimit(this.env),
+        alarm_at: alarmAt === null ? null : new Date(alarmAt).toISOString(),
+        alarms: this.store
+          .all<{ need: string; due_at: number }>("SELECT need, due_at FROM alarms ORDER BY due_at")
+          .map((a) => ({ need: a.need, at: new Date(a.due_at).toISOString() })),
+        jobs: { queued: jobs.queued, running: jobs.running },
+        ledger_outbox: this.store.one<{ n: number }>("SELECT count(*) AS n FROM ledger_outbox")!.n,
+        site_migration: migration ? String(migration.created_at) : null,
+        faults,
+        suspended: s.suspended ?? null,
+      };
     });
   }
 
@@ -480,8 +596,7 @@ export class SiteObject extends DurableObject<Env> {
   /** One bounded run of retention (src/site/retention.ts). */
   private retain(): RetentionRun {
     const run = runRetention(this.store);
-    if (run.units || run.segments || run.results)
-      console.log(JSON.stringify({ level: "info", message: "retention purged", site_id: this.store.getMeta<SiteSettings>("settings")?.id, ...run }));
+    if (run.units || run.segments || run.results) log("info", "retention.purged", { units: run.units, segments: run.segments, results: run.results, more: run.more });
     return run;
   }
 

@@ -17,9 +17,12 @@
 import { estimateCost, releaseInactive, reserve, settleJob } from "../billing/billing";
 import { controlDb } from "../control/db";
 import { orgMemory } from "../memory/stub";
+import { redactError } from "../obs/log";
+import { record as recordEvent } from "../obs/metrics";
 import { addErrors, Committer } from "./commit";
-import { backoffMs, infra, isInfrastructure } from "./faults";
+import { backoffMs, InfrastructureError, infra, isInfrastructure } from "./faults";
 import { Invocation, type RunnerDeps, type RunOptions, SCOPE_ITEMS } from "./invocation";
+import { jobFinished, jobStarted } from "./job-events";
 import { type JobRow, type JobScope, jobOut, markSettled, scopeQuery, storedEstimate, unsettledJobs } from "./jobs";
 import { flushUsage } from "./ledger";
 import { estimateWithShared } from "./shared-hits";
@@ -53,7 +56,10 @@ function finish(deps: RunnerDeps, jobId: number, status: "succeeded" | "failed",
     store.run("DELETE FROM job_items WHERE job_id = ?", jobId);
     return changed > 0 ? store.one<JobRow>("SELECT * FROM jobs WHERE id = ?", jobId) : undefined;
   });
-  if (finished) deps.emit?.({ type: "job.finished", data: jobOut(finished) });
+  if (finished) {
+    jobFinished(deps.env, deps.settings, finished);
+    deps.emit?.({ type: "job.finished", data: jobOut(finished) });
+  }
 }
 
 /**
@@ -126,7 +132,9 @@ async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
     estimate.estimated_tm_segments,
     job.id,
   );
-  if (isRunning(store, job.id)) await infra("reserving a job's characters", () => reserve(db, settings, job.id, estimate.estimated_characters, job.created_at));
+  if (!isRunning(store, job.id)) return true;
+  jobStarted(deps.env, settings, job);
+  await infra("reserving a job's characters", () => reserve(db, settings, job.id, estimate.estimated_characters, job.created_at));
   return true;
 }
 
@@ -309,17 +317,17 @@ export async function runAlarm(deps: RunnerDeps, options: number | RunOptions = 
     if (infrastructure) record.infrastructure++;
     else record.internal++;
     const delay = backoffMs(infrastructure ? record.infrastructure : record.internal, random);
-    console.error(
-      JSON.stringify({
-        level: infrastructure ? "warn" : "error",
-        message: infrastructure ? "job runner: infrastructure fault, backing off" : "job runner: internal error",
-        site: deps.settings.id,
-        job: job?.id ?? null,
-        faults: record,
-        retry_in_ms: delay,
-        error: String(err),
-      }),
-    );
+    // d1.fault: D1 (or R2, storage) failed under the runner, which backs off; the alert counts them (docs/ops/observability.md).
+    recordEvent(deps.env, infrastructure ? "warn" : "error", infrastructure ? "d1.fault" : "job.internal_error", {
+      site_id: deps.settings.id,
+      org_id: deps.settings.organizationId,
+      code: err instanceof InfrastructureError ? err.what : undefined,
+      job_id: job?.id,
+      infrastructure: record.infrastructure,
+      internal: record.internal,
+      retry_in_ms: delay,
+      error: redactError(err),
+    });
     if (!infrastructure && job && record.internal >= MAX_INTERNAL_FAILURES) {
       try {
         await abandonJob(deps, job.id);

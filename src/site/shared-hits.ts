@@ -9,6 +9,7 @@
  */
 import type { SiteSettings } from "../control/sites";
 import { type OrgMemoryApi, orgMemory } from "../memory/stub";
+import { log, redactError } from "../obs/log";
 import { estimateScope, type JobScope, type ScopeEstimate, type SharedTargets, scopeTexts } from "./jobs";
 import type { Store } from "./store";
 
@@ -61,7 +62,7 @@ export async function sharedTargets(
     seen?.(version);
     return found;
   } catch (err) {
-    console.error(JSON.stringify({ level: "warn", message: "organization memory unreadable; estimated without it", site_id: settings.id, error: String(err) }));
+    log("warn", "memory.org_unreadable", { site_id: settings.id, where: "estimate", error: redactError(err) });
     return undefined;
   }
 }
@@ -93,7 +94,7 @@ export async function sharedHits(settings: SiteSettings, language: string, keys:
   try {
     for (const [source, fingerprint, text] of await org.lookup(settings.id, language, keys)) hits.set(`${source}\u0000${fingerprint}`, text);
   } catch (err) {
-    console.error(JSON.stringify({ level: "warn", message: "organization memory unreadable; the slice goes to the engine", site_id: settings.id, error: String(err) }));
+    log("warn", "memory.org_unreadable", { site_id: settings.id, where: "slice", error: redactError(err) });
   }
   return hits;
 }

@@ -21,6 +21,7 @@ import { glossaryMatcher } from "../qa/glossary";
 import { type Committer, type Outcome, type Produced, type SliceItem, TRANSLATION_MARK } from "./commit";
 import { type FuzzyMatch, fuzzyMatches, hasFuzzyIndex } from "./fuzzy";
 import type { Invocation } from "./invocation";
+import { engineFailed } from "./job-events";
 import type { JobRow, JobScope } from "./jobs";
 import type { ContextItem } from "./neighbours";
 import { capabilities } from "./settings";
@@ -356,6 +357,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
         });
       } catch (err) {
         if (!(err instanceof EngineError)) throw err;
+        engineFailed(inv.deps.env, settings, job.id, engine.name, language, err, groups.length);
         inv.healthy.delete(language);
         if (LANGUAGE_WIDE.has(err.kind)) {
           languageFailure ??= err.message;

@@ -6,6 +6,7 @@
  */
 import { controlDb } from "../control/db";
 import { findEndpoint } from "../control/webhooks";
+import { log, redactError } from "../obs/log";
 import { attempt, type DeliverDeps } from "./deliver";
 import { publishDeps } from "./emit";
 import type { WebhookMessage } from "./events";
@@ -22,7 +23,7 @@ export interface ConsumerDeps {
 /** Production's deps; `compose` is the Worker's (src/index.ts), which reaches the site objects. */
 export const consumerDeps = (env: Env, compose: ConsumerDeps["compose"]): ConsumerDeps => ({
   publish: publishDeps(env),
-  deliver: { db: controlDb(env.DB), fetch: (input, init) => fetch(input, init), now: Date.now },
+  deliver: { db: controlDb(env.DB), fetch: (input, init) => fetch(input, init), now: Date.now, metrics: env.METRICS },
   compose,
 });
 
@@ -56,7 +57,8 @@ async function consume(message: Message<WebhookMessage>, deps: ConsumerDeps) {
     else message.ack();
   } catch (err) {
     // D1 or the site object failed: the Queue tries the message again (its own back-off).
-    console.error(JSON.stringify({ level: "warn", message: "webhook message failed; the queue retries it", body: message.body, error: String(err) }));
+    const body = message.body as { kind?: string; site_id?: number; id?: string; type?: string };
+    log("warn", "webhook.message_failed", { kind: body.kind, site_id: body.site_id, delivery_id: body.id, type: body.type, error: redactError(err) });
     message.retry();
   }
 }

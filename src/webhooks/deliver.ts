@@ -5,6 +5,7 @@
  */
 import type { ControlDb } from "../control/db";
 import { failDelivery, findDelivery, findEndpoint, recordAttempt, recordEndpointOutcome } from "../control/webhooks";
+import { type MetricsSink, record } from "../obs/metrics";
 import { DELIVERY, nextDelaySeconds, retryable } from "./policy";
 import { signatureHeaders } from "./signing";
 
@@ -14,6 +15,8 @@ export interface DeliverDeps {
   now: () => number;
   /** DELIVERY.timeoutMs unless a test shortens it. */
   timeoutMs?: number;
+  /** Where `webhook.delivery` data points go (the METRICS binding). */
+  metrics?: MetricsSink;
 }
 
 /** Seconds until the next attempt, or null when the delivery is settled (delivered, failed or gone). */
@@ -55,6 +58,14 @@ export async function attempt(deps: DeliverDeps, id: string): Promise<AttemptOut
     nextAttemptAt: delay === null ? null : new Date(ended + delay * 1000).toISOString(),
   });
   await recordEndpointOutcome(deps.db, delivery.siteId, ok, new Date(ended), DELIVERY.disableAfterMs);
+  record({ METRICS: deps.metrics }, ok ? "info" : "warn", "webhook.delivery", {
+    site_id: delivery.siteId,
+    delivery_id: id,
+    status: ok ? "delivered" : delay === null ? "failed" : "pending",
+    code: statusCode ?? "network",
+    attempts,
+    ms: Math.max(0, Math.round(ended - started)),
+  });
   return delay === null ? null : { retryInSeconds: delay };
 }
 

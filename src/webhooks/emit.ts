@@ -4,6 +4,7 @@
  * never thrown, so a job's commit or finish never waits for, or fails with, a webhook.
  */
 import { controlDb } from "../control/db";
+import { log, redactError } from "../obs/log";
 import type { SiteEvent } from "./events";
 import { type PublishDeps, publish } from "./publish";
 
@@ -20,9 +21,7 @@ export function emitter(env: Env, siteId: number, waitUntil?: (promise: Promise<
     } catch (err) {
       work = Promise.reject(err);
     }
-    const logged = work.catch((err) =>
-      console.error(JSON.stringify({ level: "warn", message: "webhook event not published", site: siteId, event: event.type, error: String(err) })),
-    );
+    const logged = work.catch((err) => log("warn", "webhook.not_published", { site_id: siteId, type: event.type, error: redactError(err) }));
     waitUntil?.(logged);
   };
 }

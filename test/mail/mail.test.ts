@@ -69,7 +69,7 @@ describe("sending", () => {
       } as unknown as SendEmail,
     };
     expect(await sendMail(failing, mail(to))).toBe("retry");
-    expect(errors.mock.calls.some(([line]) => String(line).includes('"where":"mail"'))).toBe(true);
+    expect(errors.mock.calls.some(([line]) => String(line).includes('"event":"mail.failed"'))).toBe(true);
     expect((await rows(to))[0]).toMatchObject({ status: "retry", attempts: 1, lastError: expect.stringContaining("not onboarded") });
 
     // The retry that fails too gives up (logged), and is never tried a third time.
@@ -163,12 +163,12 @@ describe("/dashboard/dev/mail", () => {
     // Month close's cron (nothing to close in this month) leaves the mail waiting.
     await run("20 0 * * *");
     expect((await rows(to))[0]).toMatchObject({ status: "retry", attempts: 1 });
-    expect(logs.mock.calls.some(([line]) => String(line).includes('"where":"cron.mail"'))).toBe(false);
+    expect(logs.mock.calls.some(([line]) => String(line).includes('"event":"cron.run","cron":"*/15 * * * *"'))).toBe(false);
 
     await run("*/15 * * * *");
     expect((await rows(to))[0]).toMatchObject({ status: "sent", attempts: 2 });
     expect(send).toHaveBeenCalledWith(expect.objectContaining({ to }));
-    expect(logs.mock.calls.some(([line]) => String(line).includes('"where":"cron.mail"'))).toBe(true);
+    expect(logs.mock.calls.some(([line]) => String(line).includes('"event":"cron.run","cron":"*/15 * * * *"'))).toBe(true);
     logs.mockRestore();
     errors.mockRestore();
   });

@@ -48,13 +48,16 @@ describe("a batch with a unit that fails while it is written", () => {
         if (query.startsWith("INSERT INTO segments") && args.some((a) => typeof a === "string" && a.includes('"boom"'))) throw new Error("disk full (simulated)");
         return run(query, ...args);
       });
-      const log = vi.spyOn(console, "error").mockImplementation(() => {});
+      const lines: string[] = [];
+      const warn = vi.spyOn(console, "warn").mockImplementation((line) => void lines.push(String(line)));
+      const error = vi.spyOn(console, "error").mockImplementation((line) => void lines.push(String(line)));
       try {
         const results = await o.pushBatch(settings, { units: batch, digests: batch.map((_, i) => `digest-${i}`) });
-        return { results, logged: log.mock.calls.map((call) => JSON.parse(String(call[0])).message) };
+        return { results, logged: lines.map((line) => JSON.parse(line).event) };
       } finally {
         spy.mockRestore();
-        log.mockRestore();
+        warn.mockRestore();
+        error.mockRestore();
       }
     });
 
@@ -67,7 +70,7 @@ describe("a batch with a unit that fails while it is written", () => {
     expect(results[1].error).toMatch(/could not be stored/);
     expect(results[0].result).toMatchObject({ unit_created: true, added: 2 });
     expect(results[2].result).toMatchObject({ unit_created: false, added: 1, changed: 1 });
-    expect(logged).toEqual(["batch push failed; applying its units one by one", "unit push failed"]);
+    expect(logged).toEqual(["push.batch_failed", "push.unit_failed"]);
 
     expect((await c.get("/v1/units/post:2/status")).status).toBe(404);
     expect((await c.get("/v1/units/post:1/status")).body.segments.map((s: { key: string }) => s.key)).toEqual(["a", "b"]);

@@ -208,7 +208,7 @@ describe("events from the job pipeline", () => {
       } as never,
       now: Date.now,
     };
-    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const logged = vi.spyOn(console, "warn").mockImplementation(() => {});
     const created = await c.post("/v1/jobs", { confirm: true });
     const stub = env.SITE.getByName(String(site.siteId));
     await runInDurableObject(stub, async (instance: SiteObject) => {
@@ -218,7 +218,7 @@ describe("events from the job pipeline", () => {
       for (let i = 0; i < 50 && (await runJobs({ store: instance.store, env, settings, emit })); i++);
     });
     expect((await runJob(c, site.siteId, created.body.id)).status).toBe("succeeded");
-    await vi.waitFor(() => expect(logged.mock.calls.some(([line]) => String(line).includes("webhook event not published"))).toBe(true));
+    await vi.waitFor(() => expect(logged.mock.calls.some(([line]) => String(line).includes('"event":"webhook.not_published"'))).toBe(true));
     logged.mockRestore();
     // The unreachable endpoint's retries end here (the next attempt finds no endpoint).
     expect((await c.del("/v1/webhook")).status).toBe(204);
