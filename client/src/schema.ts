@@ -345,7 +345,7 @@ export type paths = {
         get: operations["getWebhook"];
         /**
          * Register the site's webhook
-         * @description Registers the site's one webhook endpoint, or replaces it, and answers its signing secret (`whsec_…`) this once. `events` omitted means all. `url` must be `https://` without credentials, at most 2,000 characters (plain `http://` to 127.0.0.1, localhost or [::1] only where the service runs with `WEBHOOK_ALLOW_LOOPBACK=true`, for local development). Registering again issues a new secret and re-enables a disabled endpoint. Deliveries are signed as Standard Webhooks describes (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library or the client's `verifyWebhook`.
+         * @description Registers the site's one webhook endpoint, or replaces it, and answers its signing secret (`whsec_…`) this once. `events` omitted means all. `url` must be `https://` to a public host, without credentials, at most 2,000 characters: IP addresses in loopback, private, link-local, shared (100.64/10), unique-local, multicast, reserved and documentation ranges (in any notation, IPv4-mapped IPv6 included), `localhost`, `*.local`, `*.internal` and cloud metadata names are refused with 422 (plain `http://` to 127.0.0.1, localhost or [::1] only on a service running locally with `WEBHOOK_ALLOW_LOOPBACK=true`). Registering again issues a new secret and re-enables a disabled endpoint. Deliveries are signed as Standard Webhooks describes (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library or the client's `verifyWebhook`.
          */
         put: operations["setWebhook"];
         post?: never;
@@ -1627,7 +1627,7 @@ export type components = {
         WebhookIn: {
             /**
              * Format: uri
-             * @description Where events are POSTed: an absolute `https://` URL without credentials or fragment.
+             * @description Where events are POSTed: an absolute `https://` URL to a public host (no private, loopback, link-local or metadata address or name), without credentials or fragment.
              * @example https://example.com/transync/webhook
              */
             url: string;
@@ -1675,7 +1675,7 @@ export type components = {
             status_code: number | null;
             /** @description How long the last attempt took, in milliseconds; null before the first. */
             duration_ms: number | null;
-            /** @description Why the last attempt failed (status or network error); null when it succeeded or none was made. */
+            /** @description Why the last attempt failed, in fixed words (`HTTP 500`, `timeout`, `connection failed`, `destination not allowed`; never the receiver's answer); null when it succeeded or none was made. */
             error: string | null;
         };
         Organization: {
