@@ -686,7 +686,7 @@ export type paths = {
         put?: never;
         /**
          * Invite a person to an organization
-         * @description Creates a one-time invitation (valid 7 days) for the email with the role, and answers the link that opens the dashboard's accept-invitation page. The link is mailed to the address and shown only in this answer (only a hash of its token is stored). This is how the operator hands out an organization's first owner; owners and admins invite others from the dashboard.
+         * @description Creates a one-time invitation (valid 7 days) for the email with the role, and answers the link that opens the dashboard's accept-invitation page. The link is mailed to the address and shown only in this answer (only a hash of its token is stored). This is how the operator hands out an organization's first owner; owners and admins invite others from the dashboard. Invitation mails (new ones and resends, through any door) are limited per 24 hours: 50 per organization, 20 per inviting member (the operator excepted), 3 per address from one organization, 10 per address in all; over a limit, 429 with `Retry-After`.
          */
         post: operations["adminCreateInvitation"];
         delete?: never;
@@ -4799,7 +4799,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The organization's name (1 to 200 characters). */
+                    /** @description The organization's name (1 to 200 characters, no control characters). */
                     name: string;
                 };
             };
@@ -5362,7 +5362,7 @@ export interface operations {
                 "application/json": {
                     /** @description The organization that owns the site. */
                     organization_id: number;
-                    /** @description The site's name (1 to 200 characters). */
+                    /** @description The site's name (1 to 200 characters, no control characters). */
                     name: string;
                     /**
                      * @description The language the site's content is written in.
@@ -5767,7 +5767,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The site's name (1 to 200 characters). */
+                    /** @description The site's name (1 to 200 characters, no control characters). */
                     name?: string;
                     /**
                      * @description The language the site's content is written in.
@@ -6987,7 +6987,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            /** @description Too many invitation mails in the last 24 hours (`detail` says which limit); wait `Retry-After` seconds. Also the admin API's general limits. */
             429: {
                 headers: {
                     /** @description Seconds to wait before the next request. */
