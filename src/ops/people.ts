@@ -54,7 +54,7 @@ const BUDGET_WORDS: Record<string, string> = {
  */
 async function spendInvitation(env: Env, inviter: Inviter, organizationId: number, email: string, now: Date) {
   const address = email.trim().toLowerCase();
-  const budgets = [
+  const budgets: { key: string; max: number }[] = [
     { key: `org:${organizationId}`, max: MAIL_LIMITS.organization },
     { key: `invite:${organizationId}:${address}`, max: MAIL_LIMITS.invitee },
     { key: `to:${address}`, max: MAIL_LIMITS.address },
