@@ -41,7 +41,8 @@ export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
 export const displayName = (max: number) =>
   text(max)
     .min(1, { message: "must not be empty" })
-    .refine((value) => !CONTROL_CHARACTERS.test(value), { message: "must not contain control characters (line breaks, tabs, C0 or C1 controls, U+2028, U+2029)" });
+    // NUL has text()'s own message.
+    .refine((value) => !CONTROL_CHARACTERS.test(value.replaceAll("\u0000", "")), { message: "must not contain control characters (line breaks, tabs, C0 or C1 controls, U+2028, U+2029)" });
 
 /** True when `text(max)` accepts the string `value` (the same three rules, without their messages). */
 export const isPlainText = (value: string, max?: number) =>
