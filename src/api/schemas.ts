@@ -42,7 +42,9 @@ export const displayName = (max: number) =>
   text(max)
     .min(1, { message: "must not be empty" })
     // NUL has text()'s own message.
-    .refine((value) => !CONTROL_CHARACTERS.test(value.replaceAll("\u0000", "")), { message: "must not contain control characters (line breaks, tabs, C0 or C1 controls, U+2028, U+2029)" });
+    .refine((value) => !CONTROL_CHARACTERS.test(value.replaceAll("\u0000", "")), {
+      message: "must not contain control characters (line breaks, tabs, C0 or C1 controls, U+2028, U+2029)",
+    });
 
 /** True when `text(max)` accepts the string `value` (the same three rules, without their messages). */
 export const isPlainText = (value: string, max?: number) =>
