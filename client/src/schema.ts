@@ -345,7 +345,7 @@ export type paths = {
         get: operations["getWebhook"];
         /**
          * Register the site's webhook
-         * @description Registers the site's one webhook endpoint, or replaces it, and answers its signing secret (`whsec_…`) this once. `events` omitted means all. `url` must be `https://` without credentials, at most 2,000 characters (plain `http://` to 127.0.0.1, localhost or [::1] only where the service runs with `WEBHOOK_ALLOW_LOOPBACK=true`, for local development). Registering again issues a new secret and re-enables a disabled endpoint. Deliveries are signed as Standard Webhooks describes (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library or the client's `verifyWebhook`.
+         * @description Registers the site's one webhook endpoint, or replaces it, and answers its signing secret (`whsec_…`) this once. `events` omitted means all. `url` must be `https://` to a public host, without credentials, at most 2,000 characters: IP addresses in loopback, private, link-local, shared (100.64/10), unique-local, multicast, reserved and documentation ranges (in any notation, IPv4-mapped IPv6 included), `localhost`, `*.local`, `*.internal` and cloud metadata names are refused with 422 (plain `http://` to 127.0.0.1, localhost or [::1] only on a service running locally with `WEBHOOK_ALLOW_LOOPBACK=true`). Registering again issues a new secret and re-enables a disabled endpoint. Deliveries are signed as Standard Webhooks describes (headers `webhook-id`, `webhook-timestamp`, `webhook-signature`); verify them with the `standardwebhooks` library or the client's `verifyWebhook`.
          */
         put: operations["setWebhook"];
         post?: never;
@@ -694,7 +694,7 @@ export type paths = {
         put?: never;
         /**
          * Invite a person to an organization
-         * @description Creates a one-time invitation (valid 7 days) for the email with the role, and answers the link that opens the dashboard's accept-invitation page. The link is mailed to the address and shown only in this answer (only a hash of its token is stored). This is how the operator hands out an organization's first owner; owners and admins invite others from the dashboard.
+         * @description Creates a one-time invitation (valid 7 days) for the email with the role, and answers the link that opens the dashboard's accept-invitation page. The link is mailed to the address and shown only in this answer (only a hash of its token is stored). This is how the operator hands out an organization's first owner; owners and admins invite others from the dashboard. Invitation mails (new ones and resends, through any door) are limited per 24 hours: 50 per organization, 20 per inviting member (the operator excepted), 3 per address from one organization, 10 per address in all; over a limit, 429 with `Retry-After`.
          */
         post: operations["adminCreateInvitation"];
         delete?: never;
@@ -1788,7 +1788,7 @@ export type components = {
         WebhookIn: {
             /**
              * Format: uri
-             * @description Where events are POSTed: an absolute `https://` URL without credentials or fragment.
+             * @description Where events are POSTed: an absolute `https://` URL to a public host (no private, loopback, link-local or metadata address or name), without credentials or fragment.
              * @example https://example.com/transync/webhook
              */
             url: string;
@@ -1836,7 +1836,7 @@ export type components = {
             status_code: number | null;
             /** @description How long the last attempt took, in milliseconds; null before the first. */
             duration_ms: number | null;
-            /** @description Why the last attempt failed (status or network error); null when it succeeded or none was made. */
+            /** @description Why the last attempt failed, in fixed words (`HTTP 500`, `timeout`, `connection failed`, `destination not allowed`; never the receiver's answer); null when it succeeded or none was made. */
             error: string | null;
         };
         Organization: {
@@ -5946,7 +5946,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The organization's name (1 to 200 characters). */
+                    /** @description The organization's name (1 to 200 characters, no control characters). */
                     name: string;
                 };
             };
@@ -6609,7 +6609,7 @@ export interface operations {
                 "application/json": {
                     /** @description The organization that owns the site. */
                     organization_id: number;
-                    /** @description The site's name (1 to 200 characters). */
+                    /** @description The site's name (1 to 200 characters, no control characters). */
                     name: string;
                     /**
                      * @description The language the site's content is written in.
@@ -7014,7 +7014,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The site's name (1 to 200 characters). */
+                    /** @description The site's name (1 to 200 characters, no control characters). */
                     name?: string;
                     /**
                      * @description The language the site's content is written in.
@@ -8234,7 +8234,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            /** @description Too many invitation mails in the last 24 hours (`detail` says which limit); wait `Retry-After` seconds. Also the admin API's general limits. */
             429: {
                 headers: {
                     /** @description Seconds to wait before the next request. */

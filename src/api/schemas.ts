@@ -30,6 +30,22 @@ export const text = (max?: number) => {
   return max === undefined ? schema : schema.openapi({ maxLength: max });
 };
 
+/**
+ * Control characters: C0 (tabs and line breaks included), DEL, C1, and the Unicode line and
+ * paragraph separators. A name travels into mail subjects and headers, logs and terminals,
+ * where any of them can start a new header or a new line.
+ */
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
+
+/** An organization's or a site's name: 1 to `max` characters of plain text, no control characters (docs/decisions.md). */
+export const displayName = (max: number) =>
+  text(max)
+    .min(1, { message: "must not be empty" })
+    // NUL has text()'s own message.
+    .refine((value) => !CONTROL_CHARACTERS.test(value.replaceAll("\u0000", "")), {
+      message: "must not contain control characters (line breaks, tabs, C0 or C1 controls, U+2028, U+2029)",
+    });
+
 /** True when `text(max)` accepts the string `value` (the same three rules, without their messages). */
 export const isPlainText = (value: string, max?: number) =>
   !value.includes("\u0000") && wellFormed(value) && (max === undefined || value.length <= max || characters(value) <= max);
@@ -758,7 +774,9 @@ export const JobIdParam = z.object({
 
 // ---------------------------------------------------------------- admin API (README "Configuration")
 
-export const OrganizationIn = z.object({ name: text(200).min(1).openapi({ description: "The organization's name (1 to 200 characters)." }) });
+export const OrganizationIn = z.object({
+  name: displayName(200).openapi({ description: "The organization's name (1 to 200 characters, no control characters)." }),
+});
 export const OrganizationOut = z
   .object({ id: z.number().int().openapi({ description: "The organization's id." }), name: z.string().openapi({ description: "The organization's name." }) })
   .openapi("Organization");
@@ -811,7 +829,7 @@ export const TargetLanguageIn = z.object({
 });
 
 const SiteFields = {
-  name: text(200).min(1).openapi({ description: "The site's name (1 to 200 characters)." }),
+  name: displayName(200).openapi({ description: "The site's name (1 to 200 characters, no control characters)." }),
   source_language: LanguageCode.openapi({ description: "The language the site's content is written in." }),
   target_languages: z
     .array(TargetLanguageIn)

@@ -14,8 +14,8 @@ export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 export const WebhookEventName = z.enum(WEBHOOK_EVENTS).openapi("WebhookEventType");
 
 /**
- * The endpoint's address. What depends on the deployment (plain `http://` to a loopback host
- * when WEBHOOK_ALLOW_LOOPBACK is true) is checked by `src/webhooks/url.ts`; these rules hold everywhere.
+ * The endpoint's address. Where it points (a public host; loopback only in local development)
+ * is checked by `src/webhooks/url.ts`, at both doors and at each delivery; these rules hold everywhere.
  */
 export const WebhookUrl = z
   .string()
@@ -36,7 +36,10 @@ export const WebhookUrl = z
 
 export const WebhookIn = z
   .object({
-    url: WebhookUrl.openapi({ description: "Where events are POSTed: an absolute `https://` URL without credentials or fragment." }),
+    url: WebhookUrl.openapi({
+      description:
+        "Where events are POSTed: an absolute `https://` URL to a public host (no private, loopback, link-local or metadata address or name), without credentials or fragment.",
+    }),
     events: z
       .array(WebhookEventName)
       .min(1)
@@ -82,7 +85,10 @@ export const WebhookDeliveryOut = z
     status: DeliveryStatus.openapi({ description: "`pending` while attempts remain, `delivered` after a 2xx, `failed` after a final answer or 24 hours of retries." }),
     status_code: z.number().int().nullable().openapi({ description: "The last attempt's HTTP status; null when it got none (network error, timeout)." }),
     duration_ms: z.number().int().nullable().openapi({ description: "How long the last attempt took, in milliseconds; null before the first." }),
-    error: z.string().nullable().openapi({ description: "Why the last attempt failed (status or network error); null when it succeeded or none was made." }),
+    error: z.string().nullable().openapi({
+      description:
+        "Why the last attempt failed, in fixed words (`HTTP 500`, `timeout`, `connection failed`, `destination not allowed`; never the receiver's answer); null when it succeeded or none was made.",
+    }),
   })
   .openapi("WebhookDelivery");
 export type WebhookDelivery = z.infer<typeof WebhookDeliveryOut>;

@@ -448,3 +448,19 @@ export const jobStarters = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.siteId, t.jobId] }), index("job_starters_open").on(t.notifiedAt)],
 );
+
+/**
+ * Mails a person or an outsider can make the service send (invitations and their resends,
+ * sign-up's "you already have an account"): one row per mail and budget it counts against
+ * (`org:…`, `inviter:…`, `to:…`), kept a day, so each budget is a sliding 24-hour window
+ * (control/mail-budget.ts).
+ */
+export const mailBudget = sqliteTable(
+  "mail_budget",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    key: text("key").notNull(),
+    at: text("at").notNull(),
+  },
+  (t) => [index("mail_budget_key_at").on(t.key, t.at)],
+);

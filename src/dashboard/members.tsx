@@ -6,6 +6,7 @@
  */
 import { Hono } from "hono";
 import { InvitationIn } from "../api/schemas";
+import { ApiError } from "../errors";
 import { dashboardBase } from "../links";
 import { eraseOrganization } from "../ops/erasure";
 import { type Inviter, invite, membersOf, removeMember, resendInvitation, withdrawInvitation } from "../ops/people";
@@ -38,16 +39,32 @@ members.post("/organizations/:org_id/members/invite", async (c) => {
     const field = input.error.issues[0]?.path[0] === "role" ? "role: choose editor, admin or owner." : "email: enter an email address, like name@example.com.";
     return render(c, await membersPage(c, a, { error: field }), 422);
   }
-  // By mail only: the inviter never sees the link, so only the mailbox's owner can choose a new account's password.
-  await invite(c.env, inviter(a), a.organizationId, input.data, dashboardBase(c));
+  try {
+    // By mail only: the inviter never sees the link, so only the mailbox's owner can choose a new account's password.
+    await invite(c.env, inviter(a), a.organizationId, input.data, dashboardBase(c));
+  } catch (err) {
+    return overLimit(c, a, err);
+  }
   return c.redirect(`/dashboard/organizations/${a.organizationId}/members?done=invitation-sent`, 303);
 });
 
 members.post("/organizations/:org_id/members/invitations/:invitation_id/resend", async (c) => {
   const a = await orgAccess(c, id(c.req.param("org_id")), "admin");
-  await resendInvitation(c.env, inviter(a), a.organizationId, id(c.req.param("invitation_id")), dashboardBase(c));
+  try {
+    await resendInvitation(c.env, inviter(a), a.organizationId, id(c.req.param("invitation_id")), dashboardBase(c));
+  } catch (err) {
+    return overLimit(c, a, err);
+  }
   return c.redirect(`/dashboard/organizations/${a.organizationId}/members?done=invitation-resent`, 303);
 });
+
+/** Over an invitation mail limit: the page again, saying which limit and when it has room (429, with Retry-After). */
+async function overLimit(c: DashContext, a: OrgAccess, err: unknown) {
+  if (!(err instanceof ApiError && err.status === 429)) throw err;
+  const page = await render(c, await membersPage(c, a, { error: err.detail }), 429);
+  for (const [name, value] of Object.entries(err.headers ?? {})) page.headers.set(name, value);
+  return page;
+}
 
 members.post("/organizations/:org_id/two-factor", async (c) => {
   const a = await orgAccess(c, id(c.req.param("org_id")), "owner");

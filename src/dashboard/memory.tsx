@@ -33,8 +33,11 @@ function filtersOf(c: DashContext): MemoryFilters {
   const pair = pairOf(c.req.query("pair") ?? "");
   const origin = c.req.query("origin") ?? "";
   const offset = Number(c.req.query("offset") ?? 0);
+  const q = c.req.query("q") ?? "";
+  // No text of the memory holds U+0000 (the API refuses it), and SQLite would cut the query there.
+  if (q.includes("\u0000")) throw new ApiError(422, "q: must not contain U+0000 (NUL)");
   return {
-    q: (c.req.query("q") ?? "").slice(0, QUERY_MAX),
+    q: q.slice(0, QUERY_MAX),
     pair: pair ? `${pair.sourceLanguage}:${pair.targetLanguage}` : "",
     origin: ORIGINS.has(origin) ? origin : "",
     offset: Number.isSafeInteger(offset) && offset > 0 ? offset : 0,

@@ -35,7 +35,7 @@ webhooks.post("/sites/:site_id/webhooks", async (c) => {
     // Every box ticked is "all" (so event types added later reach it too); ping is always sent on request.
     const input = parsed(WebhookIn, { url: entered.url, events: entered.events.length ? [...entered.events, "ping"] : undefined });
     if (!entered.events.length) throw new ApiError(422, "events: tick at least one event");
-    const saved = await putWebhook(c.env, a.actor, a.site, input);
+    const saved = await putWebhook(c.env, a.actor, a.site, input, c.req.url);
     // Rendered, not redirected: the secret is shown this once.
     return page(c, a, { secret: saved.secret, notice: "Webhook saved. Copy the secret below into the connector." });
   } catch (err) {

@@ -24,13 +24,27 @@ export interface Mail {
   html: string;
 }
 
+/** C0 (line breaks included), DEL, C1, U+2028, U+2029: never in a subject, whatever the names held before the rule. */
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/gu;
+
+/**
+ * A person's or a customer's text (an organization's or a site's name) as a subject carries it:
+ * control characters made spaces, at most 60 characters, in quotes, so it never reads as the
+ * service's own words nor starts a header.
+ */
+export function quoted(value: string, max = 60): string {
+  const clean = [...value.replace(CONTROLS, " ").replace(/\s+/g, " ").trim()];
+  return `"${clean.length > max ? `${clean.slice(0, max - 1).join("")}…` : clean.join("")}"`;
+}
+
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** A paragraph, or a button-like link with its label. */
 export type Block = string | { link: string; label: string } | { code: string };
 
 /** Builds both parts from the same blocks, so the text and HTML always say the same. */
-export function compose(kind: MailKind, to: string, subject: string, blocks: Block[]): Mail {
+export function compose(kind: MailKind, to: string, rawSubject: string, blocks: Block[]): Mail {
+  const subject = rawSubject.replace(CONTROLS, " ");
   const text = `${blocks.map((b) => (typeof b === "string" ? b : "link" in b ? `${b.label}:\n${b.link}` : b.code)).join("\n\n")}\n\n-- \nTransync\n`;
   const body = blocks
     .map((b) =>

@@ -15,7 +15,7 @@ import { jobStarters, mailOnce, memberships, organizations, sites, subscriptions
 import { getSite, siteSettingsOf } from "../control/sites";
 import { siteStub } from "../site/stub";
 import type { Mail, OptionalKind } from "./message";
-import { compose } from "./message";
+import { compose, quoted } from "./message";
 import { retryMails, sendMails } from "./send";
 import { digestMail, jobFinishedMail, usageMail } from "./templates";
 
@@ -165,7 +165,10 @@ export async function billingProblemMails(env: Env, organizationId: number, prob
     "billing",
   );
   const mails = [...to.values()].map((email) =>
-    compose("billing", email, `Billing problem for ${org.name}`, [`${org.name}: ${problem}`, { link: `${base}/organizations/${organizationId}/billing`, label: "Open billing" }]),
+    compose("billing", email, `Billing problem for ${quoted(org.name)}`, [
+      `${org.name}: ${problem}`,
+      { link: `${base}/organizations/${organizationId}/billing`, label: "Open billing" },
+    ]),
   );
   await sendMails(env, mails, now);
   return mails.length;

@@ -1,8 +1,8 @@
 /** Every mail the service sends, as plain sentences (message.ts makes the text and HTML parts). */
-import { compose, type Mail } from "./message";
+import { compose, type Mail, quoted } from "./message";
 
 export const invitationMail = (to: string, p: { organization: string; role: string; link: string; expiresAt: string }): Mail =>
-  compose("invitation", to, `You are invited to ${p.organization} on Transync`, [
+  compose("invitation", to, `You are invited to ${quoted(p.organization)} on Transync`, [
     `You are invited to join ${p.organization} on Transync as ${p.role === "admin" ? "an admin" : `an ${p.role}`}.`,
     { link: p.link, label: "Accept the invitation" },
     `The link works once and until ${p.expiresAt.slice(0, 16).replace("T", " ")} UTC. If you did not expect this mail, ignore it: nothing happens without you.`,
@@ -56,21 +56,21 @@ export const lockoutMail = (to: string, p: { what: "password" | "code"; until: s
   ]);
 
 export const jobFinishedMail = (to: string, p: { site: string; jobId: number; status: string; done: number; total: number; held: number; link: string }): Mail =>
-  compose("job_finished", to, `Job #${p.jobId} on ${p.site} ${p.status === "succeeded" ? "finished" : p.status}`, [
+  compose("job_finished", to, `Job #${p.jobId} on ${quoted(p.site)} ${p.status === "succeeded" ? "finished" : p.status}`, [
     `The job #${p.jobId} you started on ${p.site} ${p.status === "succeeded" ? "finished" : `ended: ${p.status}`}. ${p.done} of ${p.total} segments were translated${p.held ? `, ${p.held} of them held back for review` : ""}.`,
     { link: p.link, label: "Open the site" },
     "You get this mail because you started the job in the dashboard. Turn these mails off on your account page.",
   ]);
 
 export const digestMail = (to: string, p: { sites: { name: string; count: number; link: string }[]; account: string }): Mail =>
-  compose("review_digest", to, `Translations wait for review on ${p.sites.length === 1 ? p.sites[0].name : `${p.sites.length} sites`}`, [
+  compose("review_digest", to, `Translations wait for review on ${p.sites.length === 1 ? quoted(p.sites[0].name) : `${p.sites.length} sites`}`, [
     "These translations were held back by quality checks and wait for a decision in the review queue:",
     ...p.sites.map((s) => ({ link: s.link, label: `${s.name}: ${s.count} waiting` })),
     `You get this daily digest as a member of these sites. Turn it off on your account page: ${p.account}`,
   ]);
 
 export const usageMail = (to: string, p: { organization: string; percent: 80 | 100; used: number; included: number; month: string; link: string }): Mail =>
-  compose("usage", to, `${p.organization} has used ${p.percent} % of this month's included volume`, [
+  compose("usage", to, `${quoted(p.organization)} has used ${p.percent} % of this month's included volume`, [
     `${p.organization} has translated ${p.used.toLocaleString("en-US")} characters in ${p.month}, ${p.percent} % of the ${p.included.toLocaleString("en-US")} its plan includes.` +
       (p.percent === 100 ? " Characters beyond it are billed as overage after the month." : ""),
     { link: p.link, label: "See the usage" },

@@ -9,6 +9,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { InvitationCreate } from "../api/schemas";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
+import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget";
 import { randomToken } from "../control/passwords";
 import {
   acceptInvitation as accept,
@@ -25,7 +26,7 @@ import {
 } from "../control/people";
 import { invitations as invitationRows, organizations } from "../control/schema";
 import { sha256Hex } from "../digest";
-import { ApiError, notFound } from "../errors";
+import { ApiError, notFound, tooManyRequests } from "../errors";
 import { sendMail } from "../mail/send";
 import { invitationMail } from "../mail/templates";
 import type { Actor } from "./actor";
@@ -39,6 +40,36 @@ export interface Inviter {
 
 const mayInvite = (inviter: Inviter, role: Role) => inviter.role === null || canInvite(inviter.role, role);
 
+const BUDGET_WORDS: Record<string, string> = {
+  org: `this organization has sent ${MAIL_LIMITS.organization} invitation mails`,
+  inviter: `you have sent ${MAIL_LIMITS.inviter} invitation mails`,
+  invite: `${MAIL_LIMITS.invitee} invitation mails have gone to this address from this organization`,
+  to: `${MAIL_LIMITS.address} invitation mails have gone to this address`,
+};
+
+/**
+ * Counts one invitation mail (a new one or a resend) against the organization's, the inviter's
+ * and the address's daily budgets; over any of them, 429 with `Retry-After` and nothing is sent
+ * (docs/decisions.md "Webhook destinations, mail limits and the CLI's paths").
+ */
+async function spendInvitation(env: Env, inviter: Inviter, organizationId: number, email: string, now: Date) {
+  const address = email.trim().toLowerCase();
+  const budgets: { key: string; max: number }[] = [
+    { key: `org:${organizationId}`, max: MAIL_LIMITS.organization },
+    { key: `invite:${organizationId}:${address}`, max: MAIL_LIMITS.invitee },
+    { key: `to:${address}`, max: MAIL_LIMITS.address },
+  ];
+  // A person's own budget; the operator (the admin token, handing out first owners) has none of its own.
+  if (inviter.userId !== null) budgets.push({ key: `inviter:user:${inviter.userId}`, max: MAIL_LIMITS.inviter });
+  const spent = await spendMailBudget(controlDb(env.DB), budgets, now);
+  if (spent.ok) return;
+  const hours = Math.ceil(spent.retryAfterSeconds / 3600);
+  throw tooManyRequests(
+    `Too many invitations: ${BUDGET_WORDS[spent.budget.split(":")[0]]} in the last 24 hours. Try again in ${hours} hour${hours === 1 ? "" : "s"}.`,
+    spent.retryAfterSeconds,
+  );
+}
+
 /**
  * A one-time invitation, mailed to the address. `url` is the link made from `invitationsBase`
  * and the token: the admin API (the operator's tool) answers it; the dashboard shows only that
@@ -46,6 +77,7 @@ const mayInvite = (inviter: Inviter, role: Role) => inviter.role === null || can
  */
 export async function invite(env: Env, inviter: Inviter, organizationId: number, input: InvitationCreate, invitationsBase: string, now = new Date()) {
   if (!mayInvite(inviter, input.role)) throw new ApiError(403, "Only owners can invite owners.");
+  await spendInvitation(env, inviter, organizationId, input.email, now);
   const inv = await createInvitation(controlDb(env.DB), { organizationId, email: input.email, role: input.role, invitedBy: inviter.userId, actor: inviter.actor }, now);
   // Whether it went out or waits for its retry is kept on the invitation (the Members page shows it).
   await mailInvitation(env, inv.id, inv.token, invitationsBase, now);
@@ -80,6 +112,7 @@ export async function resendInvitation(env: Env, inviter: Inviter, organizationI
   const pending = (await pendingInvitations(db, organizationId)).find((i) => i.id === invitationId);
   if (!pending) throw new ApiError(404, "There is no such open invitation.");
   if (!mayInvite(inviter, pending.role as Role)) throw new ApiError(403, "Only owners can send an invitation for an owner.");
+  await spendInvitation(env, inviter, organizationId, pending.email, now);
   const token = randomToken();
   const expiresAt = new Date(now.getTime() + INVITATION_DAYS * 86_400_000).toISOString();
   const [updated] = await db.batch([

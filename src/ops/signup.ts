@@ -5,10 +5,11 @@
  */
 import { eq } from "drizzle-orm";
 import { validationDetail } from "../api/issues";
-import { SiteCreateIn } from "../api/schemas";
+import { OrganizationIn, SiteCreateIn } from "../api/schemas";
 import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
+import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget";
 import { hashPassword } from "../control/passwords";
 import { findUser, normalizeEmail, passwordProblem } from "../control/people";
 import { memberships, organizations, sessions, users } from "../control/schema";
@@ -17,6 +18,7 @@ import { ApiError } from "../errors";
 import { ENGINES, type EngineName } from "../limits";
 import { noMailBase, sendMail } from "../mail/send";
 import { alreadyRegisteredMail, verifyMail } from "../mail/templates";
+import { log } from "../obs/log";
 import { LINK_WORDS } from "./accounts";
 import type { Actor } from "./actor";
 import { createKey } from "./keys";
@@ -54,7 +56,12 @@ export async function signUp(env: Env, input: SignUpInput, base: string | null, 
   const existing = await findUser(db, email);
   if (existing) {
     if (!base) return noMailBase("already_registered");
-    if (existing.emailVerifiedAt) await sendMail(env, alreadyRegisteredMail(email, { signIn: base, forgot: `${base}/forgot` }), now);
+    // Sign-up mails to an address that has an account (the "already registered" one, or a new
+    // verification link): at most MAIL_LIMITS.alreadyRegistered a day; beyond it nothing is sent,
+    // and the page says the same (it never tells).
+    const spent = await spendMailBudget(db, [{ key: `registered:${email}`, max: MAIL_LIMITS.alreadyRegistered }], now);
+    if (!spent.ok) log("info", "mail.limited", { kind: "already_registered", user_id: existing.id });
+    else if (existing.emailVerifiedAt) await sendMail(env, alreadyRegisteredMail(email, { signIn: base, forgot: `${base}/forgot` }), now);
     else await sendVerification(env, existing.id, email, base, now);
     return;
   }
@@ -110,8 +117,10 @@ export async function verifyEmail(env: Env, token: string, now = new Date()) {
 
 /** A new organization with the person as its owner (sign-up's second step; any verified person when sign-up is open). */
 export async function createOrganizationAsOwner(env: Env, userId: number, name: string, now = new Date()) {
-  const clean = name.trim();
-  if (!clean || clean.length > 200) throw new ApiError(422, "name: enter the organization's name (at most 200 characters).");
+  // The admin API's rule (OrganizationIn): 1 to 200 characters, no control characters.
+  const checked = OrganizationIn.safeParse({ name: name.trim() });
+  if (!checked.success) throw new ApiError(422, validationDetail(checked.error));
+  const clean = checked.data.name;
   const db = controlDb(env.DB);
   const [org] = await db.insert(organizations).values({ name: clean }).returning({ id: organizations.id });
   await db.batch([

@@ -46,9 +46,13 @@ export function webhookOut(row: EndpointRow, at = new Date()): Webhook {
 const audit = (db: ReturnType<typeof controlDb>, actor: Actor, site: SiteRef, action: string, detail?: Record<string, unknown>) =>
   auditStatement(db, { organizationId: site.organizationId, actor, action, target: `site:${site.id}`, detail });
 
-/** Registers the site's endpoint or replaces it: a new secret (answered this once), enabled, no failures. */
-export async function putWebhook(env: Env, actor: Actor, site: SiteRef, input: WebhookInput): Promise<WebhookWithSecret> {
-  checkWebhookUrl(input.url, loopbackAllowed(env));
+/**
+ * Registers the site's endpoint or replaces it: a new secret (answered this once), enabled, no
+ * failures. `requestUrl` is the door's request: loopback addresses pass only when it came to a
+ * loopback host with WEBHOOK_ALLOW_LOOPBACK on (never without it).
+ */
+export async function putWebhook(env: Env, actor: Actor, site: SiteRef, input: WebhookInput, requestUrl?: string): Promise<WebhookWithSecret> {
+  checkWebhookUrl(input.url, requestUrl !== undefined && loopbackAllowed(env, requestUrl));
   const db = controlDb(env.DB);
   const secret = newSecret();
   // Events in the document's order, without repeats; all of them is stored as "all" (null), so new event types reach it too.

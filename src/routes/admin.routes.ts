@@ -43,7 +43,7 @@ import { invite } from "../ops/people";
 import { createSite, loadSite, siteDetail, siteOut, updateSiteSettings } from "../ops/sites";
 import { deleteSubscription, setSubscription } from "../ops/subscriptions";
 import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
-import { adminErrors, body, bodyErrors, notFoundResponse, ok } from "./common";
+import { adminErrors, body, bodyErrors, limitedBy, notFoundResponse, ok } from "./common";
 
 export const adminRoutes = new OpenAPIHono<App>();
 const admin = [{ admin: [] as string[] }];
@@ -394,11 +394,18 @@ adminRoutes.openapi(
     description:
       "Creates a one-time invitation (valid 7 days) for the email with the role, and answers the link that opens the dashboard's " +
       "accept-invitation page. The link is mailed to the address and shown only in this answer (only a hash of its token is stored). " +
-      "This is how the operator hands out an organization's first owner; owners and admins invite others from the dashboard.",
+      "This is how the operator hands out an organization's first owner; owners and admins invite others from the dashboard. " +
+      "Invitation mails (new ones and resends, through any door) are limited per 24 hours: 50 per organization, 20 per inviting member (the operator excepted), 3 per address from one organization, 10 per address in all; over a limit, 429 with `Retry-After`.",
     tags: ["admin"],
     security: admin,
     request: { params: OrgIdParam, ...body(InvitationIn) },
-    responses: { 201: ok(InvitationOut, "The invitation and its one-time link"), ...adminErrors, ...notFoundResponse, ...bodyErrors },
+    responses: {
+      201: ok(InvitationOut, "The invitation and its one-time link"),
+      ...adminErrors,
+      ...limitedBy("Too many invitation mails in the last 24 hours (`detail` says which limit); wait `Retry-After` seconds. Also the admin API's general limits."),
+      ...notFoundResponse,
+      ...bodyErrors,
+    },
   }),
   async (c) => {
     const inviter = { actor: OPERATOR, userId: null, role: null };

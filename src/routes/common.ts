@@ -26,6 +26,9 @@ const wwwAuthenticate = {
 /** 401 with `WWW-Authenticate`. */
 const unauthorizedResponse = (description: string) => ({ 401: { ...json(ErrorOut, description, EXAMPLES.unauthorized), headers: wwwAuthenticate } });
 
+/** A 429 of an operation with its own limit, described there. */
+export const limitedBy = (description: string) => ({ 429: { ...json(ErrorOut, description, EXAMPLES.rateLimited), headers: retryAfter } });
+
 export const rateLimited = {
   429: {
     ...json(

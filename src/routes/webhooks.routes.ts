@@ -27,7 +27,7 @@ webhookRoutes.openapi(
     summary: "Register the site's webhook",
     description:
       "Registers the site's one webhook endpoint, or replaces it, and answers its signing secret (`whsec_…`) this once. `events` omitted means all. " +
-      "`url` must be `https://` without credentials, at most 2,000 characters (plain `http://` to 127.0.0.1, localhost or [::1] only where the service runs with `WEBHOOK_ALLOW_LOOPBACK=true`, for local development). " +
+      "`url` must be `https://` to a public host, without credentials, at most 2,000 characters: IP addresses in loopback, private, link-local, shared (100.64/10), unique-local, multicast, reserved and documentation ranges (in any notation, IPv4-mapped IPv6 included), `localhost`, `*.local`, `*.internal` and cloud metadata names are refused with 422 (plain `http://` to 127.0.0.1, localhost or [::1] only on a service running locally with `WEBHOOK_ALLOW_LOOPBACK=true`). " +
       "Registering again issues a new secret and re-enables a disabled endpoint. " +
       SIGNING,
     tags: ["webhooks"],
@@ -37,7 +37,7 @@ webhookRoutes.openapi(
   }),
   async (c) => {
     const { site, actor } = caller(c);
-    return c.json(await putWebhook(c.env, actor, site, c.req.valid("json")), 200);
+    return c.json(await putWebhook(c.env, actor, site, c.req.valid("json"), c.req.url), 200);
   },
 );
 

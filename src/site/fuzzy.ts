@@ -573,13 +573,15 @@ export function searchMemory(store: Store, search: MemorySearch): { entries: Mem
   const args: unknown[] = [];
   const q = search.query.trim();
   if (q !== "") {
-    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    // Substrings through instr() on lower-cased text (what LIKE does for ASCII), not LIKE: the
+    // platform's SQLite refuses a LIKE pattern past a few dozen bytes, and a search may be long.
+    const contains = (column: string) => `instr(lower(${column}), lower(?)) > 0`;
     if ([...q].length >= 3) {
-      where.push(`(m.rowid IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?) OR m.text LIKE ? ESCAPE '\\')`);
-      args.push(`"${q.replaceAll('"', '""')}"`, like);
+      where.push(`(m.rowid IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?) OR ${contains("m.text")})`);
+      args.push(`"${q.replaceAll('"', '""')}"`, q);
     } else {
-      where.push(`(m.source_text LIKE ? ESCAPE '\\' OR m.text LIKE ? ESCAPE '\\')`);
-      args.push(like, like);
+      where.push(`(${contains("m.source_text")} OR ${contains("m.text")})`);
+      args.push(q, q);
     }
   }
   const filters: [string, string | undefined][] = [

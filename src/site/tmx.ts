@@ -116,7 +116,13 @@ export function readTmx(xml: string, site: { sourceLanguage: string; targetLangu
     // Character references (`&#33;`, `&#x1F600;`) are decoded only with this on; HTML's named entities (`&nbsp;`) come with it, which a lenient reader may take.
     htmlEntities: true,
   });
-  const doc = parser.parse(xml) as Node[];
+  let doc: Node[];
+  try {
+    doc = parser.parse(xml) as Node[];
+  } catch (err) {
+    // What the validator lets through and the parser still refuses: external or parameter entities, an entity past its size limit.
+    throw refuse(`the XML could not be read: ${String((err as Error)?.message ?? err).slice(0, 200)}`);
+  }
   const roots = doc.filter((n) => !(TEXT in n) && !nameOf(n).startsWith("?") && !nameOf(n).startsWith("!"));
   const root = roots[0];
   if (!root || nameOf(root) !== "tmx") throw refuse(`the root element is <${root ? nameOf(root) : "(none)"}>, not <tmx>: this is not a TMX file.`);

@@ -11,6 +11,7 @@ import { attempt, type DeliverDeps } from "./deliver";
 import { publishDeps } from "./emit";
 import type { WebhookMessage } from "./events";
 import { logDelivery, type PublishDeps, queueDelivery, wants } from "./publish";
+import { loopbackAllowed } from "./url";
 import { newThresholds } from "./usage";
 
 export interface ConsumerDeps {
@@ -23,7 +24,7 @@ export interface ConsumerDeps {
 /** Production's deps; `compose` is the Worker's (src/index.ts), which reaches the site objects. */
 export const consumerDeps = (env: Env, compose: ConsumerDeps["compose"]): ConsumerDeps => ({
   publish: publishDeps(env),
-  deliver: { db: controlDb(env.DB), fetch: (input, init) => fetch(input, init), now: Date.now, metrics: env.METRICS },
+  deliver: { db: controlDb(env.DB), fetch: (input, init) => fetch(input, init), now: Date.now, metrics: env.METRICS, allowLoopback: loopbackAllowed(env) },
   compose,
 });
 

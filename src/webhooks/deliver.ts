@@ -1,13 +1,17 @@
 /**
- * One attempt of one delivery: signed with the endpoint's secrets as they are now, POSTed
- * with a 10-second timeout, redirects not followed, the answer's body read no further than
- * 1 KB. The log records the attempt; the answer says whether and when to try again.
+ * One attempt of one delivery: the address checked again (an endpoint stored before today's
+ * rule may point inside a network), signed with the endpoint's secrets as they are now, POSTed
+ * with a 10-second timeout, redirects not followed, the answer's body never read. The log
+ * records the attempt with the status code and a fixed reason, never what the receiver said
+ * (it would turn the log into a reader of internal services); the answer says whether and when
+ * to try again.
  */
 import type { ControlDb } from "../control/db";
 import { failDelivery, findDelivery, findEndpoint, recordAttempt, recordEndpointOutcome } from "../control/webhooks";
 import { type MetricsSink, record } from "../obs/metrics";
 import { DELIVERY, nextDelaySeconds, retryable } from "./policy";
 import { signatureHeaders } from "./signing";
+import { destinationProblem } from "./url";
 
 export interface DeliverDeps {
   db: ControlDb;
@@ -17,7 +21,18 @@ export interface DeliverDeps {
   timeoutMs?: number;
   /** Where `webhook.delivery` data points go (the METRICS binding). */
   metrics?: MetricsSink;
+  /** Loopback addresses may receive (WEBHOOK_ALLOW_LOOPBACK, local development); false unless given. */
+  allowLoopback?: boolean;
 }
+
+/** The delivery log's reasons: fixed words, so the log tells nothing of the receiver but its status code. */
+export const REASONS = {
+  refused: "destination not allowed",
+  timeout: "timeout",
+  connection: "connection failed",
+  redirect: "redirect not followed",
+  http: (status: number) => `HTTP ${status}`,
+} as const;
 
 /** Seconds until the next attempt, or null when the delivery is settled (delivered, failed or gone). */
 export type AttemptOutcome = { retryInSeconds: number } | null;
@@ -32,6 +47,13 @@ export async function attempt(deps: DeliverDeps, id: string): Promise<AttemptOut
   }
   if (endpoint.disabledAt) {
     await failDelivery(deps.db, id, "The webhook endpoint is disabled.");
+    return null;
+  }
+
+  if (destinationProblem(endpoint.url, deps.allowLoopback ?? false)) {
+    // Final: the same address is refused on every attempt. Counted as a failure, so an endpoint left so is disabled in time.
+    await recordAttempt(deps.db, id, { status: "failed", statusCode: null, durationMs: 0, error: REASONS.refused, nextAttemptAt: null });
+    await recordEndpointOutcome(deps.db, delivery.siteId, false, new Date(deps.now()), DELIVERY.disableAfterMs);
     return null;
   }
 
@@ -74,38 +96,13 @@ async function post(deps: DeliverDeps, url: string, headers: Record<string, stri
   const timeoutMs = deps.timeoutMs ?? DELIVERY.timeoutMs;
   try {
     const response = await deps.fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
-    const text = await readAtMost(response, DELIVERY.responseBytes);
+    await response.body?.cancel().catch(() => {});
     if (response.status >= 200 && response.status < 300) return { statusCode: response.status, error: null };
-    const reason = response.status >= 300 && response.status < 400 ? `redirect to ${response.headers.get("location") ?? "?"} (not followed)` : `HTTP ${response.status}`;
-    return { statusCode: response.status, error: text ? `${reason}: ${text}` : reason };
+    const reason = response.status >= 300 && response.status < 400 ? `${REASONS.http(response.status)} (${REASONS.redirect})` : REASONS.http(response.status);
+    return { statusCode: response.status, error: reason };
   } catch (err) {
     const name = (err as Error)?.name;
-    if (name === "TimeoutError" || name === "AbortError") return { statusCode: null, error: `timed out after ${timeoutMs / 1000} s` };
-    return { statusCode: null, error: `network error: ${(err as Error)?.message ?? String(err)}` };
+    if (name === "TimeoutError" || name === "AbortError") return { statusCode: null, error: REASONS.timeout };
+    return { statusCode: null, error: REASONS.connection };
   }
-}
-
-/** The body's first `limit` bytes as text; the rest is never read (the stream is cancelled). */
-export async function readAtMost(response: Response, limit: number): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value.subarray(0, limit - size));
-      size += Math.min(value.byteLength, limit - size);
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    bytes.set(c, offset);
-    offset += c.byteLength;
-  }
-  return new TextDecoder().decode(bytes).trim();
 }

@@ -8,8 +8,6 @@ const HOUR = 3_600 * SECOND;
 export const DELIVERY = {
   /** An attempt waits this long for the response's head, then counts as a timeout. */
   timeoutMs: 10 * SECOND,
-  /** The response body is read no further than this (kept in the log as the error's detail). */
-  responseBytes: 1024,
   /**
    * Delays before the 2nd, 3rd … attempt (seconds): the Standard Webhooks schedule. Together
    * 27.6 hours, so a failing delivery is retried for at least 24 hours; each is inside the

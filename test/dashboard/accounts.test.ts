@@ -205,7 +205,7 @@ describe("invitations by mail", () => {
     const viaApi = await admin("POST", `/admin/v1/organizations/${site.orgId}/invitations`, { email, role: "editor" });
     const [first] = await mailsTo(email, 1, "invitation");
     expect(first.text).toContain(viaApi.body.url);
-    expect(first.subject).toMatch(/^You are invited to Org \d+ on Transync$/);
+    expect(first.subject).toMatch(/^You are invited to "Org \d+" on Transync$/);
 
     const members = await dash("GET", `/dashboard/organizations/${site.orgId}/members`, { cookie: owner.cookie });
     expect(members.html).toContain(email);

@@ -318,7 +318,7 @@ test("members, glossary and audit pages", async () => {
   await look("members");
   // The link is in the local outbox (DEV_MAILBOX=true).
   await page.goto(`${server.base}/dashboard/dev/mail`);
-  await page.getByRole("heading", { name: "You are invited to Acme Publishing on Transync" }).first().waitFor();
+  await page.getByRole("heading", { name: 'You are invited to "Acme Publishing" on Transync' }).first().waitFor();
   await look("dev-mail");
   const mailText = await page
     .locator("article.mail", { has: page.locator(".mail-to", { hasText: "editor@example.com" }) })

@@ -140,7 +140,10 @@ export function reviewsValidity(r: unknown): Validity {
 
 // ---------------------------------------------------------------- admin API (DESIGN.md)
 
-export const organizationValidity = (o: unknown): Validity => (isObject(o) ? softStrMin(o.name, 200) : false);
+export const organizationValidity = (o: unknown): Validity => (isObject(o) ? displayName(o.name) : false);
+
+/** An organization's or a site's name (`displayName`): no control characters (C0, DEL, C1, U+2028, U+2029) besides the text rules. */
+const displayName = (v: unknown): Validity => (isString(v) && /[\u0001-\u001f\u007f-\u009f\u2028\u2029]/u.test(v) ? false : softStrMin(v, 200));
 
 function softStrMin(v: unknown, soft: number): Validity {
   if (!isString(v) || hasNul(v)) return false;
@@ -191,7 +194,7 @@ export function siteFieldsValidity(s: Record<string, unknown>): Validity {
     if (new Set(codes).size !== codes.length) unique = false;
   }
   return all(
-    optional(s.name, (v) => softStrMin(v, 200)),
+    optional(s.name, displayName),
     optional(s.source_language, isLanguageCode),
     optional(targets, (v) => arrayOf(v, null, targetLanguage)),
     unique,

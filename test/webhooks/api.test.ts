@@ -94,15 +94,19 @@ describe("the /v1/webhook operations", () => {
     expect(res.body.detail).toContain("events");
   });
 
-  it("plain http:// to a loopback host only with WEBHOOK_ALLOW_LOOPBACK=true", async () => {
+  it("plain http:// to a loopback host only with WEBHOOK_ALLOW_LOOPBACK=true, on a request to a loopback host", async () => {
     const local = { ...env, WEBHOOK_ALLOW_LOOPBACK: "true" } as Env;
+    const here = "http://127.0.0.1:8787/v1/webhook";
     for (const url of ["http://127.0.0.1:8788/hook", "http://localhost:3000/hook", "http://[::1]/hook"]) {
-      await expect(putWebhook(local, "admin", siteRef(), { url })).resolves.toMatchObject({ url });
-      await expect(putWebhook(env, "admin", siteRef(), { url })).rejects.toMatchObject({ status: 422 });
+      await expect(putWebhook(local, "admin", siteRef(), { url }, here)).resolves.toMatchObject({ url });
+      await expect(putWebhook(env, "admin", siteRef(), { url }, here)).rejects.toMatchObject({ status: 422 });
+      // The flag left on in a deployment changes nothing there (DESIGN.md "Going live").
+      await expect(putWebhook(local, "admin", siteRef(), { url }, "https://api.transync.dev/v1/webhook")).rejects.toMatchObject({ status: 422 });
+      await expect(putWebhook(local, "admin", siteRef(), { url })).rejects.toMatchObject({ status: 422 });
     }
     // Only loopback: another host over plain http stays refused.
-    await expect(putWebhook(local, "admin", siteRef(), { url: "http://10.0.0.5/hook" })).rejects.toMatchObject({ status: 422 });
-    await expect(putWebhook(local, "admin", siteRef(), { url: "http://127.0.0.1.nip.io/hook" })).rejects.toMatchObject({ status: 422 });
+    await expect(putWebhook(local, "admin", siteRef(), { url: "http://10.0.0.5/hook" }, here)).rejects.toMatchObject({ status: 422 });
+    await expect(putWebhook(local, "admin", siteRef(), { url: "http://127.0.0.1.nip.io/hook" }, here)).rejects.toMatchObject({ status: 422 });
   });
 });
 

@@ -38,7 +38,7 @@ describe("the Webhooks page", () => {
     const test = await dash("POST", `${base}/test`, { cookie });
     expect(test.location).toBe(`${base}?done=webhook-test`);
     await vi.waitFor(() => expect(fetches.requests).toHaveLength(1), { timeout: 15_000, interval: 200 });
-    await vi.waitFor(async () => expect((await dash("GET", base, { cookie })).html).toContain("HTTP 410: nope"), { timeout: 10_000, interval: 200 });
+    await vi.waitFor(async () => expect((await dash("GET", base, { cookie })).html).toContain("HTTP 410"), { timeout: 10_000, interval: 200 });
     const listed = (await dash("GET", base, { cookie })).html;
     const deliveryId = /deliveries\/(msg_[0-9a-f]{32})\/redeliver/.exec(listed)?.[1];
     expect(deliveryId).toBeDefined();

@@ -7,7 +7,7 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { findDelivery, findEndpoint } from "../../src/control/webhooks";
 import { enableWebhook, putWebhook, rotateWebhookSecret } from "../../src/ops/webhooks";
-import { attempt, readAtMost } from "../../src/webhooks/deliver";
+import { attempt } from "../../src/webhooks/deliver";
 import { DELIVERY } from "../../src/webhooks/policy";
 import { publish, queueDelivery } from "../../src/webhooks/publish";
 import { signatureHeaders } from "../../src/webhooks/signing";
@@ -68,7 +68,7 @@ describe("retries", () => {
     const d = deps({ now: t.now, fetch: r.fetch });
     const id = await queueDelivery(d.publish, site.id, "ping", {});
     expect(await attempt(d.deliver, id)).toEqual({ retryInSeconds: DELIVERY.retryDelaysSeconds[0] });
-    expect(await findDelivery(d.db, id)).toMatchObject({ status: "pending", attempts: 1, statusCode: 500, error: "HTTP 500: boom" });
+    expect(await findDelivery(d.db, id)).toMatchObject({ status: "pending", attempts: 1, statusCode: 500, error: "HTTP 500" });
     t.advance(5_000);
     expect(await attempt(d.deliver, id)).toBeNull();
     expect(await findDelivery(d.db, id)).toMatchObject({ status: "delivered", attempts: 2, statusCode: 204, error: null });
@@ -84,7 +84,7 @@ describe("retries", () => {
     const d = deps({ now: t.now, timeoutMs: 20, fetch: (async (_: unknown, init?: RequestInit) => (++calls === 1 ? hang(init) : ok())) as typeof fetch });
     const id = await queueDelivery(d.publish, site.id, "ping", {});
     expect(await attempt(d.deliver, id)).toEqual({ retryInSeconds: 5 });
-    expect(await findDelivery(d.db, id)).toMatchObject({ status: "pending", statusCode: null, error: "timed out after 0.02 s" });
+    expect(await findDelivery(d.db, id)).toMatchObject({ status: "pending", statusCode: null, error: "timeout" });
     expect(await attempt(d.deliver, id)).toBeNull();
     expect(await findDelivery(d.db, id)).toMatchObject({ status: "delivered", attempts: 2 });
   });
@@ -95,7 +95,7 @@ describe("retries", () => {
     const d = deps({ now: Date.now, fetch: r.fetch });
     const id = await queueDelivery(d.publish, site.id, "ping", {});
     expect(await attempt(d.deliver, id)).toBeNull();
-    expect(await findDelivery(d.db, id)).toMatchObject({ status: "failed", attempts: 1, statusCode: 410, error: "HTTP 410: gone" });
+    expect(await findDelivery(d.db, id)).toMatchObject({ status: "failed", attempts: 1, statusCode: 410, error: "HTTP 410" });
     // Settled: a repeated message does not send it again.
     expect(await attempt(d.deliver, id)).toBeNull();
     expect(r.received).toHaveLength(1);
@@ -113,12 +113,12 @@ describe("retries", () => {
     });
     const idNet = await queueDelivery(dNet.publish, site.id, "ping", {});
     expect(await attempt(dNet.deliver, idNet)).toEqual({ retryInSeconds: 5 });
-    expect((await findDelivery(dNet.db, idNet))?.error).toBe("network error: Network connection lost.");
+    expect((await findDelivery(dNet.db, idNet))?.error).toBe("connection failed");
     const r = receiver([() => new Response(null, { status: 301, headers: { location: "https://elsewhere.example.test/" } })]);
     const dRedirect = deps({ now: Date.now, fetch: r.fetch });
     const idRedirect = await queueDelivery(dRedirect.publish, site.id, "ping", {});
     expect(await attempt(dRedirect.deliver, idRedirect)).toBeNull();
-    expect(await findDelivery(dRedirect.db, idRedirect)).toMatchObject({ status: "failed", statusCode: 301, error: "redirect to https://elsewhere.example.test/ (not followed)" });
+    expect(await findDelivery(dRedirect.db, idRedirect)).toMatchObject({ status: "failed", statusCode: 301, error: "HTTP 301 (redirect not followed)" });
   });
 
   it("retries go on for at least 24 hours with growing delays, then the delivery is recorded as failed", async () => {
@@ -140,17 +140,19 @@ describe("retries", () => {
     expect(await findDelivery(d.db, id)).toMatchObject({ status: "failed", attempts: delays.length + 1, statusCode: 503 });
   });
 
-  it("the answer's body is read no further than 1 KB", async () => {
-    let pulls = 0;
-    const big = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        pulls++;
-        controller.enqueue(new TextEncoder().encode("x".repeat(700)));
-      },
-    });
-    const text = await readAtMost(new Response(big), DELIVERY.responseBytes);
-    expect(text).toHaveLength(1024);
-    expect(pulls).toBeLessThanOrEqual(3);
+  it("the log keeps the status code and a fixed reason, never the receiver's body or headers", async () => {
+    const { site } = await registered();
+    const secretBody = "root:x:0:0:root:/root:/bin/bash";
+    const answers = [status(500, secretBody), () => new Response(secretBody, { status: 302, headers: { location: "http://10.0.0.1/admin" } }), status(404, secretBody)];
+    for (const answer of answers) {
+      const d = deps({ now: Date.now, fetch: receiver([answer]).fetch });
+      const id = await queueDelivery(d.publish, site.id, "ping", {});
+      await attempt(d.deliver, id);
+      const row = await findDelivery(d.db, id);
+      expect(row?.error).toMatch(/^HTTP \d{3}( \(redirect not followed\))?$/);
+      expect(row?.error).not.toContain("root");
+      expect(row?.error).not.toContain("10.0.0.1");
+    }
   });
 });
 

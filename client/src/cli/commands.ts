@@ -1,7 +1,7 @@
 // The commands: push, translate, pull, sync, status, approve, reject. Each takes the settings and
 // answers a plain object (printed with --json); the lines for people go through Output.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
 import { TransyncError } from "../errors.js";
 import { ack, pendingResults, pushUnits, runJob, review as sendReviews } from "../helpers.js";
 import { createTransyncClient, type Schemas, type TransyncClient } from "../index.js";
@@ -10,6 +10,7 @@ import { normalize } from "../split/keys.js";
 import { type Config, UsageError } from "./config.js";
 import { listFiles, splitFile, unitKey } from "./files.js";
 import type { Output } from "./output.js";
+import { LANGUAGE, languageProblem, outputRoot, UnsafePath, writeUnder } from "./paths.js";
 
 export const VERSION = "transync-cli/0.1.0";
 
@@ -66,7 +67,7 @@ function localFiles(ctx: Context): LocalFile[] {
   const { config } = ctx;
   const root = resolve(config.cwd, config.dir);
   // The output folders of every target language are never pushed as sources.
-  const excluded = ctx.site.target_languages.map((l) => toSlash(relative(root, resolve(config.cwd, outPath(config, l.code, "")))));
+  const excluded = ctx.site.target_languages.filter((l) => LANGUAGE.test(l.code)).map((l) => toSlash(relative(root, resolve(config.cwd, outPath(config, l.code, "")))));
   return listFiles(
     root,
     config.include,
@@ -147,6 +148,9 @@ export async function pull(config: Config, out: Output, given?: { ctx: Context; 
   const written: { path: string; language: string }[] = [];
   const skipped: { path: string; language: string; reason: string }[] = [];
   const acks: string[] = [];
+  // A translation is written only in one of the site's languages, under the output root, through no symbolic link (paths.ts).
+  const siteLanguages = ctx.site.target_languages.map((l) => l.code);
+  const root = outputRoot(config.cwd, config.out);
   let done = 0;
   for (const [key, results] of byUnit) {
     const file = files.get(key);
@@ -154,6 +158,11 @@ export async function pull(config: Config, out: Output, given?: { ctx: Context; 
     // The unit's current translations (also those delivered earlier), so the file is written whole.
     const status = await unitStatus(ctx.api, key);
     for (const lang of [...new Set(results.map((r) => r.language))]) {
+      const refused = languageProblem(lang, siteLanguages);
+      if (refused) {
+        skipped.push({ path: file.fromCwd, language: lang, reason: `the service answered the language "${lang}", which ${refused}: not written` });
+        continue;
+      }
       const translations: Record<string, string> = {};
       for (const s of status.segments) {
         const t = s.results?.[lang];
@@ -167,8 +176,13 @@ export async function pull(config: Config, out: Output, given?: { ctx: Context; 
         skipped.push({ path, language: lang, reason: `${lacking} segment(s) not translated yet (or the file changed since the push)` });
         continue;
       }
-      mkdirSync(dirname(resolve(config.cwd, path)), { recursive: true });
-      writeFileSync(resolve(config.cwd, path), file.split.join(translations));
+      try {
+        writeUnder(root, resolve(config.cwd, path), file.split.join(translations));
+      } catch (e) {
+        if (!(e instanceof UnsafePath)) throw e;
+        skipped.push({ path, language: lang, reason: `not written: ${e.message}` });
+        continue;
+      }
       written.push({ path, language: lang });
       acks.push(...results.filter((r) => r.language === lang).map((r) => r.id));
     }

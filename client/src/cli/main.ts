@@ -5,7 +5,7 @@ import { cac } from "cac";
 import { TransyncError } from "../errors.js";
 import { Failed, NeedsConfirmation, pull, push, review, status, sync, translate, VERSION } from "./commands.js";
 import { loadConfig, UsageError } from "./config.js";
-import { Output } from "./output.js";
+import { jsonText, Output, printable } from "./output.js";
 
 type Flags = Record<string, unknown>;
 
@@ -34,10 +34,14 @@ async function run(name: string, flags: Flags, action: (out: Output) => Promise<
     } else if (e instanceof NeedsConfirmation) {
       out.say(e.message);
       out.result({ needs_confirmation: true, estimate: e.estimate });
-      if (!out.json) process.stderr.write(`${JSON.stringify(e.estimate, null, 2)}\n`);
+      if (!out.json) process.stderr.write(`${jsonText(e.estimate)}\n`);
       process.exitCode = 3;
     } else {
-      out.error(e instanceof TransyncError || e instanceof Failed ? e.message : `${name}: ${(e as Error).stack ?? e}`);
+      if (e instanceof TransyncError || e instanceof Failed) out.error(e.message);
+      else {
+        out.error(`${name}: ${(e as Error).message ?? e}`);
+        if ((e as Error).stack) out.trace((e as Error).stack!);
+      }
       if (result !== undefined) out.result({ error: (e as Error).message, ...result });
       process.exitCode = 1;
     }
@@ -80,6 +84,6 @@ try {
   } else await cli.runMatchedCommand();
 } catch (e) {
   // cac's own errors: a missing argument, an option without its value.
-  process.stderr.write(`error: ${(e as Error).message}\n`);
+  process.stderr.write(`error: ${printable((e as Error).message)}\n`);
   process.exitCode = 2;
 }
