@@ -1,17 +1,14 @@
 import { createApp } from "./app";
 import { type Deps, PRODUCTION_DEPS } from "./deps";
-import { mailTick } from "./mail/notices";
-import { scheduledClose } from "./ops/billing";
+import { controlDb } from "./control/db";
+import { runCron } from "./ops/scheduled";
 import { siteStub } from "./site/stub";
 import { consumeBatch, consumerDeps } from "./webhooks/consumer";
 import type { WebhookMessage } from "./webhooks/events";
+import { consumeDeadLetters } from "./webhooks/sweeper";
 
 export { OrgMemoryObject } from "./memory/object";
 export { SiteObject } from "./site/object";
-
-/** The Cron Triggers of wrangler.toml [triggers], by their text. */
-const MONTH_CLOSE_CRON = "20 0 * * *";
-const MAIL_CRON = "*/15 * * * *";
 
 /** The Worker's handlers, built with the given clock (tests build theirs: test/worker.ts). */
 export function createWorker(deps: Pick<Deps, "clock"> = PRODUCTION_DEPS) {
@@ -19,21 +16,21 @@ export function createWorker(deps: Pick<Deps, "clock"> = PRODUCTION_DEPS) {
   return {
     fetch: app.fetch,
     /**
-     * One handler for both crons, dispatched on `controller.cron`: the daily month close (closes
-     * every ended month not closed yet) and, every 15 minutes, mail retries and the mails about
-     * work (src/mail/notices.ts).
+     * The crons (src/ops/scheduled.ts): the daily month close, every 15 minutes the webhook
+     * sweeper, an unfinished close and the mails about work, and the daily clean-up; each
+     * invocation within its D1 query budget, resumed where the previous one stopped.
      */
     scheduled(controller, env, ctx) {
-      if (controller.cron === MONTH_CLOSE_CRON) ctx.waitUntil(scheduledClose(env, new Date(controller.scheduledTime)));
-      else if (controller.cron === MAIL_CRON) ctx.waitUntil(mailTick(env).then((r) => console.log(JSON.stringify({ level: "info", where: "cron.mail", ...r }))));
-      else console.warn(JSON.stringify({ level: "warn", where: "cron", error: `no job for cron "${controller.cron}"` }));
+      ctx.waitUntil(runCron(controller.cron, env, new Date(controller.scheduledTime)));
     },
-    /** Webhook deliveries (src/webhooks/consumer.ts); a coalesced event's data comes from its site's object. */
+    /** Webhook deliveries (src/webhooks/consumer.ts); a coalesced event's data comes from its site's object. The dead-letter queue ends what the Queue gave up on. */
     queue: (batch: MessageBatch<WebhookMessage>, env: Env) =>
-      consumeBatch(
-        batch,
-        consumerDeps(env, (siteId, type) => siteStub(env, siteId).webhookData(type)),
-      ),
+      batch.queue.endsWith("-dlq")
+        ? consumeDeadLetters(batch, controlDb(env.DB))
+        : consumeBatch(
+            batch,
+            consumerDeps(env, (siteId, type) => siteStub(env, siteId).webhookData(type)),
+          ),
   } satisfies ExportedHandler<Env, WebhookMessage>;
 }
 

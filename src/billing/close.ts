@@ -12,6 +12,9 @@ import { asc, eq, sql } from "drizzle-orm";
 import type { ControlDb } from "../control/db";
 import { billingCloses, stripeSubscriptions, subscriptions, usageLedger } from "../control/schema";
 import type { Plan } from "../limits";
+import { QueryBudget } from "../control/budget";
+import { readCursor, saveCursor } from "../control/cron-cursors";
+import { log, redactError } from "../obs/log";
 import { monthOf } from "./plans";
 import { billingProvider, type Provider, stripeClient } from "./stripe";
 import { organizationUsage } from "./usage";
@@ -62,79 +65,106 @@ export async function listCloses(db: ControlDb, month?: string): Promise<CloseOu
 /** A month that has ended (UTC) by `at`. */
 export const hasEnded = (month: string, at: Date) => month < monthKey(at);
 
+/** Organizations to close for `month`: used characters in it or have a subscription, not closed yet; after `after`, at most `limit`. */
+function candidates(db: ControlDb, month: string, after = 0, limit = -1) {
+  const ledgerMonth = `${month}-01`;
+  return db.all<{ id: number }>(sql`
+    SELECT organization_id AS id FROM (
+      SELECT DISTINCT ${usageLedger.organizationId} AS organization_id FROM ${usageLedger} WHERE ${usageLedger.month} = ${ledgerMonth}
+      UNION SELECT ${subscriptions.organizationId} FROM ${subscriptions}
+    ) WHERE organization_id > ${after}
+      AND organization_id NOT IN (SELECT ${billingCloses.organizationId} FROM ${billingCloses} WHERE ${billingCloses.month} = ${month})
+    ORDER BY organization_id LIMIT ${limit}`);
+}
+
+/** How many organizations `month` still has to close (for the `cron.run` line). */
+async function openCount(db: ControlDb, month: string) {
+  const ledgerMonth = `${month}-01`;
+  const [row] = await db.all<{ n: number }>(sql`
+    SELECT count(*) AS n FROM (
+      SELECT DISTINCT ${usageLedger.organizationId} AS organization_id FROM ${usageLedger} WHERE ${usageLedger.month} = ${ledgerMonth}
+      UNION SELECT ${subscriptions.organizationId} FROM ${subscriptions}
+    ) WHERE organization_id NOT IN (SELECT ${billingCloses.organizationId} FROM ${billingCloses} WHERE ${billingCloses.month} = ${month})`);
+  return Number(row?.n ?? 0);
+}
+
+/** D1 queries one organization's close costs at most: its usage (5), subscription and Stripe mirror (2), the row (1), and slack. */
+export const CLOSE_QUERIES_PER_ORGANIZATION = 10;
+
 /**
  * Closes one ended month for every organization that used characters in it or has a
  * subscription, and is not closed for it yet. Safe to repeat: a closed organization is skipped.
  */
 export async function closeMonth(env: Env, db: ControlDb, month: string, at: Date): Promise<CloseRun> {
-  const ledgerMonth = `${month}-01`;
-  const candidates = await db.all<{ id: number }>(sql`
-    SELECT organization_id AS id FROM (
-      SELECT DISTINCT ${usageLedger.organizationId} AS organization_id FROM ${usageLedger} WHERE ${usageLedger.month} = ${ledgerMonth}
-      UNION SELECT ${subscriptions.organizationId} FROM ${subscriptions}
-    ) WHERE organization_id NOT IN (SELECT ${billingCloses.organizationId} FROM ${billingCloses} WHERE ${billingCloses.month} = ${month})
-    ORDER BY organization_id`);
   const pending: CloseRun["pending"] = [];
-  const stripeOn = billingProvider(env) === "stripe";
-  for (const { id } of candidates) {
-    const [usage, sub, mirror] = await Promise.all([
-      organizationUsage(db, id, month),
-      db.select().from(subscriptions).where(eq(subscriptions.organizationId, id)).get(),
-      db.select().from(stripeSubscriptions).where(eq(stripeSubscriptions.organizationId, id)).get(),
-    ]);
-    // Billed through Stripe when Stripe keeps the subscription; an operator's override invoices by hand.
-    const viaStripe = stripeOn && sub?.provider === "stripe" && mirror !== undefined;
-    let invoiceItemId: string | null = null;
-    if (viaStripe && usage.overage_cents > 0) {
-      try {
-        const stripe = stripeClient(env);
-        // Stripe forgets idempotency keys after 24 hours: an item an earlier run created (its answer
-        // lost) is found by its metadata first, so a retry days later still bills once.
-        const earlier = (await stripe.invoiceItems.list({ customer: mirror.customerId, limit: 100 })).data.find(
-          (i) => i.metadata?.organization_id === String(id) && i.metadata?.month === month,
-        );
-        const item =
-          earlier ??
-          (await stripe.invoiceItems.create(
-            {
-              customer: mirror.customerId,
-              amount: usage.overage_cents,
-              currency: usage.currency,
-              description: `Translation overage ${month}: ${usage.overage_characters.toLocaleString("en-US")} characters beyond the included volume`,
-              metadata: { organization_id: String(id), month, overage_characters: String(usage.overage_characters) },
-            },
-            { idempotencyKey: overageKey(id, month) },
-          ));
-        invoiceItemId = item.id;
-      } catch (err) {
-        pending.push({ organization_id: id, detail: `Stripe did not take the invoice item: ${err instanceof Error ? err.message : String(err)}` });
-        console.error(JSON.stringify({ level: "error", message: "month close: invoice item failed", organization_id: id, month, error: String(err) }));
-        continue;
-      }
-    }
-    await db
-      .insert(billingCloses)
-      .values({
-        organizationId: id,
-        month,
-        plan: usage.plan,
-        usedCharacters: usage.used_characters,
-        overageCharacters: usage.overage_characters,
-        overageCents: usage.overage_cents,
-        provider: viaStripe ? "stripe" : "manual",
-        invoiceItemId,
-        closedAt: at.toISOString(),
-      })
-      .onConflictDoNothing();
-  }
+  for (const { id } of await candidates(db, month)) await closeOrganization(env, db, id, month, at, pending);
   return { closes: await listCloses(db, month), pending };
 }
 
+/** Closes one organization's month; a Stripe failure leaves it open (listed in `pending`). */
+async function closeOrganization(env: Env, db: ControlDb, id: number, month: string, at: Date, pending: CloseRun["pending"]) {
+  const stripeOn = billingProvider(env) === "stripe";
+  const [usage, sub, mirror] = await Promise.all([
+    organizationUsage(db, id, month),
+    db.select().from(subscriptions).where(eq(subscriptions.organizationId, id)).get(),
+    db.select().from(stripeSubscriptions).where(eq(stripeSubscriptions.organizationId, id)).get(),
+  ]);
+  // Billed through Stripe when Stripe keeps the subscription; an operator's override invoices by hand.
+  const viaStripe = stripeOn && sub?.provider === "stripe" && mirror !== undefined;
+  let invoiceItemId: string | null = null;
+  if (viaStripe && usage.overage_cents > 0) {
+    try {
+      const stripe = stripeClient(env);
+      // Stripe forgets idempotency keys after 24 hours: an item an earlier run created (its answer
+      // lost) is found by its metadata first, so a retry days later still bills once.
+      const earlier = (await stripe.invoiceItems.list({ customer: mirror.customerId, limit: 100 })).data.find(
+        (i) => i.metadata?.organization_id === String(id) && i.metadata?.month === month,
+      );
+      const item =
+        earlier ??
+        (await stripe.invoiceItems.create(
+          {
+            customer: mirror.customerId,
+            amount: usage.overage_cents,
+            currency: usage.currency,
+            description: `Translation overage ${month}: ${usage.overage_characters.toLocaleString("en-US")} characters beyond the included volume`,
+            metadata: { organization_id: String(id), month, overage_characters: String(usage.overage_characters) },
+          },
+          { idempotencyKey: overageKey(id, month) },
+        ));
+      invoiceItemId = item.id;
+    } catch (err) {
+      pending.push({ organization_id: id, detail: `Stripe did not take the invoice item: ${err instanceof Error ? err.message : String(err)}` });
+      log("error", "billing.close_failed", { org_id: id, month, error: redactError(err) });
+      return;
+    }
+  }
+  await db
+    .insert(billingCloses)
+    .values({
+      organizationId: id,
+      month,
+      plan: usage.plan,
+      usedCharacters: usage.used_characters,
+      overageCharacters: usage.overage_characters,
+      overageCents: usage.overage_cents,
+      provider: viaStripe ? "stripe" : "manual",
+      invoiceItemId,
+      closedAt: at.toISOString(),
+    })
+    .onConflictDoNothing();
+}
+
+
 /**
- * What the Cron Trigger runs: every ended month with ledger rows of an organization not closed
- * for it, and the month just ended (for subscriptions without usage).
+ * What the Cron Triggers run (the daily one, and every 15 minutes while a month is open): every
+ * ended month with ledger rows of an organization not closed for it, and the month just ended
+ * (for subscriptions without usage). Bounded by `budget`: organizations are taken in id order
+ * after the month's cursor while the budget holds one more close; the cursor records the last one
+ * taken, so the next invocation goes on from there. A pass that reaches the end starts the cursor
+ * over, so organizations Stripe refused are tried again on the next pass.
  */
-export async function closeEndedMonths(env: Env, db: ControlDb, at: Date) {
+export async function closeEndedMonths(env: Env, db: ControlDb, at: Date, budget: QueryBudget = new QueryBudget(Number.POSITIVE_INFINITY)) {
   const current = monthOf(at).start;
   const previous = new Date(Date.UTC(current.getUTCFullYear(), current.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
   const open = await db.all<{ month: string }>(sql`
@@ -142,10 +172,29 @@ export async function closeEndedMonths(env: Env, db: ControlDb, at: Date) {
     WHERE l.month < ${monthOf(at).key}
       AND NOT EXISTS (SELECT 1 FROM ${billingCloses} c WHERE c.organization_id = l.organization_id AND c.month = substr(l.month, 1, 7))`);
   const months = [...new Set([...open.map((r) => r.month), previous])].sort();
-  const runs: { month: string; closed: number; pending: CloseRun["pending"] }[] = [];
+  const runs: { month: string; closed: number; pending: CloseRun["pending"]; left: number }[] = [];
   for (const month of months) {
-    const run = await closeMonth(env, db, month, at);
-    runs.push({ month, closed: run.closes.length, pending: run.pending });
+    // The cursor's read and write, a page query, the count of what is left, and one close.
+    if (!budget.allows(4 + CLOSE_QUERIES_PER_ORGANIZATION)) break;
+    const name = `month_close:${month}`;
+    let after = await readCursor(db, name);
+    const pending: CloseRun["pending"] = [];
+    let taken = 0;
+    while (budget.allows(3 + CLOSE_QUERIES_PER_ORGANIZATION)) {
+      const room = Math.min(100, Math.floor((budget.left() - 3) / CLOSE_QUERIES_PER_ORGANIZATION));
+      const page = await candidates(db, month, after, room);
+      for (const { id } of page) {
+        await closeOrganization(env, db, id, month, at, pending);
+        after = id;
+      }
+      taken += page.length;
+      if (page.length < room) {
+        after = 0; // the end of a pass: the next one starts over (for what Stripe refused)
+        break;
+      }
+    }
+    await saveCursor(db, name, after, at);
+    runs.push({ month, closed: taken - pending.length, pending, left: await openCount(db, month) });
   }
   return runs;
 }

@@ -8,6 +8,7 @@
  * then marks it `sent` or `failed` (logged again, given up).
  */
 import { and, asc, eq, lt } from "drizzle-orm";
+import type { QueryBudget } from "../control/budget";
 import { controlDb } from "../control/db";
 import { mailOutbox } from "../control/schema";
 import type { Mail } from "./message";
@@ -53,8 +54,9 @@ export async function sendMails(env: Env, mails: Mail[], now = new Date()) {
 }
 
 /** The cron's second try of each failed send (once: then `sent` or `failed`). Answers how many went out. */
-export async function retryMails(env: Env, limit = 50): Promise<{ sent: number; failed: number }> {
+export async function retryMails(env: Env, limit = 50, budget?: QueryBudget): Promise<{ sent: number; failed: number }> {
   if (devMailbox(env)) return { sent: 0, failed: 0 };
+  if (budget && !budget.allows(limit + 1)) return { sent: 0, failed: 0 };
   const db = controlDb(env.DB);
   const due = await db
     .select()

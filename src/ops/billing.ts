@@ -7,6 +7,7 @@
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
+import type { QueryBudget } from "../control/budget";
 import { closeEndedMonths, closeMonth, hasEnded, listCloses } from "../billing/close";
 import { PLANS } from "../billing/plans";
 import { billingProvider, contractStatus, type Provider, priceOf, type Stripe, stripeClient, verifyEvent } from "../billing/stripe";
@@ -417,10 +418,8 @@ export async function closeBillingMonth(env: Env, month: string, at: Date) {
 export const billingCloses = (env: Env, month?: string) => listCloses(controlDb(env.DB), month);
 
 /** The Cron Trigger's run. */
-export async function scheduledClose(env: Env, at: Date) {
-  const runs = await closeEndedMonths(env, controlDb(env.DB), at);
-  console.log(JSON.stringify({ level: "info", message: "month close", runs }));
-  return runs;
+export async function scheduledClose(env: Env, at: Date, budget?: QueryBudget) {
+  return closeEndedMonths(env, controlDb(env.DB), at, budget);
 }
 
 export { STRIPE_ACTOR };
