@@ -14,6 +14,7 @@ import type { App } from "./context";
 import { dashboard } from "./dashboard";
 import { ApiError, ensureErrorBody, errorBody, renderError } from "./errors";
 import { LIMITS } from "./limits";
+import { withRequestHost } from "./local-host";
 import { adminRoutes } from "./routes/admin.routes";
 import { boundedJsonBody } from "./routes/body-bounds";
 import { authErrors, ok } from "./routes/common";
@@ -49,6 +50,8 @@ export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
     c.header("X-Request-Id", id);
     await next();
   });
+  // The request's host, for the switches honoured only in local development (src/local-host.ts).
+  app.use((c, next) => withRequestHost(new URL(c.req.url).hostname, next));
   app.use(ensureErrorBody);
   app.use(
     methodNotAllowed({

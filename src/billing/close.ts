@@ -8,8 +8,8 @@
  * (with the same key: Stripe answers a repeat within 24 hours with the first item; after
  * that, the customer's invoice items are searched for one carrying this organization and month).
  */
-import { asc, eq, sql } from "drizzle-orm";
-import type { ControlDb } from "../control/db";
+import { asc, eq, inArray, sql } from "drizzle-orm";
+import { type ControlDb, idList } from "../control/db";
 import { billingCloses, stripeSubscriptions, subscriptions, usageLedger } from "../control/schema";
 import type { Plan } from "../limits";
 import { QueryBudget } from "../control/budget";
@@ -17,7 +17,7 @@ import { readCursor, saveCursor } from "../control/cron-cursors";
 import { log, redactError } from "../obs/log";
 import { monthOf } from "./plans";
 import { billingProvider, type Provider, stripeClient } from "./stripe";
-import { organizationUsage } from "./usage";
+import { type OrganizationUsage, organizationsUsage } from "./usage";
 
 export interface CloseOut {
   organization_id: number;
@@ -88,8 +88,12 @@ async function openCount(db: ControlDb, month: string) {
   return Number(row?.n ?? 0);
 }
 
-/** D1 queries one organization's close costs at most: its usage (5), subscription and Stripe mirror (2), the row (1), and slack. */
-export const CLOSE_QUERIES_PER_ORGANIZATION = 10;
+/**
+ * D1 queries one page of closes costs: the page (1), its usage (5), subscriptions and Stripe
+ * mirrors (2), the rows (1), whatever the page's size (up to CLOSE_PAGE organizations).
+ */
+export const CLOSE_PAGE_QUERIES = 9;
+export const CLOSE_PAGE = 100;
 
 /**
  * Closes one ended month for every organization that used characters in it or has a
@@ -97,51 +101,47 @@ export const CLOSE_QUERIES_PER_ORGANIZATION = 10;
  */
 export async function closeMonth(env: Env, db: ControlDb, month: string, at: Date): Promise<CloseRun> {
   const pending: CloseRun["pending"] = [];
-  for (const { id } of await candidates(db, month)) await closeOrganization(env, db, id, month, at, pending);
+  let after = 0;
+  for (let page = await candidates(db, month, after, CLOSE_PAGE); page.length; page = await candidates(db, month, after, CLOSE_PAGE)) {
+    await closeOrganizations(
+      env,
+      db,
+      page.map((o) => o.id),
+      month,
+      at,
+      pending,
+    );
+    after = page[page.length - 1].id;
+  }
   return { closes: await listCloses(db, month), pending };
 }
 
-/** Closes one organization's month; a Stripe failure leaves it open (listed in `pending`). */
-async function closeOrganization(env: Env, db: ControlDb, id: number, month: string, at: Date, pending: CloseRun["pending"]) {
+/** Closes a page of organizations' month in CLOSE_PAGE_QUERIES - 1 queries; a Stripe failure leaves its organization open (listed in `pending`). */
+async function closeOrganizations(env: Env, db: ControlDb, ids: number[], month: string, at: Date, pending: CloseRun["pending"]) {
   const stripeOn = billingProvider(env) === "stripe";
-  const [usage, sub, mirror] = await Promise.all([
-    organizationUsage(db, id, month),
-    db.select().from(subscriptions).where(eq(subscriptions.organizationId, id)).get(),
-    db.select().from(stripeSubscriptions).where(eq(stripeSubscriptions.organizationId, id)).get(),
+  const [usages, subs, mirrors] = await Promise.all([
+    organizationsUsage(db, ids, month),
+    db.select().from(subscriptions).where(inArray(subscriptions.organizationId, idList(ids))),
+    db.select().from(stripeSubscriptions).where(inArray(stripeSubscriptions.organizationId, idList(ids))),
   ]);
-  // Billed through Stripe when Stripe keeps the subscription; an operator's override invoices by hand.
-  const viaStripe = stripeOn && sub?.provider === "stripe" && mirror !== undefined;
-  let invoiceItemId: string | null = null;
-  if (viaStripe && usage.overage_cents > 0) {
-    try {
-      const stripe = stripeClient(env);
-      // Stripe forgets idempotency keys after 24 hours: an item an earlier run created (its answer
-      // lost) is found by its metadata first, so a retry days later still bills once.
-      const earlier = (await stripe.invoiceItems.list({ customer: mirror.customerId, limit: 100 })).data.find(
-        (i) => i.metadata?.organization_id === String(id) && i.metadata?.month === month,
-      );
-      const item =
-        earlier ??
-        (await stripe.invoiceItems.create(
-          {
-            customer: mirror.customerId,
-            amount: usage.overage_cents,
-            currency: usage.currency,
-            description: `Translation overage ${month}: ${usage.overage_characters.toLocaleString("en-US")} characters beyond the included volume`,
-            metadata: { organization_id: String(id), month, overage_characters: String(usage.overage_characters) },
-          },
-          { idempotencyKey: overageKey(id, month) },
-        ));
-      invoiceItemId = item.id;
-    } catch (err) {
-      pending.push({ organization_id: id, detail: `Stripe did not take the invoice item: ${err instanceof Error ? err.message : String(err)}` });
-      log("error", "billing.close_failed", { org_id: id, month, error: redactError(err) });
-      return;
+  const rows: (typeof billingCloses.$inferInsert)[] = [];
+  for (const id of ids) {
+    const usage = usages.get(id)!;
+    const sub = subs.find((s) => s.organizationId === id);
+    const mirror = mirrors.find((m) => m.organizationId === id);
+    // Billed through Stripe when Stripe keeps the subscription; an operator's override invoices by hand.
+    const viaStripe = stripeOn && sub?.provider === "stripe" && mirror !== undefined;
+    let invoiceItemId: string | null = null;
+    if (viaStripe && usage.overage_cents > 0) {
+      try {
+        invoiceItemId = await invoiceOverage(env, mirror.customerId, id, month, usage);
+      } catch (err) {
+        pending.push({ organization_id: id, detail: `Stripe did not take the invoice item: ${err instanceof Error ? err.message : String(err)}` });
+        log("error", "billing.close_failed", { org_id: id, month, error: redactError(err) });
+        continue;
+      }
     }
-  }
-  await db
-    .insert(billingCloses)
-    .values({
+    rows.push({
       organizationId: id,
       month,
       plan: usage.plan,
@@ -151,10 +151,39 @@ async function closeOrganization(env: Env, db: ControlDb, id: number, month: str
       provider: viaStripe ? "stripe" : "manual",
       invoiceItemId,
       closedAt: at.toISOString(),
-    })
-    .onConflictDoNothing();
+    });
+  }
+  if (!rows.length) return;
+  // One statement for the page: the rows as one JSON parameter (D1 binds at most 100 parameters).
+  await db.run(sql`
+    INSERT INTO ${billingCloses} (organization_id, month, plan, used_characters, overage_characters, overage_cents, provider, invoice_item_id, closed_at)
+    SELECT json_extract(value, '$.organizationId'), json_extract(value, '$.month'), json_extract(value, '$.plan'), json_extract(value, '$.usedCharacters'),
+      json_extract(value, '$.overageCharacters'), json_extract(value, '$.overageCents'), json_extract(value, '$.provider'), json_extract(value, '$.invoiceItemId'),
+      json_extract(value, '$.closedAt')
+    FROM json_each(${JSON.stringify(rows)}) WHERE true
+    ON CONFLICT DO NOTHING`);
 }
 
+/** The overage as one invoice item on the customer's next invoice; answers its id. */
+async function invoiceOverage(env: Env, customer: string, id: number, month: string, usage: OrganizationUsage) {
+  const stripe = stripeClient(env);
+  // Stripe forgets idempotency keys after 24 hours: an item an earlier run created (its answer
+  // lost) is found by its metadata first, so a retry days later still bills once.
+  const earlier = (await stripe.invoiceItems.list({ customer, limit: 100 })).data.find((i) => i.metadata?.organization_id === String(id) && i.metadata?.month === month);
+  const item =
+    earlier ??
+    (await stripe.invoiceItems.create(
+      {
+        customer,
+        amount: usage.overage_cents,
+        currency: usage.currency,
+        description: `Translation overage ${month}: ${usage.overage_characters.toLocaleString("en-US")} characters beyond the included volume`,
+        metadata: { organization_id: String(id), month, overage_characters: String(usage.overage_characters) },
+      },
+      { idempotencyKey: overageKey(id, month) },
+    ));
+  return item.id;
+}
 
 /**
  * What the Cron Triggers run (the daily one, and every 15 minutes while a month is open): every
@@ -172,29 +201,33 @@ export async function closeEndedMonths(env: Env, db: ControlDb, at: Date, budget
     WHERE l.month < ${monthOf(at).key}
       AND NOT EXISTS (SELECT 1 FROM ${billingCloses} c WHERE c.organization_id = l.organization_id AND c.month = substr(l.month, 1, 7))`);
   const months = [...new Set([...open.map((r) => r.month), previous])].sort();
-  const runs: { month: string; closed: number; pending: CloseRun["pending"]; left: number }[] = [];
+  const runs: { month: string; closed: number; pending: number; left: number }[] = [];
   for (const month of months) {
-    // The cursor's read and write, a page query, the count of what is left, and one close.
-    if (!budget.allows(4 + CLOSE_QUERIES_PER_ORGANIZATION)) break;
+    // The cursor's read and write, a page, and the count of what is left.
+    if (!budget.allows(3 + CLOSE_PAGE_QUERIES)) break;
     const name = `month_close:${month}`;
     let after = await readCursor(db, name);
     const pending: CloseRun["pending"] = [];
     let taken = 0;
-    while (budget.allows(3 + CLOSE_QUERIES_PER_ORGANIZATION)) {
-      const room = Math.min(100, Math.floor((budget.left() - 3) / CLOSE_QUERIES_PER_ORGANIZATION));
-      const page = await candidates(db, month, after, room);
-      for (const { id } of page) {
-        await closeOrganization(env, db, id, month, at, pending);
-        after = id;
-      }
-      taken += page.length;
-      if (page.length < room) {
+    while (budget.allows(2 + CLOSE_PAGE_QUERIES)) {
+      const page = await candidates(db, month, after, CLOSE_PAGE);
+      if (!page.length) {
         after = 0; // the end of a pass: the next one starts over (for what Stripe refused)
         break;
       }
+      await closeOrganizations(
+        env,
+        db,
+        page.map((o) => o.id),
+        month,
+        at,
+        pending,
+      );
+      taken += page.length;
+      after = page[page.length - 1].id;
     }
     await saveCursor(db, name, after, at);
-    runs.push({ month, closed: taken - pending.length, pending, left: await openCount(db, month) });
+    runs.push({ month, closed: taken - pending.length, pending: pending.length, left: await openCount(db, month) });
   }
   return runs;
 }

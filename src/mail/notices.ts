@@ -9,11 +9,11 @@
  * billing"): `billingProblemMails` is the hook its webhook handler calls.
  */
 import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
-import { organizationUsage } from "../billing/usage";
+import { type OrganizationUsage, organizationsUsage } from "../billing/usage";
 import { QueryBudget } from "../control/budget";
 import { readCursor, saveCursor } from "../control/cron-cursors";
-import { type ControlDb, controlDb } from "../control/db";
-import { jobStarters, mailOnce, memberships, organizations, sites, subscriptions, usageLedger, users } from "../control/schema";
+import { type ControlDb, controlDb, idList } from "../control/db";
+import { jobStarters, mailOnce, memberships, organizations, sites, subscriptions, users } from "../control/schema";
 import { getSite, siteSettingsOf } from "../control/sites";
 import { siteStub } from "../site/stub";
 import type { Mail, OptionalKind } from "./message";
@@ -52,7 +52,7 @@ async function onceAll(db: ControlDb, keys: string[], now: Date) {
 /** The people (id → email) among `userIds` who get mails of `kind`. */
 async function recipients(db: ControlDb, userIds: number[], kind: OptionalKind) {
   if (!userIds.length) return new Map<number, string>();
-  const rows = await db.select({ id: users.id, email: users.email, out: users.mailOptOut }).from(users).where(inArray(users.id, userIds));
+  const rows = await db.select({ id: users.id, email: users.email, out: users.mailOptOut }).from(users).where(inArray(users.id, idList(userIds)));
   return new Map(rows.filter((r) => !(r.out ?? []).includes(kind)).map((r) => [r.id, r.email]));
 }
 
@@ -173,15 +173,16 @@ async function organizationDigest(env: Env, db: ControlDb, base: string, day: st
   return mails.length;
 }
 
-/** D1 queries one organization's usage check costs at most: its usage (5), owners, preferences, two once keys, and slack. */
-const USAGE_QUERIES_PER_ORGANIZATION = 12;
+/** Organizations one usage page checks, and the D1 queries the page costs at most: the page, their usage (5), once keys (5), owners, preferences, the outbox, and slack. */
+const USAGE_PAGE = 100;
+const USAGE_PAGE_QUERIES = 20;
 
 /**
  * Owners hear once a month when the organization passes 80 % and 100 % of its included volume.
- * Subscribed organizations are taken in id order after the `usage_mails` cursor, one page query
- * giving each one's characters this month (an organization that used none is skipped without
- * another query), as many as the budget allows; a pass that reaches the end starts over on the
- * next run. Answers the mails sent and the organizations left in this pass.
+ * Subscribed organizations are taken a page at a time in id order after the `usage_mails`
+ * cursor (a page costs the same few queries whatever its size), as many pages as the budget
+ * allows; a pass that reaches the end starts over on the next run. Answers the mails sent and the
+ * organizations left in this pass.
  */
 export async function usageMails(env: Env, base: string, now = new Date(), budget = unbounded()) {
   const db = controlDb(env.DB);
@@ -189,58 +190,82 @@ export async function usageMails(env: Env, base: string, now = new Date(), budge
   let after = await readCursor(db, "usage_mails");
   let sent = 0;
   let end = false;
-  while (budget.allows(3 + USAGE_QUERIES_PER_ORGANIZATION)) {
-    const orgs = await db.all<{ id: number; name: string; used: number }>(sql`
-      SELECT s.organization_id AS id, o.name AS name,
-        (SELECT coalesce(sum(l.characters), 0) FROM ${usageLedger} l WHERE l.organization_id = s.organization_id AND l.month = ${`${month}-01`}) AS used
-      FROM ${subscriptions} s JOIN ${organizations} o ON o.id = s.organization_id
-      WHERE s.organization_id > ${after} ORDER BY s.organization_id LIMIT 200`);
+  while (budget.allows(2 + USAGE_PAGE_QUERIES)) {
+    const orgs = await db
+      .select({ id: subscriptions.organizationId, name: organizations.name })
+      .from(subscriptions)
+      .innerJoin(organizations, eq(organizations.id, subscriptions.organizationId))
+      .where(gt(subscriptions.organizationId, after))
+      .orderBy(asc(subscriptions.organizationId))
+      .limit(USAGE_PAGE);
     if (!orgs.length) {
       end = true;
       break;
     }
-    for (const org of orgs) {
-      if (org.used > 0) {
-        if (!budget.allows(2 + USAGE_QUERIES_PER_ORGANIZATION)) break;
-        sent += await organizationUsageMails(env, db, base, month, now, org);
-      }
-      after = org.id;
-    }
-    if (after !== orgs[orgs.length - 1].id) break;
+    sent += await usagePageMails(env, db, base, month, now, orgs);
+    after = orgs[orgs.length - 1].id;
   }
   await saveCursor(db, "usage_mails", end ? 0 : after, now);
   const left = end ? 0 : ((await db.get<{ n: number }>(sql`SELECT count(*) AS n FROM ${subscriptions} WHERE ${subscriptions.organizationId} > ${after}`))?.n ?? 0);
   return { sent, left };
 }
 
-async function organizationUsageMails(env: Env, db: ControlDb, base: string, month: string, now: Date, org: { id: number; name: string }) {
-  const usage = await organizationUsage(db, org.id, month);
-  if (!usage.included_characters) return 0;
-  const percent = usage.used_characters >= usage.included_characters ? 100 : usage.used_characters >= 0.8 * usage.included_characters ? 80 : null;
-  if (!percent) return 0;
+async function usagePageMails(env: Env, db: ControlDb, base: string, month: string, now: Date, orgs: { id: number; name: string }[]) {
+  const usages = await organizationsUsage(
+    db,
+    orgs.map((o) => o.id),
+    month,
+  );
+  const crossed: { org: { id: number; name: string }; percent: 80 | 100; usage: OrganizationUsage }[] = [];
+  for (const org of orgs) {
+    const usage = usages.get(org.id)!;
+    if (!usage.included_characters) continue;
+    const percent = usage.used_characters >= usage.included_characters ? 100 : usage.used_characters >= 0.8 * usage.included_characters ? 80 : null;
+    if (percent) crossed.push({ org, percent, usage });
+  }
+  if (!crossed.length) return 0;
   // Passing 100 % also settles 80 % (one mail, not two, when both are crossed at once).
-  const keys = percent === 100 ? [`usage:${org.id}:${month}:100`, `usage:${org.id}:${month}:80`] : [`usage:${org.id}:${month}:80`];
-  const fresh = await onceAll(db, keys, now);
-  if (!fresh.has(keys[0])) return 0;
+  const key = (id: number, percent: number) => `usage:${id}:${month}:${percent}`;
+  const fresh = await onceAll(
+    db,
+    crossed.flatMap((c) => (c.percent === 100 ? [key(c.org.id, 100), key(c.org.id, 80)] : [key(c.org.id, 80)])),
+    now,
+  );
+  const due = crossed.filter((c) => fresh.has(key(c.org.id, c.percent)));
+  if (!due.length) return 0;
   const owners = await db
-    .select({ userId: memberships.userId })
+    .select({ userId: memberships.userId, org: memberships.organizationId })
     .from(memberships)
-    .where(and(eq(memberships.organizationId, org.id), eq(memberships.role, "owner")));
+    .where(
+      and(
+        inArray(
+          memberships.organizationId,
+          idList(due.map((c) => c.org.id)),
+        ),
+        eq(memberships.role, "owner"),
+      ),
+    );
   const to = await recipients(
     db,
-    owners.map((o) => o.userId),
+    [...new Set(owners.map((o) => o.userId))],
     "usage",
   );
-  const mails = [...to.values()].map((email) =>
-    usageMail(email, {
-      organization: org.name,
-      percent,
-      used: usage.used_characters,
-      included: usage.included_characters as number,
-      month,
-      link: `${base}/organizations/${org.id}/usage`,
-    }),
-  );
+  const mails: Mail[] = [];
+  for (const { org, percent, usage } of due)
+    for (const owner of owners.filter((o) => o.org === org.id)) {
+      const email = to.get(owner.userId);
+      if (email)
+        mails.push(
+          usageMail(email, {
+            organization: org.name,
+            percent,
+            used: usage.used_characters,
+            included: usage.included_characters as number,
+            month,
+            link: `${base}/organizations/${org.id}/usage`,
+          }),
+        );
+    }
   await sendMails(env, mails, now);
   return mails.length;
 }
