@@ -1,6 +1,6 @@
 import { createApp } from "./app";
-import { type Deps, PRODUCTION_DEPS } from "./deps";
 import { controlDb } from "./control/db";
+import { type Deps, PRODUCTION_DEPS } from "./deps";
 import { runCron } from "./ops/scheduled";
 import { siteStub } from "./site/stub";
 import { consumeBatch, consumerDeps } from "./webhooks/consumer";

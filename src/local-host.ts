@@ -17,7 +17,10 @@ const requestHost = new AsyncLocalStorage<string>();
 export const withRequestHost = <T>(host: string, fn: () => T): T => requestHost.run(host, fn);
 
 export function isLocalHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
   return host === "localhost" || host.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(host) || host === "::1" || host === "test" || host.endsWith(".test");
 }
 

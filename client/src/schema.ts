@@ -635,6 +635,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase a person
+         * @description Erases one person: their sessions, account tokens, two-factor recovery codes, memberships, the invitations and mails addressed to them, and their address wherever the audit log recorded it (entries keep `user:<id>` as who acted). 409 while they are the only owner of an organization: make another member owner first, or erase the organization.
+         */
+        delete: operations["adminDeleteUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/organizations/{org_id}/usage": {
         parameters: {
             query?: never;
@@ -6650,6 +6670,104 @@ export interface operations {
             };
             /** @description Unknown organization or site */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminDeleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erased */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown organization or site */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The only owner of an organization */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,11 +9,11 @@
  * that, the customer's invoice items are searched for one carrying this organization and month).
  */
 import { asc, eq, inArray, sql } from "drizzle-orm";
+import { QueryBudget } from "../control/budget";
+import { readCursor, saveCursor } from "../control/cron-cursors";
 import { type ControlDb, idList } from "../control/db";
 import { billingCloses, stripeSubscriptions, subscriptions, usageLedger } from "../control/schema";
 import type { Plan } from "../limits";
-import { QueryBudget } from "../control/budget";
-import { readCursor, saveCursor } from "../control/cron-cursors";
 import { log, redactError } from "../obs/log";
 import { monthOf } from "./plans";
 import { billingProvider, type Provider, stripeClient } from "./stripe";
@@ -121,8 +121,14 @@ async function closeOrganizations(env: Env, db: ControlDb, ids: number[], month:
   const stripeOn = billingProvider(env) === "stripe";
   const [usages, subs, mirrors] = await Promise.all([
     organizationsUsage(db, ids, month),
-    db.select().from(subscriptions).where(inArray(subscriptions.organizationId, idList(ids))),
-    db.select().from(stripeSubscriptions).where(inArray(stripeSubscriptions.organizationId, idList(ids))),
+    db
+      .select()
+      .from(subscriptions)
+      .where(inArray(subscriptions.organizationId, idList(ids))),
+    db
+      .select()
+      .from(stripeSubscriptions)
+      .where(inArray(stripeSubscriptions.organizationId, idList(ids))),
   ]);
   const rows: (typeof billingCloses.$inferInsert)[] = [];
   for (const id of ids) {

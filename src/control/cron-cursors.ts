@@ -18,7 +18,10 @@ export async function saveCursor(db: ControlDb, name: string, position: number, 
 
 /** Cursors of finished days and months (`digest:2031-01-05`, `month_close:2031-01`) older than `before`. */
 export async function forgetCursors(db: ControlDb, prefix: string, before: string) {
-  const rows = await db.select({ name: cronCursors.name }).from(cronCursors).where(like(cronCursors.name, `${prefix}%`));
+  const rows = await db
+    .select({ name: cronCursors.name })
+    .from(cronCursors)
+    .where(like(cronCursors.name, `${prefix}%`));
   const old = rows.filter((r) => r.name.slice(prefix.length) < before).map((r) => r.name);
   if (old.length) await db.delete(cronCursors).where(inArray(cronCursors.name, old.slice(0, 90)));
   return old.length;

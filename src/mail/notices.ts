@@ -52,7 +52,10 @@ async function onceAll(db: ControlDb, keys: string[], now: Date) {
 /** The people (id → email) among `userIds` who get mails of `kind`. */
 async function recipients(db: ControlDb, userIds: number[], kind: OptionalKind) {
   if (!userIds.length) return new Map<number, string>();
-  const rows = await db.select({ id: users.id, email: users.email, out: users.mailOptOut }).from(users).where(inArray(users.id, idList(userIds)));
+  const rows = await db
+    .select({ id: users.id, email: users.email, out: users.mailOptOut })
+    .from(users)
+    .where(inArray(users.id, idList(userIds)));
   return new Map(rows.filter((r) => !(r.out ?? []).includes(kind)).map((r) => [r.id, r.email]));
 }
 
@@ -129,7 +132,12 @@ export async function reviewDigestMails(env: Env, base: string, now = new Date()
     const rows = await db
       .select()
       .from(sites)
-      .where(inArray(sites.organizationId, orgs.map((o) => o.id)));
+      .where(
+        inArray(
+          sites.organizationId,
+          orgs.map((o) => o.id),
+        ),
+      );
     for (const org of orgs) {
       const own = rows.filter((r) => r.organizationId === org.id);
       if (siteCalls + own.length > DIGEST_SITES_PER_RUN && siteCalls > 0) break;
@@ -236,20 +244,8 @@ async function usagePageMails(env: Env, db: ControlDb, base: string, month: stri
   const owners = await db
     .select({ userId: memberships.userId, org: memberships.organizationId })
     .from(memberships)
-    .where(
-      and(
-        inArray(
-          memberships.organizationId,
-          idList(due.map((c) => c.org.id)),
-        ),
-        eq(memberships.role, "owner"),
-      ),
-    );
-  const to = await recipients(
-    db,
-    [...new Set(owners.map((o) => o.userId))],
-    "usage",
-  );
+    .where(and(inArray(memberships.organizationId, idList(due.map((c) => c.org.id))), eq(memberships.role, "owner")));
+  const to = await recipients(db, [...new Set(owners.map((o) => o.userId))], "usage");
   const mails: Mail[] = [];
   for (const { org, percent, usage } of due)
     for (const owner of owners.filter((o) => o.org === org.id)) {

@@ -29,13 +29,14 @@ import {
   SitePatchIn,
   SubscriptionIn,
   SubscriptionOut,
+  UserIdParam,
 } from "../api/schemas";
 import type { App } from "../context";
 import { dashboardBase } from "../links";
 import { OPERATOR } from "../ops/actor";
 import { decideAttention, listAttention } from "../ops/attention";
 import { billingCloses, closeBillingMonth } from "../ops/billing";
-import { eraseOrganization, eraseSite } from "../ops/erasure";
+import { eraseOrganization, erasePerson, eraseSite } from "../ops/erasure";
 import { replaceGlossary } from "../ops/glossary";
 import { createKey, listKeys, revokeKey } from "../ops/keys";
 import { auditOf, createOrganization, requireOrganization, usageOf } from "../ops/organizations";
@@ -331,6 +332,25 @@ adminRoutes.openapi(
   }),
   async (c) => {
     await eraseOrganization(c.env, OPERATOR, c.req.valid("param").org_id);
+    return c.body(null, 204);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/admin/v1/users/{user_id}",
+    operationId: "adminDeleteUser",
+    summary: "Erase a person",
+    description:
+      "Erases one person: their sessions, account tokens, two-factor recovery codes, memberships, the invitations and mails addressed to them, and their address wherever the audit log recorded it (entries keep `user:<id>` as who acted). 409 while they are the only owner of an organization: make another member owner first, or erase the organization.",
+    tags: ["admin"],
+    security: admin,
+    request: { params: UserIdParam },
+    responses: { 204: { description: "Erased" }, ...adminErrors, ...adminNotFound, 409: errorOut("The only owner of an organization") },
+  }),
+  async (c) => {
+    await erasePerson(c.env, OPERATOR, c.req.valid("param").user_id);
     return c.body(null, 204);
   },
 );

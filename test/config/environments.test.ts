@@ -6,8 +6,8 @@
  */
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import toml from "../../wrangler.toml?raw";
 import example from "../../secrets.example.json?raw";
+import toml from "../../wrangler.toml?raw";
 
 type Config = Record<string, any>;
 const config = parse(toml) as Config;

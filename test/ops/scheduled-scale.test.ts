@@ -108,7 +108,10 @@ describe("crons with 5,000 organizations", () => {
     expect(small.length).toBeGreaterThan(10);
     expect(Math.max(...small)).toBeLessThanOrEqual(40);
     // Each run said what it did and what is left.
-    const last = logs.mock.calls.map(([line]) => JSON.parse(String(line))).filter((l) => l.event === "cron.run").at(-1);
+    const last = logs.mock.calls
+      .map(([line]) => JSON.parse(String(line)))
+      .filter((l) => l.event === "cron.run")
+      .at(-1);
     expect(last).toMatchObject({ cron: "20 0 * * *", queries: expect.any(Number), close: [{ month: "2031-02", left: 0 }] });
     logs.mockRestore();
   });
