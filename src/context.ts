@@ -11,5 +11,7 @@ export interface App {
     /** The authenticated site (public API only). */
     site: SiteSettings;
     keyId: number;
+    /** Who called the admin API: `admin` (ADMIN_TOKEN) or `admin:<name>` (ADMIN_TOKENS). */
+    adminActor: import("./ops/actor").Actor;
   };
 }

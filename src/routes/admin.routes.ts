@@ -33,7 +33,6 @@ import {
 } from "../api/schemas";
 import type { App } from "../context";
 import { dashboardBase } from "../links";
-import { OPERATOR } from "../ops/actor";
 import { decideAttention, listAttention } from "../ops/attention";
 import { billingCloses, closeBillingMonth } from "../ops/billing";
 import { eraseOrganization, erasePerson, eraseSite } from "../ops/erasure";
@@ -64,7 +63,7 @@ adminRoutes.openapi(
     responses: { 201: ok(OrganizationOut, "The organization", EXAMPLES.organization), ...adminErrors, ...bodyErrors },
   }),
   async (c) => {
-    return c.json(await createOrganization(c.env, OPERATOR, c.req.valid("json")), 201);
+    return c.json(await createOrganization(c.env, c.var.adminActor, c.req.valid("json")), 201);
   },
 );
 
@@ -84,7 +83,7 @@ adminRoutes.openapi(
     responses: { 200: ok(SubscriptionOut, "The subscription", EXAMPLES.subscription), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    return c.json(await setSubscription(c.env, OPERATOR, c.req.valid("param").org_id, c.req.valid("json")), 200);
+    return c.json(await setSubscription(c.env, c.var.adminActor, c.req.valid("param").org_id, c.req.valid("json")), 200);
   },
 );
 
@@ -103,7 +102,7 @@ adminRoutes.openapi(
     responses: { 204: { description: "Deleted" }, ...adminErrors, ...notFoundResponse },
   }),
   async (c) => {
-    await deleteSubscription(c.env, OPERATOR, c.req.valid("param").org_id, c.var.clock());
+    await deleteSubscription(c.env, c.var.adminActor, c.req.valid("param").org_id, c.var.clock());
     return c.body(null, 204);
   },
 );
@@ -127,7 +126,7 @@ adminRoutes.openapi(
     },
   }),
   async (c) => {
-    const n = await replaceGlossary(c.env, OPERATOR, c.req.valid("param").org_id, c.req.valid("json").terms);
+    const n = await replaceGlossary(c.env, c.var.adminActor, c.req.valid("param").org_id, c.req.valid("json").terms);
     return c.json({ terms: n }, 200);
   },
 );
@@ -147,7 +146,7 @@ adminRoutes.openapi(
     responses: { 201: ok(AdminSiteOut, "The site with its settings", EXAMPLES.adminSite), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    return c.json(siteOut(await createSite(c.env, OPERATOR, c.req.valid("json"))), 201);
+    return c.json(siteOut(await createSite(c.env, c.var.adminActor, c.req.valid("json"))), 201);
   },
 );
 
@@ -164,7 +163,7 @@ adminRoutes.openapi(
     responses: { 200: ok(AdminSiteOut, "The site with its settings", EXAMPLES.adminSite), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    return c.json(siteOut(await updateSiteSettings(c.env, OPERATOR, c.req.valid("param").site_id, c.req.valid("json"))), 200);
+    return c.json(siteOut(await updateSiteSettings(c.env, c.var.adminActor, c.req.valid("param").site_id, c.req.valid("json"))), 200);
   },
 );
 
@@ -200,7 +199,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const site = await loadSite(c.env, c.req.valid("param").site_id);
-    return c.json(await createKey(c.env, OPERATOR, site, c.req.valid("json")), 201);
+    return c.json(await createKey(c.env, c.var.adminActor, site, c.req.valid("json")), 201);
   },
 );
 
@@ -236,7 +235,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { site_id, key_id } = c.req.valid("param");
-    await revokeKey(c.env, OPERATOR, await loadSite(c.env, site_id), key_id);
+    await revokeKey(c.env, c.var.adminActor, await loadSite(c.env, site_id), key_id);
     return c.body(null, 204);
   },
 );
@@ -292,7 +291,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { site_id, result_id } = c.req.valid("param");
-    return c.json(await decideAttention(c.env, OPERATOR, await loadSite(c.env, site_id), result_id, c.req.valid("json")), 200);
+    return c.json(await decideAttention(c.env, c.var.adminActor, await loadSite(c.env, site_id), result_id, c.req.valid("json")), 200);
   },
 );
 
@@ -312,7 +311,7 @@ adminRoutes.openapi(
     responses: { 204: { description: "Erased" }, ...adminErrors, ...adminNotFound },
   }),
   async (c) => {
-    await eraseSite(c.env, OPERATOR, c.req.valid("param").site_id);
+    await eraseSite(c.env, c.var.adminActor, c.req.valid("param").site_id);
     return c.body(null, 204);
   },
 );
@@ -331,7 +330,7 @@ adminRoutes.openapi(
     responses: { 204: { description: "Erased" }, ...adminErrors, ...adminNotFound },
   }),
   async (c) => {
-    await eraseOrganization(c.env, OPERATOR, c.req.valid("param").org_id);
+    await eraseOrganization(c.env, c.var.adminActor, c.req.valid("param").org_id);
     return c.body(null, 204);
   },
 );
@@ -350,7 +349,7 @@ adminRoutes.openapi(
     responses: { 204: { description: "Erased" }, ...adminErrors, ...adminNotFound, 409: errorOut("The only owner of an organization") },
   }),
   async (c) => {
-    await erasePerson(c.env, OPERATOR, c.req.valid("param").user_id);
+    await erasePerson(c.env, c.var.adminActor, c.req.valid("param").user_id);
     return c.body(null, 204);
   },
 );
@@ -421,7 +420,7 @@ adminRoutes.openapi(
     responses: { 201: ok(InvitationOut, "The invitation and its one-time link"), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    const inviter = { actor: OPERATOR, userId: null, role: null };
+    const inviter = { actor: c.var.adminActor, userId: null, role: null };
     return c.json(await invite(c.env, inviter, c.req.valid("param").org_id, c.req.valid("json"), dashboardBase(c)), 201);
   },
 );
