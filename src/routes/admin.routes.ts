@@ -6,7 +6,17 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { EXAMPLES } from "../api/examples";
-import { AuditOut, AuditQuery, BillingClosesOut, BillingMonthQuery, OptionalMonthQuery, OrganizationUsageOut, UsageMonthQuery } from "../api/operator.schemas";
+import {
+  AuditOut,
+  AuditQuery,
+  BillingClosesOut,
+  BillingMonthQuery,
+  OptionalMonthQuery,
+  OrganizationUsageOut,
+  RestoreIn,
+  RestoreOut,
+  UsageMonthQuery,
+} from "../api/operator.schemas";
 import {
   AdminSiteDetailOut,
   AdminSiteOut,
@@ -40,6 +50,7 @@ import { replaceGlossary } from "../ops/glossary";
 import { createKey, listKeys, revokeKey } from "../ops/keys";
 import { auditOf, createOrganization, requireOrganization, usageOf } from "../ops/organizations";
 import { invite } from "../ops/people";
+import { restoreSite } from "../ops/restore";
 import { createSite, loadSite, siteDetail, siteOut, updateSiteSettings } from "../ops/sites";
 import { deleteSubscription, setSubscription } from "../ops/subscriptions";
 import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
@@ -351,6 +362,25 @@ adminRoutes.openapi(
   async (c) => {
     await erasePerson(c.env, c.var.adminActor, c.req.valid("param").user_id);
     return c.body(null, 204);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/sites/{site_id}/restore",
+    operationId: "adminRestoreSite",
+    summary: "Restore a site's object storage to a moment",
+    description:
+      "Point-in-time recovery of one site (docs/ops/backups.md): its object storage (units, translations, results, jobs, memory) goes back to `at`, within the last 30 days. D1 (keys, settings, usage) is not touched. Audited as `site.restore`.",
+    tags: ["admin"],
+    security: admin,
+    request: { params: SiteIdParam, ...body(RestoreIn, { at: "2027-01-05T10:00:00Z" }) },
+    responses: { 200: ok(RestoreOut, "Restored: the object starts on the restored storage at its next request"), ...bodyErrors, ...adminErrors, ...adminNotFound },
+  }),
+  async (c) => {
+    const site = await loadSite(c.env, c.req.valid("param").site_id);
+    return c.json(await restoreSite(c.env, c.var.adminActor, site, new Date(c.req.valid("json").at), c.var.clock()), 200);
   },
 );
 
