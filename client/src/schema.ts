@@ -1829,6 +1829,7 @@ export type components = {
             source_text: string;
         };
         RestoreOut: {
+            /** @description The site restored. */
             site_id: number;
             /** @description The moment restored to. */
             at: string;

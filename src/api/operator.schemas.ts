@@ -120,7 +120,7 @@ export const RestoreIn = z
 
 export const RestoreOut = z
   .object({
-    site_id: z.number().int(),
+    site_id: z.number().int().openapi({ description: "The site restored." }),
     at: z.string().openapi({ description: "The moment restored to." }),
     bookmark: z.string().openapi({ description: "The storage bookmark of that moment (Cloudflare's point-in-time recovery)." }),
   })
