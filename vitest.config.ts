@@ -18,6 +18,8 @@ export default defineConfig(async () => {
           DASHBOARD_URL: "https://dash.test",
           // Mails land in the local outbox (D1), where tests read them; test/mail covers the binding itself.
           DEV_MAILBOX: "true",
+          // A deployed environment's sender (wrangler.toml sets it per environment, not at the top level); test/mail covers its absence.
+          EMAIL_FROM: "noreply@transync.test",
           SIGNUP: "open",
           // Set here so a developer's .dev.vars (which `npm run dev` reads, and the pool would too) cannot change what the tests see.
           WEBHOOK_ALLOW_LOOPBACK: "false",

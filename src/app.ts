@@ -15,6 +15,7 @@ import type { App } from "./context";
 import { dashboard } from "./dashboard";
 import { ApiError, ensureErrorBody, errorBody, renderError } from "./errors";
 import { LIMITS } from "./limits";
+import { withRequestHost } from "./local-host";
 import { withLogContext } from "./obs/log";
 import { record } from "./obs/metrics";
 import { adminRoutes } from "./routes/admin.routes";
@@ -89,6 +90,8 @@ export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
       });
     });
   });
+  // The request's host, for the switches honoured only in local development (src/local-host.ts).
+  app.use((c, next) => withRequestHost(new URL(c.req.url).hostname, next));
   app.use(ensureErrorBody);
   app.use(
     methodNotAllowed({

@@ -17,6 +17,7 @@ import { authenticate, KEY_PREFIX } from "./control/keys";
 import { ApiError, tooManyRequests, unauthorized } from "./errors";
 import { LIMITS } from "./limits";
 import { addLogContext, log } from "./obs/log";
+import { type Actor, OPERATOR } from "./ops/actor";
 
 /** The window of both limiters (wrangler.toml `period`): the most a client waits. */
 export const RATE_LIMIT_PERIOD_SECONDS = 60;
@@ -94,13 +95,37 @@ export const apiKeyAuth = (now: () => number = Date.now) =>
 const digest = async (text: string) => new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 let warnedDisabled = false;
 
+/** ADMIN_TOKENS parsed: JSON `{name: sha256 hex of that operator's token}`; names of letters, digits, `.`, `_`, `-`. Entries of another shape are ignored (and logged once). */
+let parsedTokens: { raw: string; tokens: [string, Uint8Array][] } | null = null;
+function namedTokens(raw: string | undefined): [string, Uint8Array][] {
+  if (!raw) return [];
+  if (parsedTokens?.raw === raw) return parsedTokens.tokens;
+  const tokens: [string, Uint8Array][] = [];
+  let bad = 0;
+  try {
+    for (const [name, hex] of Object.entries(JSON.parse(raw) as Record<string, unknown>)) {
+      if (/^[\w.-]{1,64}$/.test(name) && typeof hex === "string" && /^[0-9a-f]{64}$/i.test(hex))
+        tokens.push([name, Uint8Array.from(hex.match(/../g)!.map((h) => parseInt(h, 16)))]);
+      else bad++;
+    }
+  } catch {
+    bad++;
+  }
+  if (bad) log("error", "config.admin_tokens_invalid", { ignored: bad });
+  parsedTokens = { raw, tokens };
+  return tokens;
+}
+
 /**
- * The admin API: the ADMIN_TOKEN secret, compared as SHA-256 digests (equal length, constant
- * time, whatever was sent). Unset or shorter than 32 characters disables the admin API.
+ * The admin API: a named operator's token (ADMIN_TOKENS, JSON `{name: sha256 hex}`; the audit
+ * names them `admin:<name>`) or the single ADMIN_TOKEN secret (`admin`), compared as SHA-256
+ * digests (equal length, constant time, whatever was sent). Without a named token, an ADMIN_TOKEN
+ * unset or shorter than 32 characters disables the admin API.
  */
 export async function adminAuth(c: Context<App>, next: Next) {
   const expected = c.env.ADMIN_TOKEN ?? "";
-  if (expected.length < ADMIN_TOKEN_MIN_LENGTH) {
+  const named = namedTokens(c.env.ADMIN_TOKENS);
+  if (expected.length < ADMIN_TOKEN_MIN_LENGTH && !named.length) {
     if (!warnedDisabled) {
       warnedDisabled = true;
       log("warn", "admin.disabled", {
@@ -110,7 +135,12 @@ export async function adminAuth(c: Context<App>, next: Next) {
     return failedAuthentication(c, "A valid admin token is required.");
   }
   const token = bearerToken(c.req.header("authorization")) ?? "";
-  const [a, b] = await Promise.all([digest(token), digest(expected)]);
-  if (!timingSafeEqual(a, b)) return failedAuthentication(c, "A valid admin token is required.");
+  const sent = await digest(token);
+  // Every named token is compared (no early exit), then the single one.
+  let actor: Actor | null = null;
+  for (const [name, hash] of named) if (timingSafeEqual(sent, hash) && !actor) actor = `admin:${name}`;
+  if (expected.length >= ADMIN_TOKEN_MIN_LENGTH && timingSafeEqual(sent, await digest(expected)) && !actor) actor = OPERATOR;
+  if (!actor) return failedAuthentication(c, "A valid admin token is required.");
+  c.set("adminActor", actor);
   await next();
 }

@@ -13,5 +13,8 @@ export interface App {
     keyId: number;
     /** The calling key's prefix (`tsk_` + 6), the most of a key a log line may carry. */
     keyPrefix: string;
+
+    /** Who called the admin API: `admin` (ADMIN_TOKEN) or `admin:<name>` (ADMIN_TOKENS). */
+    adminActor: import("./ops/actor").Actor;
   };
 }

@@ -7,9 +7,24 @@ import { type Clock, systemClock } from "./clock";
 import { realSleep } from "./engines/http";
 import type { Sleep } from "./engines/types";
 
+/** A Durable Object's point-in-time recovery (docs/ops/backups.md): the three calls a restore makes. The local runtime lacks them, so tests hand in a fake. */
+export interface PointInTime {
+  getBookmarkForTime(at: number | Date): Promise<string>;
+  onNextSessionRestoreBookmark(bookmark: string): Promise<string>;
+  abort(reason?: string): void;
+}
+
 export interface Deps {
   clock: Clock;
   sleep: Sleep;
+  /** The object's point-in-time recovery; production's is the storage's own. */
+  pointInTime?: (ctx: DurableObjectState) => PointInTime;
 }
 
-export const PRODUCTION_DEPS: Deps = { clock: systemClock, sleep: realSleep };
+export const storagePointInTime = (ctx: DurableObjectState): PointInTime => ({
+  getBookmarkForTime: (at) => ctx.storage.getBookmarkForTime(at),
+  onNextSessionRestoreBookmark: (bookmark) => ctx.storage.onNextSessionRestoreBookmark(bookmark),
+  abort: (reason) => ctx.abort(reason),
+});
+
+export const PRODUCTION_DEPS: Deps = { clock: systemClock, sleep: realSleep, pointInTime: storagePointInTime };

@@ -7,6 +7,8 @@ declare namespace Cloudflare {
     BLOBS: R2Bucket;
     AI?: Ai;
     ADMIN_TOKEN: string;
+    /** Named operators' admin tokens: JSON `{name: sha256 hex of the token}`; the audit names them `admin:<name>`. */
+    ADMIN_TOKENS?: string;
     /** Workers Rate Limiting bindings (wrangler.toml [[ratelimits]]). */
     KEY_LIMITER: RateLimit;
     AUTH_FAILURE_LIMITER: RateLimit;

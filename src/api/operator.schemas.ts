@@ -314,3 +314,19 @@ export const ONCALL_EXAMPLES = {
     code: "site_storage_full",
   },
 } as const;
+
+export const RestoreIn = z
+  .object({
+    at: z.iso
+      .datetime({ offset: true, message: "at: must be an ISO 8601 date and time, e.g. 2027-01-05T10:00:00Z" })
+      .openapi({ description: "The moment to restore the site's object storage to: within the last 30 days, not in the future.", example: "2027-01-05T10:00:00Z" }),
+  })
+  .openapi("RestoreIn");
+
+export const RestoreOut = z
+  .object({
+    site_id: z.number().int().openapi({ description: "The site restored." }),
+    at: z.string().openapi({ description: "The moment restored to." }),
+    bookmark: z.string().openapi({ description: "The storage bookmark of that moment (Cloudflare's point-in-time recovery)." }),
+  })
+  .openapi("RestoreOut");

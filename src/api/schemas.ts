@@ -951,6 +951,7 @@ export const AttentionConfirmOut = z
 
 export const SiteIdParam = z.object({ site_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
 export const OrgIdParam = z.object({ org_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
+export const UserIdParam = z.object({ user_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
 
 // ------------------------------------------------------------------ people (dashboard)
 

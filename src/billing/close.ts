@@ -8,15 +8,17 @@
  * (with the same key: Stripe answers a repeat within 24 hours with the first item; after
  * that, the customer's invoice items are searched for one carrying this organization and month).
  */
-import { asc, eq, sql } from "drizzle-orm";
-import type { ControlDb } from "../control/db";
+import { asc, eq, inArray, sql } from "drizzle-orm";
+import { QueryBudget } from "../control/budget";
+import { readCursor, saveCursor } from "../control/cron-cursors";
+import { type ControlDb, idList } from "../control/db";
 import { billingCloses, stripeSubscriptions, subscriptions, usageLedger } from "../control/schema";
 import type { Plan } from "../limits";
 import { redactError } from "../obs/log";
 import { record } from "../obs/metrics";
 import { monthOf } from "./plans";
 import { billingProvider, type Provider, stripeClient } from "./stripe";
-import { organizationUsage } from "./usage";
+import { type OrganizationUsage, organizationsUsage } from "./usage";
 
 export interface CloseOut {
   organization_id: number;
@@ -64,70 +66,88 @@ export async function listCloses(db: ControlDb, month?: string): Promise<CloseOu
 /** A month that has ended (UTC) by `at`. */
 export const hasEnded = (month: string, at: Date) => month < monthKey(at);
 
+/** Organizations to close for `month`: used characters in it or have a subscription, not closed yet; after `after`, at most `limit`. */
+function candidates(db: ControlDb, month: string, after = 0, limit = -1) {
+  const ledgerMonth = `${month}-01`;
+  return db.all<{ id: number }>(sql`
+    SELECT organization_id AS id FROM (
+      SELECT DISTINCT ${usageLedger.organizationId} AS organization_id FROM ${usageLedger} WHERE ${usageLedger.month} = ${ledgerMonth}
+      UNION SELECT ${subscriptions.organizationId} FROM ${subscriptions}
+    ) WHERE organization_id > ${after}
+      AND organization_id NOT IN (SELECT ${billingCloses.organizationId} FROM ${billingCloses} WHERE ${billingCloses.month} = ${month})
+    ORDER BY organization_id LIMIT ${limit}`);
+}
+
+/** How many organizations `month` still has to close (for the `cron.run` line). */
+async function openCount(db: ControlDb, month: string) {
+  const ledgerMonth = `${month}-01`;
+  const [row] = await db.all<{ n: number }>(sql`
+    SELECT count(*) AS n FROM (
+      SELECT DISTINCT ${usageLedger.organizationId} AS organization_id FROM ${usageLedger} WHERE ${usageLedger.month} = ${ledgerMonth}
+      UNION SELECT ${subscriptions.organizationId} FROM ${subscriptions}
+    ) WHERE organization_id NOT IN (SELECT ${billingCloses.organizationId} FROM ${billingCloses} WHERE ${billingCloses.month} = ${month})`);
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * D1 queries one page of closes costs: the page (1), its usage (5), subscriptions and Stripe
+ * mirrors (2), the rows (1), whatever the page's size (up to CLOSE_PAGE organizations).
+ */
+export const CLOSE_PAGE_QUERIES = 9;
+export const CLOSE_PAGE = 100;
+
 /**
  * Closes one ended month for every organization that used characters in it or has a
  * subscription, and is not closed for it yet. Safe to repeat: a closed organization is skipped.
  */
 export async function closeMonth(env: Env, db: ControlDb, month: string, at: Date): Promise<CloseRun> {
-  const ledgerMonth = `${month}-01`;
-  const candidates = await db.all<{ id: number }>(sql`
-    SELECT organization_id AS id FROM (
-      SELECT DISTINCT ${usageLedger.organizationId} AS organization_id FROM ${usageLedger} WHERE ${usageLedger.month} = ${ledgerMonth}
-      UNION SELECT ${subscriptions.organizationId} FROM ${subscriptions}
-    ) WHERE organization_id NOT IN (SELECT ${billingCloses.organizationId} FROM ${billingCloses} WHERE ${billingCloses.month} = ${month})
-    ORDER BY organization_id`);
   const pending: CloseRun["pending"] = [];
+  let after = 0;
+  for (let page = await candidates(db, month, after, CLOSE_PAGE); page.length; page = await candidates(db, month, after, CLOSE_PAGE)) {
+    await closeOrganizations(
+      env,
+      db,
+      page.map((o) => o.id),
+      month,
+      at,
+      pending,
+    );
+    after = page[page.length - 1].id;
+  }
+  return { closes: await listCloses(db, month), pending };
+}
+
+/** Closes a page of organizations' month in CLOSE_PAGE_QUERIES - 1 queries; a Stripe failure leaves its organization open (listed in `pending`). */
+async function closeOrganizations(env: Env, db: ControlDb, ids: number[], month: string, at: Date, pending: CloseRun["pending"]) {
   const stripeOn = billingProvider(env) === "stripe";
-  for (const { id } of candidates) {
-    const [usage, sub, mirror] = await Promise.all([
-      organizationUsage(db, id, month),
-      db.select().from(subscriptions).where(eq(subscriptions.organizationId, id)).get(),
-      db.select().from(stripeSubscriptions).where(eq(stripeSubscriptions.organizationId, id)).get(),
-    ]);
+  const [usages, subs, mirrors] = await Promise.all([
+    organizationsUsage(db, ids, month),
+    db
+      .select()
+      .from(subscriptions)
+      .where(inArray(subscriptions.organizationId, idList(ids))),
+    db
+      .select()
+      .from(stripeSubscriptions)
+      .where(inArray(stripeSubscriptions.organizationId, idList(ids))),
+  ]);
+  const rows: (typeof billingCloses.$inferInsert)[] = [];
+  for (const id of ids) {
+    const usage = usages.get(id)!;
+    const sub = subs.find((s) => s.organizationId === id);
+    const mirror = mirrors.find((m) => m.organizationId === id);
     // Billed through Stripe when Stripe keeps the subscription; an operator's override invoices by hand.
     const viaStripe = stripeOn && sub?.provider === "stripe" && mirror !== undefined;
     let invoiceItemId: string | null = null;
     if (viaStripe && usage.overage_cents > 0) {
       try {
-        const stripe = stripeClient(env);
-        // Stripe forgets idempotency keys after 24 hours: an item an earlier run created (its answer
-        // lost) is found by its metadata first, so a retry days later still bills once.
-        const earlier = (await stripe.invoiceItems.list({ customer: mirror.customerId, limit: 100 })).data.find(
-          (i) => i.metadata?.organization_id === String(id) && i.metadata?.month === month,
-        );
-        const item =
-          earlier ??
-          (await stripe.invoiceItems.create(
-            {
-              customer: mirror.customerId,
-              amount: usage.overage_cents,
-              currency: usage.currency,
-              description: `Translation overage ${month}: ${usage.overage_characters.toLocaleString("en-US")} characters beyond the included volume`,
-              metadata: { organization_id: String(id), month, overage_characters: String(usage.overage_characters) },
-            },
-            { idempotencyKey: overageKey(id, month) },
-          ));
-        invoiceItemId = item.id;
+        invoiceItemId = await invoiceOverage(env, mirror.customerId, id, month, usage);
       } catch (err) {
         pending.push({ organization_id: id, detail: `Stripe did not take the invoice item: ${err instanceof Error ? err.message : String(err)}` });
         record(env, "error", "billing.close", { org_id: id, month, status: "pending", code: "stripe_failed", error: redactError(err) });
         continue;
       }
     }
-    await db
-      .insert(billingCloses)
-      .values({
-        organizationId: id,
-        month,
-        plan: usage.plan,
-        usedCharacters: usage.used_characters,
-        overageCharacters: usage.overage_characters,
-        overageCents: usage.overage_cents,
-        provider: viaStripe ? "stripe" : "manual",
-        invoiceItemId,
-        closedAt: at.toISOString(),
-      })
-      .onConflictDoNothing();
     record(env, "info", "billing.close", {
       org_id: id,
       month,
@@ -136,15 +156,59 @@ export async function closeMonth(env: Env, db: ControlDb, month: string, at: Dat
       characters: usage.overage_characters,
       used_characters: usage.used_characters,
     });
+    rows.push({
+      organizationId: id,
+      month,
+      plan: usage.plan,
+      usedCharacters: usage.used_characters,
+      overageCharacters: usage.overage_characters,
+      overageCents: usage.overage_cents,
+      provider: viaStripe ? "stripe" : "manual",
+      invoiceItemId,
+      closedAt: at.toISOString(),
+    });
   }
-  return { closes: await listCloses(db, month), pending };
+  if (!rows.length) return;
+  // One statement for the page: the rows as one JSON parameter (D1 binds at most 100 parameters).
+  await db.run(sql`
+    INSERT INTO ${billingCloses} (organization_id, month, plan, used_characters, overage_characters, overage_cents, provider, invoice_item_id, closed_at)
+    SELECT json_extract(value, '$.organizationId'), json_extract(value, '$.month'), json_extract(value, '$.plan'), json_extract(value, '$.usedCharacters'),
+      json_extract(value, '$.overageCharacters'), json_extract(value, '$.overageCents'), json_extract(value, '$.provider'), json_extract(value, '$.invoiceItemId'),
+      json_extract(value, '$.closedAt')
+    FROM json_each(${JSON.stringify(rows)}) WHERE true
+    ON CONFLICT DO NOTHING`);
+}
+
+/** The overage as one invoice item on the customer's next invoice; answers its id. */
+async function invoiceOverage(env: Env, customer: string, id: number, month: string, usage: OrganizationUsage) {
+  const stripe = stripeClient(env);
+  // Stripe forgets idempotency keys after 24 hours: an item an earlier run created (its answer
+  // lost) is found by its metadata first, so a retry days later still bills once.
+  const earlier = (await stripe.invoiceItems.list({ customer, limit: 100 })).data.find((i) => i.metadata?.organization_id === String(id) && i.metadata?.month === month);
+  const item =
+    earlier ??
+    (await stripe.invoiceItems.create(
+      {
+        customer,
+        amount: usage.overage_cents,
+        currency: usage.currency,
+        description: `Translation overage ${month}: ${usage.overage_characters.toLocaleString("en-US")} characters beyond the included volume`,
+        metadata: { organization_id: String(id), month, overage_characters: String(usage.overage_characters) },
+      },
+      { idempotencyKey: overageKey(id, month) },
+    ));
+  return item.id;
 }
 
 /**
- * What the Cron Trigger runs: every ended month with ledger rows of an organization not closed
- * for it, and the month just ended (for subscriptions without usage).
+ * What the Cron Triggers run (the daily one, and every 15 minutes while a month is open): every
+ * ended month with ledger rows of an organization not closed for it, and the month just ended
+ * (for subscriptions without usage). Bounded by `budget`: organizations are taken in id order
+ * after the month's cursor while the budget holds one more close; the cursor records the last one
+ * taken, so the next invocation goes on from there. A pass that reaches the end starts the cursor
+ * over, so organizations Stripe refused are tried again on the next pass.
  */
-export async function closeEndedMonths(env: Env, db: ControlDb, at: Date) {
+export async function closeEndedMonths(env: Env, db: ControlDb, at: Date, budget: QueryBudget = new QueryBudget(Number.POSITIVE_INFINITY)) {
   const current = monthOf(at).start;
   const previous = new Date(Date.UTC(current.getUTCFullYear(), current.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
   const open = await db.all<{ month: string }>(sql`
@@ -152,10 +216,33 @@ export async function closeEndedMonths(env: Env, db: ControlDb, at: Date) {
     WHERE l.month < ${monthOf(at).key}
       AND NOT EXISTS (SELECT 1 FROM ${billingCloses} c WHERE c.organization_id = l.organization_id AND c.month = substr(l.month, 1, 7))`);
   const months = [...new Set([...open.map((r) => r.month), previous])].sort();
-  const runs: { month: string; closed: number; pending: CloseRun["pending"] }[] = [];
+  const runs: { month: string; closed: number; pending: number; left: number }[] = [];
   for (const month of months) {
-    const run = await closeMonth(env, db, month, at);
-    runs.push({ month, closed: run.closes.length, pending: run.pending });
+    // The cursor's read and write, a page, and the count of what is left.
+    if (!budget.allows(3 + CLOSE_PAGE_QUERIES)) break;
+    const name = `month_close:${month}`;
+    let after = await readCursor(db, name);
+    const pending: CloseRun["pending"] = [];
+    let taken = 0;
+    while (budget.allows(2 + CLOSE_PAGE_QUERIES)) {
+      const page = await candidates(db, month, after, CLOSE_PAGE);
+      if (!page.length) {
+        after = 0; // the end of a pass: the next one starts over (for what Stripe refused)
+        break;
+      }
+      await closeOrganizations(
+        env,
+        db,
+        page.map((o) => o.id),
+        month,
+        at,
+        pending,
+      );
+      taken += page.length;
+      after = page[page.length - 1].id;
+    }
+    await saveCursor(db, name, after, at);
+    runs.push({ month, closed: taken - pending.length, pending: pending.length, left: await openCount(db, month) });
   }
   return runs;
 }

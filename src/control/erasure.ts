@@ -18,6 +18,8 @@ import {
   auditLog,
   glossaryTerms,
   invitations,
+  jobStarters,
+  mailOutbox,
   memberships,
   organizations,
   recoveryCodes,
@@ -105,5 +107,43 @@ export async function eraseOrganizationRows(db: ControlDb, orgId: number, siteId
     db.delete(organizations).where(eq(organizations.id, orgId)),
     db.update(auditLog).set({ detail: null }).where(eq(auditLog.organizationId, orgId)),
     auditStatement(db, { organizationId: orgId, actor, action: "organization.erase", target: `organization:${orgId}`, detail: { sites: siteIds.length } }),
+  ]);
+}
+
+/** The organizations (id, name) where the person is the only owner: erasing them would leave the organization without one. */
+export async function soleOwnerships(db: ControlDb, userId: number) {
+  return db.all<{ id: number; name: string }>(sql`
+    SELECT o.id, o.name FROM memberships m JOIN organizations o ON o.id = m.organization_id
+    WHERE m.user_id = ${userId} AND m.role = 'owner'
+      AND NOT EXISTS (SELECT 1 FROM memberships x WHERE x.organization_id = m.organization_id AND x.role = 'owner' AND x.user_id <> ${userId})
+    ORDER BY o.id`);
+}
+
+/**
+ * One person's rows, in one batch: sessions, account tokens, recovery codes, memberships, the
+ * invitations and mails addressed to them, the jobs they are to hear about, and the user row; their
+ * address leaves the audit log (detail and actor), which keeps `user:<id>` as who acted.
+ */
+export async function erasePersonRows(db: ControlDb, user: { id: number; email: string }, orgIds: number[], actor: string) {
+  const email = user.email;
+  await db.batch([
+    db.delete(sessions).where(eq(sessions.userId, user.id)),
+    db.delete(accountTokens).where(eq(accountTokens.userId, user.id)),
+    db.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id)),
+    db.delete(memberships).where(eq(memberships.userId, user.id)),
+    db.delete(invitations).where(eq(invitations.email, email)),
+    db.delete(mailOutbox).where(eq(mailOutbox.to, email)),
+    db.delete(jobStarters).where(eq(jobStarters.userId, user.id)),
+    db.delete(users).where(eq(users.id, user.id)),
+    db
+      .update(auditLog)
+      .set({ detail: sql`replace(${auditLog.detail}, ${JSON.stringify(email).slice(1, -1)}, '[erased]')` })
+      .where(sql`instr(${auditLog.detail}, ${JSON.stringify(email).slice(1, -1)}) > 0`),
+    db
+      .update(auditLog)
+      .set({ actor: sql`trim(replace(${auditLog.actor}, ${email}, ''))` })
+      .where(sql`instr(${auditLog.actor}, ${email}) > 0`),
+    ...orgIds.map((organizationId) => auditStatement(db, { organizationId, actor, action: "person.erase", target: `user:${user.id}` })),
+    ...(orgIds.length ? [] : [auditStatement(db, { organizationId: null, actor, action: "person.erase", target: `user:${user.id}` })]),
   ]);
 }

@@ -357,7 +357,7 @@ export const webhookDeliveries = sqliteTable(
     error: text("error"),
     nextAttemptAt: text("next_attempt_at"),
   },
-  (t) => [index("webhook_deliveries_site").on(t.siteId, t.createdAt)],
+  (t) => [index("webhook_deliveries_site").on(t.siteId, t.createdAt), index("webhook_deliveries_pending").on(t.status, t.nextAttemptAt)],
 );
 
 /** Per-site marks: `results.available` (ms of its latest send), `usage.threshold:<month>:<percent>`. */
@@ -464,3 +464,16 @@ export const mailBudget = sqliteTable(
   },
   (t) => [index("mail_budget_key_at").on(t.key, t.at)],
 );
+
+// ------------------------------------------------------------------ scheduled work (DESIGN.md "Going live")
+
+/**
+ * Where a paged cron task stopped: the last organization id it finished (`month_close:<YYYY-MM>`,
+ * `usage_mails`, `digest:<day>`, `cleanup`). The next invocation goes on from there, so no
+ * invocation runs more than its D1 query budget (src/ops/scheduled.ts).
+ */
+export const cronCursors = sqliteTable("cron_cursors", {
+  name: text("name").primaryKey(),
+  position: integer("position").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});

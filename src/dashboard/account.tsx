@@ -2,17 +2,20 @@
  * /dashboard/account: the person's password (changing it signs them out everywhere else), their
  * sessions (end one, or all others), two-factor sign-in (set up with a QR code made here,
  * confirmed by a first code; set up again or turned off only with the password and a current
- * code, limited and counted like sign-in's codes) and which mails they get.
+ * code, limited and counted like sign-in's codes), which mails they get, and deleting the account
+ * (src/ops/erasure.ts erasePerson; refused for an organization's only owner).
  */
 import { Hono } from "hono";
 import { groupedKey, totpQrSvg, totpUri } from "../control/totp";
 import { ApiError } from "../errors";
 import { mailBase } from "../links";
 import { endAllOtherSessions, endOneSession, mailPreferences, sessionsOf, setMailPreferences } from "../ops/accounts";
+import { userActor } from "../ops/actor";
+import { erasePerson } from "../ops/erasure";
 import { changePassword } from "../ops/sessions";
 import { beginTwoFactor, confirmTwoFactor, disableTwoFactor, pendingSecret, recoveryCodesLeft } from "../ops/two-factor";
 import { requireUser } from "./access";
-import { type DashApp, type DashContext, limited } from "./auth";
+import { clearSessionCookie, type DashApp, type DashContext, limited } from "./auth";
 import { form, str, strs } from "./form";
 import { AccountPage } from "./pages/account";
 import { RecoveryCodesPage, TwoFactorSetupPage } from "./pages/accounts";
@@ -57,6 +60,24 @@ account.post("/account/mail", async (c) => {
   const user = requireUser(c);
   await setMailPreferences(c.env, user.userId, strs(await form(c), "mail"));
   return c.redirect("/dashboard/account?done=mail-saved", 303);
+});
+
+account.post("/account/delete", async (c) => {
+  const user = requireUser(c);
+  if (
+    str(await form(c), "confirm_email")
+      .trim()
+      .toLowerCase() !== user.email.toLowerCase()
+  )
+    return render(c, await accountPage(c, { error: "confirm_email: type your own address to delete your account." }), 422);
+  try {
+    await erasePerson(c.env, userActor(user.userId), user.userId);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 409) return render(c, await accountPage(c, { error: err.detail }), 409);
+    throw err;
+  }
+  clearSessionCookie(c);
+  return c.redirect("/dashboard?done=account-deleted", 303);
 });
 
 // ------------------------------------------------------------------ two-factor set-up

@@ -1,10 +1,15 @@
-/** The local mailbox (DEV_MAILBOX=true): every mail the service would have sent. 404 otherwise, to everyone. */
+/**
+ * The local mailbox (DEV_MAILBOX=true): every mail the service would have sent. 404 otherwise, to
+ * everyone, and always to a request whose host is not local (src/local-host.ts): a production
+ * Worker deployed with DEV_MAILBOX=true never shows it.
+ */
 
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { controlDb } from "../control/db";
 import { mailOutbox } from "../control/schema";
 import { ApiError } from "../errors";
+import { devMailboxOn, isLocalHost } from "../local-host";
 import { outbox } from "../mail/send";
 import type { DashApp } from "./auth";
 import { id } from "./form";
@@ -14,7 +19,7 @@ import { render } from "./respond";
 export const devMail = new Hono<DashApp>();
 
 devMail.use("/dev/*", async (c, next) => {
-  if (c.env.DEV_MAILBOX !== "true") throw new ApiError(404, "There is no such page in the dashboard.");
+  if (!isLocalHost(new URL(c.req.url).hostname) || !devMailboxOn(c.env)) throw new ApiError(404, "There is no such page in the dashboard.");
   await next();
 });
 

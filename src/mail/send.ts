@@ -7,20 +7,28 @@
  * kept as `retry`; the Worker's cron (every 15 minutes, `retryMails`) tries each once more,
  * then marks it `sent` or `failed` (logged again, given up).
  */
-import { and, asc, eq, lt } from "drizzle-orm";
+import { and, asc, eq, lt, sql } from "drizzle-orm";
+import type { QueryBudget } from "../control/budget";
 import { controlDb } from "../control/db";
 import { mailOutbox } from "../control/schema";
+import { devMailboxOn } from "../local-host";
 import { log, redactError } from "../obs/log";
 import { record } from "../obs/metrics";
 import type { Mail } from "./message";
 
 export type Delivery = "sent" | "outbox" | "retry";
-const DEFAULT_FROM = "noreply@transync.example";
 
-export const devMailbox = (env: Env) => env.DEV_MAILBOX === "true" || !env.EMAIL;
+/** Mail stays in the local outbox with DEV_MAILBOX=true (only where it applies: src/local-host.ts) or without the binding. */
+export const devMailbox = (env: Env) => devMailboxOn(env) || !env.EMAIL;
 
+/**
+ * No default sender: an example address would be refused by the binding's allowed_sender_addresses
+ * (or, worse, accepted), so without EMAIL_FROM a send fails like any refused one (logged, kept for
+ * the retry) and the deployed environment's configuration says which address (wrangler.toml).
+ */
 async function viaBinding(env: Env, mail: Mail) {
-  await env.EMAIL!.send({ from: env.EMAIL_FROM || DEFAULT_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+  if (!env.EMAIL_FROM) throw new Error("EMAIL_FROM is not set: the sender address of every mail (wrangler.toml [env.<name>.vars])");
+  await env.EMAIL!.send({ from: env.EMAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
 }
 
 /** `mail.failed`: the kind of mail and whether it is given up; never its address, subject or body. */
@@ -57,14 +65,32 @@ export async function sendMail(env: Env, mail: Mail, now = new Date()): Promise<
   }
 }
 
-/** Sends several (each on its own: one failure does not stop the others). */
-export async function sendMails(env: Env, mails: Mail[], now = new Date()) {
+/** Sends several (each on its own: one failure does not stop the others); into the outbox, all in one statement (a cron's page of mails costs one D1 query). */
+export async function sendMails(env: Env, mails: Mail[], now = new Date()): Promise<Delivery[]> {
+  if (mails.length > 1 && devMailbox(env)) {
+    try {
+      const rows = mails.map((m) => ({ kind: m.kind, to: m.to, subject: m.subject, text: m.text, html: m.html, created_at: now.toISOString() }));
+      // 50 a statement: a mail is a few KB, and a bound value stays far below D1's 2 MB.
+      for (let i = 0; i < rows.length; i += 50)
+        await controlDb(env.DB).run(sql`
+          INSERT INTO ${mailOutbox} (kind, "to", subject, text, html, created_at, status)
+          SELECT json_extract(value, '$.kind'), json_extract(value, '$.to'), json_extract(value, '$.subject'), json_extract(value, '$.text'),
+            json_extract(value, '$.html'), json_extract(value, '$.created_at'), 'outbox'
+          FROM json_each(${JSON.stringify(rows.slice(i, i + 50))})`);
+      for (const mail of mails) logSent(env, mail, "outbox");
+      return mails.map(() => "outbox");
+    } catch (err) {
+      for (const mail of mails) logFailure(env, mail, err, true);
+      return mails.map(() => "retry");
+    }
+  }
   return Promise.all(mails.map((m) => sendMail(env, m, now)));
 }
 
 /** The cron's second try of each failed send (once: then `sent` or `failed`). Answers how many went out. */
-export async function retryMails(env: Env, limit = 50): Promise<{ sent: number; failed: number }> {
+export async function retryMails(env: Env, limit = 50, budget?: QueryBudget): Promise<{ sent: number; failed: number }> {
   if (devMailbox(env)) return { sent: 0, failed: 0 };
+  if (budget && !budget.allows(limit + 1)) return { sent: 0, failed: 0 };
   const db = controlDb(env.DB);
   const due = await db
     .select()

@@ -1,7 +1,7 @@
 /** Who performs an operation, as the audit log names them. */
-export type Actor = "admin" | `user:${number}` | `key:${number}`;
+export type Actor = "admin" | `admin:${string}` | `user:${number}` | `key:${number}`;
 
-/** The operator, through the admin API's token. */
+/** The operator, through the admin API's single token (ADMIN_TOKEN); a named operator's token (ADMIN_TOKENS) acts as `admin:<name>`. */
 export const OPERATOR: Actor = "admin";
 
 /** A connector, through the public API with a site key (its id). */

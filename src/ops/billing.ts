@@ -13,6 +13,7 @@ import { billingProvider, contractStatus, type Provider, priceOf, type Stripe, s
 import { coveredSiteIds, mirrorOf, STRIPE_ACTOR, siteLimitOf, stateOf, stateOfMirror, syncSubscription } from "../billing/stripe-sync";
 import { organizationUsage } from "../billing/usage";
 import { auditStatement } from "../control/audit";
+import type { QueryBudget } from "../control/budget";
 import { type ControlDb, controlDb } from "../control/db";
 import { sites, stripeEvents, stripeSubscriptions, subscriptionSites, subscriptions } from "../control/schema";
 import { ApiError } from "../errors";
@@ -415,9 +416,8 @@ export async function closeBillingMonth(env: Env, month: string, at: Date) {
 export const billingCloses = (env: Env, month?: string) => listCloses(controlDb(env.DB), month);
 
 /** The Cron Trigger's run. */
-export async function scheduledClose(env: Env, at: Date) {
-  const runs = await closeEndedMonths(env, controlDb(env.DB), at);
-  return runs;
+export async function scheduledClose(env: Env, at: Date, budget?: QueryBudget) {
+  return closeEndedMonths(env, controlDb(env.DB), at, budget);
 }
 
 export { STRIPE_ACTOR };

@@ -4,11 +4,24 @@
  * site objects' storage, the organization memory's entries (a site's) or storage (an organization's), the R2 leftovers and finally the control-plane rows, so a failure
  * half-way can simply be retried (each step is idempotent; the site row goes last).
  */
+
+import { eq } from "drizzle-orm";
 import { billingProvider, stripeClient } from "../billing/stripe";
 import { mirrorOf } from "../billing/stripe-sync";
 import { type ControlDb, controlDb } from "../control/db";
-import { batchPrefix, dropOrganizationKeys, dropSiteKeys, eraseOrganizationRows, eraseSiteRows, organizationToErase, siteToErase } from "../control/erasure";
-import { notFound } from "../errors";
+import {
+  batchPrefix,
+  dropOrganizationKeys,
+  dropSiteKeys,
+  eraseOrganizationRows,
+  erasePersonRows,
+  eraseSiteRows,
+  organizationToErase,
+  siteToErase,
+  soleOwnerships,
+} from "../control/erasure";
+import { memberships, users } from "../control/schema";
+import { ApiError, notFound } from "../errors";
 import { orgMemory } from "../memory/stub";
 import type { Actor } from "./actor";
 
@@ -68,4 +81,24 @@ export async function eraseOrganization(env: Env, actor: Actor, orgId: number): 
   // The organization's memory object: all its storage (after the sites, so none copies into it again).
   await orgMemory(env, orgId).erase();
   await eraseOrganizationRows(db, orgId, org.siteIds, actor);
+}
+
+/**
+ * Erases one person (DELETE /admin/v1/users/{user_id}, "Delete my account" on the account page):
+ * refused with 409 while they are the only owner of an organization (another owner first, or the
+ * organization's erasure); otherwise their sessions, tokens, recovery codes, memberships, mails
+ * and address go at once (src/control/erasure.ts erasePersonRows), audited in each organization.
+ */
+export async function erasePerson(env: Env, actor: Actor, userId: number): Promise<void> {
+  const db = controlDb(env.DB);
+  const user = await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.id, userId)).get();
+  if (!user) throw notFound(`User ${userId}`);
+  const sole = await soleOwnerships(db, userId);
+  if (sole.length)
+    throw new ApiError(
+      409,
+      `${sole.map((o) => `${o.name} (organization ${o.id})`).join(", ")} would be left without an owner: make another member owner first, or erase the organization.`,
+    );
+  const orgIds = (await db.select({ id: memberships.organizationId }).from(memberships).where(eq(memberships.userId, userId))).map((m) => m.id);
+  await erasePersonRows(db, user, orgIds, actor);
 }

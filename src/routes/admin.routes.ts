@@ -6,7 +6,17 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { EXAMPLES } from "../api/examples";
-import { AuditOut, AuditQuery, BillingClosesOut, BillingMonthQuery, OptionalMonthQuery, OrganizationUsageOut, UsageMonthQuery } from "../api/operator.schemas";
+import {
+  AuditOut,
+  AuditQuery,
+  BillingClosesOut,
+  BillingMonthQuery,
+  OptionalMonthQuery,
+  OrganizationUsageOut,
+  RestoreIn,
+  RestoreOut,
+  UsageMonthQuery,
+} from "../api/operator.schemas";
 import {
   AdminSiteDetailOut,
   AdminSiteOut,
@@ -29,17 +39,18 @@ import {
   SitePatchIn,
   SubscriptionIn,
   SubscriptionOut,
+  UserIdParam,
 } from "../api/schemas";
 import type { App } from "../context";
 import { dashboardBase } from "../links";
-import { OPERATOR } from "../ops/actor";
 import { decideAttention, listAttention } from "../ops/attention";
 import { billingCloses, closeBillingMonth } from "../ops/billing";
-import { eraseOrganization, eraseSite } from "../ops/erasure";
+import { eraseOrganization, erasePerson, eraseSite } from "../ops/erasure";
 import { replaceGlossary } from "../ops/glossary";
 import { createKey, listKeys, revokeKey } from "../ops/keys";
 import { auditOf, createOrganization, requireOrganization, usageOf } from "../ops/organizations";
 import { invite } from "../ops/people";
+import { restoreSite } from "../ops/restore";
 import { createSite, loadSite, siteDetail, siteOut, updateSiteSettings } from "../ops/sites";
 import { deleteSubscription, setSubscription } from "../ops/subscriptions";
 import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
@@ -63,7 +74,7 @@ adminRoutes.openapi(
     responses: { 201: ok(OrganizationOut, "The organization", EXAMPLES.organization), ...adminErrors, ...bodyErrors },
   }),
   async (c) => {
-    return c.json(await createOrganization(c.env, OPERATOR, c.req.valid("json")), 201);
+    return c.json(await createOrganization(c.env, c.var.adminActor, c.req.valid("json")), 201);
   },
 );
 
@@ -83,7 +94,7 @@ adminRoutes.openapi(
     responses: { 200: ok(SubscriptionOut, "The subscription", EXAMPLES.subscription), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    return c.json(await setSubscription(c.env, OPERATOR, c.req.valid("param").org_id, c.req.valid("json")), 200);
+    return c.json(await setSubscription(c.env, c.var.adminActor, c.req.valid("param").org_id, c.req.valid("json")), 200);
   },
 );
 
@@ -102,7 +113,7 @@ adminRoutes.openapi(
     responses: { 204: { description: "Deleted" }, ...adminErrors, ...notFoundResponse },
   }),
   async (c) => {
-    await deleteSubscription(c.env, OPERATOR, c.req.valid("param").org_id, c.var.clock());
+    await deleteSubscription(c.env, c.var.adminActor, c.req.valid("param").org_id, c.var.clock());
     return c.body(null, 204);
   },
 );
@@ -126,7 +137,7 @@ adminRoutes.openapi(
     },
   }),
   async (c) => {
-    const n = await replaceGlossary(c.env, OPERATOR, c.req.valid("param").org_id, c.req.valid("json").terms);
+    const n = await replaceGlossary(c.env, c.var.adminActor, c.req.valid("param").org_id, c.req.valid("json").terms);
     return c.json({ terms: n }, 200);
   },
 );
@@ -146,7 +157,7 @@ adminRoutes.openapi(
     responses: { 201: ok(AdminSiteOut, "The site with its settings", EXAMPLES.adminSite), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    return c.json(siteOut(await createSite(c.env, OPERATOR, c.req.valid("json"))), 201);
+    return c.json(siteOut(await createSite(c.env, c.var.adminActor, c.req.valid("json"))), 201);
   },
 );
 
@@ -163,7 +174,7 @@ adminRoutes.openapi(
     responses: { 200: ok(AdminSiteOut, "The site with its settings", EXAMPLES.adminSite), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
-    return c.json(siteOut(await updateSiteSettings(c.env, OPERATOR, c.req.valid("param").site_id, c.req.valid("json"))), 200);
+    return c.json(siteOut(await updateSiteSettings(c.env, c.var.adminActor, c.req.valid("param").site_id, c.req.valid("json"))), 200);
   },
 );
 
@@ -199,7 +210,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const site = await loadSite(c.env, c.req.valid("param").site_id);
-    return c.json(await createKey(c.env, OPERATOR, site, c.req.valid("json")), 201);
+    return c.json(await createKey(c.env, c.var.adminActor, site, c.req.valid("json")), 201);
   },
 );
 
@@ -235,7 +246,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { site_id, key_id } = c.req.valid("param");
-    await revokeKey(c.env, OPERATOR, await loadSite(c.env, site_id), key_id);
+    await revokeKey(c.env, c.var.adminActor, await loadSite(c.env, site_id), key_id);
     return c.body(null, 204);
   },
 );
@@ -291,7 +302,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { site_id, result_id } = c.req.valid("param");
-    return c.json(await decideAttention(c.env, OPERATOR, await loadSite(c.env, site_id), result_id, c.req.valid("json")), 200);
+    return c.json(await decideAttention(c.env, c.var.adminActor, await loadSite(c.env, site_id), result_id, c.req.valid("json")), 200);
   },
 );
 
@@ -311,7 +322,7 @@ adminRoutes.openapi(
     responses: { 204: { description: "Erased" }, ...adminErrors, ...adminNotFound },
   }),
   async (c) => {
-    await eraseSite(c.env, OPERATOR, c.req.valid("param").site_id);
+    await eraseSite(c.env, c.var.adminActor, c.req.valid("param").site_id);
     return c.body(null, 204);
   },
 );
@@ -330,8 +341,46 @@ adminRoutes.openapi(
     responses: { 204: { description: "Erased" }, ...adminErrors, ...adminNotFound },
   }),
   async (c) => {
-    await eraseOrganization(c.env, OPERATOR, c.req.valid("param").org_id);
+    await eraseOrganization(c.env, c.var.adminActor, c.req.valid("param").org_id);
     return c.body(null, 204);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/admin/v1/users/{user_id}",
+    operationId: "adminDeleteUser",
+    summary: "Erase a person",
+    description:
+      "Erases one person: their sessions, account tokens, two-factor recovery codes, memberships, the invitations and mails addressed to them, and their address wherever the audit log recorded it (entries keep `user:<id>` as who acted). 409 while they are the only owner of an organization: make another member owner first, or erase the organization.",
+    tags: ["admin"],
+    security: admin,
+    request: { params: UserIdParam },
+    responses: { 204: { description: "Erased" }, ...adminErrors, ...adminNotFound, 409: errorOut("The only owner of an organization") },
+  }),
+  async (c) => {
+    await erasePerson(c.env, c.var.adminActor, c.req.valid("param").user_id);
+    return c.body(null, 204);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/sites/{site_id}/restore",
+    operationId: "adminRestoreSite",
+    summary: "Restore a site's object storage to a moment",
+    description:
+      "Point-in-time recovery of one site (docs/ops/backups.md): its object storage (units, translations, results, jobs, memory) goes back to `at`, within the last 30 days. D1 (keys, settings, usage) is not touched. Audited as `site.restore`.",
+    tags: ["admin"],
+    security: admin,
+    request: { params: SiteIdParam, ...body(RestoreIn, { at: "2027-01-05T10:00:00Z" }) },
+    responses: { 200: ok(RestoreOut, "Restored: the object starts on the restored storage at its next request"), ...bodyErrors, ...adminErrors, ...adminNotFound },
+  }),
+  async (c) => {
+    const site = await loadSite(c.env, c.req.valid("param").site_id);
+    return c.json(await restoreSite(c.env, c.var.adminActor, site, new Date(c.req.valid("json").at), c.var.clock()), 200);
   },
 );
 
@@ -408,7 +457,7 @@ adminRoutes.openapi(
     },
   }),
   async (c) => {
-    const inviter = { actor: OPERATOR, userId: null, role: null };
+    const inviter = { actor: c.var.adminActor, userId: null, role: null };
     return c.json(await invite(c.env, inviter, c.req.valid("param").org_id, c.req.valid("json"), dashboardBase(c)), 201);
   },
 );

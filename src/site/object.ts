@@ -12,7 +12,7 @@ import { release, reserve } from "../billing/billing";
 import { controlDb } from "../control/db";
 import { batchPrefix } from "../control/erasure";
 import type { SiteSettings } from "../control/sites";
-import { type Deps, PRODUCTION_DEPS } from "../deps";
+import { type Deps, PRODUCTION_DEPS, storagePointInTime } from "../deps";
 import type { GlossaryTerm } from "../engines/types";
 import { ApiError, type RpcFailure, toRpcFailure, unauthorized } from "../errors";
 import { orgMemory } from "../memory/stub";
@@ -435,6 +435,23 @@ export class SiteObject extends DurableObject<Env> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     await this.ctx.storage.put(ERASED_MARK, new Date().toISOString());
+  }
+
+  /**
+   * Point-in-time recovery (docs/ops/backups.md): the bookmark of the storage at `at`, restored
+   * when the object next starts. The caller then ends this session (`endSessionForRestore`), so the
+   * next request starts the object on the restored storage.
+   */
+  async restoreTo(at: number): Promise<string> {
+    const pitr = (this.deps.pointInTime ?? storagePointInTime)(this.ctx);
+    const bookmark = await pitr.getBookmarkForTime(at);
+    await pitr.onNextSessionRestoreBookmark(bookmark);
+    return bookmark;
+  }
+
+  /** Ends the object's session (its in-memory state and any running invocation): the call itself fails, as the runtime's abort does. */
+  async endSessionForRestore(): Promise<void> {
+    (this.deps.pointInTime ?? storagePointInTime)(this.ctx).abort("restored to an earlier point in time");
   }
 
   /** The outbox's ledger rows to D1, through a store of its own (the object's is closed); nothing to do once the tables are gone. */

@@ -18,7 +18,7 @@ type Json = any;
 const PUBLIC = new Set(["getHealth", "getOpenApiDocument", "getApiReference"]);
 /** Operations that answer the same for any key in the path (spec: DELETE always 204). */
 const NO_404 = new Set(["deleteUnit"]);
-const VERBS = ["get", "list", "create", "update", "delete", "push", "send", "submit", "ack", "cancel", "set", "replace", "revoke", "decide", "erase", "invite"];
+const VERBS = ["get", "list", "create", "update", "delete", "push", "send", "submit", "ack", "cancel", "set", "replace", "revoke", "decide", "erase", "invite", "restore"];
 const OPERATION_ID = new RegExp(`^(admin)?(${VERBS.join("|")})[A-Z][A-Za-z0-9]*$`, "i");
 
 async function operations() {

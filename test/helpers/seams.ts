@@ -4,17 +4,42 @@
  * live here, in the tests: src/ holds no setter production could call (STYLE.md habit 9).
  */
 import { onTestFinished } from "vitest";
-import type { Deps } from "../../src/deps";
+import { type Deps, type PointInTime, storagePointInTime } from "../../src/deps";
 import { realSleep } from "../../src/engines/http";
 import type { Sleep } from "../../src/engines/types";
 
 let pinned: Date | undefined;
 let sleeper: Sleep | undefined;
+let pointInTime: PointInTime | undefined;
 
 export const TEST_DEPS: Deps = {
   clock: () => (pinned ? new Date(pinned) : new Date()),
   sleep: (ms) => (sleeper ?? realSleep)(ms),
+  pointInTime: (ctx) => pointInTime ?? storagePointInTime(ctx),
 };
+
+/** The local runtime has no point-in-time recovery: the site objects use this recording fake for this test. */
+export function fakePointInTime() {
+  const calls: { call: string; arg?: unknown }[] = [];
+  pointInTime = {
+    getBookmarkForTime: async (at) => {
+      calls.push({ call: "getBookmarkForTime", arg: at });
+      return `bookmark-${new Date(at).getTime()}`;
+    },
+    onNextSessionRestoreBookmark: async (bookmark) => {
+      calls.push({ call: "onNextSessionRestoreBookmark", arg: bookmark });
+      return "bookmark-undo";
+    },
+    abort: (reason) => {
+      calls.push({ call: "abort", arg: reason });
+      throw new Error(`aborted: ${reason}`);
+    },
+  };
+  onTestFinished(() => {
+    pointInTime = undefined;
+  });
+  return calls;
+}
 
 /** Pins the clock of the test Worker and its site objects to a date; undefined gives back the real time. */
 export function setClock(date: Date | undefined) {

@@ -12,7 +12,10 @@ export interface Sent {
 
 export function recordingQueue() {
   const sent: Sent[] = [];
-  const queue = { send: async (body: WebhookMessage, opts?: { delaySeconds?: number }) => void sent.push({ body, delaySeconds: opts?.delaySeconds }) };
+  const queue = {
+    send: async (body: WebhookMessage, opts?: { delaySeconds?: number }) => void sent.push({ body, delaySeconds: opts?.delaySeconds }),
+    sendBatch: async (messages: { body: WebhookMessage; delaySeconds?: number }[]) => void sent.push(...messages.map((m) => ({ body: m.body, delaySeconds: m.delaySeconds }))),
+  };
   return { sent, queue: queue as unknown as Queue<WebhookMessage> };
 }
 

@@ -8,6 +8,7 @@ import { createApp } from "../../src/app";
 import { controlDb } from "../../src/control/db";
 import { mailOutbox } from "../../src/control/schema";
 import worker from "../../src/index";
+import { withRequestHost } from "../../src/local-host";
 import type { Mail } from "../../src/mail/message";
 import { outbox, retryMails, sendMail } from "../../src/mail/send";
 import * as templates from "../../src/mail/templates";
@@ -138,6 +139,45 @@ describe("/dashboard/dev/mail", () => {
     }
   });
 
+  it("answers 404 to a host that is not local, even with DEV_MAILBOX=true, and logs the ignored flag once", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const app = createApp();
+    const on = { ...env, DEV_MAILBOX: "true" };
+    for (const host of ["api.transync.example", "transync.example.com", "192.0.2.10", "localhost.example.com"]) {
+      expect((await app.fetch(new Request(`https://${host}/dashboard/dev/mail`), on, createExecutionContext())).status, host).toBe(404);
+      expect((await app.fetch(new Request(`https://${host}/dashboard/dev/mail/1/html`), on, createExecutionContext())).status, host).toBe(404);
+    }
+    for (const host of ["127.0.0.1:8787", "localhost:8787", "[::1]:8787", "api.test"])
+      expect((await app.fetch(new Request(`http://${host}/dashboard/dev/mail`), on, createExecutionContext())).status, host).toBe(200);
+    const ignored = errors.mock.calls.map(([line]) => JSON.parse(String(line))).filter((l) => l.event === "config.dev_flag_ignored");
+    expect(ignored.length).toBeLessThanOrEqual(1); // once per isolate (another test may have logged it first)
+    errors.mockRestore();
+  });
+
+  it("DEV_MAILBOX is honoured only for a local host: a request to a public host sends through the binding", async () => {
+    const send = vi.fn(async () => ({ messageId: "x" }));
+    const to = unique("public-host");
+    const configured = { ...env, DEV_MAILBOX: "true", EMAIL_FROM: "mail@transync.test", EMAIL: { send } as unknown as SendEmail };
+    // No request (a cron): the host is DASHBOARD_URL's.
+    expect(await sendMail({ ...configured, DASHBOARD_URL: "https://api.transync.example/dashboard" }, mail(to))).toBe("sent");
+    expect(await sendMail({ ...configured, DASHBOARD_URL: "https://dash.test" }, mail(to))).toBe("outbox");
+    expect(await sendMail({ ...configured, DASHBOARD_URL: undefined }, mail(to))).toBe("outbox");
+    // Within a request: the request's host decides.
+    expect(await withRequestHost("api.transync.example", () => sendMail({ ...configured, DASHBOARD_URL: undefined }, mail(to)))).toBe("sent");
+    expect(await withRequestHost("127.0.0.1", () => sendMail(configured, mail(to)))).toBe("outbox");
+    expect(send).toHaveBeenCalledTimes(2);
+  });
+
+  it("without EMAIL_FROM nothing is sent from a made-up address: the send fails, is logged and kept for the retry", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const send = vi.fn(async () => ({ messageId: "x" }));
+    const to = unique("nofrom");
+    expect(await sendMail({ ...env, DEV_MAILBOX: "false", EMAIL_FROM: undefined, EMAIL: { send } as unknown as SendEmail }, mail(to))).toBe("retry");
+    expect(send).not.toHaveBeenCalled();
+    expect((await rows(to))[0]).toMatchObject({ status: "retry", lastError: expect.stringContaining("EMAIL_FROM is not set") });
+    errors.mockRestore();
+  });
+
   it("the 15-minute cron runs the retries (not month close); the daily one does not touch mail", async () => {
     const logs = vi.spyOn(console, "log").mockImplementation(() => {});
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
@@ -153,7 +193,7 @@ describe("/dashboard/dev/mail", () => {
     const to = unique("cron");
     await sendMail(failing, mail(to));
     const send = vi.fn(async () => ({ messageId: "x" }));
-    const working = { ...env, DEV_MAILBOX: "false", EMAIL: { send } as unknown as SendEmail };
+    const working = { ...env, DEV_MAILBOX: "false", EMAIL_FROM: "mail@transync.test", EMAIL: { send } as unknown as SendEmail };
     const run = async (cron: string) => {
       const ctx = createExecutionContext();
       await worker.scheduled!(createScheduledController({ scheduledTime: new Date(), cron }), working, ctx);
@@ -163,12 +203,13 @@ describe("/dashboard/dev/mail", () => {
     // Month close's cron (nothing to close in this month) leaves the mail waiting.
     await run("20 0 * * *");
     expect((await rows(to))[0]).toMatchObject({ status: "retry", attempts: 1 });
-    expect(logs.mock.calls.some(([line]) => String(line).includes('"event":"cron.run","cron":"*/15 * * * *"'))).toBe(false);
+    const mailRun = () => logs.mock.calls.some(([line]) => String(line).includes('"event":"cron.run"') && String(line).includes('"mail":'));
+    expect(mailRun()).toBe(false);
 
     await run("*/15 * * * *");
     expect((await rows(to))[0]).toMatchObject({ status: "sent", attempts: 2 });
     expect(send).toHaveBeenCalledWith(expect.objectContaining({ to }));
-    expect(logs.mock.calls.some(([line]) => String(line).includes('"event":"cron.run","cron":"*/15 * * * *"'))).toBe(true);
+    expect(mailRun()).toBe(true);
     logs.mockRestore();
     errors.mockRestore();
   });

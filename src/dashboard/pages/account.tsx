@@ -147,6 +147,21 @@ export function AccountPage(props: {
           <button type="submit">Change password</button>
         </form>
       </section>
+
+      <section class="card" aria-labelledby="delete-account">
+        <h2 id="delete-account">Delete my account</h2>
+        <p>
+          Your sign-in, sessions, memberships and the mails sent to you are deleted at once; the audit log keeps that a user acted, without your address. The only owner of an
+          organization makes another member owner first (or erases the organization).
+        </p>
+        <form method="post" action="/dashboard/account/delete" class="stack">
+          <label for="confirm_email">Type your address to confirm</label>
+          <input id="confirm_email" name="confirm_email" type="email" autocomplete="off" required />
+          <button type="submit" class="danger">
+            Delete my account
+          </button>
+        </form>
+      </section>
     </Layout>
   );
 }
