@@ -54,7 +54,11 @@ const userId = async (email: string) => (await env.DB.prepare("SELECT id FROM us
 
 /** Every control table's rows (sessions without their last-use stamp) and what B's site object answers. */
 async function snapshot() {
-  const tables = (await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations' ORDER BY name").all<{ name: string }>()).results;
+  const tables = (
+    await env.DB.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations' ORDER BY name",
+    ).all<{ name: string }>()
+  ).results;
   const control: Record<string, unknown[]> = {};
   for (const { name } of tables) {
     const sql =
@@ -113,7 +117,10 @@ const TABLE: Row[] = [
   { route: "/account/sessions/:id/end", aims: () => [{ path: `/account/sessions/${b.sessionId}/end` }], kept: sessionKept },
   // Billing (organization-scoped forms).
   ...["checkout", "plan", "sites", "portal", "cancel", "resume"].map(
-    (what): Row => ({ route: `/organizations/:org_id/billing/${what}`, aims: () => [{ path: `${orgB()}/billing/${what}`, form: () => ({ plan: "pro", site_ids: String(B.siteId) }) }] }),
+    (what): Row => ({
+      route: `/organizations/:org_id/billing/${what}`,
+      aims: () => [{ path: `${orgB()}/billing/${what}`, form: () => ({ plan: "pro", site_ids: String(B.siteId) }) }],
+    }),
   ),
   // Members and invitations.
   { route: "/organizations/:org_id/members/invite", aims: () => [{ path: `${orgB()}/members/invite`, form: () => ({ email: "new@example.com", role: "editor" }) }] },
@@ -182,8 +189,14 @@ const TABLE: Row[] = [
   { route: "/sites/:site_id/settings", aims: () => [{ path: `${siteB()}/settings`, form: () => ({ name: "Planted", qa_mode: "editors" }) }], kept: siteKept },
   { route: "/sites/:site_id/erase", aims: () => [{ path: `${siteB()}/erase`, form: () => ({ confirm_name: "B's site" }) }], kept: siteKept },
   // Webhooks.
-  { route: "/sites/:site_id/webhooks", aims: () => [{ path: `${siteB()}/webhooks`, form: () => ({ url: "https://hooks.example.test/planted", events: "job.finished" }) }], kept: webhookKept },
-  ...["rotate", "test", "enable", "delete"].map((what): Row => ({ route: `/sites/:site_id/webhooks/${what}`, aims: () => [{ path: `${siteB()}/webhooks/${what}` }], kept: webhookKept })),
+  {
+    route: "/sites/:site_id/webhooks",
+    aims: () => [{ path: `${siteB()}/webhooks`, form: () => ({ url: "https://hooks.example.test/planted", events: "job.finished" }) }],
+    kept: webhookKept,
+  },
+  ...["rotate", "test", "enable", "delete"].map(
+    (what): Row => ({ route: `/sites/:site_id/webhooks/${what}`, aims: () => [{ path: `${siteB()}/webhooks/${what}` }], kept: webhookKept }),
+  ),
   {
     route: "/sites/:site_id/webhooks/deliveries/:delivery_id/redeliver",
     aims: () => [{ path: `${siteB()}/webhooks/deliveries/${b.deliveryId}/redeliver` }, { path: `${siteA()}/webhooks/deliveries/${b.deliveryId}/redeliver` }],
@@ -222,7 +235,9 @@ beforeAll(async () => {
     .bind(b.deliveryId, B.siteId, new Date().toISOString())
     .run();
   expect((await dash("POST", `/dashboard${siteB()}/memory/import`, { cookie: ownerB.cookie, form: tmxUpload() })).status).toBe(200);
-  b.sessionId = (await env.DB.prepare("SELECT token_hash FROM sessions WHERE user_id = ?").bind(await userId(ownerB.email)).first<{ token_hash: string }>())!.token_hash.slice(0, 16);
+  b.sessionId = (await env.DB.prepare("SELECT token_hash FROM sessions WHERE user_id = ?")
+    .bind(await userId(ownerB.email))
+    .first<{ token_hash: string }>())!.token_hash.slice(0, 16);
 
   for (const kept of [termKept, invitationKept, editorKept, resultKept, keyKept, memoryKept, deliveryKept, sessionKept, webhookKept, siteKept]) await kept();
 });
