@@ -46,7 +46,7 @@ export default defineConfig(async () => {
         {
           // Tests run job alarms with runDurableObjectAlarm, never on their own.
           plugins: [workers({ JOB_ALARM_DELAY_MS: "3600000" })],
-          test: { ...common, name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/alarms/**", "test/billing/**"] },
+          test: { ...common, name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/alarms/**", "test/billing/**", "test/client/cli.commands.test.ts"] },
         },
         {
           // Billing through Stripe: the secrets and prices set (the other projects run the
@@ -68,6 +68,11 @@ export default defineConfig(async () => {
           // Jobs on the real self-scheduling alarm path: alarms fire on their own, as in production.
           plugins: [workers({ JOB_ALARM_DELAY_MS: "0" })],
           test: { ...common, name: "alarms", include: ["test/alarms/**/*.test.ts"] },
+        },
+        {
+          // The CLI's commands read and write files (node:fs): plain Node, the API answered by an
+          // in-process fake behind a fetch spy (test/client/fake-api.ts).
+          test: { name: "cli", environment: "node", include: ["test/client/cli.commands.test.ts"] },
         },
       ],
     },
