@@ -98,7 +98,13 @@ export function fakeApi(origin = "https://fake.transync.test"): FakeApi {
     if (route === "GET /v1/site") return json(site);
     if (route === "POST /v1/handshake") {
       const hs = body as Schemas["HandshakeIn"];
-      const answer: HandshakeAnswer = { ...site, review_mode: "draft", qa_mode: "editors", capabilities: hs.capabilities?.includes("whole_unit") ? ["whole_unit"] : [], warnings: [] };
+      const answer: HandshakeAnswer = {
+        ...site,
+        review_mode: "draft",
+        qa_mode: "editors",
+        capabilities: hs.capabilities?.includes("whole_unit") ? ["whole_unit"] : [],
+        warnings: [],
+      };
       return json(answer);
     }
     if (route === "PUT /v1/units/batch") {
