@@ -51,7 +51,7 @@ export default defineConfig(async () => {
         {
           // Tests run job alarms with runDurableObjectAlarm, never on their own.
           plugins: [workers({ JOB_ALARM_DELAY_MS: "3600000" })],
-          test: { ...common, name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/alarms/**", "test/billing/**", "test/storage/**"] },
+          test: { ...common, name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/alarms/**", "test/billing/**", "test/storage/**", "test/client/cli.commands.test.ts"] },
         },
         {
           // A small site storage limit, so the size guard's refusal is reached with a few pushes (src/site/object.ts, guardStorage).
@@ -78,6 +78,11 @@ export default defineConfig(async () => {
           // Jobs on the real self-scheduling alarm path: alarms fire on their own, as in production.
           plugins: [workers({ JOB_ALARM_DELAY_MS: "0" })],
           test: { ...common, name: "alarms", include: ["test/alarms/**/*.test.ts"] },
+        },
+        {
+          // The CLI's commands read and write files (node:fs): plain Node, the API answered by an
+          // in-process fake behind a fetch spy (test/client/fake-api.ts).
+          test: { name: "cli", environment: "node", include: ["test/client/cli.commands.test.ts"] },
         },
       ],
     },

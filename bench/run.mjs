@@ -11,6 +11,7 @@
  *   npm run bench -- h         answering while a 100,000-item job works (each endpoint's p99 over at least 300 calls)
  *   npm run bench -- i         memory and context: fuzzy look-up of a 250-text slice against 100,000 entries (part 1);
  *                              a 20,000-segment job with context on against off (part 2)
+ *   npm run bench -- k         long segments (100,000 characters) through protect, restore and QA, in Node
  */
 import os from "node:os";
 import { performance } from "node:perf_hooks";
@@ -20,6 +21,7 @@ import { answeringScenario } from "./scenarios/answering.mjs";
 import { hostileScenario } from "./scenarios/hostile.mjs";
 import { contextScenario } from "./scenarios/i-context.mjs";
 import { jobScenario } from "./scenarios/job.mjs";
+import { markupScenario } from "./scenarios/k-markup.mjs";
 import { largeScenario } from "./scenarios/large.mjs";
 import { latencyScenario } from "./scenarios/latency.mjs";
 import { memoryScenario } from "./scenarios/memory.mjs";
@@ -58,6 +60,7 @@ try {
     show(await contextScenario(rt, { runs }));
   }
   if (want("j")) show(await hostileScenario(rt));
+  if (want("k")) show(await markupScenario({ runs: Math.min(runs, 3) }));
 } finally {
   await rt.dispose();
 }

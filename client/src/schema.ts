@@ -1412,7 +1412,7 @@ export type components = {
             source_language?: string | null;
             /** @description Restricts the unit's target languages to these (at most 200); null means every target language of the site. */
             writable_languages?: string[] | null;
-            /** @description Free-form. At most 65536 characters as JSON, nested at most 32 levels (its own braces counted), no array or object of more than 10000 items or keys. */
+            /** @description Free-form. At most 65536 characters (64 KB) as JSON, nested at most 32 levels (its own braces counted), no array or object of more than 10000 items or keys. */
             metadata?: {
                 [key: string]: unknown;
             };
@@ -1660,7 +1660,7 @@ export type components = {
              * @enum {string}
              */
             type?: "delta" | "translate";
-            /** @description For `translate` only (required there): the unit keys, at most 1,000. */
+            /** @description For `translate` only (required there): the unit keys, 1 to 1,000. A `delta` job refuses `units`, even `[]` (422): leave it out, or narrow the job with `prefix`. */
             units?: string[] | null;
             /** @description For `delta` only: units whose key starts with it (a key type and optional rest, e.g. `post:`), at most 255 characters. */
             prefix?: string | null;
@@ -3325,20 +3325,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Validation failure: `detail` names the field and the rule. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "segments[3].key must have at most 500 characters"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorOut"];
-                };
-            };
             /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3660,8 +3646,8 @@ export interface operations {
     listJobs: {
         parameters: {
             query?: {
-                /** @description `true` (or `1`): only queued and running jobs; `false` (default): the 20 most recent jobs. */
-                active?: "0" | "1" | "true" | "false";
+                /** @description `true` (or `1`): only queued and running jobs; `false` (default, or `0`): the 20 most recent jobs. Any case (`True`, `FALSE`). */
+                active?: string;
             };
             header?: never;
             path?: never;
@@ -3835,7 +3821,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {

@@ -13,6 +13,9 @@ import { ADAPTERS, CAPABILITIES, ENGINES, FORMALITIES, FORMATS, LIMITS, PLANS, Q
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
 
+/** `text()`'s first two rules as a JSON Schema pattern (for the document). */
+export const WELL_FORMED_PATTERN = "^(?:[^\\u0000\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$";
+
 /**
  * A request string: well-formed Unicode without U+0000, and — given `max` — at most `max`
  * characters counted as Unicode code points (docs/decisions.md "Pushes": the same count for every limit,
@@ -27,7 +30,9 @@ export const text = (max?: number) => {
     if (max !== undefined && value.length > max && characters(value) > max)
       ctx.addIssue({ code: "custom", message: `must have at most ${max} character${max === 1 ? "" : "s"} (Unicode code points)` });
   });
-  return max === undefined ? schema : schema.openapi({ maxLength: max });
+  // The same two rules as a JSON Schema pattern: code points other than U+0000 and surrogates, or
+  // surrogate pairs (read code unit by code unit or code point by code point, it accepts the same strings).
+  return schema.openapi({ pattern: WELL_FORMED_PATTERN, ...(max === undefined ? {} : { maxLength: max }) });
 };
 
 /**
@@ -104,7 +109,8 @@ export const UnitKey = z
   .regex(/^[A-Za-z0-9_.:-]+$/)
   // "." and ".." match the pattern but cannot appear in a URL path (/v1/units/{key}).
   .refine((k) => k !== "." && k !== "..", { message: 'must not be "." or ".."' })
-  .openapi({ example: "post:42" });
+  // The document's pattern says both rules (a lookahead refuses "." and "..").
+  .openapi({ example: "post:42", pattern: "^(?!\\.\\.?$)[A-Za-z0-9_.:-]+$" });
 
 export const ResultId = z.string().min(1).max(64).openapi({ example: "r_1042", description: "Opaque; clients must not parse it." });
 
@@ -243,10 +249,15 @@ export const SegmentIn = z
       description:
         "The connector's own fingerprint of `text` (lowercase hex SHA-256 of the UTF-8 text after NFC and CRLF→LF). Optional; a differing one is reported in `fingerprint_mismatches`.",
     }),
-    translations: z.record(LanguageCode, text(LIMITS.segmentText)).nullish().openapi({
-      description:
-        "Existing translations to import: language code → text (each at most 100,000 characters). Imported only into languages still empty for this segment, as approved with origin `imported`.",
-    }),
+    translations: z
+      .record(LanguageCode, text(LIMITS.segmentText))
+      .nullish()
+      .openapi({
+        // Keys are language codes (zod's record keys are not written into the document by itself).
+        propertyNames: { type: "string", minLength: LIMITS.languageCode.min, maxLength: LIMITS.languageCode.max, pattern: "^[A-Za-z0-9_-]+$" },
+        description:
+          "Existing translations to import: language code → text (each at most 100,000 characters). Imported only into languages still empty for this segment, as approved with origin `imported`.",
+      } as Record<string, unknown>),
   })
   .openapi("SegmentIn");
 
@@ -274,8 +285,12 @@ export const UnitSnapshotIn = z
         if (problem) ctx.addIssue({ code: "custom", message: problem });
       })
       .openapi({
-        description: `Free-form. At most ${LIMITS.metadataChars} characters as JSON, nested at most ${LIMITS.jsonDepth} levels (its own braces counted), no array or object of more than ${LIMITS.jsonWidth} items or keys.`,
-      })
+        // JSON Schema cannot bound a value's serialized size or depth: they are `x-` extensions
+        // (read by people and by test/api/bounds.test.ts) and the description.
+        "x-max-json-characters": LIMITS.metadataChars,
+        "x-max-json-depth": LIMITS.jsonDepth,
+        description: `Free-form. At most ${LIMITS.metadataChars} characters (64 KB) as JSON, nested at most ${LIMITS.jsonDepth} levels (its own braces counted), no array or object of more than ${LIMITS.jsonWidth} items or keys.`,
+      } as Record<string, unknown>)
       .optional(),
     segments: z
       .array(SegmentIn)
@@ -512,7 +527,16 @@ export const JobIn = z
       .enum(["delta", "translate"])
       .default("delta")
       .openapi({ description: "`delta` (default): every missing, stale or rejected segment of the site (narrowed by `prefix`); `translate`: the same, limited to `units`." }),
-    units: z.array(UnitKey).max(LIMITS.unitsPerJob).nullish().openapi({ description: "For `translate` only (required there): the unit keys, at most 1,000." }),
+    units: z
+      .array(UnitKey)
+      .max(LIMITS.unitsPerJob)
+      .nullish()
+      // Never empty: a translate job needs a unit and a delta job takes none (null or absent; narrow it with `prefix`).
+      .openapi({
+        minItems: 1,
+        description:
+          "For `translate` only (required there): the unit keys, 1 to 1,000. A `delta` job refuses `units`, even `[]` (422): leave it out, or narrow the job with `prefix`.",
+      }),
     prefix: text(LIMITS.jobPrefix)
       .regex(/^[a-z0-9_]+:\S*$/)
       .nullish()
@@ -751,11 +775,13 @@ export const ResultsQuery = z.object({ ...PageQuery, unit: UnitKey.optional().op
 export const AttentionQuery = z.object({ ...PageQuery });
 
 export const JobsQuery = z.object({
+  // As common clients send booleans in query strings: `true`/`false` in any case (Python's `True`), or `1`/`0`.
   active: z
-    .enum(["true", "false", "1", "0"])
+    .string()
+    .regex(/^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/, "must be true, false, 1 or 0")
     .default("false")
-    .openapi({ description: "`true` (or `1`): only queued and running jobs; `false` (default): the 20 most recent jobs." })
-    .transform((v) => v === "true" || v === "1"),
+    .openapi({ description: "`true` (or `1`): only queued and running jobs; `false` (default, or `0`): the 20 most recent jobs. Any case (`True`, `FALSE`)." })
+    .transform((v) => v.toLowerCase() === "true" || v === "1"),
 });
 
 export const UnitKeyParam = z.object({ external_key: UnitKey.openapi({ param: { name: "external_key", in: "path" }, description: "The unit's key as pushed (e.g. `post:42`)." }) });
@@ -769,7 +795,13 @@ export const JobIdParam = z.object({
     .int()
     .min(1)
     .max(Number.MAX_SAFE_INTEGER)
-    .openapi({ param: { name: "job_id", in: "path" }, type: "integer", description: "The job's id, from `createJob` or `listJobs`." }),
+    .openapi({
+      param: { name: "job_id", in: "path" },
+      type: "integer",
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: "The job's id, from `createJob` or `listJobs`.",
+    }),
 });
 
 // ---------------------------------------------------------------- admin API (README "Configuration")

@@ -6,13 +6,77 @@ import { and, desc, eq, lt, type SQL } from "drizzle-orm";
 import type { ControlDb } from "./db";
 import { auditLog } from "./schema";
 
+/**
+ * Every action the log records. Typed, so a new action is added here first; the suite has a row
+ * for each (test/lifecycle/audit-actions.test.ts fails for an action no test produces and reads back).
+ */
+export const AUDIT_ACTIONS = [
+  "organization.create",
+  "organization.erase",
+  "organization.require_two_factor",
+  "organization.allow_without_two_factor",
+  "site.create",
+  "site.update",
+  "site.erase",
+  "key.create",
+  "key.revoke",
+  "glossary.replace",
+  "glossary.add",
+  "glossary.remove",
+  "invitation.create",
+  "invitation.resend",
+  "invitation.revoke",
+  "invitation.accept",
+  "member.remove",
+  "job.create",
+  "job.cancel",
+  "attention.fix",
+  "attention.discard",
+  "memory.edit",
+  "memory.delete",
+  "memory.import",
+  "memory.export",
+  "webhook.put",
+  "webhook.delete",
+  "webhook.rotate",
+  "webhook.redeliver",
+  "webhook.enable",
+  "subscription.update",
+  "subscription.delete",
+  "subscription.sync",
+  "billing.checkout",
+  "billing.plan_change",
+  "billing.sites",
+  "billing.portal",
+  "billing.cancel",
+  "billing.resume",
+  "user.sign_up",
+  "user.password_change",
+  "user.password_reset",
+  "user.session_end",
+  "user.sessions_end_others",
+  "user.two_factor_on",
+  "user.two_factor_off",
+  "user.recovery_code_used",
+  "user.two_factor_reset",
+  "user.verify",
+  "user.sign_in_paused",
+  "user.unlock",
+  "person.erase",
+  "key.lookup",
+  "site.suspend",
+  "site.resume",
+  "site.restore",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
 export interface AuditEntry {
   /** A number, or a SQL expression for an id made earlier in the same batch (`last_insert_rowid()`). */
   organizationId: number | null | SQL;
   /** `admin` (the operator's token) or `user:<id>` (a dashboard user). */
   actor: string;
   /** A dotted verb: `site.update`, `key.create`, `member.remove` … */
-  action: string;
+  action: AuditAction;
   /** What it was done to: `site:12`, `key:4`, `organization:3` … (or a SQL expression, as for the id) */
   target: string | SQL;
   /** Plain data, or a SQL expression for a value known only inside the batch (a new row's id). */

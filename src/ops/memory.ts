@@ -5,7 +5,7 @@
  * entry's key, never its texts: audit details hold no translations).
  */
 import type { MemoryEdit, MemoryKeyInput } from "../api/schemas";
-import { auditStatement } from "../control/audit";
+import { type AuditAction, auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
 import type { MemorySearch } from "../site/fuzzy";
@@ -16,7 +16,7 @@ import type { Actor } from "./actor";
 /** The version written as the TMX header's `creationtoolversion`: the API's. */
 const TOOL_VERSION = "1";
 
-async function audit(env: Env, actor: Actor, site: SiteSettings, action: string, detail: Record<string, unknown>) {
+async function audit(env: Env, actor: Actor, site: SiteSettings, action: AuditAction, detail: Record<string, unknown>) {
   await auditStatement(controlDb(env.DB), { organizationId: site.organizationId, actor, action, target: `site:${site.id}`, detail }).run();
 }
 

@@ -7,7 +7,7 @@
 
 import type { WebhookEventType } from "../api/webhook.schemas";
 import { WEBHOOK_EVENTS, type Webhook, type WebhookDelivery, type WebhookInput, type WebhookWithSecret } from "../api/webhook.schemas";
-import { auditStatement } from "../control/audit";
+import { type AuditAction, auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import {
   deleteEndpointStatement,
@@ -43,7 +43,7 @@ export function webhookOut(row: EndpointRow, at = new Date()): Webhook {
   };
 }
 
-const audit = (db: ReturnType<typeof controlDb>, actor: Actor, site: SiteRef, action: string, detail?: Record<string, unknown>) =>
+const audit = (db: ReturnType<typeof controlDb>, actor: Actor, site: SiteRef, action: AuditAction, detail?: Record<string, unknown>) =>
   auditStatement(db, { organizationId: site.organizationId, actor, action, target: `site:${site.id}`, detail });
 
 /**

@@ -88,8 +88,9 @@ export const adminErrors = {
 };
 
 export const ok = <T extends z.ZodType>(schema: T, description = "Success", example?: unknown) => json(schema, description, example);
-export const body = <T extends z.ZodType>(schema: T, example?: unknown) => ({
-  body: { content: { "application/json": { schema, ...(example === undefined ? {} : { example }) } }, required: true },
+/** A JSON body; `required: false` for an operation that also accepts none (POST /v1/jobs: every field has a default). */
+export const body = <T extends z.ZodType>(schema: T, example?: unknown, required = true) => ({
+  body: { content: { "application/json": { schema, ...(example === undefined ? {} : { example }) } }, required },
 });
 export const bearer = [{ bearer: [] as string[] }];
 

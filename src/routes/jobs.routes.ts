@@ -27,7 +27,8 @@ jobRoutes.openapi(
       "Billable characters (Unicode code points, per target language) exclude translation-memory hits and repeated texts within the job.",
     tags: ["jobs"],
     security: bearer,
-    request: body(JobIn, EXAMPLES.jobIn),
+    // No body at all is a delta job of the whole site (every field has a default).
+    request: body(JobIn, EXAMPLES.jobIn, false),
     responses: {
       200: ok(JobEstimateOut, "Estimate only (`estimate_only: true`); nothing created", EXAMPLES.jobEstimate),
       202: ok(JobOut, "Job created and queued", {
@@ -48,7 +49,9 @@ jobRoutes.openapi(
     },
   }),
   async (c) => {
-    const answer = await requestJob(c.env, null, c.get("site"), c.req.valid("json"), c.var.clock());
+    // Without a body the validator hands over {} as it is (the body is optional): the defaults, a delta job of the whole site.
+    const input = c.req.header("content-type") ? c.req.valid("json") : JobIn.parse({});
+    const answer = await requestJob(c.env, null, c.get("site"), input, c.var.clock());
     return answer.kind === "estimate" ? c.json(answer.body, 200) : c.json(answer.job, 202);
   },
 );

@@ -212,7 +212,8 @@ syncRoutes.openapi(
     tags: ["sync"],
     security: bearer,
     request: { params: AnyUnitKeyParam },
-    responses: { 204: { description: "Deleted (also for unknown or already deleted keys)" }, ...errors },
+    // No 422: any key is accepted (AnyUnitKeyParam).
+    responses: { 204: { description: "Deleted (also for unknown or already deleted keys)" }, ...authErrors },
   }),
   async (c) => {
     const { stub, site } = siteObject(c);

@@ -70,6 +70,7 @@ describe("choosing a plan", () => {
     const stripe = fakeStripe();
     const { orgId, sites } = await organization(1);
     await subscribed(stripe, orgId);
+    stripe.invoice(`cus_page_${orgId}`, { number: "TS-0001" });
     const month = new Date().toISOString().slice(0, 7);
     await meter(orgId, sites[0].siteId, month, 2_500_000);
     const owner = await person(orgId, "owner");
@@ -80,8 +81,26 @@ describe("choosing a plan", () => {
     expect(page).toContain("$7.50"); // 500,000 × 1,500 cents per million
     expect(page).toContain("https://invoice.stripe.com/i/in_paid_1");
     expect(page).toContain("TS-0001");
+    expect(page).toContain("$199.00"); // the next invoice: agency × 1
     expect(page).toContain("Change plan");
     expect(page).not.toContain(">Choose a plan<");
+  });
+});
+
+describe("another customer's Stripe objects", () => {
+  it("never appear: the page lists the organization's own invoices and its own next invoice", async () => {
+    const stripe = fakeStripe();
+    const [a, b] = [await organization(1), await organization(1)];
+    await subscribed(stripe, a.orgId, PRICES.agency);
+    await subscribed(stripe, b.orgId, PRICES.scale);
+    stripe.invoice(`cus_page_${a.orgId}`, { number: "TS-A-0001", total: 19900 });
+    stripe.invoice(`cus_page_${b.orgId}`, { number: "TS-B-0001", total: 12345 });
+    const owner = await person(a.orgId, "owner");
+    const page = (await dash("GET", `/dashboard/organizations/${a.orgId}/billing`, { cookie: owner.cookie })).html;
+    expect(page).toContain("TS-A-0001");
+    expect(page).not.toContain("TS-B-0001");
+    expect(page).not.toContain("$123.45");
+    for (const r of stripe.calls("GET", "/v1/invoices")) expect(r.url.searchParams.get("customer")).toBe(`cus_page_${a.orgId}`);
   });
 });
 

@@ -93,6 +93,10 @@ export function subscription(opts: {
 
 export interface FakeStripe {
   subscriptions: Map<string, Stripe.Subscription>;
+  /** Invoices Stripe holds (each of one customer); GET /v1/invoices answers only the customer asked for. */
+  invoices: Partial<Stripe.Invoice>[];
+  /** Adds a paid invoice of a customer; `number` defaults to the next TS-000n. */
+  invoice(customer: string, opts?: { number?: string; total?: number }): Partial<Stripe.Invoice>;
   /** Invoice items Stripe holds, by idempotency key (a repeat with the same key answers the first). */
   invoiceItems: Map<string, Stripe.InvoiceItem>;
   /** Requests to Stripe, in order. */
@@ -111,6 +115,25 @@ export const form = (r: RecordedRequest) => Object.fromEntries(new URLSearchPara
 export function fakeStripe(): FakeStripe {
   const fake: FakeStripe = {
     subscriptions: new Map(),
+    invoices: [],
+    invoice(customer, opts = {}) {
+      const n = fake.invoices.length + 1;
+      const id = `in_paid_${n}`;
+      const invoice: Partial<Stripe.Invoice> = {
+        id,
+        object: "invoice",
+        customer,
+        number: opts.number ?? `TS-${String(n).padStart(4, "0")}`,
+        status: "paid",
+        total: opts.total ?? 19900,
+        amount_due: opts.total ?? 19900,
+        currency: "usd",
+        created: PERIOD_START,
+        hosted_invoice_url: `https://invoice.stripe.com/i/${id}`,
+      };
+      fake.invoices.push(invoice);
+      return invoice;
+    },
     invoiceItems: new Map(),
     requests: [],
     outage: false,
@@ -201,26 +224,35 @@ export function fakeStripe(): FakeStripe {
         url: `https://billing.stripe.com/p/session/${id}`,
       } satisfies Partial<Stripe.BillingPortal.Session>);
     }),
-    http.get(`${API}/v1/prices/:id`, ({ params }) => HttpResponse.json(price(String(params.id)))),
+    // Only the four configured prices exist.
+    http.get(`${API}/v1/prices/:id`, ({ params }) => (String(params.id) in PRICE_CENTS ? HttpResponse.json(price(String(params.id))) : notFound("price"))),
+    // As Stripe: `customer` narrows the list; newest first; `limit` caps it.
     http.get(`${API}/v1/invoices`, ({ request }) => {
-      const customer = new URL(request.url).searchParams.get("customer");
-      const invoice = {
-        id: "in_paid_1",
-        object: "invoice",
-        customer,
-        number: "TS-0001",
-        status: "paid",
-        total: 19900,
-        amount_due: 19900,
-        currency: "usd",
-        created: PERIOD_START,
-        hosted_invoice_url: "https://invoice.stripe.com/i/in_paid_1",
-      } as Partial<Stripe.Invoice>;
-      return HttpResponse.json({ object: "list", data: [invoice], has_more: false, url: "/v1/invoices" });
+      const q = new URL(request.url).searchParams;
+      const data = fake.invoices
+        .filter((i) => !q.get("customer") || i.customer === q.get("customer"))
+        .reverse()
+        .slice(0, Number(q.get("limit") ?? 10));
+      return HttpResponse.json({ object: "list", data, has_more: false, url: "/v1/invoices" });
     }),
-    http.post(`${API}/v1/invoices/create_preview`, () =>
-      HttpResponse.json({ id: null, object: "invoice", amount_due: 19900, total: 19900, currency: "usd", period_end: PERIOD_END, status: "draft" } as unknown as Stripe.Invoice),
-    ),
+    // The next invoice of one subscription of one customer: the subscription's price × quantity; another customer's subscription is missing.
+    http.post(`${API}/v1/invoices/create_preview`, async ({ request }) => {
+      const f = Object.fromEntries(new URLSearchParams(await request.text()));
+      const sub = fake.subscriptions.get(f.subscription);
+      if (!sub || sub.customer !== f.customer) return notFound("subscription");
+      const item = sub.items.data[0];
+      const amount = (item.price.unit_amount ?? 0) * (item.quantity ?? 1);
+      return HttpResponse.json({
+        id: null,
+        object: "invoice",
+        customer: f.customer,
+        amount_due: amount,
+        total: amount,
+        currency: "usd",
+        period_end: PERIOD_END,
+        status: "draft",
+      } as unknown as Stripe.Invoice);
+    }),
   ]);
   fake.requests = mock.requests;
   return fake;

@@ -3,7 +3,12 @@ import { FORMATS } from "../../src/limits";
 import { protect } from "../../src/markup/protect";
 import { runQA } from "../../src/qa";
 
-/** Segment text may be 100,000 characters; stray syntax must not make any pass quadratic. */
+/**
+ * Segment text may be 100,000 characters: protect, restore and QA handle stray syntax of that
+ * length without throwing and restore it exactly. How long they take is a figure of the bench
+ * (`npm run bench -- k`, bench/scenarios/k-markup.mjs), not an assertion here: inside workerd the
+ * clock stands still during synchronous work.
+ */
 const LENGTH = 100_000;
 const repeat = (unit: string) => unit.repeat(Math.ceil(LENGTH / unit.length)).slice(0, LENGTH);
 const LONG_TEXTS: [string, string][] = [
@@ -16,8 +21,7 @@ const LONG_TEXTS: [string, string][] = [
 ];
 
 describe("long segments", () => {
-  it.each(LONG_TEXTS)("protect, restore and QA handle 100,000 characters of %s quickly", (_, text) => {
-    const started = Date.now();
+  it.each(LONG_TEXTS)("protect, restore and QA handle 100,000 characters of %s", (_, text) => {
     for (const format of FORMATS) {
       for (const mode of ["text", "html"] as const) {
         const p = protect(text, format, mode);
@@ -25,6 +29,5 @@ describe("long segments", () => {
       }
       runQA({ source: text, target: text, format, maxLength: null, sourceLanguage: "en", targetLanguage: "de", glossary: [] });
     }
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

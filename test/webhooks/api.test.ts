@@ -18,6 +18,7 @@ import { runJobs } from "../../src/site/runner";
 import { emitter } from "../../src/webhooks/emit";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { logDelivery } from "../../src/webhooks/publish";
+import { newThresholds } from "../../src/webhooks/usage";
 import { client, createSite, unit } from "../helpers/api";
 import { mockFetch, type RecordedRequest } from "../helpers/http";
 import { job, runJob } from "../helpers/jobs";
@@ -268,8 +269,12 @@ describe("events from the job pipeline", () => {
     expect(fetches.requests[1].json()).toMatchObject({ type: "usage.threshold", data: { used_characters: 35, percent: 100 } });
     await c.put("/v1/units", unit("post:3", [{ key: "a", text: "Even more" }]));
     await job(c, site.siteId);
-    // The third job's check ran (its commit was billed) and found nothing new to announce.
-    await new Promise((r) => setTimeout(r, 2_500));
+    // The third job was billed; what the consumer composes for it now (its own call, not a wait
+    // for a delivery that must not come) announces nothing, and the log holds the two deliveries.
+    expect((await c.get("/v1/usage")).body.used_characters).toBe(44);
+    expect(await newThresholds(controlDb(env.DB), site.siteId, Date.now())).toEqual([]);
+    const logged = await env.DB.prepare("SELECT event FROM webhook_deliveries WHERE site_id = ?").bind(site.siteId).all<{ event: string }>();
+    expect(logged.results.map((r) => r.event)).toEqual(["usage.threshold", "usage.threshold"]);
     expect(fetches.requests).toHaveLength(2);
   });
 });

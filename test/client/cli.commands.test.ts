@@ -1,0 +1,138 @@
+/**
+ * The CLI's commands inside `npm test` (vitest project `cli`, Node: the CLI reads and writes
+ * files): `push`, `pull`, `approve` and `reject` against the in-process fake API of
+ * ./fake-api.ts. The whole-file rule (a translation is written only when every block of the file
+ * has one), where files go (`out`), what is acknowledged, and which translations a review names.
+ * test/e2e/cli.test.mjs runs the built CLI against the real Worker.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Failed, pull, push, review } from "../../client/src/cli/commands.js";
+import { type Config, loadConfig } from "../../client/src/cli/config.js";
+import { Output } from "../../client/src/cli/output.js";
+import { type FakeApi, fakeApi } from "./fake-api";
+
+const GUIDE = `---
+title: Install guide
+---
+
+First paragraph.
+
+Second paragraph.
+`;
+const KEY = "content:guide.md";
+
+let dir: string;
+let api: FakeApi;
+let out: Output;
+const config = (flags: Record<string, string> = {}): Config => loadConfig(flags, { TRANSYNC_URL: "https://fake.transync.test", TRANSYNC_KEY: "tsk_fake" }, dir);
+const segmentKeys = () => api.units.get(KEY)!.segments.map((s) => s.key);
+/** Translates every segment of the guide into `lang` except those in `except`. */
+const translateAll = (lang: string, except: string[] = []) => {
+  for (const s of api.units.get(KEY)!.segments) if (!except.includes(s.key)) api.translate(KEY, s.key, lang, `[${lang}] ${s.text}`);
+};
+const pending = () => [...api.translations.values()].filter((t) => !t.acknowledged).map((t) => t.id);
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), "transync-cli-"));
+  mkdirSync(join(dir, "content"));
+  writeFileSync(join(dir, "content/guide.md"), GUIDE);
+  api = fakeApi();
+  out = new Output(true, false);
+  await push(config(), out);
+  expect(segmentKeys().length).toBe(3); // the title and two paragraphs
+});
+afterEach(() => {
+  api.restore();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("pull", () => {
+  it("writes a language's file only when every block has its translation; the others wait, unacknowledged", async () => {
+    translateAll("fr");
+    translateAll("de", [segmentKeys()[2]]);
+    const deIds = pending().filter((id) => [...api.translations.entries()].some(([k, t]) => t.id === id && k.endsWith("\u0000de")));
+
+    const first = await pull(config(), out);
+    expect(first.written).toEqual([{ path: "content/fr/guide.md", language: "fr" }]);
+    expect(first.skipped).toEqual([{ path: "content/de/guide.md", language: "de", reason: expect.stringContaining("1 segment(s) not translated yet") }]);
+    expect(existsSync(join(dir, "content/de/guide.md"))).toBe(false);
+    const fr = readFileSync(join(dir, "content/fr/guide.md"), "utf8");
+    for (const text of ["[fr] Install guide", "[fr] First paragraph.", "[fr] Second paragraph."]) expect(fr).toContain(text);
+    expect(fr).not.toMatch(/^First paragraph\.$/m);
+    // Only the written file's results are acknowledged: German's stay listed for the next pull.
+    expect(first.acknowledged).toBe(3);
+    expect(pending().sort()).toEqual(deIds.sort());
+
+    // The last block arrives: the file is written whole, with the blocks delivered before.
+    translateAll("de", segmentKeys().slice(0, 2));
+    const second = await pull(config(), out);
+    expect(second.written).toEqual([{ path: "content/de/guide.md", language: "de" }]);
+    const de = readFileSync(join(dir, "content/de/guide.md"), "utf8");
+    for (const text of ["[de] Install guide", "[de] First paragraph.", "[de] Second paragraph."]) expect(de).toContain(text);
+    expect(pending()).toEqual([]);
+  });
+
+  it("writes where `out` says, and never pushes the output folders as sources", async () => {
+    translateAll("fr");
+    const pulled = await pull(config({ out: "content/{lang}/{path}" }), out);
+    expect(pulled.written.map((w) => w.path)).toEqual(["content/fr/guide.md"]);
+    // A second push sees only the source file (content/fr/ is an output folder).
+    api.requests.length = 0;
+    await push(config(), out);
+    const batch = api.requests.find((r) => r.path === "/v1/units/batch")!.body as { units: { external_key: string }[] };
+    expect(batch.units.map((u) => u.external_key)).toEqual([KEY]);
+
+    translateAll("de");
+    const elsewhere = await pull(config({ out: "i18n/{lang}/docs/{path}" }), out);
+    expect(elsewhere.written.map((w) => w.path)).toEqual(["i18n/de/docs/guide.md"]);
+    expect(existsSync(join(dir, "i18n/de/docs/guide.md"))).toBe(true);
+  });
+
+  it("writes nothing for a file that changed since the push (its blocks no longer line up)", async () => {
+    translateAll("fr");
+    writeFileSync(join(dir, "content/guide.md"), `${GUIDE}\nA third paragraph.\n`);
+    const pulled = await pull(config(), out);
+    expect(pulled.written).toEqual([]);
+    expect(existsSync(join(dir, "content/fr/guide.md"))).toBe(false);
+    expect(pulled.acknowledged).toBe(0);
+  });
+});
+
+describe("approve and reject", () => {
+  it("approve names every translation of the file in review in that language; with --text-from, the edited blocks' texts", async () => {
+    translateAll("fr");
+    translateAll("de");
+    await pull(config(), out);
+    const edited = readFileSync(join(dir, "content/fr/guide.md"), "utf8").replace("[fr] First paragraph.", "Premier paragraphe.");
+    writeFileSync(join(dir, "edited.md"), edited);
+    api.requests.length = 0;
+    const approved = await review(config(), out, "content/guide.md", { lang: "fr", outcome: "approved", textFrom: join(dir, "edited.md") });
+    expect(approved).toMatchObject({ path: "content/guide.md", unit: KEY, language: "fr", outcome: "approved", updated: 3, ignored: [], edited: 1 });
+    const sent = api.requests.find((r) => r.path === "/v1/reviews")!.body as { reviews: { id: string; outcome: string; text?: string }[] };
+    expect(sent.reviews).toHaveLength(3);
+    expect(sent.reviews.filter((r) => r.text)).toEqual([expect.objectContaining({ outcome: "approved", text: "Premier paragraphe." })]);
+    // German is untouched; approving French again names nothing (no longer in review).
+    expect([...api.translations.entries()].filter(([k, t]) => k.endsWith("\u0000de") && t.status === "approved")).toEqual([]);
+    expect((await review(config(), out, "content/guide.md", { lang: "fr", outcome: "approved" })).updated).toBe(0);
+  });
+
+  it("reject sends every translation in review in that language, and --text-from must line up block for block", async () => {
+    translateAll("de");
+    await pull(config(), out);
+    writeFileSync(join(dir, "short.md"), "---\ntitle: x\n---\n\nOnly one.\n");
+    await expect(review(config(), out, "content/guide.md", { lang: "de", outcome: "approved", textFrom: join(dir, "short.md") })).rejects.toThrow(/does not line up/);
+    const rejected = await review(config(), out, "content/guide.md", { lang: "de", outcome: "rejected" });
+    expect(rejected).toMatchObject({ outcome: "rejected", updated: 3 });
+    expect([...api.translations.keys()].filter((k) => k.endsWith("\u0000de"))).toEqual([]);
+  });
+
+  it("a file the service does not know is an error naming it; --lang is required", async () => {
+    writeFileSync(join(dir, "content/new.md"), "New.\n");
+    await expect(review(config(), out, "content/new.md", { lang: "de", outcome: "approved" })).rejects.toThrow(Failed);
+    await expect(review(config(), out, "content/new.md", { lang: "de", outcome: "approved" })).rejects.toThrow(/content\/new\.md is not known.*push it first/);
+    await expect(review(config(), out, "content/guide.md", { outcome: "approved" })).rejects.toThrow(/--lang is required/);
+  });
+});
