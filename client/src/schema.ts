@@ -165,6 +165,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/units/texts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read the source texts of up to 100 units
+         * @description **An extension of version 1.** The current segments (key and source text, by position) of up to 100 units in one call, for a connector that splits documents into blocks: it passes a unit's segments to the splitter (`splitMarkdown(doc, { previous })`), so an edited block keeps its key and its translation becomes stale instead of the block being new. A sync of N changed documents costs ⌈N/100⌉ of these calls and no local state. Units are answered in the order asked; keys that name no unit (never pushed, or deleted) are listed in `unknown`. An answer carries at most 5,000,000 characters of text (the first unit always): units past that are listed in `more`, to be asked again. A read: nothing changes, and it may be retried freely (POST only because 100 keys do not fit a URL).
+         */
+        post: operations["getUnitTexts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs": {
         parameters: {
             query?: never;
@@ -1408,6 +1428,28 @@ export type components = {
              * @enum {string}
              */
             status: "machine_translated" | "pending_review" | "approved" | "needs_attention";
+        };
+        UnitTextsOut: {
+            /** @description The known units asked for, in the order asked. */
+            units: {
+                /** @description The unit's key. */
+                external_key: string;
+                /** @description Every live segment of the unit, by position. */
+                segments: {
+                    /** @description The segment's key. */
+                    key: string;
+                    /** @description Its current source text, as pushed. */
+                    text: string;
+                }[];
+            }[];
+            /** @description Keys asked for that name no unit (never pushed, or deleted): a connector treats their documents as new. */
+            unknown: string[];
+            /** @description Known units left out because the answer reached 5,000,000 characters of text: ask for them again. Empty as a rule. */
+            more: string[];
+        };
+        UnitTextsIn: {
+            /** @description The units' keys, 1 to 100 (the same as a batch push); a key asked twice is answered once. */
+            keys: string[];
         };
         JobEstimateOut: {
             /** @description The target languages the job would translate. */
@@ -2953,6 +2995,159 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    getUnitTexts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "keys": [
+                 *         "content:guide:intro.md",
+                 *         "content:guide:install.md",
+                 *         "content:guide:new-page.md"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UnitTextsIn"];
+            };
+        };
+        responses: {
+            /** @description The units' segments and source texts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "units": [
+                     *         {
+                     *           "external_key": "content:guide:intro.md",
+                     *           "segments": [
+                     *             {
+                     *               "key": "fm.title",
+                     *               "text": "Introduction"
+                     *             },
+                     *             {
+                     *               "key": "p.1x2f9k3a7q",
+                     *               "text": "Transync keeps translations in step with your site."
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "external_key": "content:guide:install.md",
+                     *           "segments": [
+                     *             {
+                     *               "key": "h.0c8v2m1d4r",
+                     *               "text": "Install"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "unknown": [
+                     *         "content:guide:new-page.md"
+                     *       ],
+                     *       "more": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnitTextsOut"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is 10 MB (10,485,760 bytes) or more. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body is too large: the limit is 10485760 bytes (10 MB)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is not sent as JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body must be JSON (Content-Type: application/json)."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];

@@ -35,6 +35,7 @@ import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
 import { currentJob, runAlarm } from "./runner";
 import { capabilities, siteTargets } from "./settings";
 import { estimateWithShared } from "./shared-hits";
+import { sourceTexts } from "./source-texts";
 import { type Links, siteStatus, unitStatus, unitsWithWork } from "./status";
 import { Store } from "./store";
 import { applySnapshot, deleteUnit, knownUnits, pushUnchanged, pushUnit } from "./sync";
@@ -292,6 +293,11 @@ export class SiteObject extends DurableObject<Env> {
   /** The dashboard's Units page with every unit (GET /v1/units lists only those with work). */
   async listUnits(settings: SiteSettings, query: { prefix: string; cursor?: string; limit: number }) {
     return this.call(settings, (settings) => listUnits(this.store, settings, query));
+  }
+
+  /** POST /v1/units/texts: the source texts of up to 100 units (keys that follow edits). */
+  async sourceTexts(settings: SiteSettings, keys: string[]) {
+    return this.call(settings, () => sourceTexts(this.store, keys));
   }
 
   /** The dashboard's unit page: each segment's source and per-language text (states and QA come from unitStatus). */

@@ -1,6 +1,7 @@
 // Which files are pushed, the unit key of each, and how each kind of file is split and joined.
 import { readdirSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
+import type { PreviousSegment } from "../split/align.js";
 import { joinHtml, splitHtml } from "../split/html.js";
 import { flattenJson, joinJson } from "../split/json.js";
 import { encodeKeyPart, type SplitSegment, type Translations } from "../split/keys.js";
@@ -62,13 +63,18 @@ export interface SplitFile {
   join(translations: Translations): string;
 }
 
-export function splitFile(path: string, text: string, fields: string[]): SplitFile {
+/**
+ * Splits a file by its extension. `previous` (the unit's segments in the service) lines the
+ * blocks' keys up with them, so an edited Markdown or HTML block keeps its key (JSON keys are
+ * paths, stable without it).
+ */
+export function splitFile(path: string, text: string, fields: string[], previous?: readonly PreviousSegment[]): SplitFile {
   const ext = extname(path).toLowerCase();
   if (ext === ".json") return { segments: flattenJson(JSON.parse(text)), join: (t) => joinJson(text, t) };
   if (ext === ".html" || ext === ".htm") {
-    const split = splitHtml(text);
+    const split = splitHtml(text, { previous });
     return { segments: split.segments, join: (t) => joinHtml(split, t) };
   }
-  const split = splitMarkdown(text, { fields });
+  const split = splitMarkdown(text, { fields, previous });
   return { segments: split.segments, join: (t) => markDraft(joinMarkdown(split, t)) };
 }
