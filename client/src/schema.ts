@@ -200,7 +200,7 @@ export type paths = {
         put?: never;
         /**
          * Estimate or start a translation job
-         * @description `delta` covers every missing, stale or rejected segment of the site in its writable target languages (`prefix` narrows it to units whose key starts with it); `translate` covers the same segments of the given `units` (unknown keys are ignored). `units` on a delta job, or `prefix` on a translate job, is a 422. `languages` that are not writable target languages are dropped; if none remain the answer is 422. `force: true` retranslates every segment in scope (approved, in review and held back ones too), each forced result getting a new result id; without it, segments held back by QA are not retranslated.
+         * @description `delta` covers every missing, stale or rejected segment of the site in its writable target languages (`prefix` narrows it to units whose key starts with it); `translate` covers the same segments of the given `units`; a key that names no unit of the site (never pushed, or deleted) is a 422 naming the unknown keys (the first 10), and nothing is created (also with `estimate_only`). `units` on a delta job, or `prefix` on a translate job, is a 422. `languages` that are not writable target languages are dropped; if none remain the answer is 422. `force: true` retranslates every segment in scope (approved, in review and held back ones too), each forced result getting a new result id; without it, segments held back by QA are not retranslated.
          *
          *     `estimate_only: true` answers 200 with the estimate and creates nothing. Otherwise the job is queued (202) and runs after the site's earlier jobs, one at a time in request order; results appear in `listResults` while it runs. No subscription covering the site: 402. A job with more than 100,000 billable characters, or one that would use characters beyond the plan's included volume, needs confirmation: without `confirm: true` the answer is 409 `confirmation_required` with the `estimate`; repeating the request with `confirm: true` creates it. Billable characters (Unicode code points, per target language) exclude translation-memory hits and repeated texts within the job.
          */
@@ -1501,7 +1501,7 @@ export type components = {
              * @enum {string}
              */
             type?: "delta" | "translate";
-            /** @description For `translate` only (required there): the unit keys, at most 1,000. */
+            /** @description For `translate` only (required there): the unit keys, at most 1,000; each must name a unit of the site (a key that names none is a 422 that lists it). */
             units?: string[] | null;
             /** @description For `delta` only: units whose key starts with it (a key type and optional rest, e.g. `post:`), at most 255 characters. */
             prefix?: string | null;

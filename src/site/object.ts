@@ -24,7 +24,21 @@ import type { MemorySearch } from "./fuzzy";
 import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { nextTurn } from "./invocation";
-import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
+import {
+  cancelJob,
+  checkJobUnits,
+  createJob,
+  getJob,
+  jobLanguages,
+  jobOut,
+  listJobs,
+  type MarkedEstimate,
+  markedEstimate,
+  markJob,
+  type ScopeEstimate,
+  scopeOf,
+  unsettledJobs,
+} from "./jobs";
 import { flushUsage } from "./ledger";
 import { backfillMemorySourceText, indexNeedsMerge, mergeMemoryIndex } from "./memory";
 import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, IMPORT_CHUNK, importMemory, listMemory, type MemoryKey, memoryPairs } from "./memory-admin";
@@ -310,6 +324,7 @@ export class SiteObject extends DurableObject<Env> {
   async estimateJob(settings: SiteSettings, request: JobRequest): Promise<ScopeEstimate> {
     return this.call(settings, async (settings) => {
       const scope = scopeOf(request);
+      checkJobUnits(this.store, scope);
       const languages = jobLanguages(this.store, settings, request.languages);
       // Exact matches in the organization's memory are memory hits too (a forced job takes none).
       this.latestEstimate = await markedEstimate(this.store, settings, scope, languages, (seen) => estimateWithShared(this.store, this.env, settings, scope, languages, seen));
@@ -319,7 +334,10 @@ export class SiteObject extends DurableObject<Env> {
 
   async createJob(settings: SiteSettings, request: JobRequest, opts: { estimate: ScopeEstimate; confirmedCharacters: number | null }) {
     return this.call(settings, async (settings) => {
-      const job = createJob(this.store, scopeOf(request), opts.estimate, opts.confirmedCharacters);
+      const scope = scopeOf(request);
+      // A unit deleted since the estimate: refused here too, so nothing is created.
+      checkJobUnits(this.store, scope);
+      const job = createJob(this.store, scope, opts.estimate, opts.confirmedCharacters);
       markJob(this.store, settings, job, this.latestEstimate);
       try {
         await reserve(controlDb(this.env.DB), settings, job.id, job.estimated_characters, job.created_at);
