@@ -512,13 +512,9 @@ export const JobIn = z
       .enum(["delta", "translate"])
       .default("delta")
       .openapi({ description: "`delta` (default): every missing, stale or rejected segment of the site (narrowed by `prefix`); `translate`: the same, limited to `units`." }),
-    units: z
-      .array(UnitKey)
-      .max(LIMITS.unitsPerJob)
-      .nullish()
-      .openapi({
-        description: "For `translate` only (required there): the unit keys, at most 1,000; each must name a unit of the site (a key that names none is a 422 that lists it).",
-      }),
+    units: z.array(UnitKey).max(LIMITS.unitsPerJob).nullish().openapi({
+      description: "For `translate` only (required there): the unit keys, at most 1,000; each must name a unit of the site (a key that names none is a 422 that lists it).",
+    }),
     prefix: text(LIMITS.jobPrefix)
       .regex(/^[a-z0-9_]+:\S*$/)
       .nullish()
