@@ -95,18 +95,22 @@ export async function push(config: Config, out: Output, given?: Context) {
   const files = await localFiles(ctx);
   const adapter = config.adapter ?? ctx.site.enabled_adapters.find(isAdapter);
   if (!adapter) throw new Failed("the site has no enabled adapter: set `adapter` or enable one in the dashboard");
-  const units: Schemas["UnitSnapshotIn"][] = files.map((f) => ({
-    external_key: f.key,
-    adapter,
-    label: f.fromCwd,
-    path: f.fromCwd,
-    source_language: ctx.site.source_language,
-    segments: f.split.segments,
-  }));
+  // A file the service would refuse, or whose front matter cannot be read, is reported by its line and not pushed.
+  const refused = files.filter((f) => f.split.problems?.length);
+  const units: Schemas["UnitSnapshotIn"][] = files
+    .filter((f) => !f.split.problems?.length)
+    .map((f) => ({
+      external_key: f.key,
+      adapter,
+      label: f.fromCwd,
+      path: f.fromCwd,
+      source_language: ctx.site.source_language,
+      segments: f.split.segments,
+    }));
   // Batches of at most 100 units and under 10 MB, one after another (the contract's rule).
   const pushed = await pushUnits(ctx.api, units, { onProgress: (p) => out.progress("push", p.done, p.total) });
   const totals = { units: units.length, added: 0, changed: 0, removed: 0, unchanged: 0, stale_translations: 0 };
-  const failed = pushed.failed;
+  const failed = [...refused.map((f) => ({ external_key: f.key, error: `${f.fromCwd}: ${f.split.problems!.map((p) => p.message).join("; ")}` })), ...pushed.failed];
   for (const f of failed) out.error(`${f.external_key}: ${f.error}`);
   for (const { result } of pushed.synced) {
     for (const k of ["added", "changed", "removed", "unchanged", "stale_translations"] as const) totals[k] += result[k];

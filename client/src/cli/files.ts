@@ -4,7 +4,7 @@ import { extname, join, relative, sep } from "node:path";
 import type { PreviousSegment } from "../split/align.js";
 import { joinHtml, splitHtml } from "../split/html.js";
 import { flattenJson, joinJson } from "../split/json.js";
-import { encodeKeyPart, type SplitSegment, type Translations } from "../split/keys.js";
+import { encodeKeyPart, type SplitProblem, type SplitSegment, type Translations } from "../split/keys.js";
 import { joinMarkdown, markDraft, splitMarkdown } from "../split/markdown.js";
 
 /** A glob (`*` within a folder, `**` across folders, `?` one character) as a regular expression. */
@@ -59,6 +59,8 @@ export function unitKey(pathFromCwd: string): string {
 
 export interface SplitFile {
   segments: SplitSegment[];
+  /** What keeps the file from being pushed (a NUL in a block, invalid front matter), each naming its line. */
+  problems?: SplitProblem[];
   /** The translated file (drafts: front matter `draft: true` for Markdown). */
   join(translations: Translations): string;
 }
@@ -73,8 +75,8 @@ export function splitFile(path: string, text: string, fields: string[], previous
   if (ext === ".json") return { segments: flattenJson(JSON.parse(text)), join: (t) => joinJson(text, t) };
   if (ext === ".html" || ext === ".htm") {
     const split = splitHtml(text, { previous });
-    return { segments: split.segments, join: (t) => joinHtml(split, t) };
+    return { segments: split.segments, problems: split.problems, join: (t) => joinHtml(split, t) };
   }
   const split = splitMarkdown(text, { fields, previous });
-  return { segments: split.segments, join: (t) => markDraft(joinMarkdown(split, t)) };
+  return { segments: split.segments, problems: split.problems, join: (t) => markDraft(joinMarkdown(split, t)) };
 }
