@@ -51,7 +51,12 @@ export default defineConfig(async () => {
         {
           // Tests run job alarms with runDurableObjectAlarm, never on their own.
           plugins: [workers({ JOB_ALARM_DELAY_MS: "3600000" })],
-          test: { ...common, name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/alarms/**", "test/billing/**", "test/storage/**", "test/client/cli.commands.test.ts"] },
+          test: {
+            ...common,
+            name: "workers",
+            include: ["test/**/*.test.ts"],
+            exclude: ["test/alarms/**", "test/billing/**", "test/storage/**", "test/client/cli.commands.test.ts"],
+          },
         },
         {
           // A small site storage limit, so the size guard's refusal is reached with a few pushes (src/site/object.ts, guardStorage).

@@ -32,6 +32,10 @@ export const LIMITS = {
   idsPerAck: 1_000,
   reviewsPerRequest: 500,
   jobsListed: 20,
+  /** Units per POST /v1/units/texts (an extension of version 1: the batch's 100). */
+  unitsPerTextsRead: 100,
+  /** Characters of source text one POST /v1/units/texts answer carries at most (the units after it are in `more`). */
+  sourceTextsChars: 5_000_000,
   confirmationCharacters: 100_000,
   agencySites: 10,
   /** A webhook endpoint's URL, in characters. */

@@ -25,6 +25,8 @@ export const BATCH_BYTES = 10_000_000;
 export const ACK_IDS = 1_000;
 /** Reviews per request. */
 export const REVIEWS_PER_REQUEST = 500;
+/** Units per `POST /v1/units/texts` (an extension of version 1). */
+export const TEXTS_UNITS = 100;
 
 const encoder = new TextEncoder();
 const bytesOf = (value: unknown) => encoder.encode(JSON.stringify(value)).byteLength;
@@ -256,4 +258,25 @@ export async function review(api: TransyncClient, reviews: readonly Review[], op
     total.ignored.push(...answer.ignored);
   }
   return total;
+}
+
+/**
+ * The current segments (`{key, text}`, by position) of each unit the service knows, by unit
+ * key, for `splitMarkdown(doc, { previous })` and `splitHtml(doc, { previous })`: with them an
+ * edited block keeps its key (its translation becomes stale, not removed). One
+ * `POST /v1/units/texts` per 100 keys (an extension of version 1); a unit the service does not
+ * know (never pushed, or deleted) is absent from the map. A read, so failures are retried.
+ */
+export async function previousSegments(api: TransyncClient, keys: readonly string[], options: CallOptions = {}): Promise<Map<string, { key: string; text: string }[]>> {
+  const out = new Map<string, { key: string; text: string }[]>();
+  let pending = [...new Set(keys)];
+  while (pending.length > 0) {
+    const body = { keys: pending.slice(0, TEXTS_UNITS) };
+    const answer = await send(() => api.POST("/v1/units/texts", { body, signal: options.signal }), "all", options.retry, options.signal);
+    for (const unit of answer.units) out.set(unit.external_key, unit.segments);
+    // Units left out of a large answer (`more`) are asked first in the next request.
+    if (answer.more.length >= body.keys.length) throw new TransyncError(500, `POST /v1/units/texts answered none of ${body.keys.length} units`);
+    pending = [...answer.more, ...pending.slice(body.keys.length)];
+  }
+  return out;
 }

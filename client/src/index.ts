@@ -34,6 +34,16 @@ export function verifyWebhook(secret: string, headers: Headers | Record<string, 
   return new Webhook(secret).verify(body, plain) as WebhookEvent;
 }
 
+export { ADAPTERS, type Adapter, isAdapter } from "./adapters.js";
+export {
+  EditMismatchError,
+  type EditorReviewsOptions,
+  editorReviews,
+  type TranslatedDocument,
+  type TranslatedDocumentOptions,
+  translatedDocument,
+  unitStatusWithTexts,
+} from "./documents.js";
 export { TransyncError, type TransyncErrorCode } from "./errors.js";
 export {
   ACK_IDS,
@@ -50,12 +60,14 @@ export {
   type PushResult,
   pendingResults,
   planBatches,
+  previousSegments,
   pushUnits,
   REVIEWS_PER_REQUEST,
   type Review,
   type RunJobOptions,
   review,
   runJob,
+  TEXTS_UNITS,
 } from "./helpers.js";
 export { backoffMs, type RetryOptions, retryAfterMs } from "./retry.js";
 // Splitters: documents into segments with keys that survive edits, and back (client/README.md "Splitters").

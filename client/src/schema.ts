@@ -165,6 +165,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/units/texts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read the source texts of up to 100 units
+         * @description **An extension of version 1.** The current segments (key and source text, by position) of up to 100 units in one call, for a connector that splits documents into blocks: it passes a unit's segments to the splitter (`splitMarkdown(doc, { previous })`), so an edited block keeps its key and its translation becomes stale instead of the block being new. A sync of N changed documents costs ⌈N/100⌉ of these calls and no local state. Units are answered in the order asked; keys that name no unit (never pushed, or deleted) are listed in `unknown`. An answer carries at most 5,000,000 characters of text (the first unit always): units past that are listed in `more`, to be asked again. A read: nothing changes, and it may be retried freely (POST only because 100 keys do not fit a URL).
+         */
+        post: operations["getUnitTexts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs": {
         parameters: {
             query?: never;
@@ -180,7 +200,7 @@ export type paths = {
         put?: never;
         /**
          * Estimate or start a translation job
-         * @description `delta` covers every missing, stale or rejected segment of the site in its writable target languages (`prefix` narrows it to units whose key starts with it); `translate` covers the same segments of the given `units` (unknown keys are ignored). `units` on a delta job, or `prefix` on a translate job, is a 422. `languages` that are not writable target languages are dropped; if none remain the answer is 422. `force: true` retranslates every segment in scope (approved, in review and held back ones too), each forced result getting a new result id; without it, segments held back by QA are not retranslated.
+         * @description `delta` covers every missing, stale or rejected segment of the site in its writable target languages (`prefix` narrows it to units whose key starts with it); `translate` covers the same segments of the given `units`; a key that names no unit of the site (never pushed, or deleted) is a 422 naming the unknown keys (the first 10), and nothing is created (also with `estimate_only`). `units` on a delta job, or `prefix` on a translate job, is a 422. `languages` that are not writable target languages are dropped; if none remain the answer is 422. `force: true` retranslates every segment in scope (approved, in review and held back ones too), each forced result getting a new result id; without it, segments held back by QA are not retranslated.
          *
          *     `estimate_only: true` answers 200 with the estimate and creates nothing. Otherwise the job is queued (202) and runs after the site's earlier jobs, one at a time in request order; results appear in `listResults` while it runs. No subscription covering the site: 402. A job with more than 100,000 billable characters, or one that would use characters beyond the plan's included volume, needs confirmation: without `confirm: true` the answer is 409 `confirmation_required` with the `estimate`; repeating the request with `confirm: true` creates it. Billable characters (Unicode code points, per target language) exclude translation-memory hits and repeated texts within the job.
          */
@@ -1610,6 +1630,28 @@ export type components = {
              */
             status: "machine_translated" | "pending_review" | "approved" | "needs_attention";
         };
+        UnitTextsOut: {
+            /** @description The known units asked for, in the order asked. */
+            units: {
+                /** @description The unit's key. */
+                external_key: string;
+                /** @description Every live segment of the unit, by position. */
+                segments: {
+                    /** @description The segment's key. */
+                    key: string;
+                    /** @description Its current source text, as pushed. */
+                    text: string;
+                }[];
+            }[];
+            /** @description Keys asked for that name no unit (never pushed, or deleted): a connector treats their documents as new. */
+            unknown: string[];
+            /** @description Known units left out because the answer reached 5,000,000 characters of text: ask for them again. Empty as a rule. */
+            more: string[];
+        };
+        UnitTextsIn: {
+            /** @description The units' keys, 1 to 100 (the same as a batch push); a key asked twice is answered once. */
+            keys: string[];
+        };
         JobEstimateOut: {
             /** @description The target languages the job would translate. */
             languages: string[];
@@ -1660,7 +1702,7 @@ export type components = {
              * @enum {string}
              */
             type?: "delta" | "translate";
-            /** @description For `translate` only (required there): the unit keys, 1 to 1,000. A `delta` job refuses `units`, even `[]` (422): leave it out, or narrow the job with `prefix`. */
+            /** @description For `translate` only (required there): the unit keys, 1 to 1,000, each naming a unit of the site (a key that names none is a 422 that lists it). A `delta` job refuses `units`, even `[]` (422): leave it out, or narrow the job with `prefix`. */
             units?: string[] | null;
             /** @description For `delta` only: units whose key starts with it (a key type and optional rest, e.g. `post:`), at most 255 characters. */
             prefix?: string | null;
@@ -3576,6 +3618,189 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is receiving more requests than it can serve: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This site is receiving more requests than it can serve: retry in 5 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    getUnitTexts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "keys": [
+                 *         "content:guide:intro.md",
+                 *         "content:guide:install.md",
+                 *         "content:guide:new-page.md"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UnitTextsIn"];
+            };
+        };
+        responses: {
+            /** @description The units' segments and source texts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "units": [
+                     *         {
+                     *           "external_key": "content:guide:intro.md",
+                     *           "segments": [
+                     *             {
+                     *               "key": "fm.title",
+                     *               "text": "Introduction"
+                     *             },
+                     *             {
+                     *               "key": "p.1x2f9k3a7q",
+                     *               "text": "Transync keeps translations in step with your site."
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "external_key": "content:guide:install.md",
+                     *           "segments": [
+                     *             {
+                     *               "key": "h.0c8v2m1d4r",
+                     *               "text": "Install"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "unknown": [
+                     *         "content:guide:new-page.md"
+                     *       ],
+                     *       "more": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnitTextsOut"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "site suspended: unpaid invoices; contact support"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is 10 MB (10,485,760 bytes) or more. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body is too large: the limit is 10485760 bytes (10 MB)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is not sent as JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body must be JSON (Content-Type: application/json)."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];

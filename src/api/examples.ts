@@ -194,6 +194,21 @@ export const EXAMPLES = {
     ],
     dashboard_url: "https://dashboard.transync.dev/sites/7/units/post:42",
   },
+  unitTextsIn: { keys: ["content:guide:intro.md", "content:guide:install.md", "content:guide:new-page.md"] },
+  unitTextsOut: {
+    units: [
+      {
+        external_key: "content:guide:intro.md",
+        segments: [
+          { key: "fm.title", text: "Introduction" },
+          { key: "p.1x2f9k3a7q", text: "Transync keeps translations in step with your site." },
+        ],
+      },
+      { external_key: "content:guide:install.md", segments: [{ key: "h.0c8v2m1d4r", text: "Install" }] },
+    ],
+    unknown: ["content:guide:new-page.md"],
+    more: [],
+  },
   jobIn: { type: "delta", prefix: "post:", languages: ["de", "fr"], confirm: true },
   job,
   jobs: [job, { ...job, id: 11, status: "succeeded", done_segments: 240, finished_at: "2026-11-21T09:12:40.000Z" }],

@@ -476,6 +476,36 @@ export const UnitStatusOut = z
   .openapi("UnitStatusOut");
 export type UnitStatus = z.infer<typeof UnitStatusOut>;
 
+/** POST /v1/units/texts (an extension of version 1): the source texts of up to 100 units in one read. */
+export const UnitTextsIn = z
+  .object({
+    keys: z
+      .array(UnitKey)
+      .min(1)
+      .max(LIMITS.unitsPerTextsRead)
+      .openapi({ description: `The units' keys, 1 to ${LIMITS.unitsPerTextsRead} (the same as a batch push); a key asked twice is answered once.` }),
+  })
+  .openapi("UnitTextsIn");
+
+export const UnitTextsOut = z
+  .object({
+    units: z
+      .array(
+        z.object({
+          external_key: z.string().openapi({ description: "The unit's key." }),
+          segments: z
+            .array(z.object({ key: z.string().openapi({ description: "The segment's key." }), text: z.string().openapi({ description: "Its current source text, as pushed." }) }))
+            .openapi({ description: "Every live segment of the unit, by position." }),
+        }),
+      )
+      .openapi({ description: "The known units asked for, in the order asked." }),
+    unknown: z.array(z.string()).openapi({ description: "Keys asked for that name no unit (never pushed, or deleted): a connector treats their documents as new." }),
+    more: z.array(z.string()).openapi({
+      description: `Known units left out because the answer reached ${LIMITS.sourceTextsChars.toLocaleString("en")} characters of text: ask for them again. Empty as a rule.`,
+    }),
+  })
+  .openapi("UnitTextsOut");
+
 // ---------------------------------------------------------------- usage and estimates
 
 export const UsageOut = z
@@ -535,7 +565,7 @@ export const JobIn = z
       .openapi({
         minItems: 1,
         description:
-          "For `translate` only (required there): the unit keys, 1 to 1,000. A `delta` job refuses `units`, even `[]` (422): leave it out, or narrow the job with `prefix`.",
+          "For `translate` only (required there): the unit keys, 1 to 1,000, each naming a unit of the site (a key that names none is a 422 that lists it). A `delta` job refuses `units`, even `[]` (422): leave it out, or narrow the job with `prefix`.",
       }),
     prefix: text(LIMITS.jobPrefix)
       .regex(/^[a-z0-9_]+:\S*$/)

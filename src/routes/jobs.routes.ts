@@ -18,7 +18,7 @@ jobRoutes.openapi(
     summary: "Estimate or start a translation job",
     description:
       "`delta` covers every missing, stale or rejected segment of the site in its writable target languages (`prefix` narrows it to units whose key starts with it); " +
-      "`translate` covers the same segments of the given `units` (unknown keys are ignored). `units` on a delta job, or `prefix` on a translate job, is a 422. " +
+      "`translate` covers the same segments of the given `units`; a key that names no unit of the site (never pushed, or deleted) is a 422 naming the unknown keys (the first 10), and nothing is created (also with `estimate_only`). `units` on a delta job, or `prefix` on a translate job, is a 422. " +
       "`languages` that are not writable target languages are dropped; if none remain the answer is 422. " +
       "`force: true` retranslates every segment in scope (approved, in review and held back ones too), each forced result getting a new result id; without it, segments held back by QA are not retranslated.\n\n" +
       "`estimate_only: true` answers 200 with the estimate and creates nothing. Otherwise the job is queued (202) and runs after the site's earlier jobs, one at a time in request order; results appear in `listResults` while it runs. " +

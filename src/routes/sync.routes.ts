@@ -25,6 +25,8 @@ import {
   UnitStatusQuery,
   UnitsQuery,
   UnitsWorkOut,
+  UnitTextsIn,
+  UnitTextsOut,
 } from "../api/schemas";
 import type { App } from "../context";
 import { batchPrefix } from "../control/erasure";
@@ -300,5 +302,28 @@ syncRoutes.openapi(
     const { stub, site } = siteObject(c);
     const { include } = c.req.valid("query");
     return c.json(await stub.unitStatus(site, c.req.valid("param").external_key, dashboardBase(c), [...include]), 200);
+  },
+);
+
+syncRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/units/texts",
+    operationId: "getUnitTexts",
+    summary: "Read the source texts of up to 100 units",
+    description:
+      "**An extension of version 1.** The current segments (key and source text, by position) of up to 100 units in one call, for a connector that splits documents into blocks: " +
+      "it passes a unit's segments to the splitter (`splitMarkdown(doc, { previous })`), so an edited block keeps its key and its translation becomes stale instead of the block being new. " +
+      "A sync of N changed documents costs ⌈N/100⌉ of these calls and no local state. Units are answered in the order asked; keys that name no unit (never pushed, or deleted) are listed in `unknown`. " +
+      `An answer carries at most ${LIMITS.sourceTextsChars.toLocaleString("en")} characters of text (the first unit always): units past that are listed in \`more\`, to be asked again. ` +
+      "A read: nothing changes, and it may be retried freely (POST only because 100 keys do not fit a URL).",
+    tags: ["sync"],
+    security: bearer,
+    request: body(UnitTextsIn, EXAMPLES.unitTextsIn),
+    responses: { 200: ok(UnitTextsOut, "The units' segments and source texts", EXAMPLES.unitTextsOut), ...errors, ...bodyErrors },
+  }),
+  async (c) => {
+    const { stub, site } = siteObject(c);
+    return c.json(await stub.sourceTexts(site, c.req.valid("json").keys), 200);
   },
 );

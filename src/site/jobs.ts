@@ -88,6 +88,30 @@ export function jobLanguages(store: Store, settings: SiteSettings, requested: st
   return languages;
 }
 
+/** Unknown unit keys a 422 names at most. */
+export const UNKNOWN_UNITS_SHOWN = 10;
+
+/**
+ * A `translate` job's unit keys that name no live unit (never pushed, or deleted): a 422 naming
+ * the first 10 of them, so a mistyped key is not a job that "succeeds" with nothing done. One
+ * read of the keys' live units.
+ */
+export function checkJobUnits(store: Store, scope: JobScope): void {
+  if (scope.type !== "translate" || !scope.units?.length) return;
+  const live = new Set(
+    store
+      .all<{ external_key: string }>("SELECT external_key FROM units WHERE external_key IN (SELECT value FROM json_each(?)) AND deleted = 0", JSON.stringify(scope.units))
+      .map((u) => u.external_key),
+  );
+  const unknown = scope.units.filter((k) => !live.has(k));
+  if (!unknown.length) return;
+  const shown = unknown.slice(0, UNKNOWN_UNITS_SHOWN).map((k) => JSON.stringify(k));
+  const rest = unknown.length > shown.length ? ` and ${unknown.length - shown.length} more` : "";
+  throw invalid(
+    `units: ${unknown.length} of the ${scope.units.length} unit key(s) name no unit of this site (never pushed, or deleted): ${shown.join(", ")}${rest}; nothing was created`,
+  );
+}
+
 /**
  * The units a scope covers: live units, narrowed by the job's unit keys or key prefix. A
  * condition on `u`; its arguments are appended to `args` (numbered after those already there).

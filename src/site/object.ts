@@ -27,7 +27,21 @@ import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glo
 import { connectorInfo, getSiteInfo, handshake } from "./handshake";
 import { nextTurn } from "./invocation";
 import { jobCreated, jobFinished } from "./job-events";
-import { cancelJob, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, type ScopeEstimate, scopeOf, unsettledJobs } from "./jobs";
+import {
+  cancelJob,
+  checkJobUnits,
+  createJob,
+  getJob,
+  jobLanguages,
+  jobOut,
+  listJobs,
+  type MarkedEstimate,
+  markedEstimate,
+  markJob,
+  type ScopeEstimate,
+  scopeOf,
+  unsettledJobs,
+} from "./jobs";
 import { flushUsage } from "./ledger";
 import { backfillMemorySourceText, indexNeedsMerge, mergeMemoryIndex } from "./memory";
 import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, IMPORT_CHUNK, importMemory, listMemory, type MemoryKey, memoryPairs } from "./memory-admin";
@@ -38,6 +52,7 @@ import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
 import { currentJob, runAlarm } from "./runner";
 import { capabilities, siteTargets } from "./settings";
 import { estimateWithShared } from "./shared-hits";
+import { sourceTexts } from "./source-texts";
 import { type Links, siteStatus, unitStatus, unitsWithWork } from "./status";
 import { Store } from "./store";
 import { applySnapshot, deleteUnit, knownUnits, pushUnchanged, pushUnit } from "./sync";
@@ -334,6 +349,11 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, (settings) => listUnits(this.store, settings, query));
   }
 
+  /** POST /v1/units/texts: the source texts of up to 100 units (keys that follow edits). */
+  async sourceTexts(settings: SiteSettings, keys: string[]) {
+    return this.call(settings, () => sourceTexts(this.store, keys));
+  }
+
   /** The dashboard's unit page: each segment's source and per-language text (states and QA come from unitStatus). */
   async unitTexts(settings: SiteSettings, externalKey: string) {
     return this.call(settings, () => unitTexts(this.store, externalKey));
@@ -344,6 +364,7 @@ export class SiteObject extends DurableObject<Env> {
   async estimateJob(settings: SiteSettings, request: JobRequest): Promise<ScopeEstimate> {
     return this.call(settings, async (settings) => {
       const scope = scopeOf(request);
+      checkJobUnits(this.store, scope);
       const languages = jobLanguages(this.store, settings, request.languages);
       // Exact matches in the organization's memory are memory hits too (a forced job takes none).
       this.latestEstimate = await markedEstimate(this.store, settings, scope, languages, (seen) => estimateWithShared(this.store, this.env, settings, scope, languages, seen));
@@ -354,7 +375,10 @@ export class SiteObject extends DurableObject<Env> {
   async createJob(settings: SiteSettings, request: JobRequest, opts: { estimate: ScopeEstimate; confirmedCharacters: number | null }) {
     return this.call(settings, async (settings) => {
       if (settings.suspended) throw suspendedError(settings.suspended);
-      const job = createJob(this.store, scopeOf(request), opts.estimate, opts.confirmedCharacters);
+      const scope = scopeOf(request);
+      // A unit deleted since the estimate: refused here too, so nothing is created.
+      checkJobUnits(this.store, scope);
+      const job = createJob(this.store, scope, opts.estimate, opts.confirmedCharacters);
       markJob(this.store, settings, job, this.latestEstimate);
       try {
         await reserve(controlDb(this.env.DB), settings, job.id, job.estimated_characters, job.created_at);

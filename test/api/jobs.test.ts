@@ -79,7 +79,7 @@ describe("POST /v1/jobs", () => {
     }
   });
 
-  it("a delta job translates missing and stale segments, narrowed by prefix; translate jobs by units (unknown keys ignored)", async () => {
+  it("a delta job translates missing and stale segments, narrowed by prefix; translate jobs by units (unknown keys refused: test/api/jobs-units.test.ts)", async () => {
     const { site, c } = await setup();
     await c.put("/v1/units", unit("post:1", [{ key: "a", text: "One" }]));
     await c.put("/v1/units", unit("page:1", [{ key: "a", text: "Two" }]));
@@ -87,8 +87,8 @@ describe("POST /v1/jobs", () => {
     const posts = await job(c, site.siteId, { prefix: "post:" });
     expect(posts).toMatchObject({ status: "succeeded", prefix: "post:", estimated_segments: 2, done_segments: 2 });
     expect(await states(c, "page:1")).toEqual({ a: { de: "missing", fr: "missing" } });
-    const translate = await job(c, site.siteId, { type: "translate", units: ["page:1", "nope:9"], languages: ["de"] });
-    expect(translate).toMatchObject({ status: "succeeded", units: ["page:1", "nope:9"], languages: ["de"], done_segments: 1 });
+    const translate = await job(c, site.siteId, { type: "translate", units: ["page:1"], languages: ["de"] });
+    expect(translate).toMatchObject({ status: "succeeded", units: ["page:1"], languages: ["de"], done_segments: 1 });
     expect(await states(c, "page:1")).toEqual({ a: { de: "review", fr: "missing" } });
     expect(await states(c, "page:2")).toEqual({ a: { de: "missing", fr: "missing" } });
   });

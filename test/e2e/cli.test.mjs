@@ -144,40 +144,52 @@ test("a second sync starts no job and writes nothing", async () => {
   assert.equal((await api("GET", "/v1/jobs")).length, jobs);
 });
 
-test("after one paragraph is inserted and another edited, exactly those two blocks are translated again", async () => {
+test("after one paragraph is inserted and another edited: one segment missing, one stale (its translation kept), and the job bills just those two", async () => {
+  const inserted = "A new first paragraph.";
   const index = join(folder, "content/index.md");
-  writeFileSync(index, readFileSync(index, "utf8").replace("# Welcome\n\n", "# Welcome\n\nA new first paragraph.\n\n"));
+  writeFileSync(index, readFileSync(index, "utf8").replace("# Welcome\n\n", `# Welcome\n\n${inserted}\n\n`));
   const about = join(folder, "content/about.md");
   writeFileSync(about, readFileSync(about, "utf8").replace("We started in 2020.", "We started in 2019."));
+  const before = await api("POST", "/v1/units/texts", { body: { keys: ["content:about.md"] } });
+  const editedKey = before.units[0].segments.find((s) => s.text === "We started in 2020.").key;
 
   const pushed = await transync(["push", "--json"]);
   assert.equal(pushed.code, 0, pushed.stderr);
-  assert.equal(pushed.json.added, 2);
-  assert.equal(pushed.json.removed, 1);
-  assert.equal(pushed.json.stale_translations, 0);
+  // The edited paragraph kept its key (the CLI read the units' segments from the service first).
+  assert.equal(pushed.json.added, 1);
+  assert.equal(pushed.json.changed, 1);
+  assert.equal(pushed.json.removed, 0);
+  assert.equal(pushed.json.stale_translations, LANGS.length);
   const status = await transync(["status", "--json"]);
   assert.equal(status.code, 0, status.stderr);
   for (const lang of LANGS) {
     const counts = status.json.languages.find((l) => l.code === lang);
-    assert.equal(counts.missing, 2, `${lang}: ${JSON.stringify(counts)}`);
-    assert.equal(counts.stale, 0);
-    assert.equal(counts.attention, 0);
+    assert.deepEqual([counts.missing, counts.stale, counts.attention], [1, 1, 0], `${lang}: ${JSON.stringify(counts)}`);
   }
-  // The service agrees: GET /v1/status, and only the two files have missing work.
-  for (const l of (await api("GET", "/v1/status")).languages) assert.deepEqual([l.missing, l.stale], [2, 0]);
+  // The service agrees: GET /v1/status, and only the two files have work.
+  for (const l of (await api("GET", "/v1/status")).languages) assert.deepEqual([l.missing, l.stale], [1, 1]);
   assert.deepEqual(
     status.json.units
-      .filter((u) => u.languages.some((l) => l.missing > 0))
+      .filter((u) => u.languages.some((l) => l.missing > 0 || l.stale > 0))
       .map((u) => u.path)
       .sort(),
     ["content/about.md", "content/index.md"],
   );
+  // The stale segment's earlier translation is still listed beside its new source.
+  const unit = await api("GET", "/v1/units/content:about.md/status?include=text,results");
+  const stale = unit.segments.find((s) => s.key === editedKey);
+  assert.equal(stale.text, "We started in 2019.");
+  for (const lang of LANGS) {
+    assert.equal(stale.states[lang], "stale");
+    assert.ok(stale.results[lang].text.length > 0, JSON.stringify(stale.results));
+  }
 
   const run = await transync(["sync", "--json"]);
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.json.translate.jobs.length, 1);
   const job = await api("GET", `/v1/jobs/${run.json.translate.jobs[0].id}`);
   assert.equal(job.estimated_segments, 2 * LANGS.length);
+  assert.equal(job.characters, LANGS.length * ([...inserted].length + [..."We started in 2019."].length));
   assert.deepEqual(run.json.pull.written.map((w) => w.path).sort(), ["content/de/about.md", "content/de/index.md", "content/fr/about.md", "content/fr/index.md"]);
   for (const l of (await api("GET", "/v1/status")).languages) assert.deepEqual([l.missing, l.stale], [0, 0]);
 });

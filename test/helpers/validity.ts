@@ -90,8 +90,11 @@ export function handshakeValidity(h: unknown): Validity {
   );
 }
 
-/** JobIn; `writable` are the site's writable languages (a job with none of them left is a 422). */
-export function jobValidity(j: unknown, writable: string[]): Validity {
+/**
+ * JobIn; `writable` are the site's writable languages (a job with none of them left is a 422),
+ * `known` says which unit keys name a live unit (a translate job naming another is a 422).
+ */
+export function jobValidity(j: unknown, writable: string[], known: (key: string) => boolean = () => true): Validity {
   if (!isObject(j)) return false;
   const type = j.type === undefined ? "delta" : j.type;
   const bool = (v: unknown): Validity => optional(v, (b) => typeof b === "boolean");
@@ -110,6 +113,8 @@ export function jobValidity(j: unknown, writable: string[]): Validity {
     bool(j.estimate_only),
     // translate: the given units (at least one); prefix is for delta only.
     type === "translate" ? Array.isArray(j.units) && j.units.length > 0 : true,
+    // Issue 40: every unit a translate job names must exist.
+    type === "translate" && Array.isArray(j.units) ? j.units.every((k) => typeof k !== "string" || known(k)) : true,
     !(type === "translate" && j.prefix !== undefined && j.prefix !== null),
     // DESIGN.md: `units` narrows translate jobs only; on a delta job it is a 422, never a silent whole-site job.
     !(

@@ -372,7 +372,14 @@ const ROWS: Partial<Record<AuditAction, Row>> = {
       const p = await twoFactorPerson();
       const { beginTwoFactor, confirmTwoFactor } = await import("../../src/ops/two-factor");
       const { setup, secret } = await beginTwoFactor(env, p.id);
-      await confirmTwoFactor(env, { userId: p.id, email: p.email, tokenHash: "" }, setup, totpCode(secret, Date.now()), { password: p.password, currentCode: p.codes[0] }, "https://dash.test");
+      await confirmTwoFactor(
+        env,
+        { userId: p.id, email: p.email, tokenHash: "" },
+        setup,
+        totpCode(secret, Date.now()),
+        { password: p.password, currentCode: p.codes[0] },
+        "https://dash.test",
+      );
       return { actor: `user:${p.id}`, target: `user:${p.id}`, organization_id: null };
     },
   },
@@ -469,7 +476,15 @@ async function twoFactorPerson() {
   const { setup, secret } = await beginTwoFactor(env, id);
   // A code of the previous 30-second window, so that the code of the current one is still unused (two_factor_off needs one).
   const before = new Date(Date.now() - 30_000);
-  const codes = await confirmTwoFactor(env, { userId: id, email: p.email, tokenHash: "" }, setup, totpCode(secret, before.getTime()), { password: p.password, currentCode: "" }, "https://dash.test", before);
+  const codes = await confirmTwoFactor(
+    env,
+    { userId: id, email: p.email, tokenHash: "" },
+    setup,
+    totpCode(secret, before.getTime()),
+    { password: p.password, currentCode: "" },
+    "https://dash.test",
+    before,
+  );
   return { id, email: p.email, password: p.password, secret, codes };
 }
 

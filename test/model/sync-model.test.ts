@@ -343,7 +343,8 @@ async function runJobCommand(c: Client, siteId: number, model: Model, cmd: Extra
   if (cmd.job === "translate") request.units = cmd.units;
   if (cmd.languages) request.languages = cmd.languages;
   const languages = model.jobLanguages(cmd.languages);
-  const refused = languages.length === 0 || (cmd.job === "translate" && cmd.units.length === 0);
+  // A translate job naming a unit that is not live (never pushed, deleted) is refused whole (issue 40).
+  const refused = languages.length === 0 || (cmd.job === "translate" && (cmd.units.length === 0 || cmd.units.some((u) => !model.isLive(u))));
   const scopeArgs = { type: cmd.job, prefix: cmd.job === "delta" ? cmd.prefix : undefined, units: cmd.units, force: cmd.force };
 
   const created = await c.post("/v1/jobs", request);

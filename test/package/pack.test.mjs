@@ -22,7 +22,7 @@ const npm = (args, cwd) => execFileSync("npm", [...args, "--no-audit", "--no-fun
 
 /** What a connector writes: every helper and the types it needs. */
 const CONSUMER = `
-import { ack, createTransyncClient, pendingResults, pushUnits, review, runJob, TransyncError, verifyWebhook, type Schemas, type WebhookEvent } from "@transync/client";
+import { ack, createTransyncClient, editorReviews, isAdapter, pendingResults, previousSegments, pushUnits, review, runJob, splitMarkdown, translatedDocument, TransyncError, unitStatusWithTexts, verifyWebhook, type Adapter, type Schemas, type WebhookEvent } from "@transync/client";
 
 const api = createTransyncClient({ baseUrl: "http://127.0.0.1:8787", key: "tsk_example" });
 const units: Schemas["UnitSnapshotIn"][] = [{ external_key: "page:1", adapter: "wordpress", segments: [{ key: "title", text: "Hello" }] }];
@@ -45,6 +45,20 @@ export async function sync(): Promise<number> {
   const decided = await review(api, [{ id: "1", outcome: "approved", text: "Hallo" }]);
   const health = await api.GET("/v1/health");
   return acknowledged + decided.updated + decided.ignored.length + (health.data?.api_version.length ?? 0);
+}
+
+/** A whole-file connector: keys lined up with the service's segments, a translated file rebuilt whole. */
+export async function wholeFile(source: string): Promise<string | null> {
+  const { data: site } = await api.GET("/v1/site");
+  const adapter: Adapter | undefined = site?.enabled_adapters.find(isAdapter);
+  if (!adapter) return null;
+  const previous = await previousSegments(api, ["docs:intro.md"]);
+  await pushUnits(api, [{ external_key: "docs:intro.md", adapter, segments: splitMarkdown(source, { previous: previous.get("docs:intro.md") }).segments }]);
+  const status = await unitStatusWithTexts(api, "docs:intro.md");
+  await review(api, editorReviews(status, "de", { outcome: "approved", edited: splitMarkdown(source) }));
+  const { document, complete, unacknowledged } = await translatedDocument(api, "docs:intro.md", "de", source, { draft: true });
+  if (complete) await ack(api, unacknowledged);
+  return complete ? document : null;
 }
 
 export function receive(secret: string, headers: Headers, body: string): WebhookEvent["type"] {

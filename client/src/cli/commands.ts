@@ -2,11 +2,12 @@
 // answers a plain object (printed with --json); the lines for people go through Output.
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
+import { isAdapter } from "../adapters.js";
+import { EditMismatchError, editorReviews, unitStatusWithTexts } from "../documents.js";
 import { TransyncError } from "../errors.js";
-import { ack, pendingResults, pushUnits, runJob, review as sendReviews } from "../helpers.js";
+import { ack, pendingResults, previousSegments, pushUnits, runJob, review as sendReviews } from "../helpers.js";
 import { createTransyncClient, type Schemas, type TransyncClient } from "../index.js";
 import { send } from "../retry.js";
-import { normalize } from "../split/keys.js";
 import { type Config, UsageError } from "./config.js";
 import { listFiles, splitFile, unitKey } from "./files.js";
 import type { Output } from "./output.js";
@@ -63,38 +64,54 @@ interface LocalFile {
   split: ReturnType<typeof splitFile>;
 }
 
-function localFiles(ctx: Context): LocalFile[] {
+/**
+ * The files to push, each split with its unit's current segments in the service (one
+ * `POST /v1/units/texts` per 100 files), so an edited block keeps its key: its segment becomes
+ * stale and keeps its earlier translation beside the change. No state is kept locally.
+ */
+async function localFiles(ctx: Context): Promise<LocalFile[]> {
   const { config } = ctx;
   const root = resolve(config.cwd, config.dir);
   // The output folders of every target language are never pushed as sources.
   const excluded = ctx.site.target_languages.filter((l) => LANGUAGE.test(l.code)).map((l) => toSlash(relative(root, resolve(config.cwd, outPath(config, l.code, "")))));
-  return listFiles(
+  const found = listFiles(
     root,
     config.include,
     excluded.filter((x) => x && !x.startsWith("..")),
   ).map((rel) => {
     const fromCwd = toSlash(join(config.dir, rel));
-    return { rel, fromCwd, key: unitKey(fromCwd), split: splitFile(rel, readFileSync(join(root, rel), "utf8"), config.fields) };
+    return { rel, fromCwd, key: unitKey(fromCwd), text: readFileSync(join(root, rel), "utf8") };
   });
+  const previous = found.length
+    ? await previousSegments(
+        ctx.api,
+        found.map((f) => f.key),
+      )
+    : new Map();
+  return found.map(({ text, ...f }) => ({ ...f, split: splitFile(f.rel, text, config.fields, previous.get(f.key)) }));
 }
 
 export async function push(config: Config, out: Output, given?: Context) {
   const ctx = given ?? (await connect(config, out));
-  const files = localFiles(ctx);
-  const adapter = config.adapter ?? ctx.site.enabled_adapters[0];
+  const files = await localFiles(ctx);
+  const adapter = config.adapter ?? ctx.site.enabled_adapters.find(isAdapter);
   if (!adapter) throw new Failed("the site has no enabled adapter: set `adapter` or enable one in the dashboard");
-  const units: Schemas["UnitSnapshotIn"][] = files.map((f) => ({
-    external_key: f.key,
-    adapter: adapter as Schemas["UnitSnapshotIn"]["adapter"],
-    label: f.fromCwd,
-    path: f.fromCwd,
-    source_language: ctx.site.source_language,
-    segments: f.split.segments,
-  }));
+  // A file the service would refuse, or whose front matter cannot be read, is reported by its line and not pushed.
+  const refused = files.filter((f) => f.split.problems?.length);
+  const units: Schemas["UnitSnapshotIn"][] = files
+    .filter((f) => !f.split.problems?.length)
+    .map((f) => ({
+      external_key: f.key,
+      adapter,
+      label: f.fromCwd,
+      path: f.fromCwd,
+      source_language: ctx.site.source_language,
+      segments: f.split.segments,
+    }));
   // Batches of at most 100 units and under 10 MB, one after another (the contract's rule).
   const pushed = await pushUnits(ctx.api, units, { onProgress: (p) => out.progress("push", p.done, p.total) });
   const totals = { units: units.length, added: 0, changed: 0, removed: 0, unchanged: 0, stale_translations: 0 };
-  const failed = pushed.failed;
+  const failed = [...refused.map((f) => ({ external_key: f.key, error: `${f.fromCwd}: ${f.split.problems!.map((p) => p.message).join("; ")}` })), ...pushed.failed];
   for (const f of failed) out.error(`${f.external_key}: ${f.error}`);
   for (const { result } of pushed.synced) {
     for (const k of ["added", "changed", "removed", "unchanged", "stale_translations"] as const) totals[k] += result[k];
@@ -107,7 +124,7 @@ export async function push(config: Config, out: Output, given?: Context) {
 
 export async function translate(config: Config, out: Output, opts: { yes: boolean }, given?: { ctx: Context; files: LocalFile[] }) {
   const ctx = given?.ctx ?? (await connect(config, out));
-  const files = given?.files ?? localFiles(ctx);
+  const files = given?.files ?? (await localFiles(ctx));
   const jobs: Schemas["JobOut"][] = [];
   // One job for the CLI's own files (a `translate` job names at most 1,000 units).
   for (let i = 0; i < files.length; i += 1000) {
@@ -134,13 +151,11 @@ export async function translate(config: Config, out: Output, opts: { yes: boolea
 }
 
 /** A unit's segments with their source text and current translations (`include=text,results`). */
-function unitStatus(api: Api, key: string) {
-  return send(() => api.GET("/v1/units/{external_key}/status", { params: { path: { external_key: key }, query: { include: "text,results" } } }), "all");
-}
+const unitStatus = (api: Api, key: string) => unitStatusWithTexts(api, key);
 
 export async function pull(config: Config, out: Output, given?: { ctx: Context; files: LocalFile[] }) {
   const ctx = given?.ctx ?? (await connect(config, out));
-  const files = new Map((given?.files ?? localFiles(ctx)).map((f) => [f.key, f]));
+  const files = new Map((given?.files ?? (await localFiles(ctx))).map((f) => [f.key, f]));
   const pending: Schemas["ResultOut"][] = [];
   for await (const page of pendingResults(ctx.api, { limit: 500 })) pending.push(...page.filter((r) => files.has(r.unit)));
   const byUnit = new Map<string, Schemas["ResultOut"][]>();
@@ -235,27 +250,19 @@ export async function review(config: Config, out: Output, path: string, opts: { 
     throw e;
   }
   const lang = opts.lang;
-  const segments = [...status.segments].sort((a, b) => a.position - b.position);
   // With --text-from, the editor's version of the translated file: its blocks line up with the unit's segments in order.
-  let edited: string[] | null = null;
+  let edited: ReturnType<typeof splitFile> | undefined;
   if (opts.textFrom) {
     if (!existsSync(opts.textFrom)) throw new UsageError(`${opts.textFrom} does not exist`);
-    edited = splitFile(opts.textFrom, readFileSync(opts.textFrom, "utf8"), config.fields).segments.map((s) => s.text);
-    if (edited.length !== segments.length) {
-      throw new Failed(`${opts.textFrom} has ${edited.length} block(s), the unit has ${segments.length}: it does not line up with ${rel}`);
-    }
+    edited = splitFile(opts.textFrom, readFileSync(opts.textFrom, "utf8"), config.fields);
   }
-  const reviews: Schemas["ReviewsIn"]["reviews"] = [];
-  segments.forEach((s, i) => {
-    const t = s.results?.[lang];
-    if (s.states[lang] !== "review" || !t?.id || (t.status !== "machine_translated" && t.status !== "pending_review")) return;
-    const text = edited?.[i];
-    reviews.push({
-      id: t.id,
-      outcome: opts.outcome,
-      ...(opts.outcome === "approved" && text !== undefined && normalize(text) !== normalize(t.text) ? { text } : {}),
-    });
-  });
+  let reviews: Schemas["ReviewsIn"]["reviews"];
+  try {
+    reviews = editorReviews(status, lang, { outcome: opts.outcome, edited });
+  } catch (e) {
+    if (e instanceof EditMismatchError) throw new Failed(`${opts.textFrom} has ${e.blocks} block(s), the unit has ${e.segments}: it does not line up with ${rel}`);
+    throw e;
+  }
   const { updated, ignored } = reviews.length > 0 ? await sendReviews(api, reviews) : { updated: 0, ignored: [] };
   out.say(`${opts.outcome} ${updated} translation(s) of ${rel} in ${lang}${ignored.length ? ` (${ignored.length} ignored)` : ""}`);
   return { path: rel, unit: key, language: lang, outcome: opts.outcome, updated, ignored, edited: reviews.filter((r) => r.text !== undefined).length };

@@ -3,6 +3,7 @@
 // from the config file, so the file can be committed.
 import { existsSync, readFileSync } from "node:fs";
 import { join, normalize } from "node:path";
+import { ADAPTERS, type Adapter, isAdapter } from "../adapters.js";
 
 export interface Config {
   url: string;
@@ -16,7 +17,7 @@ export interface Config {
   /** Front matter fields sent as segments. */
   fields: string[];
   /** Adapter of the pushed units; default the first of the site's enabled adapters. */
-  adapter: string | null;
+  adapter: Adapter | null;
   /** Languages the site has (the handshake's `languages`); default every target language of the site. */
   languages: string[] | null;
   cwd: string;
@@ -52,6 +53,8 @@ export function loadConfig(flags: Flags, env: Record<string, string | undefined>
   if (!key) throw new UsageError("no API key: set TRANSYNC_KEY");
   const fields = pick("fields");
   const languages = pick("languages");
+  const adapter = (pick("adapter") as string | undefined) ?? null;
+  if (adapter !== null && !isAdapter(adapter)) throw new UsageError(`adapter must be one of ${ADAPTERS.join(", ")} (got ${JSON.stringify(adapter)})`);
   return {
     url,
     key,
@@ -60,7 +63,7 @@ export function loadConfig(flags: Flags, env: Record<string, string | undefined>
     include: String(pick("include") ?? "**/*.md"),
     out: String(pick("out") ?? "content/{lang}/{path}"),
     fields: fields === undefined ? ["title", "description"] : list(fields),
-    adapter: (pick("adapter") as string | undefined) ?? null,
+    adapter,
     languages: languages === undefined ? null : list(languages),
     cwd,
   };

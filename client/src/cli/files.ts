@@ -1,9 +1,10 @@
 // Which files are pushed, the unit key of each, and how each kind of file is split and joined.
 import { readdirSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
+import type { PreviousSegment } from "../split/align.js";
 import { joinHtml, splitHtml } from "../split/html.js";
 import { flattenJson, joinJson } from "../split/json.js";
-import { encodeKeyPart, type SplitSegment, type Translations } from "../split/keys.js";
+import { encodeKeyPart, type SplitProblem, type SplitSegment, type Translations } from "../split/keys.js";
 import { joinMarkdown, markDraft, splitMarkdown } from "../split/markdown.js";
 
 /** A glob (`*` within a folder, `**` across folders, `?` one character) as a regular expression. */
@@ -58,17 +59,24 @@ export function unitKey(pathFromCwd: string): string {
 
 export interface SplitFile {
   segments: SplitSegment[];
+  /** What keeps the file from being pushed (a NUL in a block, invalid front matter), each naming its line. */
+  problems?: SplitProblem[];
   /** The translated file (drafts: front matter `draft: true` for Markdown). */
   join(translations: Translations): string;
 }
 
-export function splitFile(path: string, text: string, fields: string[]): SplitFile {
+/**
+ * Splits a file by its extension. `previous` (the unit's segments in the service) lines the
+ * blocks' keys up with them, so an edited Markdown or HTML block keeps its key (JSON keys are
+ * paths, stable without it).
+ */
+export function splitFile(path: string, text: string, fields: string[], previous?: readonly PreviousSegment[]): SplitFile {
   const ext = extname(path).toLowerCase();
   if (ext === ".json") return { segments: flattenJson(JSON.parse(text)), join: (t) => joinJson(text, t) };
   if (ext === ".html" || ext === ".htm") {
-    const split = splitHtml(text);
-    return { segments: split.segments, join: (t) => joinHtml(split, t) };
+    const split = splitHtml(text, { previous });
+    return { segments: split.segments, problems: split.problems, join: (t) => joinHtml(split, t) };
   }
-  const split = splitMarkdown(text, { fields });
-  return { segments: split.segments, join: (t) => markDraft(joinMarkdown(split, t)) };
+  const split = splitMarkdown(text, { fields, previous });
+  return { segments: split.segments, problems: split.problems, join: (t) => markDraft(joinMarkdown(split, t)) };
 }

@@ -262,7 +262,7 @@ function distanceTo(p: Pattern, b: Int32Array, max: number): number {
 }
 
 /** A split with its segments' keys lined up with `previous` (the join's template follows). */
-export function alignSplit<S extends { segments: { key: string; text: string }[]; parts: (string | { key: string })[] }>(
+export function alignSplit<S extends { segments: { key: string; text: string }[]; parts: (string | { key: string })[]; problems?: { key?: string }[] }>(
   split: S,
   previous: readonly PreviousSegment[] | undefined,
   options: AlignOptions = {},
@@ -271,5 +271,6 @@ export function alignSplit<S extends { segments: { key: string; text: string }[]
   const segments = alignKeys(split.segments, previous, options);
   const rename = new Map(split.segments.map((s, i) => [s.key, segments[i].key]));
   const parts = split.parts.map((p) => (typeof p === "string" || rename.get(p.key) === p.key ? p : { ...p, key: rename.get(p.key)! }));
-  return { ...split, segments, parts };
+  const problems = split.problems?.map((p) => (p.key === undefined ? p : { ...p, key: rename.get(p.key) ?? p.key }));
+  return { ...split, segments, parts, ...(problems ? { problems } : {}) };
 }

@@ -13,7 +13,24 @@ export type Part = string | { key: string; raw?: string; quote?: boolean };
 export interface Split {
   segments: SplitSegment[];
   parts: Part[];
+  /**
+   * What the service would refuse, or what could not be read, each naming the block or field and
+   * its line: a U+0000 (NUL) in a block, front matter that is not valid YAML. A connector reports
+   * these and does not push the document (its segments would be refused, or lose a field).
+   */
+  problems?: SplitProblem[];
 }
+
+export interface SplitProblem {
+  /** 1-based line of the document where the block or front matter starts. */
+  line: number;
+  /** The segment's key, when the problem is one block's. */
+  key?: string;
+  message: string;
+}
+
+/** The 1-based line of offset `at` in `doc`. */
+export const lineAt = (doc: string, at: number) => doc.slice(0, at).split("\n").length;
 
 export interface SplitSegment {
   key: string;
@@ -97,17 +114,27 @@ export function joinParts(split: Split, translations: Translations): string {
 export function fromRanges(doc: string, ranges: { start: number; end: number; segment: SplitSegment; quote?: boolean }[]): Split {
   const parts: Part[] = [];
   const kept: SplitSegment[] = [];
+  const problems: SplitProblem[] = [];
   let at = 0;
   for (const r of ranges) {
     // A parser's range that goes backwards or overlaps the previous one is left as kept bytes:
     // the join stays exact whatever the parser makes of broken input.
     if (r.start < at || r.end <= r.start || r.end > doc.length) continue;
     kept.push(r.segment);
+    if (r.segment.text.includes("\u0000")) {
+      const line = lineAt(doc, r.start) + r.segment.text.slice(0, r.segment.text.indexOf("\u0000")).split("\n").length - 1;
+      const start = r.segment.text.replace(/\s+/g, " ").trim().slice(0, 40);
+      problems.push({
+        line,
+        key: r.segment.key,
+        message: `line ${line}: the ${r.segment.kind ?? "block"} "${start.replaceAll("\u0000", "\\0")}…" contains U+0000 (NUL), which the service refuses: remove it`,
+      });
+    }
     if (r.start > at) parts.push(doc.slice(at, r.start));
     const raw = doc.slice(r.start, r.end);
     parts.push({ key: r.segment.key, ...(raw !== r.segment.text ? { raw } : {}), ...(r.quote ? { quote: true } : {}) });
     at = r.end;
   }
   if (at < doc.length) parts.push(doc.slice(at));
-  return { segments: kept, parts };
+  return problems.length ? { segments: kept, parts, problems } : { segments: kept, parts };
 }

@@ -6,7 +6,7 @@ import type { RootContent } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { isScalar, parseDocument } from "yaml";
 import { alignSplit, type PreviousSegment } from "./align.js";
-import { contentKeys, encodeKeyPart, fromRanges, joinParts, type Split, type SplitSegment, type Translations } from "./keys.js";
+import { contentKeys, encodeKeyPart, fromRanges, joinParts, type Split, type SplitProblem, type SplitSegment, type Translations } from "./keys.js";
 
 export interface MarkdownOptions {
   /** Front matter fields sent as segments (string values only); default `title` and `description`. */
@@ -32,11 +32,22 @@ export function frontMatter(doc: string): { start: number; end: number; yamlStar
   return { start: 0, end: m[0].length, yamlStart, yaml: m[1] ?? "" };
 }
 
-function frontMatterRanges(doc: string, fields: string[]): { ranges: Range[]; end: number } {
+function frontMatterRanges(doc: string, fields: string[]): { ranges: Range[]; end: number; problems: SplitProblem[] } {
   const fm = frontMatter(doc);
-  if (!fm) return { ranges: [], end: 0 };
+  if (!fm) return { ranges: [], end: 0, problems: [] };
   const yaml = parseDocument(fm.yaml);
   const ranges: Range[] = [];
+  if (yaml.errors.length) {
+    // Not read at all: a title lost silently would remove its segment (and its translations) on the next push.
+    const error = yaml.errors[0];
+    const line = 1 + (error.linePos?.[0].line ?? 1);
+    const what = error.message.split("\n")[0];
+    return {
+      ranges,
+      end: fm.end,
+      problems: [{ line, message: `line ${line}: the front matter is not valid YAML (${what}), so its fields (${fields.join(", ")}) cannot be read: fix it` }],
+    };
+  }
   for (const field of fields) {
     const node = yaml.get(field, true);
     if (!isScalar(node) || typeof node.value !== "string" || !node.range || node.value.trim() === "") continue;
@@ -51,7 +62,7 @@ function frontMatterRanges(doc: string, fields: string[]): { ranges: Range[]; en
     });
   }
   ranges.sort((a, b) => a.start - b.start);
-  return { ranges, end: fm.end };
+  return { ranges, end: fm.end, problems: [] };
 }
 
 const at = (n: { position?: { start: { offset?: number }; end: { offset?: number } } }) => ({
@@ -62,7 +73,7 @@ const at = (n: { position?: { start: { offset?: number }; end: { offset?: number
 /** Splits a Markdown document; `joinMarkdown(split, translations)` gives it back. */
 export function splitMarkdown(doc: string, options: MarkdownOptions = {}): Split {
   const fields = options.fields ?? ["title", "description"];
-  const { ranges, end: bodyStart } = frontMatterRanges(doc, fields);
+  const { ranges, end: bodyStart, problems } = frontMatterRanges(doc, fields);
   const body = doc.slice(bodyStart);
   const key = contentKeys();
   const block = (start: number, end: number, prefix: string, kind: string, format: SplitSegment["format"] = "markdown") => {
@@ -100,7 +111,9 @@ export function splitMarkdown(doc: string, options: MarkdownOptions = {}): Split
   };
   for (const node of fromMarkdown(body).children) visit(node);
   // Front matter keys (`fm.<field>`) are fixed by the field's name: never lined up.
-  return alignSplit(fromRanges(doc, ranges), options.previous, { fixed: (k) => k.startsWith("fm.") });
+  const split = alignSplit(fromRanges(doc, ranges), options.previous, { fixed: (k) => k.startsWith("fm.") });
+  const all = [...problems, ...(split.problems ?? [])];
+  return all.length ? { ...split, problems: all } : split;
 }
 
 /** The document with each segment's translation (its source text where none is given). */
