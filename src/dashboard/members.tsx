@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { InvitationIn } from "../api/schemas";
 import { ApiError } from "../errors";
-import { dashboardBase } from "../links";
+import { dashboardBase, mailBase } from "../links";
 import { eraseOrganization } from "../ops/erasure";
 import { type Inviter, invite, membersOf, removeMember, resendInvitation, withdrawInvitation } from "../ops/people";
 import { organizationRequiresTwoFactor, setTwoFactorRequirement } from "../ops/two-factor";
@@ -41,7 +41,7 @@ members.post("/organizations/:org_id/members/invite", async (c) => {
   }
   try {
     // By mail only: the inviter never sees the link, so only the mailbox's owner can choose a new account's password.
-    await invite(c.env, inviter(a), a.organizationId, input.data, dashboardBase(c));
+    await invite(c.env, inviter(a), a.organizationId, input.data, dashboardBase(c), undefined, mailBase(c));
   } catch (err) {
     return overLimit(c, a, err);
   }
@@ -51,7 +51,7 @@ members.post("/organizations/:org_id/members/invite", async (c) => {
 members.post("/organizations/:org_id/members/invitations/:invitation_id/resend", async (c) => {
   const a = await orgAccess(c, id(c.req.param("org_id")), "admin");
   try {
-    await resendInvitation(c.env, inviter(a), a.organizationId, id(c.req.param("invitation_id")), dashboardBase(c));
+    await resendInvitation(c.env, inviter(a), a.organizationId, id(c.req.param("invitation_id")), mailBase(c));
   } catch (err) {
     return overLimit(c, a, err);
   }

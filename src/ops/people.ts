@@ -27,7 +27,7 @@ import {
 import { invitations as invitationRows, organizations } from "../control/schema";
 import { sha256Hex } from "../digest";
 import { ApiError, notFound, tooManyRequests } from "../errors";
-import { sendMail } from "../mail/send";
+import { noMailBase, sendMail } from "../mail/send";
 import { invitationMail } from "../mail/templates";
 import type { Actor } from "./actor";
 
@@ -75,16 +75,26 @@ async function spendInvitation(env: Env, inviter: Inviter, organizationId: numbe
  * and the token: the admin API (the operator's tool) answers it; the dashboard shows only that
  * the mail went out (so only the mailbox's owner can choose a new account's password).
  */
-export async function invite(env: Env, inviter: Inviter, organizationId: number, input: InvitationCreate, invitationsBase: string, now = new Date()) {
+export async function invite(
+  env: Env,
+  inviter: Inviter,
+  organizationId: number,
+  input: InvitationCreate,
+  invitationsBase: string,
+  now = new Date(),
+  mailLinks: string | null = invitationsBase,
+) {
   if (!mayInvite(inviter, input.role)) throw new ApiError(403, "Only owners can invite owners.");
   await spendInvitation(env, inviter, organizationId, input.email, now);
   const inv = await createInvitation(controlDb(env.DB), { organizationId, email: input.email, role: input.role, invitedBy: inviter.userId, actor: inviter.actor }, now);
   // Whether it went out or waits for its retry is kept on the invitation (the Members page shows it).
-  await mailInvitation(env, inv.id, inv.token, invitationsBase, now);
+  await mailInvitation(env, inv.id, inv.token, mailLinks, now);
   return { id: inv.id, email: inv.email, role: inv.role, url: `${invitationsBase}/invitations/${inv.token}`, expires_at: inv.expires_at };
 }
 
-async function mailInvitation(env: Env, invitationId: number, token: string, base: string, now: Date) {
+/** `base`: of the mailed link (src/links.ts `mailBase`); null: no DASHBOARD_URL outside local development, so no mail (logged). */
+async function mailInvitation(env: Env, invitationId: number, token: string, base: string | null, now: Date) {
+  if (!base) return noMailBase("invitation");
   const db = controlDb(env.DB);
   const row = await db
     .select({ email: invitationRows.email, role: invitationRows.role, expiresAt: invitationRows.expiresAt, organization: organizations.name })
@@ -107,7 +117,7 @@ async function mailInvitation(env: Env, invitationId: number, token: string, bas
  * Sends an open invitation again with a fresh link (the old one stops working: only a hash is
  * kept, so the old link cannot be mailed twice) valid another 7 days.
  */
-export async function resendInvitation(env: Env, inviter: Inviter, organizationId: number, invitationId: number, base: string, now = new Date()) {
+export async function resendInvitation(env: Env, inviter: Inviter, organizationId: number, invitationId: number, base: string | null, now = new Date()) {
   const db = controlDb(env.DB);
   const pending = (await pendingInvitations(db, organizationId)).find((i) => i.id === invitationId);
   if (!pending) throw new ApiError(404, "There is no such open invitation.");

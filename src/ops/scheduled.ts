@@ -30,7 +30,8 @@ export async function runCron(cron: string, env: Env, at: Date, limit = CRON_QUE
     if (cron === MONTH_CLOSE_CRON) {
       // The month close, then the check for usage that reached D1 after its month was closed (src/billing/reconcile.ts).
       const close = await scheduledClose(metered, at, budget);
-      outcome = { close, late_usage: (await lateUsageCheck(env, db, at)).length };
+      // One query, run while the budget holds it (else by the next day's run).
+      outcome = { close, late_usage: budget.allows(1) ? (await lateUsageCheck(env, db, at)).length : null };
     } else if (cron === QUARTER_HOUR_CRON) {
       // Lost webhook messages first (cheap: three queries), then an unfinished month close, then mail.
       const swept = await sweepDeliveries({ db, queue: env.WEBHOOK_QUEUE, now: () => at.getTime() });

@@ -42,7 +42,7 @@ import {
   UserIdParam,
 } from "../api/schemas";
 import type { App } from "../context";
-import { dashboardBase } from "../links";
+import { dashboardBase, mailBase } from "../links";
 import { decideAttention, listAttention } from "../ops/attention";
 import { billingCloses, closeBillingMonth } from "../ops/billing";
 import { eraseOrganization, erasePerson, eraseSite } from "../ops/erasure";
@@ -458,7 +458,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const inviter = { actor: c.var.adminActor, userId: null, role: null };
-    return c.json(await invite(c.env, inviter, c.req.valid("param").org_id, c.req.valid("json"), dashboardBase(c)), 201);
+    return c.json(await invite(c.env, inviter, c.req.valid("param").org_id, c.req.valid("json"), dashboardBase(c), undefined, mailBase(c)), 201);
   },
 );
 

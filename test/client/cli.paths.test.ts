@@ -66,6 +66,8 @@ function service(languages: string[], warning = "") {
       HttpResponse.json({ source_language: "en", target_languages: SITE.map((code) => ({ code })), enabled_adapters: ["wordpress"], warnings: warning ? [warning] : [] }),
     ),
     http.get("https://svc.test/v1/results", () => HttpResponse.json({ results, next_cursor: null })),
+    // The previous segments the splitter lines keys up with (none: every file is new to the service).
+    http.post("https://svc.test/v1/units/texts", async ({ request }) => HttpResponse.json({ units: [], unknown: ((await request.json()) as { keys: string[] }).keys, more: [] })),
     http.get("https://svc.test/v1/units/:key/status", () => HttpResponse.json({ external_key: unit, segments: [{ key, position: 0, states: {}, results: {} }] })),
     http.post("https://svc.test/v1/results/ack", async ({ request }) => HttpResponse.json({ acknowledged: ((await request.json()) as { ids: string[] }).ids.length })),
   ]);

@@ -131,6 +131,12 @@ export function fakeApi(origin = "https://fake.transync.test"): FakeApi {
       });
       return json({ results } satisfies Schemas["BatchOut"]);
     }
+    if (route === "POST /v1/units/texts") {
+      const { keys } = body as Schemas["UnitTextsIn"];
+      const known = keys.filter((k) => fake.units.has(k));
+      const units = known.map((k) => ({ external_key: k, segments: fake.units.get(k)!.segments.map((g) => ({ key: g.key, text: g.text })) }));
+      return json({ units, unknown: keys.filter((k) => !fake.units.has(k)), more: [] } satisfies Schemas["UnitTextsOut"]);
+    }
     if (route === "GET /v1/results") {
       const results: Schemas["ResultOut"][] = [];
       for (const [k, t] of fake.translations) {

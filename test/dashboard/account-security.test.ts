@@ -262,6 +262,33 @@ describe("the small ones", () => {
     vi.restoreAllMocks();
   });
 
+  it("invitation mails follow the same rule: the operator gets the link, the mailbox gets nothing built from a request's Host", async () => {
+    const { orgId } = await createSite();
+    const app = createApp();
+    const noUrl = { ...env, DASHBOARD_URL: undefined } as Env;
+    const lines: string[] = [];
+    vi.spyOn(console, "error").mockImplementation((line: unknown) => {
+      lines.push(String(line));
+    });
+    const to = unique("invited");
+    const ctx = createExecutionContext();
+    const res = await app.fetch(
+      new Request(`https://evil.example/admin/v1/organizations/${orgId}/invitations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ email: to, role: "editor" }),
+      }),
+      noUrl,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as { url: string }).url).toContain("/invitations/");
+    expect(await mailsTo(to, 0, "invitation")).toEqual([]);
+    expect(lines.some((l) => JSON.parse(l).event === "mail.no_dashboard_url" && JSON.parse(l).kind === "invitation")).toBe(true);
+    vi.restoreAllMocks();
+  });
+
   it("dashboard forms: 64 KB and 200 fields at most, refused (413) before parsing; the client's limit comes first", async () => {
     const big = await dash("POST", "/dashboard/sign-in", { form: { email: "a@example.com", password: "x".repeat(70_000) } });
     expect(big.status).toBe(413);

@@ -205,7 +205,7 @@ const TABLE: Row[] = [
 ];
 
 /** Routes whose parameter is a secret token, not an id: holding the token is the permission. */
-const TOKEN_ROUTES = ["/invitations/:token", "/reset/:token"];
+const TOKEN_ROUTES = ["/invitations/:token", "/reset/:token", "/unlock/:token", "/verify/:token"];
 
 beforeAll(async () => {
   A = await createSite({ name: "A's site" });
