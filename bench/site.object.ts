@@ -9,14 +9,14 @@ import type { UnitSnapshot } from "../src/api/schemas";
 import type { SiteSettings } from "../src/control/sites";
 import { createPseudoEngine } from "../src/engines/pseudo";
 import type { Engine } from "../src/engines/types";
-import { rebuildCounts } from "../src/site/counts";
-import { characters, fingerprint } from "../src/site/fingerprint";
-import { fuzzyMatches } from "../src/site/fuzzy";
-import { estimateScope, scopeOf } from "../src/site/jobs";
-import { indexNeedsMerge, mergeMemoryIndex } from "../src/site/memory";
-import { type ContextItem, UnitContexts } from "../src/site/neighbours";
+import { estimateScope, scopeOf } from "../src/site/jobs/jobs";
+import { type ContextItem, UnitContexts } from "../src/site/jobs/neighbours";
+import { currentJob, runJobs } from "../src/site/jobs/runner";
+import { indexNeedsMerge, mergeMemoryIndex } from "../src/site/memory/entries";
+import { fuzzyMatches } from "../src/site/memory/fuzzy";
 import { SiteObject } from "../src/site/object";
-import { currentJob, runJobs } from "../src/site/runner";
+import { rebuildCounts } from "../src/site/sync/counts";
+import { characters, fingerprint } from "../src/site/sync/fingerprint";
 import { batchBody, memoryText, segmentKey, segmentText, unitKey } from "./data.mjs";
 
 /**
@@ -222,7 +222,7 @@ export class BenchSiteObject extends SiteObject {
   }
 
   /**
-   * Bench i part 2: reads the unit context (src/site/neighbours.ts) of the site's first
+   * Bench i part 2: reads the unit context (src/site/jobs/neighbours.ts) of the site's first
    * `items` segments, as the first language's slice of that many texts does (nothing kept yet),
    * `repeat` times; answers how many contexts the last read made. Timed from Node: the slice's
    * added cost without the job's noise.

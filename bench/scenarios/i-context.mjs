@@ -1,7 +1,7 @@
 /**
  * i (part 2). A delta job over 20,000 segments (400 units × 50, one language) with engine
  * context on (each text sent with its unit's label, path and neighbours, read per unit once for
- * the job's languages: src/site/neighbours.ts, UnitContexts) against the same job with context off (RunnerDeps.engineContext = false), real
+ * the job's languages: src/site/jobs/neighbours.ts, UnitContexts) against the same job with context off (RunnerDeps.engineContext = false), real
  * runJobs, zero-latency engine (it accepts the contextual request and counts the texts that
  * came with context, so a run that sent none, or one that should not have sent any, fails).
  * Each run: a fresh site seeded in bulk, the job created through POST /v1/jobs, then

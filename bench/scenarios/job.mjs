@@ -23,9 +23,9 @@ const STEP_MS = 2_000;
 /** BENCH_JOB_CAP_S=0 lets a job run to the end however long it takes. */
 const CAP_MS = (Number(process.env.BENCH_JOB_CAP_S ?? 40) || Number.POSITIVE_INFINITY) * 1000;
 const SLOW_MS = 15_000;
-/** Items per slice the runner takes for this engine (1,000 texts a request): SLICE_ITEMS_MAX in src/site/slice.ts. */
+/** Items per slice the runner takes for this engine (1,000 texts a request): SLICE_ITEMS_MAX in src/site/jobs/slice.ts. */
 const SLICE = 1_000;
-/** Items per commit at most: COMMIT_ITEMS in src/site/commit.ts. */
+/** Items per commit at most: COMMIT_ITEMS in src/site/jobs/commit.ts. */
 const COMMIT = 500;
 
 const perSecond = (count, ms) => Math.round(count / (ms / 1000)).toLocaleString("en");

@@ -4,7 +4,7 @@
  * Part 1 (fuzzy matches): the fuzzy look-up of one slice (250 texts) against a memory of
  * 100,000 entries (en → de) of site-like text (bench/data.mjs memoryText: a Zipf vocabulary of
  * 20,000 words), through the bench object's `fuzzySlice` RPC, which runs the real
- * `fuzzyMatches` (src/site/fuzzy.ts) over the real trigram index. Of the 250 texts, two in three
+ * `fuzzyMatches` (src/site/memory/fuzzy.ts) over the real trigram index. Of the 250 texts, two in three
  * are a memory entry with one word changed (they should find it), one in three are new texts
  * of the same vocabulary (they should find nothing). Goal: ≤ 50 ms per slice (moonshot ≤ 20 ms).
  * The time includes one RPC round trip from Node (the "RPC floor" line: the same call with no
@@ -21,7 +21,7 @@ const MEMORY_ENTRIES = Number(process.env.BENCH_I_ENTRIES ?? 100_000);
 const SLICE = 250;
 const GOAL_MS = 50;
 const MOONSHOT_MS = 20;
-/** Pages per merge step (src/site/memory.ts MERGE_PAGES), for the report. */
+/** Pages per merge step (src/site/memory/entries.ts MERGE_PAGES), for the report. */
 const MERGE_PAGES = 200;
 
 /**
@@ -52,7 +52,7 @@ async function fuzzyPart(rt, { runs, common }) {
   const site = await createSite(rt.mf, { languages: ["de"] });
   const stub = rt.site(site.id);
   const seeded = await time(() => stub.seedMemory(MEMORY_ENTRIES, common));
-  // As production after a bulk write: the index merged in steps by the alarm need memory_merge (src/site/memory.ts).
+  // As production after a bulk write: the index merged in steps by the alarm need memory_merge (src/site/memory/entries.ts).
   const merged = await time(() => stub.mergeMemory());
   const texts = sliceTexts(common);
   const expected = texts.filter((_, i) => i % 3 !== 2).length;
@@ -63,7 +63,7 @@ async function fuzzyPart(rt, { runs, common }) {
         run: () => stub.fuzzySlice(texts),
         check: (found) => {
           lastFound = found;
-          // The candidate search is approximate (rare trigrams, src/site/fuzzy.ts): recall is printed; under 90% is a failure.
+          // The candidate search is approximate (rare trigrams, src/site/memory/fuzzy.ts): recall is printed; under 90% is a failure.
           if (found < expected * 0.9) throw new Error(`fuzzy slice: ${found} texts with a match, expected about ${expected}`);
         },
       },

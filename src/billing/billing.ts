@@ -162,7 +162,7 @@ export async function writeUsage(db: ControlDb, site: SiteSettings, rows: UsageR
 
 /**
  * Settles a job that has ended (succeeded, failed, cancelled, abandoned) and will commit nothing
- * more, once its queued rows are written (src/site/ledger.ts): removes any ledger row numbered
+ * more, once its queued rows are written (src/site/jobs/ledger.ts): removes any ledger row numbered
  * above its commits (`committed`; the runner before ledger.ts wrote each row ahead of its commit,
  * whose answer, object or transaction could be lost), then releases its reservation. The reservation goes last, so a job that still holds one may
  * still hold such rows; both steps may be repeated.

@@ -2,8 +2,8 @@
 import { Hono } from "hono";
 import { JobIn } from "../api/schemas";
 import { ApiError } from "../errors";
-import { rememberStarter } from "../mail/notices";
 import { cancelJob, requestJob } from "../ops/jobs";
+import { rememberStarter } from "../ops/notices";
 import { siteOverview } from "../ops/sites";
 import { siteAccess } from "./access";
 import type { DashApp } from "./auth";
@@ -70,7 +70,7 @@ sites.post("/sites/:site_id/jobs/estimate", async (c) => {
 sites.post("/sites/:site_id/jobs", async (c) => {
   const a = await siteAccess(c, id(c.req.param("site_id")), "editor");
   const answer = await requestJob(c.env, a.actor, a.site, jobRequest(await form(c), true), c.var.clock());
-  // The person who started it is mailed when it ends (mail/notices.ts, the 15-minute cron).
+  // The person who started it is mailed when it ends (ops/notices.ts, the 15-minute cron).
   if (answer.kind === "created") await rememberStarter(c.env, a.site.id, answer.job.id, a.userId);
   return c.redirect(`/dashboard/sites/${a.site.id}${answer.kind === "created" ? `?started=${answer.job.id}` : ""}`, 303);
 });

@@ -1,16 +1,16 @@
 /**
  * A site's translation memory, as the memory page handles it: list and search, edit an entry
  * (it becomes `human`), delete one, TMX 1.4b import and export. The memory is the site object's
- * (src/site/memory-admin.ts); each change is audited right after the object answers (the
+ * (src/site/memory/admin.ts); each change is audited right after the object answers (the
  * entry's key, never its texts: audit details hold no translations).
  */
 import type { MemoryEdit, MemoryKeyInput } from "../api/schemas";
 import { type AuditAction, auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
-import type { MemorySearch } from "../site/fuzzy";
+import type { MemorySearch } from "../site/memory/fuzzy";
+import { readTmx, TMX_END, tmxStart, tmxUnit, writable } from "../site/memory/tmx";
 import { siteStub } from "../site/stub";
-import { readTmx, TMX_END, tmxStart, tmxUnit, writable } from "../site/tmx";
 import type { Actor } from "./actor";
 
 /** The version written as the TMX header's `creationtoolversion`: the API's. */

@@ -8,12 +8,12 @@
 import { lateUsageCheck } from "../billing/reconcile";
 import { CRON_QUERY_BUDGET, meteredEnv, QueryBudget } from "../control/budget";
 import { controlDb } from "../control/db";
-import { mailTick } from "../mail/notices";
 import { log, redactError } from "../obs/log";
 import { record } from "../obs/metrics";
 import { sweepDeliveries } from "../webhooks/sweeper";
 import { scheduledClose } from "./billing";
 import { cleanUp } from "./cleanup";
+import { mailTick } from "./notices";
 
 export const MONTH_CLOSE_CRON = "20 0 * * *";
 export const QUARTER_HOUR_CRON = "*/15 * * * *";

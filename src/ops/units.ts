@@ -1,7 +1,7 @@
 /** What the dashboard reads of a site's units (the connector reads the same through the public API's routes). */
 import type { SiteSettings } from "../control/sites";
 import { siteStub } from "../site/stub";
-import type { UnitListItem } from "../site/unit-list";
+import type { UnitListItem } from "../site/sync/unit-list";
 
 /** What both lists give of a unit: its key, label and work per language. */
 export type UnitRow = Omit<UnitListItem, "languages"> & { languages: Omit<UnitListItem["languages"][number], "ok">[] };

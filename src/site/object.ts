@@ -10,23 +10,17 @@ import migrations from "../../migrations/site/migrations.js";
 import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot, UnitStatusInclude } from "../api/schemas";
 import { release, reserve } from "../billing/billing";
 import { controlDb } from "../control/db";
-import { batchPrefix } from "../control/erasure";
 import type { SiteSettings } from "../control/sites";
 import { type Deps, PRODUCTION_DEPS, storagePointInTime } from "../deps";
 import type { GlossaryTerm } from "../engines/types";
 import { ApiError, type RpcFailure, toRpcFailure, unauthorized } from "../errors";
-import { orgMemory } from "../memory/stub";
-import { type LogFields, log, redactError, withLogContext } from "../obs/log";
-import { record } from "../obs/metrics";
+import { type LogFields, withLogContext } from "../obs/log";
 import { type Emit, emitter } from "../webhooks/emit";
 import type { CoalescedType } from "../webhooks/events";
-import { AlarmScheduler } from "./alarms";
-import { type CountSink, flushCounts, mergeCounts, rebuildCounts } from "./counts";
-import type { MemorySearch } from "./fuzzy";
-import { glossaryCount, glossaryDue, readGlossary, replaceGlossary } from "./glossary";
-import { connectorInfo, getSiteInfo, handshake } from "./handshake";
-import { nextTurn } from "./invocation";
-import { jobCreated, jobFinished } from "./job-events";
+import { SiteNeeds } from "./alarms/needs";
+import { AlarmScheduler } from "./alarms/scheduler";
+import { jobCreated, jobFinished } from "./jobs/events";
+import { ensureGlossary, glossaryCount, replaceGlossary } from "./jobs/glossary";
 import {
   cancelJob,
   checkJobUnits,
@@ -40,46 +34,29 @@ import {
   markJob,
   type ScopeEstimate,
   scopeOf,
-  unsettledJobs,
-} from "./jobs";
-import { flushUsage } from "./ledger";
-import { backfillMemorySourceText, indexNeedsMerge, mergeMemoryIndex } from "./memory";
-import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, IMPORT_CHUNK, importMemory, listMemory, type MemoryKey, memoryPairs } from "./memory-admin";
-import { runMemoryShare, shareWaiting, sharingChanged } from "./memory-share";
-import { PushWrites } from "./push-writes";
-import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results";
-import { nextRetentionAt, type RetentionRun, runRetention } from "./retention";
-import { currentJob, runAlarm } from "./runner";
+} from "./jobs/jobs";
+import { flushUsage } from "./jobs/ledger";
+import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, importMemoryInTurns, listMemory, type MemoryKey, memoryPairs } from "./memory/admin";
+import type { MemorySearch } from "./memory/fuzzy";
+import { sharingChanged } from "./memory/share";
+import { estimateWithShared } from "./memory/shared-hits";
+import type { TmxTranslation } from "./memory/tmx";
+import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results/results";
+import { attentionCreated, resultsAvailable } from "./results/webhook-data";
 import { capabilities, siteTargets } from "./settings";
-import { estimateWithShared } from "./shared-hits";
-import { sourceTexts } from "./source-texts";
-import { type Links, siteStatus, unitStatus, unitsWithWork } from "./status";
+import { diagnostics, guardStorage, reportStorage, storageBytes } from "./storage";
 import { Store } from "./store";
-import { applySnapshot, deleteUnit, knownUnits, pushUnchanged, pushUnit } from "./sync";
-import type { TmxTranslation } from "./tmx";
-import { listUnits } from "./unit-list";
-import { unitTexts } from "./unit-texts";
-import { attentionCreated, resultsAvailable } from "./webhook-data";
-
-/** A batch's valid units (validated by the Worker) and the digests of their snapshots as sent. */
-export interface PushedBatch {
-  units: UnitSnapshot[];
-  digests?: string[];
-}
+import { applyBatch, type BatchBody, readBatch } from "./sync/batch";
+import { rebuildCounts } from "./sync/counts";
+import { connectorInfo, getSiteInfo, handshake } from "./sync/handshake";
+import { sourceTexts } from "./sync/source-texts";
+import { type Links, siteStatus, unitStatus, unitsWithWork } from "./sync/status";
+import { deleteUnit, pushUnchanged, pushUnit } from "./sync/sync";
+import { listUnits } from "./sync/unit-list";
+import { unitTexts } from "./sync/unit-texts";
 
 /** Methods `invoke` refuses: the runtime's handlers and the door itself. */
 const NOT_INVOKED = new Set(["invoke", "alarm", "fetch", "webSocketMessage", "webSocketClose", "webSocketError", "constructor"]);
-
-/** Meta entry: when the daily storage figure was last written (ms). */
-const STORAGE_REPORTED = "storage_reported_at";
-const DAY_MS = 86_400_000;
-
-/** DESIGN.md "storage and overload": 9 GiB unless SITE_STORAGE_LIMIT_BYTES says otherwise. */
-export const DEFAULT_SITE_STORAGE_LIMIT_BYTES = 9 * 1024 ** 3;
-const storageLimit = (env: Env) => {
-  const set = Number(env.SITE_STORAGE_LIMIT_BYTES);
-  return env.SITE_STORAGE_LIMIT_BYTES && Number.isFinite(set) && set > 0 ? set : DEFAULT_SITE_STORAGE_LIMIT_BYTES;
-};
 
 /** What a suspended site's callers are told (its keys in src/auth.ts, a job request from the dashboard here). */
 export const suspendedError = (reason: string) => new ApiError(403, `site suspended: ${reason}; contact support`);
@@ -91,6 +68,8 @@ export class SiteObject extends DurableObject<Env> {
   readonly store: Store;
   /** The object's one alarm, shared by its timed needs (jobs, retention). */
   readonly alarms: AlarmScheduler;
+  /** When each timed need is due and what runs when it is (alarms/needs.ts). */
+  private readonly needs: SiteNeeds;
   /** The site was erased (src/control/erasure.ts): its storage holds only this mark, and every call is refused. */
   private erased = false;
   /** The latest estimate of a job request (POST /v1/jobs estimates, then creates): its job's start may take it as it is (jobs.ts, markJob). */
@@ -105,6 +84,7 @@ export class SiteObject extends DurableObject<Env> {
     super(ctx, env);
     this.store = new Store(ctx.storage, deps.clock);
     this.alarms = new AlarmScheduler(this.store, ctx.storage);
+    this.needs = new SiteNeeds(this.store, this.alarms, env, deps);
     ctx.blockConcurrencyWhile(async () => {
       this.erased = (await ctx.storage.get(ERASED_MARK)) !== undefined;
       if (!this.erased) await migrate(drizzle(ctx.storage), migrations);
@@ -136,7 +116,7 @@ export class SiteObject extends DurableObject<Env> {
       return await withLogContext({ site_id: adopted.id, org_id: adopted.organizationId }, async () => {
         if (this.shareChanged) {
           this.shareChanged = false;
-          await this.shareSoon();
+          await this.needs.shareSoon();
         }
         return await fn(adopted);
       });
@@ -182,7 +162,7 @@ export class SiteObject extends DurableObject<Env> {
   async applySettings(settings: SiteSettings) {
     return this.call(settings, async (s) => {
       // Resumed (or never suspended): a job that waited is due again.
-      if (!s.suspended) await this.scheduleRun();
+      if (!s.suspended) await this.needs.scheduleRun();
       return { version: s.version };
     });
   }
@@ -207,94 +187,25 @@ export class SiteObject extends DurableObject<Env> {
 
   async pushUnit(settings: SiteSettings, snapshot: UnitSnapshot) {
     return this.call(settings, async (settings) => {
-      this.guardStorage(JSON.stringify(snapshot).length);
+      guardStorage(this.store, this.env, JSON.stringify(snapshot).length);
       const result = pushUnit(this.store, settings, snapshot);
       // Imported translations went into the memory.
-      await this.memoryWritten();
+      await this.needs.memoryWritten();
       return result;
     });
   }
 
-  /**
-   * Applies a batch's valid units, each on its own: a unit that fails is reported and the
-   * others go on. The Worker sends the units as JSON text (`json`: a string crosses RPC as one
-   * copy, where the structured clone of 5,000 segment objects cost about 8 ms on each side);
-   * large bodies come as an R2 key (written by the Worker), deleted once applied.
-   */
-  async pushBatch(settings: SiteSettings, batch: PushedBatch | { json: string } | { blobKey: string }): Promise<BatchItem[]> {
+  /** A batch's valid units, each on its own: a unit that fails is reported and the others go on (sync/batch.ts). */
+  async pushBatch(settings: SiteSettings, body: BatchBody): Promise<BatchItem[]> {
     return this.call(settings, async (settings) => {
-      let units: UnitSnapshot[];
-      let digests: string[] | undefined;
-      if ("blobKey" in batch) {
-        // Only this site's own prefix: a key naming another site's body is a bug, never served.
-        if (!batch.blobKey.startsWith(batchPrefix(settings.id))) throw new Error(`batch body key outside ${batchPrefix(settings.id)} refused`);
-        const object = await this.env.BLOBS.get(batch.blobKey);
-        if (!object) throw new Error(`batch body ${batch.blobKey} is missing from R2`);
-        ({ units, digests } = (await object.json()) as PushedBatch);
-      } else if ("json" in batch) ({ units, digests } = JSON.parse(batch.json) as PushedBatch);
-      else ({ units, digests } = batch);
-      // What the units take once stored is about the size of their JSON (texts, keys, fingerprints and indexes).
-      this.guardStorage("json" in batch ? batch.json.length : JSON.stringify(units).length);
-      const results = this.applyBatch(settings, units, digests) ?? this.applyEach(settings, units, digests);
-      if ("blobKey" in batch) await this.env.BLOBS.delete(batch.blobKey);
+      const batch = await readBatch(this.env, settings, body);
+      guardStorage(this.store, this.env, batch.bytes);
+      const results = applyBatch(this.store, settings, batch);
+      if ("blobKey" in body) await this.env.BLOBS.delete(body.blobKey);
       // Imported translations went into the memory.
-      await this.memoryWritten();
+      await this.needs.memoryWritten();
       return results;
     });
-  }
-
-  /**
-   * The whole batch in one transaction, or undefined (and nothing written) if any unit fails.
-   * One transaction rather than one per unit: in a transaction nested in another, SQLite
-   * journals every page it changes that existed before it began, so each unit would copy
-   * again the index pages its predecessors wrote (segments are indexed by fingerprint, so
-   * they land all over the index); for a first push of 100 × 50 that cost about as much as a
-   * third of the inserts themselves. The result is the same as unit by unit: units apply in
-   * order, each seeing the ones before it.
-   */
-  private applyBatch(settings: SiteSettings, units: UnitSnapshot[], digests: string[] | undefined): BatchItem[] | undefined {
-    try {
-      return this.store.tx(() => {
-        const sums: CountSink = new Map();
-        const writes = new PushWrites(this.store);
-        const known = knownUnits(
-          this.store,
-          units.map((unit) => unit.external_key),
-        );
-        const items = units.map((unit, i): BatchItem => {
-          const result = applySnapshot(this.store, settings, unit, digests?.[i] ?? null, sums, writes, known);
-          return { external_key: unit.external_key, ok: true, result, error: null };
-        });
-        writes.flush();
-        flushCounts(this.store, sums);
-        return items;
-      });
-    } catch (err) {
-      log("warn", "push.batch_failed", { error: redactError(err) });
-      return undefined;
-    }
-  }
-
-  /**
-   * The batch unit by unit, each in its own transaction: a unit that fails is reported and the
-   * others go on. The site and key-type sums are written once for the batch: each unit's
-   * differences join the batch's only once its own transaction committed.
-   */
-  private applyEach(settings: SiteSettings, units: UnitSnapshot[], digests: string[] | undefined): BatchItem[] {
-    const sums: CountSink = new Map();
-    const results = units.map((unit, i): BatchItem => {
-      const unitSums: CountSink = new Map();
-      try {
-        const result = pushUnit(this.store, settings, unit, digests?.[i] ?? null, unitSums);
-        mergeCounts(sums, unitSums);
-        return { external_key: unit.external_key, ok: true, result, error: null };
-      } catch (err) {
-        log("error", "push.unit_failed", { error: redactError(err) });
-        return { external_key: unit.external_key, ok: false, result: null, error: "The unit could not be stored; retry it. If it keeps failing, contact support." };
-      }
-    });
-    this.store.tx(() => flushCounts(this.store, sums));
-    return results;
   }
 
   /** The batch's units whose snapshot is the one last applied, answered as unchanged (see `pushUnchanged`). */
@@ -305,34 +216,19 @@ export class SiteObject extends DurableObject<Env> {
   async deleteUnit(settings: SiteSettings, externalKey: string) {
     return this.call(settings, async (settings) => {
       deleteUnit(this.store, settings, externalKey);
-      await this.scheduleRetention();
+      await this.needs.scheduleRetention();
     });
   }
 
   async status(settings: SiteSettings, prefix: string) {
     return this.call(settings, async (settings) => {
-      await this.ensureGlossary(settings);
+      await ensureGlossary(this.store, this.env, settings);
       return siteStatus(this.store, settings, prefix, glossaryCount(this.store));
     });
   }
 
   /** The organization's glossary changed (pushed by `pushGlossary` after D1 was written). */
   async applyGlossary(terms: GlossaryTerm[]) {
-    replaceGlossary(this.store, terms, Date.now());
-  }
-
-  /** Loads the organization's glossary from D1 when the object's copy is missing or old (not per request). */
-  private async ensureGlossary(settings: SiteSettings) {
-    if (!glossaryDue(this.store, Date.now())) return;
-    let terms: GlossaryTerm[];
-    try {
-      terms = await readGlossary(controlDb(this.env.DB), settings.organizationId);
-    } catch (err) {
-      // D1 unavailable: an old copy serves until the next try; without one the request fails.
-      if (this.store.getMeta("glossary") === undefined) throw err;
-      log("warn", "glossary.reload_failed", { error: redactError(err) });
-      return;
-    }
     replaceGlossary(this.store, terms, Date.now());
   }
 
@@ -389,7 +285,7 @@ export class SiteObject extends DurableObject<Env> {
         if (withdrawn) throw err;
         // Started meanwhile (the runner reserved it itself): it stands, and is answered as it is now.
       }
-      await this.scheduleRun();
+      await this.needs.scheduleRun();
       const created = getJob(this.store, job.id);
       jobCreated(this.env, settings, created);
       return jobOut(created);
@@ -398,14 +294,14 @@ export class SiteObject extends DurableObject<Env> {
 
   async listJobs(settings: SiteSettings, active: boolean) {
     return this.call(settings, async (_settings) => {
-      await this.scheduleRun();
+      await this.needs.scheduleRun();
       return listJobs(this.store, active);
     });
   }
 
   async getJob(settings: SiteSettings, id: number) {
     return this.call(settings, async (_settings) => {
-      await this.scheduleRun();
+      await this.needs.scheduleRun();
       return jobOut(getJob(this.store, id));
     });
   }
@@ -416,7 +312,7 @@ export class SiteObject extends DurableObject<Env> {
       const job = cancelJob(this.store, id);
       // A queued job's reservation goes at once (it has no commit); a running job is settled once, by the runner, when its
       // commits have landed (jobs.ts, cancelJob): its queued ledger rows are written, then its reservation goes.
-      await this.scheduleRun();
+      await this.needs.scheduleRun();
       if (job.status === "cancelled" && before === "queued") await release(controlDb(this.env.DB), settings.id, [id]);
       if (job.status === "cancelled" && before !== "cancelled") {
         jobFinished(this.env, settings, job);
@@ -424,21 +320,6 @@ export class SiteObject extends DurableObject<Env> {
       }
       return jobOut(job);
     });
-  }
-
-  /**
-   * Makes sure the job need is due now while a job is queued or running or a cancelled one is
-   * to be settled (also repairs a lost alarm). Only ever brings it forward: a running job's
-   * next step is not pushed back.
-   */
-  private async scheduleRun() {
-    if (!currentJob(this.store) && !unsettledJobs(this.store).length) return;
-    await this.alarms.schedule("jobs", this.nextRunAt(), { onlyEarlier: true });
-  }
-
-  /** Jobs run as soon as possible; tests set JOB_ALARM_DELAY_MS to drive alarms themselves. */
-  private nextRunAt() {
-    return Date.now() + Number(this.env.JOB_ALARM_DELAY_MS ?? 0);
   }
 
   /**
@@ -487,7 +368,7 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   /**
-   * The one alarm (alarms.ts): runs the timed needs that are due. Jobs: the runner (runner.ts
+   * The one alarm (alarms/scheduler.ts): runs the timed needs that are due. Jobs: the runner (runner.ts
    * decides what runs next); faults never escape it, it answers a back-off delay instead, so
    * the need stays due while a job has work and no job depends on a client request to continue.
    * Retention: one bounded run.
@@ -500,30 +381,8 @@ export class SiteObject extends DurableObject<Env> {
   }
 
   private async fireAlarm(settings: SiteSettings) {
-    this.reportStorage(settings);
-    await this.alarms.fire({
-      jobs: async () => {
-        // Suspended by the operator: the jobs stop here; resuming (applySettings) makes the need due again.
-        if (this.adopt(settings).suspended) return null;
-        const delay = await runAlarm({ store: this.store, env: this.env, settings, emit: this.emit(settings), sleep: this.deps.sleep });
-        // The job's commits superseded results: retention purges them in 30 days.
-        await this.scheduleRetention();
-        return delay === null ? null : this.nextRunAt() + delay;
-      },
-      retention: async () => this.retentionDue(this.retain()),
-      memory_share: async () => {
-        const next = await runMemoryShare(this.store, settings, orgMemory(this.env, settings.organizationId));
-        return next === null ? null : Math.max(next, this.shareAt());
-      },
-      // The back-fill of the memory's source texts (and so the fuzzy index), one bounded step per run; then the index is merged.
-      memory_index: async () => {
-        if (backfillMemorySourceText(this.store, settings.sourceLanguage).more) return this.nextRunAt();
-        await this.alarms.schedule("memory_merge", this.mergeAt(), { onlyEarlier: true });
-        return null;
-      },
-      // The fuzzy index merged into one b-tree in bounded steps (memory.ts, mergeMemoryIndex).
-      memory_merge: async () => (mergeMemoryIndex(this.store).more ? this.mergeAt() : null),
-    });
+    reportStorage(this.store, this.env, settings);
+    await this.alarms.fire(this.needs.handlers(settings, (s) => this.adopt(s), this.emit(settings)));
   }
 
   // ------------------------------------------------------------------ size and diagnostics
@@ -535,130 +394,12 @@ export class SiteObject extends DurableObject<Env> {
 
   /** The object's storage in bytes (SQLite pages in use, as the platform bills and limits them). */
   storageBytes(): number {
-    return this.ctx.storage.sql.databaseSize;
-  }
-
-  /**
-   * A push that would take the site past SITE_STORAGE_LIMIT_BYTES (default 9 GiB, below the
-   * platform's 10 GB per object) is refused before anything is written: 409 `site_storage_full`,
-   * which no retry mends (units must be deleted, or the operator raises the limit).
-   */
-  private guardStorage(incomingBytes: number) {
-    const limit = storageLimit(this.env);
-    const size = this.storageBytes();
-    if (size + incomingBytes > limit)
-      throw new ApiError(
-        409,
-        `The site's storage is full: it holds ${size} bytes and this push would take it past its limit of ${limit} bytes. Delete units the site no longer needs, or contact support; retrying will not help.`,
-        { code: "site_storage_full" },
-      );
-  }
-
-  /** `site.storage_bytes`, at most once a day, from the alarm (docs/ops/observability.md). */
-  private reportStorage(settings: SiteSettings) {
-    const now = Date.now();
-    const last = this.store.getMeta<number>(STORAGE_REPORTED) ?? 0;
-    if (now - last < DAY_MS) return;
-    const bytes = this.storageBytes();
-    record(this.env, "info", "site.storage_bytes", { site_id: settings.id, org_id: settings.organizationId, bytes, count: bytes });
-    this.store.setMeta(STORAGE_REPORTED, now);
+    return storageBytes(this.store);
   }
 
   /** What the operator reads first about a site (GET /admin/v1/sites/{id}/diagnostics). */
   async diagnostics(settings: SiteSettings) {
-    return this.call(settings, async (s) => {
-      const jobs = this.store.one<{ queued: number; running: number }>(
-        "SELECT coalesce(sum(status = 'queued'), 0) AS queued, coalesce(sum(status = 'running'), 0) AS running FROM jobs WHERE status IN ('queued', 'running')",
-      )!;
-      const migration = this.store.one<{ hash: string; created_at: number }>("SELECT hash, created_at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1");
-      const faults = this.store.getMeta<Record<string, unknown>>("runner_faults") ?? null;
-      const alarmAt = await this.ctx.storage.getAlarm();
-      return {
-        storage_bytes: this.storageBytes(),
-        storage_limit_bytes: storageLimit(this.env),
-        alarm_at: alarmAt === null ? null : new Date(alarmAt).toISOString(),
-        alarms: this.store
-          .all<{ need: string; due_at: number }>("SELECT need, due_at FROM alarms ORDER BY due_at")
-          .map((a) => ({ need: a.need, at: new Date(a.due_at).toISOString() })),
-        jobs: { queued: jobs.queued, running: jobs.running },
-        ledger_outbox: this.store.one<{ n: number }>("SELECT count(*) AS n FROM ledger_outbox")!.n,
-        site_migration: migration ? String(migration.created_at) : null,
-        faults,
-        suspended: s.suspended ?? null,
-      };
-    });
-  }
-
-  // ------------------------------------------------------------------ organization memory
-
-  /**
-   * Registers the memory_share need, due now, when a change to the memory waits to be copied to
-   * the organization's (memory-share.ts). The copy runs in the alarm, never in the request:
-   * the organization's object being slow or down does not touch the caller's answer.
-   */
-  private async mergeSoon() {
-    if (indexNeedsMerge(this.store)) await this.alarms.schedule("memory_merge", this.mergeAt(), { onlyEarlier: true });
-  }
-
-  /**
-   * When a merge step is due: now. Tests that drive alarms themselves (JOB_ALARM_DELAY_MS) get it
-   * behind any job run registered meanwhile (twice the delay, as the organization copy), so the
-   * alarm a test runs for its job runs the job, as it would without the merge.
-   */
-  private mergeAt() {
-    return Date.now() + 2 * Number(this.env.JOB_ALARM_DELAY_MS ?? 0);
-  }
-
-  /**
-   * After a call that wrote to the memory: its copy to the organization's (shareSoon) and, once
-   * the fuzzy index has grown enough, its merge (mergeSoon), both in the alarm, off the request's path.
-   */
-  private async memoryWritten() {
-    await this.shareSoon();
-    await this.mergeSoon();
-  }
-
-  private async shareSoon() {
-    if (!shareWaiting(this.store)) return;
-    await this.alarms.schedule("memory_share", this.shareAt(), { onlyEarlier: true });
-  }
-
-  /**
-   * When a copy is due: now. Tests that drive alarms themselves (JOB_ALARM_DELAY_MS) get it
-   * behind any job run registered meanwhile (twice the delay), so the alarm a test runs for
-   * its job runs the job, as it would without sharing.
-   */
-  private shareAt() {
-    return Date.now() + 2 * Number(this.env.JOB_ALARM_DELAY_MS ?? 0);
-  }
-
-  // ------------------------------------------------------------------ retention
-
-  /** One bounded run of retention (src/site/retention.ts). */
-  private retain(): RetentionRun {
-    const run = runRetention(this.store);
-    if (run.units || run.segments || run.results) log("info", "retention.purged", { units: run.units, segments: run.segments, results: run.results, more: run.more });
-    return run;
-  }
-
-  /**
-   * When retention is next due: at once when a run stopped at its bound, otherwise when the
-   * next item expires (null: nothing waits). Never before a job's own next run in tests, which
-   * drive alarms themselves (JOB_ALARM_DELAY_MS).
-   */
-  private retentionDue(after?: RetentionRun): number | null {
-    const due = nextRetentionAt(this.store);
-    if (!after?.more && !due) return null;
-    let delay = after?.more ? 0 : due!.getTime() - this.store.clock().getTime();
-    // Due but not purged (a unit waiting for its job to finish): look again in an hour, not in a loop.
-    if (!after?.more && delay <= 0 && after) delay = 3_600_000;
-    return Math.max(Date.now() + delay, this.nextRunAt());
-  }
-
-  /** Registers retention's next time after something may have given it work (a deleted unit, a superseded result). */
-  private async scheduleRetention() {
-    const at = this.retentionDue();
-    if (at !== null) await this.alarms.schedule("retention", at, { onlyEarlier: true });
+    return this.call(settings, (s) => diagnostics(this.store, this.env, this.alarms, s));
   }
 
   // ------------------------------------------------------------------ results
@@ -674,10 +415,10 @@ export class SiteObject extends DurableObject<Env> {
   async reviews(settings: SiteSettings, reviews: Review[]) {
     return this.call(settings, async (settings) => {
       // Edited texts get their own QA, glossary included.
-      if (reviews.some((r) => r.text !== undefined)) await this.ensureGlossary(settings);
+      if (reviews.some((r) => r.text !== undefined)) await ensureGlossary(this.store, this.env, settings);
       const applied = applyReviews(this.store, settings, reviews);
       // Approvals went into the memory: copied to the organization's in the background, never awaited here.
-      await this.memoryWritten();
+      await this.needs.memoryWritten();
       return applied;
     });
   }
@@ -688,19 +429,19 @@ export class SiteObject extends DurableObject<Env> {
 
   async decideAttention(settings: SiteSettings, id: string, decision: AttentionDecision) {
     return this.call(settings, async (settings) => {
-      if (decision.action === "fix") await this.ensureGlossary(settings);
+      if (decision.action === "fix") await ensureGlossary(this.store, this.env, settings);
       const decided = decideAttention(this.store, settings, id, decision);
       // A fixed translation is delivered like a job's result.
       if (decision.action === "fix") this.emit(settings)({ type: "results.available" });
       // A fix supersedes the held result: retention purges it in 30 days.
-      if (decision.action === "fix") await this.scheduleRetention();
+      if (decision.action === "fix") await this.needs.scheduleRetention();
       // A fix went into the memory.
-      if (decision.action === "fix") await this.memoryWritten();
+      if (decision.action === "fix") await this.needs.memoryWritten();
       return decided;
     });
   }
 
-  // ------------------------------------------------------------------ the memory page (memory-admin.ts)
+  // ------------------------------------------------------------------ the memory page (memory/admin.ts)
 
   async memoryList(settings: SiteSettings, search: MemorySearch) {
     return this.call(settings, () => listMemory(this.store, search));
@@ -713,8 +454,8 @@ export class SiteObject extends DurableObject<Env> {
   async memoryEdit(settings: SiteSettings, key: MemoryKey, text: string) {
     return this.call(settings, async () => {
       const entry = editMemoryEntry(this.store, key, text);
-      // The organization's memory follows (memory-share.ts), off this request's path.
-      await this.memoryWritten();
+      // The organization's memory follows (memory/share.ts), off this request's path.
+      await this.needs.memoryWritten();
       return entry;
     });
   }
@@ -722,8 +463,8 @@ export class SiteObject extends DurableObject<Env> {
   async memoryDelete(settings: SiteSettings, key: MemoryKey) {
     return this.call(settings, async () => {
       const entry = deleteMemoryEntry(this.store, key);
-      // The organization's memory follows (memory-share.ts), off this request's path.
-      await this.memoryWritten();
+      // The organization's memory follows (memory/share.ts), off this request's path.
+      await this.needs.memoryWritten();
       return entry;
     });
   }
@@ -736,23 +477,12 @@ export class SiteObject extends DurableObject<Env> {
     return this.call(settings, () => exportMemoryPage(this.store, query));
   }
 
-  /**
-   * A TMX file's translations (read and checked by the Worker, src/site/tmx.ts), stored in
-   * transactions of IMPORT_CHUNK entries with a turn for waiting requests between two: a file of
-   * 50,000 entries does not hold the object for seconds. Interrupted (an eviction), the entries
-   * stored so far stay; importing the file again completes it (each entry is an upsert).
-   */
+  /** A TMX file's translations, stored in chunks with a turn for waiting requests between two (memory/admin.ts). */
   async memoryImport(settings: SiteSettings, translations: TmxTranslation[]) {
     return this.call(settings, async (settings) => {
-      const result = { stored: 0, kept: 0 };
-      for (let from = 0; from < translations.length; from += IMPORT_CHUNK) {
-        if (from > 0) await nextTurn();
-        const part = importMemory(this.store, settings.sourceLanguage, translations.slice(from, from + IMPORT_CHUNK));
-        result.stored += part.stored;
-        result.kept += part.kept;
-      }
+      const result = await importMemoryInTurns(this.store, settings.sourceLanguage, translations);
       // Imported translations are shared like any other reviewed text.
-      await this.memoryWritten();
+      await this.needs.memoryWritten();
       return result;
     });
   }

@@ -13,7 +13,7 @@ export const meta = sqliteTable("meta", {
 });
 
 /**
- * Timed work of the site object (src/site/alarms.ts): one row per need (job work, retention,
+ * Timed work of the site object (src/site/alarms/scheduler.ts): one row per need (job work, retention,
  * and what comes: webhooks, digests, the memory index) with the time it is next due. The
  * object's one alarm is set to the earliest; `version` changes with every registration, so a
  * registration made while the need runs is never lost by what the run answers.
@@ -57,7 +57,7 @@ export const units = sqliteTable(
     metadata: text("metadata"),
     lastSyncedAt: text("last_synced_at"),
     deleted: integer("deleted").notNull().default(0),
-    /** When the unit was deleted; 30 days later retention purges it (src/site/retention.ts). */
+    /** When the unit was deleted; 30 days later retention purges it (src/site/results/retention.ts). */
     deletedAt: text("deleted_at"),
     /** Live segments, maintained with the unit's counts. */
     segmentCount: integer("segment_count").notNull().default(0),

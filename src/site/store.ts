@@ -20,7 +20,7 @@ export interface ScopeMark {
 export class Store {
   /**
    * Whether the site shares its memory with its organization, as the object last adopted it
-   * (memory-share.ts reads it once per remembered translation; undefined: read from the settings).
+   * (memory/share.ts reads it once per remembered translation; undefined: read from the settings).
    */
   sharesMemory?: boolean;
 

@@ -1,11 +1,11 @@
-// The site object's one alarm (src/site/alarms.ts): timed needs register the time they are
+// The site object's one alarm (src/site/alarms/scheduler.ts): timed needs register the time they are
 // next due, the alarm is always set to the earliest, and when it fires the needs due by then
 // run, each answering its own next time. Times in the first test lie hours ahead, so no alarm
 // fires on its own while it runs (this project lets alarms fire, JOB_ALARM_DELAY_MS = 0).
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { FAILED_NEED_RETRY_MS, type Need } from "../../src/site/alarms";
+import { FAILED_NEED_RETRY_MS, type Need } from "../../src/site/alarms/scheduler";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
 

@@ -2,8 +2,8 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
+import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
-import { runJobs } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
 import { allResults, job, runJob } from "../helpers/jobs";

@@ -10,7 +10,7 @@ import { env, exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createTransyncClient, previousSegments, pushUnits, type Review, review, runJob, type Schemas, splitMarkdown, translatedDocument } from "../../client/src/index.js";
 import type { SiteObject } from "../../src/site/object";
-import { sourceTexts } from "../../src/site/source-texts";
+import { sourceTexts } from "../../src/site/sync/source-texts";
 import { client, createSite, unit } from "../helpers/api";
 
 const BASE = "https://api.test";

@@ -1,17 +1,17 @@
 // Billing equals what is stored (DESIGN.md "Jobs against real engines"; issue 19, faults 1–4):
 // for every way a job ends and every fault around a commit's transaction and its ledger row's
 // write, the month's usage a job causes equals its `characters`. A commit queues its ledger row
-// in its own transaction and the row reaches D1 after it (src/site/ledger.ts). Engines are
+// in its own transaction and the row reaches D1 after it (src/site/jobs/ledger.ts). Engines are
 // injected; D1 faults come from flakyDb.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import type { Engine } from "../../src/engines/types";
-import { persist } from "../../src/site/commit";
-import { cancelJob, unsettledJobs } from "../../src/site/jobs";
+import { persist } from "../../src/site/jobs/commit";
+import { cancelJob, unsettledJobs } from "../../src/site/jobs/jobs";
+import { type RunnerDeps, runAlarm } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
-import { type RunnerDeps, runAlarm } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
 import { arm, flakyDb, ledger, stubOf, sumCharacters, texts } from "../helpers/faults";

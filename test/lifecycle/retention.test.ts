@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import type { SiteObject } from "../../src/site/object";
-import { runRetention, SEGMENTS_PER_STEP } from "../../src/site/retention";
+import { runRetention, SEGMENTS_PER_STEP } from "../../src/site/results/retention";
 import { client, createSite, unit } from "../helpers/api";
 import { allResults, job } from "../helpers/jobs";
 import { setClock } from "../helpers/seams";

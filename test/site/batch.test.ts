@@ -6,9 +6,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { UnitSnapshotIn } from "../../src/api/schemas";
 import type { SiteSettings } from "../../src/control/sites";
-import { rebuildCounts } from "../../src/site/counts";
 import type { SiteObject } from "../../src/site/object";
 import { siteTargets } from "../../src/site/settings";
+import { rebuildCounts } from "../../src/site/sync/counts";
 import { client, createSite, unit } from "../helpers/api";
 
 const counts = (o: SiteObject) => ({
@@ -44,7 +44,7 @@ describe("a batch with a unit that fails while it is written", () => {
       const settings = o.store.getMeta<SiteSettings>("settings")!;
       const run = o.store.run.bind(o.store);
       const spy = vi.spyOn(o.store, "run").mockImplementation((query: string, ...args: unknown[]) => {
-        // New segments are written in bulk (src/site/push-writes.ts): the row travels inside a JSON parameter.
+        // New segments are written in bulk (src/site/sync/push-writes.ts): the row travels inside a JSON parameter.
         if (query.startsWith("INSERT INTO segments") && args.some((a) => typeof a === "string" && a.includes('"boom"'))) throw new Error("disk full (simulated)");
         return run(query, ...args);
       });

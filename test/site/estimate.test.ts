@@ -1,6 +1,6 @@
 // The estimate of a job's scope (spec: estimated_segments, estimated_characters "billable,
 // excludes translation-memory hits and repeated texts within the job", estimated_tm_segments)
-// is counted segment by segment, with repeats taken back in a second pass (src/site/jobs.ts).
+// is counted segment by segment, with repeats taken back in a second pass (src/site/jobs/jobs.ts).
 // These tests hold it to the pairs the job fixes (scopeQuery, what fixScopeChunk inserts),
 // counted pair by pair as the estimate once was: on hand-made sites with known figures, and on
 // generated sites with repeats across units and languages, every translation state, memory
@@ -9,7 +9,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
-import { estimateScope, type JobScope, scopeQuery } from "../../src/site/jobs";
+import { estimateScope, type JobScope, scopeQuery } from "../../src/site/jobs/jobs";
 import type { SiteObject } from "../../src/site/object";
 import type { Store } from "../../src/site/store";
 import { createSite } from "../helpers/api";

@@ -1,5 +1,5 @@
 /**
- * Fuzzy matches (src/site/fuzzy.ts): the similarity and its 0.75 threshold, candidates found
+ * Fuzzy matches (src/site/memory/fuzzy.ts): the similarity and its 0.75 threshold, candidates found
  * across edits through the trigram index, the best 3 in order, markup protected before scoring,
  * and in a job: context for the engine only (never a result, never billed differently).
  */
@@ -9,11 +9,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import { protect } from "../../src/markup/protect";
-import { fingerprint } from "../../src/site/fingerprint";
-import { boundedDistance, fuzzyMatches, RARE_TRIGRAMS, rareTrigrams, searchMemory, shownText, similarity, trigrams } from "../../src/site/fuzzy";
-import { rememberTranslation } from "../../src/site/memory";
+import { runJobs } from "../../src/site/jobs/runner";
+import { rememberTranslation } from "../../src/site/memory/entries";
+import { boundedDistance, fuzzyMatches, RARE_TRIGRAMS, rareTrigrams, searchMemory, shownText, similarity, trigrams } from "../../src/site/memory/fuzzy";
 import type { SiteObject } from "../../src/site/object";
-import { runJobs } from "../../src/site/runner";
+import { fingerprint } from "../../src/site/sync/fingerprint";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
 import { allResults } from "../helpers/jobs";

@@ -1,13 +1,13 @@
-// Metering after the commit (src/site/ledger.ts): a commit queues its ledger row in its own
+// Metering after the commit (src/site/jobs/ledger.ts): a commit queues its ledger row in its own
 // transaction, and the rows reach D1 behind the commits, several in one statement. D1 is the
 // test pool's, wrapped by flakyDb to count, refuse or lose its ledger writes.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
-import { FLUSH_ROWS, flushUsage, LedgerWriter, queueUsage } from "../../src/site/ledger";
+import { FLUSH_ROWS, flushUsage, LedgerWriter, queueUsage } from "../../src/site/jobs/ledger";
+import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
-import { runJobs } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
 import { flakyDb, ledger, stubOf, sumCharacters, texts } from "../helpers/faults";

@@ -6,10 +6,10 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { fingerprint } from "../../src/site/fingerprint";
-import { fuzzyMatches } from "../../src/site/fuzzy";
-import { indexNeedsMerge, MEMORY_INDEX_ROWS_PER_RUN, MERGE_GROWTH, mergeMemoryIndex, rememberTranslation } from "../../src/site/memory";
+import { indexNeedsMerge, MEMORY_INDEX_ROWS_PER_RUN, MERGE_GROWTH, mergeMemoryIndex, rememberTranslation } from "../../src/site/memory/entries";
+import { fuzzyMatches } from "../../src/site/memory/fuzzy";
 import type { SiteObject } from "../../src/site/object";
+import { fingerprint } from "../../src/site/sync/fingerprint";
 import { admin, client, createSite, unit } from "../helpers/api";
 
 const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));

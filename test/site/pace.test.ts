@@ -1,10 +1,10 @@
-// The runner's pace (src/site/invocation.ts, Invocation.pace): steps start at STEP_WORK
+// The runner's pace (src/site/jobs/invocation.ts, Invocation.pace): steps start at STEP_WORK
 // item-steps and grow to about STEP_MS of work as the invocation measures how many item-steps a
 // ms holds, between STEP_WORK and MAX_STEP_WORK; a fixed `stepWork` is kept as given. Chains
 // that step while a turn is under way wait for that turn: one timer for all of them. A piece
 // of work that runs as one (Invocation.ahead) starts a step rather than ending one.
 import { describe, expect, it } from "vitest";
-import { Invocation, MAX_STEP_WORK, type RunnerDeps, STEP_MS, STEP_WORK } from "../../src/site/invocation";
+import { Invocation, MAX_STEP_WORK, type RunnerDeps, STEP_MS, STEP_WORK } from "../../src/site/jobs/invocation";
 
 /**
  * An invocation on a clock of its own: each item-step done through `work` takes `msPerItem`

@@ -1,4 +1,4 @@
-// New segments are written in bulk, one statement over jsonb_each per batch (src/site/push-writes.ts).
+// New segments are written in bulk, one statement over jsonb_each per batch (src/site/sync/push-writes.ts).
 // What lands must be exactly what row-by-row INSERTs stored: every field, every character, ids in
 // the order sent; a batch too large for one statement's parameter goes in several; and a unit
 // pushed twice in one batch sees its first push's segments (and its row: units are read for the
@@ -8,11 +8,11 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { UnitSnapshotIn } from "../../src/api/schemas";
 import type { SiteSettings } from "../../src/control/sites";
-import { rebuildCounts } from "../../src/site/counts";
-import { characters, fingerprint } from "../../src/site/fingerprint";
 import type { SiteObject } from "../../src/site/object";
 import { siteTargets } from "../../src/site/settings";
-import type { StoredSegment } from "../../src/site/sync";
+import { rebuildCounts } from "../../src/site/sync/counts";
+import { characters, fingerprint } from "../../src/site/sync/fingerprint";
+import type { StoredSegment } from "../../src/site/sync/sync";
 import { createSite, unit } from "../helpers/api";
 
 const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));

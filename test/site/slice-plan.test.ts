@@ -1,5 +1,5 @@
 /**
- * A slice's load stays index look-ups whatever the job's size (src/site/slice.ts, loadItems):
+ * A slice's load stays index look-ups whatever the job's size (src/site/jobs/slice.ts, loadItems):
  * the statement is read back with EXPLAIN QUERY PLAN while a real job runs. The reuse look-up
  * (a text translated earlier in the job) must seek `results_job_text`, keyed by the
  * fingerprint's first 8 digits (migration 0007): SQLite uses an index on an expression only
@@ -11,8 +11,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import siteMigrations from "../../migrations/site/migrations.js";
 import type { SiteSettings } from "../../src/control/sites";
+import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
-import { runJobs } from "../../src/site/runner";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
 import { stubOf } from "../helpers/faults";

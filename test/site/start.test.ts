@@ -1,4 +1,4 @@
-// A job's one start step (src/site/runner.ts, start): it takes the estimate stored when the job
+// A job's one start step (src/site/jobs/runner.ts, start): it takes the estimate stored when the job
 // was created unless something its scope reads was written since (jobs.ts, storedEstimate: the
 // site's scope tables, and on a sharing site the organization's memory), so a
 // start does not read the whole scope again; and a job cancelled while running is settled once,
@@ -8,10 +8,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import { orgMemoryName } from "../../src/memory/stub";
-import { STEP_WORK } from "../../src/site/invocation";
+import { STEP_WORK } from "../../src/site/jobs/invocation";
+import { type RunnerDeps, runAlarm, runJobs } from "../../src/site/jobs/runner";
+import { LOAD_ITEMS } from "../../src/site/jobs/slice";
 import type { SiteObject } from "../../src/site/object";
-import { type RunnerDeps, runAlarm, runJobs } from "../../src/site/runner";
-import { LOAD_ITEMS } from "../../src/site/slice";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
 import { arm, flakyDb, stubOf, texts } from "../helpers/faults";

@@ -1,5 +1,5 @@
 /**
- * TMX 1.4b (src/site/tmx.ts): reading a file (languages, inline markup, every refusal named),
+ * TMX 1.4b (src/site/memory/tmx.ts): reading a file (languages, inline markup, every refusal named),
  * writing one that an independent parser (@xmldom/xmldom, not the library that reads it) finds
  * valid, and the round trip across organizations: a memory exported from one site and imported
  * into a site of another organization gives exact memory hits (`tm_exact`) there, in the
@@ -12,11 +12,11 @@ import { DOMParser } from "@xmldom/xmldom";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import { ApiError } from "../../src/errors";
-import { fingerprint } from "../../src/site/fingerprint";
-import { rememberTranslation } from "../../src/site/memory";
-import { IMPORT_CHUNK, importMemory } from "../../src/site/memory-admin";
+import { IMPORT_CHUNK, importMemory } from "../../src/site/memory/admin";
+import { rememberTranslation } from "../../src/site/memory/entries";
+import { readTmx, TMX_END, TMX_LIMITS, tmxStart, tmxUnit } from "../../src/site/memory/tmx";
 import type { SiteObject } from "../../src/site/object";
-import { readTmx, TMX_END, TMX_LIMITS, tmxStart, tmxUnit } from "../../src/site/tmx";
+import { fingerprint } from "../../src/site/sync/fingerprint";
 import { client, createSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { allResults, job } from "../helpers/jobs";

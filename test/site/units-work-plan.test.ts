@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { WORK_STATES } from "../../src/api/schemas";
 import type { SiteSettings } from "../../src/control/sites";
 import type { SiteObject } from "../../src/site/object";
-import { unitsWithWork } from "../../src/site/status";
+import { unitsWithWork } from "../../src/site/sync/status";
 import { client, createSite, unit } from "../helpers/api";
 
 /** The plan of every query one `unitsWithWork` call makes. */

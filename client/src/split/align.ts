@@ -191,7 +191,7 @@ export function blockSimilarity(a: string, b: string): number {
 }
 
 // Levenshtein distance with Myers' bit-parallel algorithm (G. Myers, J. ACM 46(3), 1999, in its
-// blocks-of-32 form), as the service's fuzzy memory match computes it (src/site/fuzzy.ts).
+// blocks-of-32 form), as the service's fuzzy memory match computes it (src/site/memory/fuzzy.ts).
 interface Pattern {
   points: Int32Array;
   blocks: number;

@@ -1,5 +1,5 @@
 import type { listMemory, memoryEntry } from "../../ops/memory";
-import { TMX_LIMITS } from "../../site/tmx";
+import { TMX_LIMITS } from "../../site/memory/tmx";
 import { Card } from "../components/Card";
 import { DataTable } from "../components/DataTable";
 import { Filters } from "../components/Filters";

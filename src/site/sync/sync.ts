@@ -1,0 +1,320 @@
+/**
+ * Pushing a unit (spec "Push unit"): the snapshot is diffed against the stored unit in one
+ * transaction. Translations are never touched by a text change: they turn stale because
+ * their source fingerprint no longer matches, and current again if the text is reverted.
+ */
+import type { SegmentInput, SyncResult, UnitSnapshot } from "../../api/schemas";
+import type { SiteSettings } from "../../control/sites";
+import { rememberTranslation } from "../memory/entries";
+import { lower, siteTargets, targetCodeMap } from "../settings";
+import type { Store } from "../store";
+import { type CountSink, newUnitCounts, refreshUnit, writeNewUnitCounts } from "./counts";
+import { characters, fingerprint } from "./fingerprint";
+import { PushWrites, type UnitRef } from "./push-writes";
+
+/** A segment row as a push reads it back. */
+export interface StoredSegment {
+  id: number;
+  key: string;
+  text: string;
+  fingerprint: string;
+  characters: number;
+  format: string;
+  field: string | null;
+  kind: string | null;
+  max_length: number | null;
+  position: number;
+  parent_key: string | null;
+  removed: number;
+}
+
+interface StoredUnit {
+  id: number;
+  deleted: number;
+  writable_languages: string | null;
+}
+
+/**
+ * A batch's units as stored before it is applied, read in one statement: key → row, or null
+ * for a key no unit has. Only keys that occur once in the batch are answered: a key's second
+ * push must see its first, so it is read when its turn comes.
+ */
+export type KnownUnits = Map<string, StoredUnit | null>;
+
+export function knownUnits(store: Store, keys: readonly string[]): KnownUnits {
+  const seen = new Map<string, number>();
+  for (const key of keys) seen.set(key, (seen.get(key) ?? 0) + 1);
+  const once = [...seen].filter(([, n]) => n === 1).map(([key]) => key);
+  const out: KnownUnits = new Map(once.map((key) => [key, null]));
+  if (!once.length) return out;
+  for (const row of store.all<StoredUnit & { external_key: string }>(
+    "SELECT id, deleted, writable_languages, external_key FROM units WHERE external_key IN (SELECT value FROM json_each(?))",
+    JSON.stringify(once),
+  ))
+    out.set(row.external_key, { id: row.id, deleted: row.deleted, writable_languages: row.writable_languages });
+  return out;
+}
+
+const structureOf = (s: { format: string; field?: string | null; kind?: string | null; max_length?: number | null; position: number; parent_key?: string | null }) => [
+  s.format,
+  s.field ?? null,
+  s.kind ?? null,
+  s.max_length ?? null,
+  s.position,
+  s.parent_key ?? null,
+];
+
+const sameStructure = (a: unknown[], b: unknown[]) => a.every((v, i) => v === b[i]);
+
+/** Translations of a segment that were current for `from` and are not for `to` (made stale by this push). */
+function countStaled(store: Store, segmentId: number, from: string, to: string): number {
+  if (from === to) return 0;
+  return store.one<{ n: number }>("SELECT count(*) AS n FROM translations WHERE segment_id = ? AND status <> 'missing' AND source_fingerprint = ?", segmentId, from)!.n;
+}
+
+/** Pushes one unit in a transaction of its own (see `applySnapshot`). */
+export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSnapshot, digest: string | null = null, sink?: CountSink): SyncResult {
+  return store.tx(() => {
+    const writes = new PushWrites(store);
+    const result = applySnapshot(store, settings, snapshot, digest, sink, writes);
+    writes.flush();
+    return result;
+  });
+}
+
+/**
+ * Applies one unit's snapshot. It opens no transaction: the caller runs it inside one
+ * (`pushUnit`, or `pushBatch` for a whole batch) so that a failure leaves nothing half-written.
+ *
+ * `digest`: SHA-256 of the snapshot as the connector sent it (the batch route computes it). It
+ * is stored with the unit unless the snapshot imports translations (whose effect depends on
+ * the translations' states, not only on the snapshot), and `pushUnchanged` answers the same
+ * snapshot again without reading its segments. Every push sets it, so a stale one never stays.
+ *
+ * `writes`: where its new segments wait to be written in bulk (src/site/sync/push-writes.ts); the
+ * caller flushes it before its transaction ends. A batch shares one among its units, and a unit
+ * that reads stored segments flushes it first, so each unit still sees the ones before it.
+ * `units`: the batch's units as `knownUnits` read them before it began, so that each is not
+ * looked up by a statement of its own.
+ */
+export function applySnapshot(
+  store: Store,
+  settings: SiteSettings,
+  snapshot: UnitSnapshot,
+  digest: string | null,
+  sink: CountSink | undefined,
+  writes: PushWrites,
+  units?: KnownUnits,
+): SyncResult {
+  const now = store.now();
+  const targets = siteTargets(settings);
+  const segments = snapshot.segments;
+  const positions = segments.map((s, i) => s.position ?? i);
+  const out: SyncResult = {
+    external_key: snapshot.external_key,
+    unit_created: false,
+    added: 0,
+    changed: 0,
+    removed: 0,
+    unchanged: 0,
+    stale_translations: 0,
+    imported_translations: 0,
+    fingerprint_mismatches: [],
+  };
+  const writable = snapshot.writable_languages ? JSON.stringify(snapshot.writable_languages) : null;
+  const unitFields = [
+    snapshot.adapter,
+    snapshot.label ?? null,
+    snapshot.path ?? null,
+    snapshot.source_language ?? null,
+    writable,
+    snapshot.metadata ? JSON.stringify(snapshot.metadata) : null,
+    now,
+  ];
+  const read = units?.get(snapshot.external_key);
+  // A key not read ahead may name a unit still held (its first push in this batch): written first.
+  if (read === undefined) writes.flush();
+  const existing =
+    read !== undefined ? (read ?? undefined) : store.one<StoredUnit>("SELECT id, deleted, writable_languages FROM units WHERE external_key = ?", snapshot.external_key);
+  const stored = new Map(
+    (existing
+      ? store.all<StoredSegment>(
+          "SELECT id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key, removed FROM segments WHERE unit_id = ?",
+          existing.id,
+        )
+      : []
+    ).map((s) => [s.key, s]),
+  );
+
+  // Stored segments are compared and updated here; new ones are inserted once the unit's row exists.
+  const fingerprints: string[] = new Array(segments.length);
+  const chars: number[] = new Array(segments.length);
+  const added: number[] = [];
+  segments.forEach((seg, i) => {
+    const old = stored.get(seg.key);
+    // An unchanged text keeps its fingerprint: only new or changed texts are hashed.
+    const sameText = old !== undefined && old.text === seg.text;
+    const fp = (fingerprints[i] = sameText ? old.fingerprint : fingerprint(seg.text));
+    // Counted once here; estimates, reservations and bills read the stored count.
+    chars[i] = sameText ? old.characters : characters(seg.text);
+    if (seg.fingerprint && seg.fingerprint.toLowerCase() !== fp) out.fingerprint_mismatches.push(seg.key);
+    if (!old) {
+      added.push(i);
+      return;
+    }
+    stored.delete(seg.key);
+    if (old.removed) out.added++;
+    else if (old.fingerprint !== fp) out.changed++;
+    else out.unchanged++;
+    out.stale_translations += countStaled(store, old.id, old.fingerprint, fp);
+    const structure = structureOf({ ...seg, position: positions[i] });
+    if (old.removed || !sameText || !sameStructure(structureOf(old), structure))
+      store.run(
+        `UPDATE segments SET text = ?, fingerprint = ?, characters = ?, format = ?, field = ?, kind = ?, max_length = ?, position = ?, parent_key = ?, removed = 0 WHERE id = ?`,
+        seg.text,
+        fp,
+        chars[i],
+        ...structure,
+        old.id,
+      );
+  });
+  // What is left of `stored` is absent from the snapshot.
+  for (const old of stored.values()) {
+    if (old.removed) continue;
+    store.run("UPDATE segments SET removed = 1 WHERE id = ?", old.id);
+    out.removed++;
+  }
+  out.added += added.length;
+
+  const imports = segments.some((seg) => seg.translations && Object.keys(seg.translations).length);
+  const unitState = [imports ? null : digest, JSON.stringify(out.fingerprint_mismatches)];
+  // A unit just created without translations to import: its counts are known (every segment
+  // missing), so its row is written with them and no count query runs.
+  const fresh = !existing && !segments.some((seg) => seg.translations) ? newUnitCounts(targets, writable, segments.length) : undefined;
+  let unit: UnitRef;
+  if (fresh) {
+    // Held with the batch's other new rows and written in one statement (src/site/sync/push-writes.ts).
+    unit = writes.unit([snapshot.external_key, ...unitFields, ...unitState, fresh.segments, fresh.needsWork, 1]);
+    out.unit_created = true;
+  } else if (!existing) {
+    unit = store.one<{ id: number }>(
+      `INSERT INTO units (external_key, adapter, label, path, source_language, writable_languages, metadata, last_synced_at, snapshot_digest, snapshot_mismatches,
+         segment_count, needs_work, counted)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      snapshot.external_key,
+      ...unitFields,
+      ...unitState,
+      0,
+      0,
+      0,
+    )!.id;
+    out.unit_created = true;
+  } else {
+    unit = existing.id;
+    out.unit_created = existing.deleted === 1;
+    store.run(
+      `UPDATE units SET adapter = ?, label = ?, path = ?, source_language = ?, writable_languages = ?, metadata = ?, last_synced_at = ?,
+         snapshot_digest = ?, snapshot_mismatches = ?, deleted = 0 WHERE id = ?`,
+      ...unitFields,
+      ...unitState,
+      unit,
+    );
+  }
+  for (const i of added) writes.segment(unit, segments[i], positions[i], fingerprints[i], chars[i]);
+
+  if (segments.some((seg) => seg.translations)) {
+    writes.flush();
+    const ids = new Map(store.all<{ id: number; key: string }>("SELECT id, key FROM segments WHERE unit_id = ?", writes.idOf(unit)).map((r) => [r.key, r.id]));
+    out.imported_translations = importTranslations(store, segments, fingerprints, ids, targetCodeMap(settings), snapshot.source_language ?? settings.sourceLanguage, now);
+  }
+  // Counts change only with the segments, their texts, imports or the unit's languages: an unchanged push writes nothing more.
+  const languagesChanged = (existing?.writable_languages ?? null) !== writable;
+  if (fresh) writeNewUnitCounts(store, writes, unit, snapshot.external_key, fresh, sink);
+  else if (out.unit_created || out.added || out.changed || out.removed || out.imported_translations || languagesChanged) {
+    // The count reads this unit's segments.
+    writes.flush();
+    refreshUnit(store, targets, writes.idOf(unit), sink);
+  }
+  return out;
+}
+
+/**
+ * Answers the units of a batch whose snapshot is the one last applied (same digest, unit not
+ * deleted) as unchanged, touching only `last_synced_at`: one read and one write for all of them.
+ * The others are left for `pushUnit`.
+ */
+export function pushUnchanged(store: Store, units: { external_key: string; digest: string }[]): Map<string, SyncResult> {
+  const out = new Map<string, SyncResult>();
+  if (!units.length) return out;
+  return store.tx(() => {
+    const rows = store.all<{ id: number; external_key: string; segment_count: number; snapshot_mismatches: string | null }>(
+      `SELECT u.id, u.external_key, u.segment_count, u.snapshot_mismatches FROM json_each(?1) j
+       CROSS JOIN units u ON u.external_key = j.value ->> '$.k' AND u.snapshot_digest = j.value ->> '$.d' AND u.deleted = 0`,
+      JSON.stringify(units.map((u) => ({ k: u.external_key, d: u.digest }))),
+    );
+    if (!rows.length) return out;
+    store.run("UPDATE units SET last_synced_at = ?1 WHERE id IN (SELECT value FROM json_each(?2))", store.now(), JSON.stringify(rows.map((r) => r.id)));
+    for (const r of rows)
+      out.set(r.external_key, {
+        external_key: r.external_key,
+        unit_created: false,
+        added: 0,
+        changed: 0,
+        removed: 0,
+        unchanged: r.segment_count,
+        stale_translations: 0,
+        imported_translations: 0,
+        fingerprint_mismatches: r.snapshot_mismatches ? JSON.parse(r.snapshot_mismatches) : [],
+      });
+    return out;
+  });
+}
+
+/** `translations` fill only languages still empty (no translation, or rejected/discarded): origin imported, state ok, into the memory. */
+function importTranslations(
+  store: Store,
+  segments: SegmentInput[],
+  fingerprints: string[],
+  ids: Map<string, number>,
+  codes: Map<string, string>,
+  sourceLanguage: string,
+  now: string,
+): number {
+  let imported = 0;
+  segments.forEach((seg, i) => {
+    if (!seg.translations) return;
+    for (const [language, text] of Object.entries(seg.translations)) {
+      const code = codes.get(lower(language));
+      if (!code || text.trim() === "") continue;
+      const segmentId = ids.get(seg.key)!;
+      const written = store.run(
+        `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
+         VALUES (?1, ?2, ?3, ?4, 'ok', 'imported', 'import', NULL, NULL, ?5)
+         ON CONFLICT (segment_id, language) DO UPDATE SET text = ?3, source_fingerprint = ?4, status = 'ok', origin = 'imported',
+           engine = 'import', result_id = NULL, qa = NULL, updated_at = ?5
+         WHERE translations.status = 'missing'`,
+        segmentId,
+        code,
+        text,
+        fingerprints[i],
+        now,
+      );
+      if (written > 0) {
+        imported++;
+        rememberTranslation(store, fingerprints[i], seg.text, sourceLanguage, code, text, "imported");
+      }
+    }
+  });
+  return imported;
+}
+
+/** DELETE /v1/units/{key}: always succeeds; the data is kept (30 days, src/site/results/retention.ts) so a later push restores the unit. */
+export function deleteUnit(store: Store, settings: SiteSettings, externalKey: string) {
+  store.tx(() => {
+    const unit = store.one<{ id: number; deleted: number }>("SELECT id, deleted FROM units WHERE external_key = ?", externalKey);
+    if (!unit || unit.deleted) return;
+    // Results of a deleted unit stop being listed (listing checks the unit) and come back with it.
+    store.run("UPDATE units SET deleted = 1, deleted_at = ? WHERE id = ?", store.now(), unit.id);
+    refreshUnit(store, siteTargets(settings), unit.id);
+  });
+}
