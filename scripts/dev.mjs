@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run dev [-- <wrangler dev arguments>]`: the local development contract (DESIGN.md).
+ * `npm run dev [-- <wrangler dev arguments>]`: the local development contract (README "The two commands").
  *
  * 1. creates `.dev.vars` from `.dev.vars.example` when missing;
  * 2. applies the local D1 migrations (non-interactively);

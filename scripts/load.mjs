@@ -214,7 +214,7 @@ async function http(baseUrl, method, path, { token, body } = {}) {
   }
 }
 
-/** 429 answers by the limit that gave them (DESIGN.md: 600 requests / 60 s per key; 60 failed authentications / 60 s per address). */
+/** 429 answers by the limit that gave them (docs/decisions.md "Requests: keys, limits, hostile input, errors": 600 requests / 60 s per key; 60 failed authentications / 60 s per address). */
 const rateLimited = { perKey: 0, authFailures: 0 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

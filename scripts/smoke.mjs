@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `node scripts/smoke.mjs BASE_URL`: the smoke test of a deployment (DESIGN.md "Going live"),
+ * `node scripts/smoke.mjs BASE_URL`: the smoke test of a deployment (docs/decisions.md "Going live", docs/ops/deploy.md),
  * run after every deploy (docs/ops/deploy.md, .github/workflows/deploy.yml) and by CI against
  * `wrangler dev` (scripts/smoke-local.mjs).
  *

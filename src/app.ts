@@ -108,7 +108,7 @@ export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
   app.use("/admin/*", adminAuth);
   app.use(
     bodyLimit({
-      // docs/decisions.md "Requests": a body of 10 MB (10,485,760 bytes) or more is refused; hono refuses sizes above maxSize.
+      // docs/decisions.md "Requests: keys, limits, hostile input, errors": a body of 10 MB (10,485,760 bytes) or more is refused; hono refuses sizes above maxSize.
       maxSize: LIMITS.bodyBytes - 1,
       onError: (c) => errorBody(c, 413, `The request body is too large: the limit is ${LIMITS.bodyBytes} bytes (10 MB).`),
     }),

@@ -1,6 +1,6 @@
 /**
- * Local development's switches are honoured only where development happens (DESIGN.md "Going
- * live", configuration traps): `DEV_MAILBOX=true` keeps every mail in D1 and shows it, reset links
+ * Local development's switches are honoured only where development happens (docs/decisions.md "Going
+ * live", local-only switches): `DEV_MAILBOX=true` keeps every mail in D1 and shows it, reset links
  * included, at /dashboard/dev/mail, so a production Worker deployed with it by mistake must neither
  * show the page nor stop sending. A host is local when it is loopback (`localhost`, `*.localhost`,
  * 127.0.0.0/8, `::1`) or under the `.test` top-level domain, which RFC 6761 reserves for testing

@@ -14,7 +14,7 @@ const SEGMENTS_PER_UNIT = 50;
 const ITEMS = UNITS * SEGMENTS_PER_UNIT * LANGUAGES.length;
 const LATENCY_MS = 200;
 const TEXTS_PER_REQUEST = 50;
-/** The pseudo engine's default concurrency (DESIGN.md); ENGINE_CONCURRENCY_PSEUDO changes it. */
+/** The pseudo engine's default concurrency (docs/decisions.md "Constants"); ENGINE_CONCURRENCY_PSEUDO changes it. */
 const CONCURRENCY = Number(process.env.ENGINE_CONCURRENCY_PSEUDO ?? 8);
 
 export async function latencyScenario(rt) {

@@ -106,7 +106,7 @@ export const OptionalMonthQuery = z.object({
     .openapi({ example: "2026-10", description: "Only this month's closes; all closes without it" }),
 });
 
-// ---------------------------------------------------------------- on call (DESIGN.md "Operating the service")
+// ---------------------------------------------------------------- on call (docs/decisions.md "Operating the service")
 
 const at = "2026-11-23T14:03:11.512Z";
 

@@ -42,7 +42,7 @@ export const text = (max?: number) => {
  */
 export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
 
-/** An organization's or a site's name: 1 to `max` characters of plain text, no control characters (docs/decisions.md). */
+/** An organization's or a site's name: 1 to `max` characters of plain text, no control characters (docs/decisions.md "Requests: keys, limits, hostile input, errors"). */
 export const displayName = (max: number) =>
   text(max)
     .min(1, { message: "must not be empty" })

@@ -1,5 +1,5 @@
 /**
- * Billing reconciliation (DESIGN.md "Operating the service"): usage that reached D1 after its
+ * Billing reconciliation (docs/decisions.md "Billing"): usage that reached D1 after its
  * month was closed (a site's ledger outbox flushed late: D1 was down at the month's end, an
  * object evicted before its flush) is in the ledger but not in the close. It is found by
  * comparing each close's `used_characters` with the ledger's sum for the same organization and

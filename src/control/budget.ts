@@ -1,5 +1,5 @@
 /**
- * A scheduled invocation's D1 query budget (DESIGN.md "Going live"). Cloudflare allows 1,000 D1
+ * A scheduled invocation's D1 query budget (docs/decisions.md "Going live"). Cloudflare allows 1,000 D1
  * queries per Worker invocation, a cron or queue handler included; past it every query fails.
  * The scheduled handler hands its tasks a D1 binding metered by a `QueryBudget`, and each task
  * takes the next organization only while the budget still holds that organization's worst case

@@ -1,6 +1,6 @@
 /**
- * The per-person budget of sign-in failures (docs/decisions.md "Accounts: sign-up, second
- * factor and lockout"). Wrong passwords and wrong second-factor codes are counted apart, in a
+ * The per-person budget of sign-in failures (docs/decisions.md "Accounts, the dashboard and mail",
+ * a failure budget). Wrong passwords and wrong second-factor codes are counted apart, in a
  * row, on the person's row; a success of the kind (or the mailed unlock link) sets the count
  * back to 0. It does not refill with time: from the 10th failure in a row, sign-in pauses for
  * 1 minute, and each further failure doubles the pause (2, 4, 8 … minutes) up to a day.

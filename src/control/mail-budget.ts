@@ -1,6 +1,6 @@
 /**
- * How many mails a person or an outsider can make the service send (docs/decisions.md "Webhook
- * destinations, mail limits and the CLI's paths"): each mail counts against a few budgets, each
+ * How many mails a person or an outsider can make the service send (docs/decisions.md
+ * "Accounts, the dashboard and mail"): each mail counts against a few budgets, each
  * a sliding 24-hour window in D1 (`mail_budget`). A mail is sent only when every budget it
  * counts against has room; the answer otherwise says when the first of them has room again.
  */

@@ -242,8 +242,8 @@ export interface SignedIn {
 }
 
 /**
- * Uses an invitation. The rule (docs/decisions.md, "Invitations accept only their own
- * account"): a link alone never adds an existing account to an organization.
+ * Uses an invitation. The rule (docs/decisions.md "Accounts, the dashboard and
+ * mail", invitations accept only their own account): a link alone never adds an existing account to an organization.
  * - The invited email has no account: nobody may be signed in (or someone signed in as a
  *   different email could mistake whose account they create); the person chooses a password
  *   and gets the account.

@@ -465,7 +465,7 @@ export const mailBudget = sqliteTable(
   (t) => [index("mail_budget_key_at").on(t.key, t.at)],
 );
 
-// ------------------------------------------------------------------ scheduled work (DESIGN.md "Going live")
+// ------------------------------------------------------------------ scheduled work (docs/decisions.md "Going live")
 
 /**
  * Where a paged cron task stopped: the last organization id it finished (`month_close:<YYYY-MM>`,

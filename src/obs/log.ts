@@ -1,5 +1,5 @@
 /**
- * The one logger (docs/decisions.md "The house: operations, seams, tests"): one JSON object per line, with fixed keys an
+ * The one logger (docs/decisions.md "Operating the service"): one JSON object per line, with fixed keys an
  * on-call engineer can query in Workers Logs. A line is an event (`http.request`, `job.finished` …)
  * with the ids it concerns, never a sentence, and never a key, token, secret, password, mail body
  * or segment text (a key's prefix at most).

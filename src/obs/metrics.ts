@@ -1,5 +1,5 @@
 /**
- * Analytics Engine data points (DESIGN.md "Operating the service"; docs/ops/observability.md):
+ * Analytics Engine data points (docs/decisions.md "Operating the service"; docs/ops/observability.md):
  * one per event worth counting, in a fixed layout so the on-call SQL stays simple —
  * index: the organization id; blobs: event, engine, code, status; doubles: count, characters, ms.
  * `writeDataPoint` is never awaited and never throws into the work it measures.

@@ -1,5 +1,5 @@
 /**
- * The daily clean-up (DESIGN.md "Going live", people): expired sessions, account tokens and
+ * The daily clean-up (docs/decisions.md "Going live"): expired sessions, account tokens and
  * invitations, mails older than 30 days, Stripe events older than 90 days (a replay that old is
  * refused by Stripe's signature tolerance anyway) and the cursors of finished cron days. Each
  * statement deletes at most CLEANUP_PAGE rows, repeated while rows remain and the invocation's

@@ -1,5 +1,5 @@
 /**
- * The on-call engineer's operations (DESIGN.md "Operating the service"): what is deployed and
+ * The on-call engineer's operations (docs/decisions.md "Operating the service"): what is deployed and
  * whether it answers, find an organization, a site or a key's owner, read a site's diagnostics
  * and jobs, and suspend or resume a site — all without reading D1 or object storage by hand.
  * Changes (suspend, resume, a key look-up) are audited with the actor, like every admin change.

@@ -50,7 +50,7 @@ const BUDGET_WORDS: Record<string, string> = {
 /**
  * Counts one invitation mail (a new one or a resend) against the organization's, the inviter's
  * and the address's daily budgets; over any of them, 429 with `Retry-After` and nothing is sent
- * (docs/decisions.md "Webhook destinations, mail limits and the CLI's paths").
+ * (docs/decisions.md "Accounts, the dashboard and mail").
  */
 async function spendInvitation(env: Env, inviter: Inviter, organizationId: number, email: string, now: Date) {
   const address = email.trim().toLowerCase();

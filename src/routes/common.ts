@@ -42,7 +42,7 @@ export const rateLimited = {
 const serverError = { 500: json(ErrorOut, "Something failed on the service's side; `detail` quotes the request id under which it is logged.", EXAMPLES.serverError) };
 const validationError = { 422: json(ErrorOut, "Validation failure: `detail` names the field and the rule.", EXAMPLES.validation) };
 
-/** The operator suspended the key's site (DESIGN.md "Operating the service"). */
+/** The operator suspended the key's site (docs/decisions.md "Operating the service"). */
 const suspendedResponse = {
   403: json(ErrorOut, "The site is suspended: `detail` says why (`site suspended: <reason>; contact support`). Retrying does not help.", ONCALL_EXAMPLES.siteSuspended),
 };

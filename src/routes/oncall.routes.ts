@@ -1,5 +1,5 @@
 /**
- * The operator's on-call endpoints of the admin API (DESIGN.md "Operating the service"): deep
+ * The operator's on-call endpoints of the admin API (docs/decisions.md "Operating the service"): deep
  * health, organizations and sites, a site's diagnostics and jobs, key look-up, suspension and
  * the billing discrepancies. Same door as src/routes/admin.routes.ts (ADMIN_TOKEN, checked in
  * src/auth.ts); each handler calls one operation of src/ops/oncall.ts, which audits changes.

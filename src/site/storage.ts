@@ -12,7 +12,7 @@ import type { Store } from "./store";
 const STORAGE_REPORTED = "storage_reported_at";
 const DAY_MS = 86_400_000;
 
-/** docs/decisions.md "Storage and overload": 9 GiB unless SITE_STORAGE_LIMIT_BYTES says otherwise. */
+/** docs/decisions.md "Storage and hot paths": 9 GiB unless SITE_STORAGE_LIMIT_BYTES says otherwise. */
 export const DEFAULT_SITE_STORAGE_LIMIT_BYTES = 9 * 1024 ** 3;
 
 export const storageLimit = (env: Env) => {

@@ -1,5 +1,5 @@
 /**
- * What the Queue may lose (DESIGN.md "Going live"): a delivery whose message never comes back
+ * What the Queue may lose (docs/decisions.md "Webhooks"): a delivery whose message never comes back
  * stays `pending` in the log. The 15-minute cron's sweeper sends a new message for each pending
  * delivery whose next attempt is overdue by more than SWEEP_GRACE_MS (or whose first attempt
  * never happened), at most SWEEP_LIMIT a run; the dead-letter queue's consumer ends the

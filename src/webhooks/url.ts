@@ -1,6 +1,5 @@
 /**
- * Where deliveries may go (docs/decisions.md "Webhook destinations, mail limits and the CLI's
- * paths"). The schema (`WebhookUrl`) holds the rules that never vary (absolute, http or https,
+ * Where deliveries may go (docs/decisions.md "Webhooks"). The schema (`WebhookUrl`) holds the rules that never vary (absolute, http or https,
  * no credentials, ≤ 2,000 characters); this adds where the address points: a public name or a
  * public IP over `https://`. The one check for both doors (the API and the dashboard) and for
  * every delivery attempt, so an address stored before the rule is refused too.
@@ -37,7 +36,7 @@ const RANGE_WORDS: Record<string, string> = {
 
 /**
  * `true` only when WEBHOOK_ALLOW_LOOPBACK is `true` and the request came to a loopback host
- * (DESIGN.md "Going live": a development flag left on in production changes nothing there).
+ * (docs/decisions.md "Webhooks": a development flag left on in production changes nothing there).
  * `requestUrl` is absent at delivery time, where the flag alone decides (an address reaches
  * the log only through a door that checked the host).
  */

@@ -1,4 +1,4 @@
-// Characters (DESIGN.md "Decisions at the edges"): every limit, estimate, reservation and bill
+// Characters (docs/decisions.md "Pushes"): every limit, estimate, reservation and bill
 // counts Unicode code points, the same count everywhere; a segment's count is computed once at
 // push and stored.
 import { runInDurableObject } from "cloudflare:test";

@@ -1,5 +1,5 @@
 /**
- * The connector kit's reads (DESIGN.md "Connector kit", result look-up): `include=text,results`
+ * The connector kit's reads (docs/decisions.md "The OpenAPI document, the client and the connector kit", unit status look-up): `include=text,results`
  * on a unit's status and `state` on GET /v1/units. Both are additive: a connector that sends
  * neither sees exactly the answers it saw before they existed.
  */

@@ -1,4 +1,4 @@
-// The corners DESIGN.md "Decisions at the edges" decides, one test per row.
+// The corners docs/interface.md leaves open, as docs/decisions.md decides them, one test per row.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Settings changes (DESIGN.md "Decisions at the edges"): versioned, pushed to the site object
+// Settings changes (docs/decisions.md "Site settings, handshake and the glossary"): versioned, pushed to the site object
 // at once, never undone by an older copy, audited, and picked up by a running job per slice.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";

@@ -252,7 +252,7 @@ describe("DELETE /v1/units/{key}", () => {
     const back = await c.put("/v1/units", unit("post:1", [seg("a", "One")]));
     expect(back.body).toMatchObject({ unit_created: true, unchanged: 1 });
     expect((await states(c, "post:1")).a).toEqual({ de: "ok", fr: "missing" });
-    // DESIGN.md: 204 for every key, one that could never exist included.
+    // docs/decisions.md "Requests: keys, limits, hostile input, errors": 204 for every key, one that could never exist included.
     expect((await request("DELETE", "/v1/units/bad%20key", { key: (await createSite()).key })).status).toBe(204);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The deployed environments of wrangler.toml (DESIGN.md "Going live"): staging and production
+ * The deployed environments of wrangler.toml (docs/decisions.md "Going live"): staging and production
  * each declare their own bindings (wrangler's [env.X] sections inherit almost nothing), the mail
  * sender is restricted and set, production answers only on its custom domain, and the webhook
  * queue has its dead-letter queue and a bounded consumer.

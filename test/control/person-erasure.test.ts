@@ -1,5 +1,5 @@
 /**
- * Erasing one person (DESIGN.md "Going live", people): through the admin API and "Delete my
+ * Erasing one person (docs/decisions.md "Retention and erasure"): through the admin API and "Delete my
  * account"; their sessions, tokens, memberships, mails and address go, and the only owner of an
  * organization is refused. The daily clean-up removes what expired.
  */

@@ -1,4 +1,4 @@
-/** Dashboard roles (DESIGN.md): editor ⊂ admin ⊂ owner; outsiders get 404; every action goes through the API's rules. */
+/** Dashboard roles (README "Dashboard"; docs/decisions.md "Accounts, the dashboard and mail"): editor ⊂ admin ⊂ owner; outsiders get 404; every action goes through the API's rules. */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";

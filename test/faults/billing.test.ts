@@ -1,4 +1,4 @@
-// Billing equals what is stored (DESIGN.md "Jobs against real engines"; issue 19, faults 1–4):
+// Billing equals what is stored (docs/decisions.md "Billing equals what is stored"; faults 1–4):
 // for every way a job ends and every fault around a commit's transaction and its ledger row's
 // write, the month's usage a job causes equals its `characters`. A commit queues its ledger row
 // in its own transaction and the row reaches D1 after it (src/site/jobs/ledger.ts). Engines are

@@ -1,6 +1,6 @@
 /**
- * Independent validity rules for request bodies, written from spec/interface.md (and DESIGN.md
- * for the admin API), not from src. Three answers: true (the interface says it is valid, so
+ * Independent validity rules for request bodies, written from docs/interface.md (and the OpenAPI
+ * document for the admin API), not from src. Three answers: true (the interface says it is valid, so
  * it must be accepted), false (it must be refused), "either" (the interface leaves it open,
  * for example a bound it does not state).
  */
@@ -22,7 +22,7 @@ export function all(...vs: Validity[]): Validity {
   return true;
 }
 
-/** Characters are Unicode code points (DESIGN.md), and U+0000 is refused in any text. */
+/** Characters are Unicode code points (docs/decisions.md "Pushes"), and U+0000 is refused in any text. */
 const codePoints = (v: string) => [...v].length;
 const hasNul = (v: string) => v.includes("\u0000");
 /** A string of at most `max` characters (min `min`); longer than the stated bound is invalid. */
@@ -116,9 +116,9 @@ export function jobValidity(j: unknown, writable: string[], known: (key: string)
     // Issue 40: every unit a translate job names must exist.
     type === "translate" && Array.isArray(j.units) ? j.units.every((k) => typeof k !== "string" || known(k)) : true,
     !(type === "translate" && j.prefix !== undefined && j.prefix !== null),
-    // DESIGN.md: `units` narrows translate jobs only; on a delta job it is a 422, never a silent whole-site job.
+    // docs/decisions.md "Jobs": `units` narrows translate jobs only; on a delta job it is a 422, never a silent whole-site job.
     !(
-      // DESIGN.md: `units` narrows translate jobs only; on a delta job it is a 422, never a silent whole-site job.
+      // docs/decisions.md "Jobs": `units` narrows translate jobs only; on a delta job it is a 422, never a silent whole-site job.
       type === "delta" && j.units !== undefined && j.units !== null
     ),
   );
@@ -143,7 +143,7 @@ export function reviewsValidity(r: unknown): Validity {
   );
 }
 
-// ---------------------------------------------------------------- admin API (DESIGN.md)
+// ---------------------------------------------------------------- admin API (its OpenAPI document)
 
 export const organizationValidity = (o: unknown): Validity => (isObject(o) ? displayName(o.name) : false);
 

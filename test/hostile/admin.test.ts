@@ -1,5 +1,5 @@
 /**
- * Hostile input on every admin endpoint (DESIGN.md, "Admin API"): tokens, path parameters,
+ * Hostile input on every admin endpoint (the OpenAPI document; docs/decisions.md "Requests: keys, limits, hostile input, errors"): tokens, path parameters,
  * bodies (malformed, wrong types, bounds, fuzzed fields). Every answer is a 2xx for valid
  * input or a 4xx ErrorOut, and a refused request leaves the site as it was.
  */

@@ -12,7 +12,7 @@ import { allResults, job } from "../helpers/jobs";
 
 const hasLoneSurrogate = (s: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 const hasNul = (s: string) => s.includes("\u0000");
-/** Strings every text field stores: well-formed and without U+0000 (DESIGN.md refuses NUL with a 422 naming the field). */
+/** Strings every text field stores: well-formed and without U+0000 (docs/decisions.md "Pushes" refuses NUL with a 422 naming the field). */
 const WELL_FORMED = Object.fromEntries(Object.entries(ODD_STRINGS).filter(([, s]) => !hasLoneSurrogate(s) && !hasNul(s)));
 const LONE = Object.fromEntries(Object.entries(ODD_STRINGS).filter(([, s]) => hasLoneSurrogate(s)));
 

@@ -1,5 +1,5 @@
 /**
- * Named admin tokens (DESIGN.md "Going live"): ADMIN_TOKENS (JSON {name: sha256 hex}) beside the
+ * Named admin tokens (docs/decisions.md "Requests: keys, limits, hostile input, errors"): ADMIN_TOKENS (JSON {name: sha256 hex}) beside the
  * single ADMIN_TOKEN; the audit log names who acted, `admin:<name>`. Rotation is adding the new
  * token's digest under a new name, then removing the old name (docs/ops/deploy.md).
  */

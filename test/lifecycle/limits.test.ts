@@ -1,4 +1,4 @@
-// Abuse limits (DESIGN.md "Abuse limits and data lifecycle"): rate limits answer 429 with
+// Abuse limits (docs/decisions.md "Requests: keys, limits, hostile input, errors"; "Retention and erasure"): rate limits answer 429 with
 // Retry-After and leave other keys and addresses alone; a forged key never reaches D1; a
 // declared body of 10 MB or more is refused at once; nobody's body is read before they are
 // known. The limiters are the real bindings of wrangler.toml (Miniflare's in-memory ones), so

@@ -16,7 +16,7 @@ export const LANGS = ["de", "fr"] as const;
  */
 export const LIST_ONLY_UNIT_TARGETS = true;
 
-/** Stale compares fingerprints, and the fingerprint normalizes (DESIGN.md): NFC, and \r\n as \n. */
+/** Stale compares fingerprints, and the fingerprint normalizes (docs/interface.md): NFC, and \r\n as \n. */
 export const norm = (text: string) => text.replace(/\r\n/g, "\n").normalize("NFC");
 export type Lang = (typeof LANGS)[number];
 export type State = "ok" | "stale" | "review" | "missing" | "attention";

@@ -60,7 +60,7 @@ type Command =
       languages?: string[];
       force: boolean;
       between?: PushSpec;
-      /** An import pushed while the job's first engine call is out (DESIGN.md: the import wins). */
+      /** An import pushed while the job's first engine call is out (docs/decisions.md "Jobs": the import wins). */
       during?: { unit: number; key: string; lang: string; n: number };
       cancel: boolean;
     }

@@ -1,4 +1,4 @@
-// The on-call logs (DESIGN.md "Operating the service"): one http.request line per request with
+// The on-call logs (docs/decisions.md "Operating the service"): one http.request line per request with
 // the X-Request-Id answered, the job's created/started/finished lines with site and job ids (the
 // creating request's id carried into the site object), the events' Analytics Engine points, and
 // never a key, token, password or text in any line, across a full connector cycle and a

@@ -1,4 +1,4 @@
-// The operator's on-call endpoints (DESIGN.md "Operating the service"): find an organization and
+// The operator's on-call endpoints (docs/decisions.md "Operating the service"): find an organization and
 // its site, read the site's diagnostics and jobs, cancel a queued job, find a key's site, suspend
 // the site (its key gets 403 saying so, its jobs stop, the dashboard shows it) and resume it, all
 // audited; the deep health with the version; billing discrepancies; an overloaded object's 503.

@@ -1,5 +1,5 @@
 /**
- * Scheduled work at scale (DESIGN.md "Going live"): with 5,000 subscribed organizations, every
+ * Scheduled work at scale (docs/decisions.md "Going live"): with 5,000 subscribed organizations, every
  * invocation of the crons stays within the D1 query bound (CRON_QUERY_BUDGET = 800 of
  * Cloudflare's 1,000, counted here by a proxy around env.DB independent of the Worker's own
  * meter), and after enough invocations every organization's month is closed, every usage mail

@@ -1,4 +1,4 @@
-// The fingerprint is documented (DESIGN.md): SHA-256 of the UTF-8 text after NFC and CRLF → LF.
+// The fingerprint is documented (docs/interface.md): SHA-256 of the UTF-8 text after NFC and CRLF → LF.
 // The service computes it with its own SHA-256 and shortcuts; node:crypto is the reference.
 import { createHash } from "node:crypto";
 import fc from "fast-check";

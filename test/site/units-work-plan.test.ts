@@ -1,6 +1,6 @@
 /**
  * GET /v1/units stays a keyset walk of an index whatever its filters (docs/decisions.md,
- * kit-api): every query `unitsWithWork` runs is read back with EXPLAIN QUERY PLAN, and none
+ * "The OpenAPI document, the client and the connector kit"): every query `unitsWithWork` runs is read back with EXPLAIN QUERY PLAN, and none
  * may scan a table whole or sort in a temporary B-tree.
  */
 import { runInDurableObject } from "cloudflare:test";

@@ -1,4 +1,4 @@
-// The site storage guard (DESIGN.md "storage and overload"), with the small limit this project
+// The site storage guard (docs/decisions.md "Storage and hot paths"), with the small limit this project
 // sets through the environment (vitest.config.ts: SITE_STORAGE_LIMIT_BYTES = 4 MiB): a push that
 // would take the site past it is refused before anything is written, with 409 `site_storage_full`
 // (a retry cannot succeed); deletes still work; the operator's diagnostics show the figures.

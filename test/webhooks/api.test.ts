@@ -101,7 +101,7 @@ describe("the /v1/webhook operations", () => {
     for (const url of ["http://127.0.0.1:8788/hook", "http://localhost:3000/hook", "http://[::1]/hook"]) {
       await expect(putWebhook(local, "admin", siteRef(), { url }, here)).resolves.toMatchObject({ url });
       await expect(putWebhook(env, "admin", siteRef(), { url }, here)).rejects.toMatchObject({ status: 422 });
-      // The flag left on in a deployment changes nothing there (DESIGN.md "Going live").
+      // The flag left on in a deployment changes nothing there (docs/decisions.md "Webhooks").
       await expect(putWebhook(local, "admin", siteRef(), { url }, "https://api.transync.dev/v1/webhook")).rejects.toMatchObject({ status: 422 });
       await expect(putWebhook(local, "admin", siteRef(), { url })).rejects.toMatchObject({ status: 422 });
     }

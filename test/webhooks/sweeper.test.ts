@@ -1,5 +1,5 @@
 /**
- * What the Queue may lose (DESIGN.md "Going live"): the 15-minute cron's sweeper sends a delivery
+ * What the Queue may lose (docs/decisions.md "Webhooks"): the 15-minute cron's sweeper sends a delivery
  * left pending past its next attempt again, and the dead-letter queue's consumer ends a delivery
  * whose message failed every retry.
  */

@@ -1,5 +1,5 @@
 /**
- * A job's lines and data points (DESIGN.md "Operating the service"): `job.created` (in the
+ * A job's lines and data points (docs/decisions.md "Operating the service"): `job.created` (in the
  * creating request's context, so with its request id), `job.started`, `job.finished` with its
  * figures. Each carries the site and job ids; never a text.
  */
