@@ -1,7 +1,7 @@
 /**
  * The document says what the service does: each bound the OpenAPI document states for the main
- * request bodies and parameters is fed to the service, at the bound (accepted) and just past it
- * (422 naming the field). The bounds are read from the served document, not copied here, so a
+ * request bodies (units, jobs, the handshake) and parameters is fed to the service, at the bound
+ * (accepted) and just past it (422 naming the field). The bounds are read from the served document, not copied here, so a
  * bound changed on one side only fails.
  */
 import { beforeAll, describe, expect, it } from "vitest";
@@ -63,6 +63,76 @@ describe("string bounds of a unit and its segments (maxLength, counted in code p
     const keys = (n: number) => Array.from({ length: n }, (_, i) => `post:${i}`);
     accepted(await c.post("/v1/jobs", { type: "translate", units: keys(units.maxItems), estimate_only: true }));
     refused(await c.post("/v1/jobs", { type: "translate", units: keys(units.maxItems + 1), estimate_only: true }), "units");
+  });
+});
+
+describe("bounds of the handshake body (POST /v1/handshake)", () => {
+  /** A schema with its $ref followed. */
+  const resolve = (s: any): any => (s?.$ref ? schema(s.$ref.split("/").pop()) : s);
+  const handshake = (body: Record<string, unknown>) => hs.post("/v1/handshake", { connector_version: "bounds/1.0", source_language: "en", ...body });
+  /** A string `n` code points long that every rule of `p` but the length takes (a language code is letters and digits). */
+  const sized = (p: any, n: number) => (p.pattern && !p.pattern.startsWith("^(?:[^") ? "x" : "😀").repeat(n);
+  /** `n` distinct items that every rule of `items` takes: `i0`, `i1` … */
+  const distinct = (n: number) => Array.from({ length: n }, (_, i) => `i${i}`);
+  let hs: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    // A site of its own: a handshake decides which of the site's languages are writable.
+    hs = client((await createSite({ target_languages: [{ code: "de" }] })).key);
+  });
+
+  it("walks every documented bound of HandshakeIn", async () => {
+    const body = resolve(doc.paths["/v1/handshake"].post.requestBody.content["application/json"].schema);
+    expect(body).toBe(schema("HandshakeIn"));
+    const props: Record<string, any> = Object.fromEntries(Object.entries(body.properties).map(([name, p]) => [name, resolve(p)]));
+    const bounded = Object.entries(props).filter(([, p]) => ["minLength", "maxLength", "maxItems"].some((k) => k in p) || "maxLength" in (resolve(p.items) ?? {}));
+    expect(bounded.map(([name]) => name).sort()).toEqual(["adapters", "capabilities", "connector_version", "languages", "source_language"]);
+    const walked: string[] = [];
+    for (const [name, p] of bounded) {
+      if (p.type === "string") {
+        if (p.maxLength !== undefined) {
+          accepted(await handshake({ [name]: sized(p, p.maxLength) }));
+          refused(await handshake({ [name]: sized(p, p.maxLength + 1) }), name);
+          walked.push(`${name}.maxLength`);
+        }
+        if (p.minLength) {
+          accepted(await handshake({ [name]: sized(p, p.minLength) }));
+          refused(await handshake({ [name]: sized(p, p.minLength - 1) }), name);
+          walked.push(`${name}.minLength`);
+        }
+        continue;
+      }
+      expect(p.type, name).toBe("array");
+      const items = resolve(p.items);
+      if (p.maxItems !== undefined) {
+        accepted(await handshake({ [name]: distinct(p.maxItems) }));
+        refused(await handshake({ [name]: distinct(p.maxItems + 1) }), name);
+        walked.push(`${name}.maxItems`);
+      }
+      if (items.maxLength !== undefined) {
+        accepted(await handshake({ [name]: [sized(items, items.maxLength)] }));
+        refused(await handshake({ [name]: [sized(items, items.maxLength + 1)] }), name);
+        walked.push(`${name}[].maxLength`);
+      }
+      if (items.minLength) {
+        accepted(await handshake({ [name]: [sized(items, items.minLength)] }));
+        refused(await handshake({ [name]: [sized(items, items.minLength - 1)] }), name);
+        walked.push(`${name}[].minLength`);
+      }
+    }
+    // Every bound the document states today was fed to the service: a bound dropped from the document fails here too.
+    expect(walked.sort()).toEqual([
+      "adapters.maxItems",
+      "adapters[].maxLength",
+      "capabilities.maxItems",
+      "capabilities[].maxLength",
+      "connector_version.maxLength",
+      "languages.maxItems",
+      "languages[].maxLength",
+      "languages[].minLength",
+      "source_language.maxLength",
+      "source_language.minLength",
+    ]);
   });
 });
 
