@@ -8,7 +8,7 @@ import type { MemoryEdit, MemoryKeyInput } from "../api/schemas";
 import { type AuditAction, auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
-import type { MemorySearch } from "../site/memory/fuzzy";
+import type { MemorySearch } from "../site/memory/search";
 import { readTmx, TMX_END, tmxStart, tmxUnit, writable } from "../site/memory/tmx";
 import { siteStub } from "../site/stub";
 import type { Actor } from "./actor";

@@ -1,16 +1,10 @@
 /** The connector's push side and status reads (spec: units, status, handshake, site). */
 
-import { createHash } from "node:crypto";
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
-import { parseBatchUnit } from "../api/batch-unit";
 import { EXAMPLES } from "../api/examples";
-import { validationDetail } from "../api/issues";
-import { scanJsonText, withoutUnits } from "../api/json-text";
 import {
   AnyUnitKeyParam,
-  BatchEnvelope,
   BatchIn,
-  type BatchItem,
   BatchOut,
   HandshakeIn,
   HandshakeOut,
@@ -19,7 +13,6 @@ import {
   StatusQuery,
   SyncOut,
   UnitKeyParam,
-  type UnitSnapshot,
   UnitSnapshotIn,
   UnitStatusOut,
   UnitStatusQuery,
@@ -29,19 +22,13 @@ import {
   UnitTextsOut,
 } from "../api/schemas";
 import type { App } from "../context";
-import { batchPrefix } from "../control/erasure";
-import type { SiteSettings } from "../control/sites";
-import { invalid } from "../errors";
 import { LIMITS } from "../limits";
 import { dashboardBase } from "../links";
+import { pushBatch, pushUnit } from "../ops/push";
 import { BATCH_PATH } from "./body-bounds";
 import { authErrors, bearer, body, bodyErrors, errors, notFoundResponse, ok, siteObject, storageErrors } from "./common";
 
 export const syncRoutes = new OpenAPIHono<App>();
-
-function adapterRefusal(site: SiteSettings, unit: UnitSnapshot): string | undefined {
-  if (!site.enabledAdapters.includes(unit.adapter)) return `adapter "${unit.adapter}" is not enabled for this site (enabled: ${site.enabledAdapters.join(", ") || "none"})`;
-}
 
 syncRoutes.openapi(
   createRoute({
@@ -100,11 +87,7 @@ syncRoutes.openapi(
     responses: { 200: ok(SyncOut, "What the push changed", EXAMPLES.sync), ...errors, ...bodyErrors, ...storageErrors },
   }),
   async (c) => {
-    const { stub, site } = siteObject(c);
-    const unit = c.req.valid("json");
-    const refusal = adapterRefusal(site, unit);
-    if (refusal) throw invalid(refusal);
-    return c.json(await stub.pushUnit(site, unit), 200);
+    return c.json(await pushUnit(c.env, c.get("site"), c.req.valid("json")), 200);
   },
 );
 
@@ -125,81 +108,7 @@ syncRoutes.openAPIRegistry.registerPath({
   responses: { 200: ok(BatchOut, "One item per sent unit, in the order sent", EXAMPLES.batchOut), ...errors, ...bodyErrors, ...storageErrors },
 });
 syncRoutes.put(BATCH_PATH, async (c) => {
-  const { stub, site } = siteObject(c);
-  const bytes = await c.req.arrayBuffer();
-  const text = new TextDecoder().decode(bytes);
-  // Depth and width are measured on the text before it is parsed (src/api/json-text.ts): a unit
-  // past them is left out of the parse and fails alone; nothing else reads it.
-  const scan = scanJsonText(text, { batch: true });
-  if (scan.problem) throw invalid(`${scan.problem.path} ${scan.problem.rule}`);
-  const envelope = BatchEnvelope.safeParse(JSON.parse(withoutUnits(text, scan.refused)));
-  if (!envelope.success) throw invalid(validationDetail(envelope.error));
-  const raws = envelope.data.units;
-  const out: (BatchItem | undefined)[] = [];
-  const refused = new Set<number>();
-  for (const r of scan.refused) {
-    // Left out as null; another `units` later in the body (the one JSON.parse keeps) is not this one.
-    if (raws[r.index] !== null) continue;
-    refused.add(r.index);
-    out[r.index] = { external_key: r.externalKey, ok: false, result: null, error: `${r.path} ${r.rule}` };
-  }
-
-  // A unit whose snapshot is exactly the one last applied (same digest) was validated then and
-  // changes nothing now: the object answers it as unchanged, and it is neither validated nor sent again.
-  // The digest is taken of the unit's text as sent (the same text parses to the same unit), which
-  // costs no JSON.stringify; a unit without a span (not an object) is stringified.
-  const digests = raws.map((raw, i) => {
-    if (refused.has(i)) return "";
-    const span = scan.spans?.[i];
-    return createHash("sha256")
-      .update(span ? text.slice(span.start, span.end) : JSON.stringify(raw))
-      .digest("base64");
-  });
-  // Only a key's first occurrence may be answered so: a later one comes after a push of the same key.
-  const candidates: { external_key: string; digest: string }[] = [];
-  const first = new Map<string, number>();
-  raws.forEach((raw, i) => {
-    const r = raw as { external_key?: unknown; adapter?: unknown };
-    if (refused.has(i)) return;
-    if (typeof r?.external_key !== "string" || first.has(r.external_key)) return;
-    first.set(r.external_key, i);
-    if (typeof r.adapter === "string" && site.enabledAdapters.includes(r.adapter as UnitSnapshot["adapter"])) candidates.push({ external_key: r.external_key, digest: digests[i] });
-  });
-  const unchanged = new Map((await stub.pushUnchanged(site, candidates)).map((r) => [r.external_key, r]));
-
-  const valid: UnitSnapshot[] = [];
-  const validDigests: string[] = [];
-  const slots: number[] = [];
-  raws.forEach((raw, i) => {
-    if (refused.has(i)) return;
-    const key = (raw as { external_key?: unknown })?.external_key;
-    const externalKey = typeof key === "string" ? key.slice(0, LIMITS.unitKey) : "";
-    const same = typeof key === "string" && first.get(key) === i ? unchanged.get(key) : undefined;
-    if (same) return void (out[i] = { external_key: externalKey, ok: true, result: same, error: null });
-    const parsed = parseBatchUnit(raw);
-    if (!parsed.success) return void (out[i] = { external_key: externalKey, ok: false, result: null, error: validationDetail(parsed.error, `units[${i}]`, raw) });
-    const refusal = adapterRefusal(site, parsed.data);
-    if (refusal) return void (out[i] = { external_key: externalKey, ok: false, result: null, error: `units[${i}].${refusal}` });
-    valid.push(parsed.data);
-    validDigests.push(digests[i]);
-    slots.push(i);
-  });
-  if (valid.length) {
-    let applied: BatchItem[];
-    if (bytes.byteLength > LIMITS.inlineBatchBytes) {
-      // Large bodies travel through R2, not over RPC; the site object deletes the object once applied.
-      const blobKey = `${batchPrefix(site.id)}${crypto.randomUUID()}.json`;
-      await c.env.BLOBS.put(blobKey, JSON.stringify({ units: valid, digests: validDigests }), { httpMetadata: { contentType: "application/json" } });
-      try {
-        applied = await stub.pushBatch(site, { blobKey });
-      } finally {
-        // The object deletes it once applied; if anything failed on the way, the customer's content must not stay behind.
-        await c.env.BLOBS.delete(blobKey).catch(() => undefined);
-      }
-    } else applied = await stub.pushBatch(site, { json: JSON.stringify({ units: valid, digests: validDigests }) });
-    applied.forEach((item, j) => (out[slots[j]] = item));
-  }
-  return c.json({ results: out as BatchItem[] }, 200);
+  return c.json(await pushBatch(c.env, c.get("site"), await c.req.arrayBuffer()), 200);
 });
 
 syncRoutes.openapi(

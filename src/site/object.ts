@@ -37,7 +37,7 @@ import {
 } from "./jobs/jobs";
 import { flushUsage } from "./jobs/ledger";
 import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, importMemoryInTurns, listMemory, type MemoryKey, memoryPairs } from "./memory/admin";
-import type { MemorySearch } from "./memory/fuzzy";
+import type { MemorySearch } from "./memory/search";
 import { sharingChanged } from "./memory/share";
 import { estimateWithShared } from "./memory/shared-hits";
 import type { TmxTranslation } from "./memory/tmx";

@@ -14,7 +14,8 @@ import { nextTurn } from "../jobs/invocation";
 import type { Store } from "../store";
 import { fingerprint } from "../sync/fingerprint";
 import { rememberTranslation } from "./entries";
-import { fuzzyMatches, type MemoryEntry, type MemorySearch, searchMemory } from "./fuzzy";
+import { fuzzyMatches } from "./fuzzy";
+import { type MemoryEntry, type MemorySearch, searchMemory } from "./search";
 import { noteMemoryChange, noteMemoryChanges } from "./share";
 import type { TmxTranslation } from "./tmx";
 

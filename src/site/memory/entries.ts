@@ -2,7 +2,7 @@
  * The translation memory, per site: keyed by the source text's fingerprint, source and target
  * language. Only reviewed texts go in: approvals, imports and review-queue fixes, never
  * unreviewed machine output. Each entry keeps its source text (`source_text`), which the fuzzy
- * index `memory_fts` (src/site/memory/fuzzy.ts) follows through triggers (migrations/site/0006). A
+ * index `memory_fts` (src/site/memory/fuzzy-index.ts) follows through triggers (migrations/site/0006). A
  * sharing site's memory is copied to its organization's (share.ts); whoever edits or
  * deletes an entry calls `noteMemoryChange` so the copy follows.
  */

@@ -2,13 +2,13 @@
 import type { LanguageCounts, SegmentResult, TranslationStatus, UnitStatus, UnitStatusInclude, UnitsWork, WorkState } from "../../api/schemas";
 import type { SiteSettings } from "../../control/sites";
 import { notFound } from "../../errors";
-import { decodeCursor, encodeCursor, isString } from "../cursor";
 import { resultId } from "../results/result-id";
 import { lower, siteTargets } from "../settings";
 import { stateSql } from "../state";
 import type { Store } from "../store";
 import type { CountRow } from "./counts";
 import { isKeyType } from "./counts";
+import { type PageRange, prefixEnd, type UnitRow, unitPage } from "./unit-page";
 
 export interface Links {
   dashboardUrl: string;
@@ -28,11 +28,6 @@ function languageCounts(row: CountRow): Omit<LanguageCounts, "attention_url"> {
     missing: row.total - row.ok - row.stale - row.review - row.attention,
     attention: row.attention,
   };
-}
-
-/** The smallest string greater than every string starting with `prefix`. */
-function prefixEnd(prefix: string): string {
-  return `${prefix}\u{10FFFF}`;
 }
 
 export function siteStatus(store: Store, settings: SiteSettings, prefix: string, glossaryTerms: number) {
@@ -74,15 +69,6 @@ export function siteStatus(store: Store, settings: SiteSettings, prefix: string,
   };
 }
 
-interface UnitRow {
-  id: number;
-  external_key: string;
-  label: string | null;
-  path: string | null;
-  adapter: string;
-  last_synced_at: string | null;
-}
-
 /**
  * A unit_counts row (alias `c`) that has work of one kind in its language. `missing` has no
  * column: it is what the other counts leave of the total.
@@ -105,63 +91,49 @@ export function unitsWithWork(
   links: Links,
   query: { prefix: string; language?: string; state?: WorkState; cursor?: string; limit: number },
 ): UnitsWork {
-  // Unit keys are never empty, so "" as the default position excludes nothing.
-  const after = decodeCursor(query.cursor, isString) ?? "";
-  const end = query.prefix ? prefixEnd(query.prefix) : "\u{10FFFF}\u{10FFFF}";
   const language = query.language ? settings.targetLanguages.find((t) => lower(t.code) === lower(query.language!))?.code : undefined;
-  if (query.language && !language) return { units: [], next_cursor: null };
-
-  const page = language
-    ? store.all<UnitRow>(
-        `SELECT u.id, u.external_key, u.label, u.path, u.adapter, u.last_synced_at
-         FROM unit_counts c JOIN units u ON u.id = c.unit_id
-         WHERE c.language = ? AND c.total > c.ok ${query.state ? `AND ${HAS_STATE[query.state]}` : ""} AND c.unit_key >= ? AND c.unit_key > ? AND c.unit_key < ?
-         ORDER BY c.unit_key LIMIT ?`,
-        language,
-        query.prefix,
-        after,
-        end,
-        query.limit + 1,
-      )
-    : store.all<UnitRow>(
-        `SELECT id, external_key, label, path, adapter, last_synced_at FROM units
-         WHERE needs_work = 1 AND deleted = 0 AND external_key >= ? AND external_key > ? AND external_key < ?
-         ${query.state ? `AND EXISTS (SELECT 1 FROM unit_counts c WHERE c.unit_id = units.id AND ${HAS_STATE[query.state]})` : ""}
-         ORDER BY external_key LIMIT ?`,
-        query.prefix,
-        after,
-        end,
-        query.limit + 1,
-      );
-  const more = page.length > query.limit;
-  const units = page.slice(0, query.limit);
-  const counts = units.length
-    ? store.all<CountRow & { unit_id: number }>(
-        `SELECT c.unit_id, c.language, c.total, c.ok, c.stale, c.review, c.attention
-         FROM json_each(?1) j CROSS JOIN unit_counts c ON c.unit_id = j.value
-         WHERE c.total > c.ok ${language ? "AND c.language = ?2" : ""}`,
-        JSON.stringify(units.map((u) => u.id)),
-        ...(language ? [language] : []),
-      )
-    : [];
-  const order = new Map(settings.targetLanguages.map((t, i) => [t.code, i]));
+  const state = query.state ? HAS_STATE[query.state] : undefined;
+  const rows = (range: PageRange): UnitRow[] => {
+    // A language the site does not translate into: no unit has work in it.
+    if (query.language && !language) return [];
+    return language
+      ? store.all<UnitRow>(
+          `SELECT u.id, u.external_key, u.label, u.path, u.adapter, u.last_synced_at
+           FROM unit_counts c JOIN units u ON u.id = c.unit_id
+           WHERE c.language = ? AND c.total > c.ok ${state ? `AND ${state}` : ""} AND c.unit_key >= ? AND c.unit_key > ? AND c.unit_key < ?
+           ORDER BY c.unit_key LIMIT ?`,
+          language,
+          range.prefix,
+          range.after,
+          range.end,
+          range.limit,
+        )
+      : store.all<UnitRow>(
+          `SELECT id, external_key, label, path, adapter, last_synced_at FROM units
+           WHERE needs_work = 1 AND deleted = 0 AND external_key >= ? AND external_key > ? AND external_key < ?
+           ${state ? `AND EXISTS (SELECT 1 FROM unit_counts c WHERE c.unit_id = units.id AND ${state})` : ""}
+           ORDER BY external_key LIMIT ?`,
+          range.prefix,
+          range.after,
+          range.end,
+          range.limit,
+        );
+  };
+  const page = unitPage(store, settings, query, rows, { work: true, language });
   return {
-    units: units.map((u) => ({
+    units: page.units.map(({ unit: u, counts }) => ({
       external_key: u.external_key,
       label: u.label ?? "",
       path: u.path ?? "",
       adapter: u.adapter,
       last_synced_at: u.last_synced_at,
       dashboard_url: unitUrl(links, u.external_key),
-      languages: counts
-        .filter((c) => c.unit_id === u.id)
-        .sort((a, b) => (order.get(a.language) ?? 0) - (order.get(b.language) ?? 0))
-        .map((c) => {
-          const { ok: _ok, ...work } = languageCounts(c);
-          return { ...work, attention_url: c.attention ? attentionUrl(links, u.external_key, c.language) : "" };
-        }),
+      languages: counts.map((c) => {
+        const { ok: _ok, ...work } = languageCounts(c);
+        return { ...work, attention_url: c.attention ? attentionUrl(links, u.external_key, c.language) : "" };
+      }),
     })),
-    next_cursor: more ? encodeCursor(units[units.length - 1].external_key) : null,
+    next_cursor: page.next_cursor,
   };
 }
 

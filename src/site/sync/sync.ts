@@ -96,6 +96,8 @@ export function pushUnit(store: Store, settings: SiteSettings, snapshot: UnitSna
  * that reads stored segments flushes it first, so each unit still sees the ones before it.
  * `units`: the batch's units as `knownUnits` read them before it began, so that each is not
  * looked up by a statement of its own.
+ *
+ * The steps below, in the order they run.
  */
 export function applySnapshot(
   store: Store,
@@ -106,37 +108,75 @@ export function applySnapshot(
   writes: PushWrites,
   units?: KnownUnits,
 ): SyncResult {
-  const now = store.now();
-  const targets = siteTargets(settings);
-  const segments = snapshot.segments;
-  const positions = segments.map((s, i) => s.position ?? i);
-  const out: SyncResult = {
-    external_key: snapshot.external_key,
-    unit_created: false,
-    added: 0,
-    changed: 0,
-    removed: 0,
-    unchanged: 0,
-    stale_translations: 0,
-    imported_translations: 0,
-    fingerprint_mismatches: [],
+  const push = beginPush(store, settings, snapshot, writes);
+  const existing = readUnit(push, units);
+  const stored = readSegments(push, existing);
+  const compared = updateSegments(push, stored);
+  removeAbsent(push, stored);
+  const { unit, fresh } = writeUnit(push, existing, digest);
+  holdAdded(push, unit, compared);
+  importSnapshotTranslations(push, unit, compared);
+  refreshCounts(push, unit, existing, fresh, sink);
+  return push.out;
+}
+
+/** What the steps of one push share: the snapshot, what is derived from it once, and the result they fill in. */
+interface Push {
+  store: Store;
+  settings: SiteSettings;
+  snapshot: UnitSnapshot;
+  writes: PushWrites;
+  now: string;
+  targets: string[];
+  /** Each segment's position (its index when the snapshot gives none). */
+  positions: number[];
+  /** The snapshot's writable languages as stored (JSON), or null. */
+  writable: string | null;
+  out: SyncResult;
+}
+
+/** The snapshot's segments as compared: each one's fingerprint and characters, and the indices of those new to the unit. */
+interface Compared {
+  fingerprints: string[];
+  chars: number[];
+  added: number[];
+}
+
+/** The push's shared state, with an empty result. */
+function beginPush(store: Store, settings: SiteSettings, snapshot: UnitSnapshot, writes: PushWrites): Push {
+  return {
+    store,
+    settings,
+    snapshot,
+    writes,
+    now: store.now(),
+    targets: siteTargets(settings),
+    positions: snapshot.segments.map((s, i) => s.position ?? i),
+    writable: snapshot.writable_languages ? JSON.stringify(snapshot.writable_languages) : null,
+    out: {
+      external_key: snapshot.external_key,
+      unit_created: false,
+      added: 0,
+      changed: 0,
+      removed: 0,
+      unchanged: 0,
+      stale_translations: 0,
+      imported_translations: 0,
+      fingerprint_mismatches: [],
+    },
   };
-  const writable = snapshot.writable_languages ? JSON.stringify(snapshot.writable_languages) : null;
-  const unitFields = [
-    snapshot.adapter,
-    snapshot.label ?? null,
-    snapshot.path ?? null,
-    snapshot.source_language ?? null,
-    writable,
-    snapshot.metadata ? JSON.stringify(snapshot.metadata) : null,
-    now,
-  ];
+}
+
+/** The unit as stored, read ahead by the batch or read now (a key not read ahead may name a unit still held: written first). */
+function readUnit({ store, snapshot, writes }: Push, units: KnownUnits | undefined): StoredUnit | undefined {
   const read = units?.get(snapshot.external_key);
-  // A key not read ahead may name a unit still held (its first push in this batch): written first.
   if (read === undefined) writes.flush();
-  const existing =
-    read !== undefined ? (read ?? undefined) : store.one<StoredUnit>("SELECT id, deleted, writable_languages FROM units WHERE external_key = ?", snapshot.external_key);
-  const stored = new Map(
+  return read !== undefined ? (read ?? undefined) : store.one<StoredUnit>("SELECT id, deleted, writable_languages FROM units WHERE external_key = ?", snapshot.external_key);
+}
+
+/** The unit's stored segments by key (none for a unit not stored yet). */
+function readSegments({ store }: Push, existing: StoredUnit | undefined): Map<string, StoredSegment> {
+  return new Map(
     (existing
       ? store.all<StoredSegment>(
           "SELECT id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key, removed FROM segments WHERE unit_id = ?",
@@ -145,8 +185,11 @@ export function applySnapshot(
       : []
     ).map((s) => [s.key, s]),
   );
+}
 
-  // Stored segments are compared and updated here; new ones are inserted once the unit's row exists.
+/** Each segment compared with its stored one and updated if it changed (taken out of `stored`); new ones are inserted once the unit's row exists. */
+function updateSegments({ store, snapshot, positions, out }: Push, stored: Map<string, StoredSegment>): Compared {
+  const segments = snapshot.segments;
   const fingerprints: string[] = new Array(segments.length);
   const chars: number[] = new Array(segments.length);
   const added: number[] = [];
@@ -178,14 +221,31 @@ export function applySnapshot(
         old.id,
       );
   });
-  // What is left of `stored` is absent from the snapshot.
+  out.added += added.length;
+  return { fingerprints, chars, added };
+}
+
+/** The stored segments left over (absent from the snapshot) marked removed. */
+function removeAbsent({ store, out }: Push, stored: Map<string, StoredSegment>) {
   for (const old of stored.values()) {
     if (old.removed) continue;
     store.run("UPDATE segments SET removed = 1 WHERE id = ?", old.id);
     out.removed++;
   }
-  out.added += added.length;
+}
 
+/** The unit's row written (held with the batch's new rows, inserted, or updated); `fresh`: the counts of a new unit that imports nothing. */
+function writeUnit({ store, snapshot, writes, now, targets, writable, out }: Push, existing: StoredUnit | undefined, digest: string | null) {
+  const segments = snapshot.segments;
+  const unitFields = [
+    snapshot.adapter,
+    snapshot.label ?? null,
+    snapshot.path ?? null,
+    snapshot.source_language ?? null,
+    writable,
+    snapshot.metadata ? JSON.stringify(snapshot.metadata) : null,
+    now,
+  ];
   const imports = segments.some((seg) => seg.translations && Object.keys(seg.translations).length);
   const unitState = [imports ? null : digest, JSON.stringify(out.fingerprint_mismatches)];
   // A unit just created without translations to import: its counts are known (every segment
@@ -220,13 +280,31 @@ export function applySnapshot(
       unit,
     );
   }
-  for (const i of added) writes.segment(unit, segments[i], positions[i], fingerprints[i], chars[i]);
+  return { unit, fresh };
+}
 
-  if (segments.some((seg) => seg.translations)) {
-    writes.flush();
-    const ids = new Map(store.all<{ id: number; key: string }>("SELECT id, key FROM segments WHERE unit_id = ?", writes.idOf(unit)).map((r) => [r.key, r.id]));
-    out.imported_translations = importTranslations(store, segments, fingerprints, ids, targetCodeMap(settings), snapshot.source_language ?? settings.sourceLanguage, now);
-  }
+/** The new segments held to be written in bulk with the unit's row. */
+function holdAdded({ snapshot, writes, positions }: Push, unit: UnitRef, { added, fingerprints, chars }: Compared) {
+  for (const i of added) writes.segment(unit, snapshot.segments[i], positions[i], fingerprints[i], chars[i]);
+}
+
+/** The snapshot's `translations` imported (its segments written first, for their ids). */
+function importSnapshotTranslations({ store, settings, snapshot, writes, now, out }: Push, unit: UnitRef, { fingerprints }: Compared) {
+  const segments = snapshot.segments;
+  if (!segments.some((seg) => seg.translations)) return;
+  writes.flush();
+  const ids = new Map(store.all<{ id: number; key: string }>("SELECT id, key FROM segments WHERE unit_id = ?", writes.idOf(unit)).map((r) => [r.key, r.id]));
+  out.imported_translations = importTranslations(store, segments, fingerprints, ids, targetCodeMap(settings), snapshot.source_language ?? settings.sourceLanguage, now);
+}
+
+/** The unit's counts, written with a new unit or refreshed when what they depend on changed. */
+function refreshCounts(
+  { store, snapshot, writes, targets, writable, out }: Push,
+  unit: UnitRef,
+  existing: StoredUnit | undefined,
+  fresh: ReturnType<typeof newUnitCounts> | undefined,
+  sink: CountSink | undefined,
+) {
   // Counts change only with the segments, their texts, imports or the unit's languages: an unchanged push writes nothing more.
   const languagesChanged = (existing?.writable_languages ?? null) !== writable;
   if (fresh) writeNewUnitCounts(store, writes, unit, snapshot.external_key, fresh, sink);
@@ -235,7 +313,6 @@ export function applySnapshot(
     writes.flush();
     refreshUnit(store, targets, writes.idOf(unit), sink);
   }
-  return out;
 }
 
 /**
