@@ -9,7 +9,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
-import { estimateScope, type JobScope, scopeQuery } from "../../src/site/jobs/jobs";
+import { estimateScope, type JobScope, scopeQuery } from "../../src/site/jobs/scope";
 import type { SiteObject } from "../../src/site/object";
 import type { Store } from "../../src/site/store";
 import { createSite } from "../helpers/api";

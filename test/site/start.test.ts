@@ -10,7 +10,7 @@ import type { SiteSettings } from "../../src/control/sites";
 import { orgMemoryName } from "../../src/memory/stub";
 import { STEP_WORK } from "../../src/site/jobs/invocation";
 import { type RunnerDeps, runAlarm, runJobs } from "../../src/site/jobs/runner";
-import { LOAD_ITEMS } from "../../src/site/jobs/slice";
+import { LOAD_ITEMS } from "../../src/site/jobs/slice-items";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";

@@ -7,13 +7,12 @@
  * only where the counter still stands at n − 1, and its usage-ledger row (site, job, n) is
  * queued in the same transaction (ledger.ts): the work a commit stores and the row that bills
  * it land together or not at all, and the row reaches D1 after the commit, in the background,
- * so no commit waits for D1. Commits run one at a time; outcomes that finish while one is
- * being written are coalesced into the next.
+ * so no commit waits for D1. Commits run one at a time (committer.ts); each is written by
+ * persist, in steps in the order they run.
  */
 import type { SiteSettings } from "../../control/sites";
 import type { Format } from "../../limits";
 import type { QAIssue } from "../../qa";
-import type { Emit } from "../../webhooks/emit";
 import { siteTargets } from "../settings";
 import { stateSql } from "../state";
 import type { ScopeMark, Store } from "../store";
@@ -89,6 +88,9 @@ export interface Outcome {
   billed: number;
 }
 
+/** An outcome of `language` that holds only `fields`. */
+export const outcomeOf = (language: string, fields: Partial<Outcome>): Outcome => ({ language, produced: [], skipped: [], failed: [], billed: 0, ...fields });
+
 export interface JobError {
   language: string;
   message: string;
@@ -109,143 +111,12 @@ export function addErrors(store: Store, jobId: number, added: JobError[]) {
   store.run("UPDATE jobs SET errors = ? WHERE id = ?", JSON.stringify(errors), jobId);
 }
 
-export interface CommitDeps {
-  store: Store;
-  env: Env;
-  settings: SiteSettings;
-  /** Webhook events (src/webhooks/emit.ts): returns at once, never throws. */
-  emit?: Emit;
-}
-
-/**
- * Items one commit stores at most: its transaction is one step of CPU that no request can
- * interrupt (about 20 µs an item: bench/profile.mjs --job has the commit's statements at 44 %
- * of a zero-latency job's CPU), so a commit stays a step of about 10 ms. A larger outcome (an
- * engine batch of 1,000 texts) is stored as several commits; outcomes that queued up while the
- * previous commit was written are gathered up to this size.
- */
-export const COMMIT_ITEMS = 500;
-
-const itemsOf = (o: Outcome) => o.produced.length + o.skipped.length + o.failed.reduce((n, f) => n + f.items.length, 0);
-
-/**
- * An outcome in parts of at most COMMIT_ITEMS produced items, each billed for the engine texts
- * it holds (an outcome bills the first item of each group it sent, its "engine" item); what
- * ends the language (skipped, failed items, a language-wide failure) goes with the last part.
- */
-function parts(outcome: Outcome): Outcome[] {
-  if (outcome.produced.length <= COMMIT_ITEMS) return [outcome];
-  const engineCharacters = (produced: Produced[]) => produced.reduce((n, p) => n + (p.kind === "engine" ? p.item.characters : 0), 0);
-  if (engineCharacters(outcome.produced) !== outcome.billed) return [outcome];
-  const out: Outcome[] = [];
-  for (let from = 0; from < outcome.produced.length; from += COMMIT_ITEMS) {
-    const produced = outcome.produced.slice(from, from + COMMIT_ITEMS);
-    const last = from + COMMIT_ITEMS >= outcome.produced.length;
-    out.push({ ...outcome, produced, billed: engineCharacters(produced), ...(last ? {} : { skipped: [], failed: [], languageFailure: undefined }) });
-  }
-  return out;
-}
-
-/** Serializes a job's commits within one invocation and coalesces the outcomes that queue up. */
-export class Committer {
-  private queue: { outcome: Outcome; resolve: () => void; reject: (err: unknown) => void }[] = [];
-  private draining = false;
-  /**
-   * The first failed write: every later commit of the invocation is refused with it. A slice
-   * may reuse texts of a commit still landing; if that commit fails, what reused them must not
-   * land either (the texts would be delivered unbilled while their own items are redone).
-   */
-  private failure: { error: unknown } | undefined;
-  /** Commits written (each one ledger row and one transaction). */
-  commits = 0;
-
-  constructor(
-    private readonly deps: CommitDeps,
-    private readonly jobId: number,
-    /** Counts a commit's work (item-steps) before it is written, letting waiting requests in first when it would overrun the step (Invocation.ahead). */
-    private readonly ahead: (items: number) => Promise<void> = async () => {},
-    /** A commit was stored, its ledger row queued: the invocation writes it to D1 (LedgerWriter.written). */
-    private readonly stored: () => void = () => {},
-  ) {}
-
-  /** Stores the outcome (in several commits if it is large); settles once all of it has landed. */
-  commit(outcome: Outcome): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure.error);
-    const landed = parts(outcome).map(
-      (part) =>
-        new Promise<void>((resolve, reject) => {
-          this.queue.push({ outcome: part, resolve, reject });
-        }),
-    );
-    if (!this.draining) void this.drain();
-    return Promise.all(landed).then(() => undefined);
-  }
-
-  private async drain() {
-    this.draining = true;
-    try {
-      while (this.queue.length) {
-        // Gathered up to COMMIT_ITEMS, so one transaction stays a short step.
-        let take = 1;
-        for (let items = itemsOf(this.queue[0].outcome); take < this.queue.length && items + itemsOf(this.queue[take].outcome) <= COMMIT_ITEMS; take++)
-          items += itemsOf(this.queue[take].outcome);
-        const group = this.queue.splice(0, take);
-        if (this.failure) {
-          for (const g of group) g.reject(this.failure.error);
-          continue;
-        }
-        try {
-          await this.write(group.map((g) => g.outcome));
-          for (const g of group) g.resolve();
-        } catch (err) {
-          this.failure = { error: err };
-          for (const g of group) g.reject(err);
-        }
-      }
-    } finally {
-      this.draining = false;
-    }
-  }
-
-  private async write(outcomes: Outcome[]) {
-    const { store, settings } = this.deps;
-    // The transaction is one piece of CPU: it starts a step rather than ending one (requests waiting meanwhile go first).
-    await this.ahead(outcomes.reduce((sum, o) => sum + itemsOf(o), 0));
-    // A job cancelled meanwhile gets no further commit: its outcomes are dropped, unbilled.
-    const current = store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ? AND status = 'running'", this.jobId);
-    if (!current) return;
-    const n = current.slices + 1;
-    if (persist(store, settings, this.jobId, n, outcomes)) {
-      this.commits++;
-      this.stored();
-      const produced = outcomes.flatMap((o) => o.produced);
-      if (produced.some((p) => !p.held)) this.deps.emit?.({ type: "results.available" });
-      if (produced.some((p) => p.held)) this.deps.emit?.({ type: "attention.created" });
-      return;
-    }
-    // Not stored. Cancelled (or ended) meanwhile: the outcomes are dropped (cancel wins), unbilled: no ledger row was queued.
-    if (store.one("SELECT 1 AS x FROM jobs WHERE id = ? AND status = 'running'", this.jobId) === undefined) return;
-    // Still running, and another attempt committed n: the outcomes are not landed (their items stay pending, to be redone).
-    throw new CommitConflict(this.jobId, n);
-  }
-}
-
 /**
  * Characters of texts (and QA findings) one results statement carries at most: the JSON bound
  * to it stays far below the 2 MB a string may have in the object's SQLite (3 bytes a character
  * at worst). A commit may hold several slices' outcomes.
  */
 const RESULTS_JSON = 400_000;
-
-/** Commit `n` of a job found the commit counter moved on: another attempt committed it first (see Committer.write). */
-export class CommitConflict extends Error {
-  constructor(jobId: number, n: number) {
-    super(`commit ${n} of job ${jobId} was written by another attempt first`);
-    this.name = "CommitConflict";
-  }
-  /** Not the job's fault: the runner backs off and redoes the work, as after a D1 fault. */
-  readonly retryable = true;
-}
 
 /**
  * The produced items' segment and translation rows as they are now, by segment id. Where nothing
@@ -304,145 +175,208 @@ export function persist(store: Store, settings: SiteSettings, jobId: number, n: 
   const now = at.toISOString();
   return store.asRunner(() =>
     store.tx(() => {
-      const current = store.one<{ slices: number; status: string }>("SELECT slices, status FROM jobs WHERE id = ?", jobId);
-      if (current?.status !== "running") return false; // cancelled (or ended) meanwhile: nothing more is stored
-      if (current.slices !== n - 1) return false; // another attempt already committed n
-      const counters = { done: 0, failed: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0, billed: 0 };
-      const errors: JobError[] = [];
-      const units = new Set<number>();
-      const changes: StateChange[] = [];
-      const moved = new Set<string>();
-      /** Set when one commit writes a translation twice (never expected): its units are then recounted. */
-      let recount = false;
+      if (!nextCommit(store, jobId, n)) return false;
       // Results get ids above the sequence's current value; the statements below address them as a range.
       const firstId = (store.one<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'results'")?.seq ?? 0) + 1;
-      /** The commit's new results, inserted by one statement (in this order, so their ids follow firstId). */
-      const rows: [number, number, string, string, string, string, string, string, number, number][] = [];
-      const byLanguage = new Map<string, { produced: number[]; replaced: number[]; done: number[] }>();
-      const of = (language: string) => {
-        let entry = byLanguage.get(language);
-        if (!entry) byLanguage.set(language, (entry = { produced: [], replaced: [], done: [] }));
-        return entry;
-      };
-      for (const outcome of outcomes) {
-        counters.billed += outcome.billed;
-        const entry = of(outcome.language);
-        // An import (or a review, a fix) that wrote a translation while the engine was working wins: the job's result for it is not delivered.
-        // With the translation's mark: its state now and whether it is counted, so the counts move without a recount.
-        const marks = currentRows(store, outcome);
-        for (const p of outcome.produced) {
-          const { item } = p;
-          const found = marks.get(item.segment_id);
-          if (found?.mark !== item.mark) {
-            entry.done.push(item.segment_id);
-            continue;
-          }
-          if (found.counted) {
-            const pair = `${item.segment_id}\u0000${outcome.language}`;
-            if (moved.has(pair)) recount = true;
-            moved.add(pair);
-            const to = found.fingerprint !== item.fingerprint ? "stale" : p.held ? "attention" : "review";
-            changes.push({ unitId: item.unit_id, unitKey: found.unit_key!, language: outcome.language, from: found.state, to });
-          }
-          rows.push([item.segment_id, item.unit_id, item.language, p.text, item.fingerprint, p.origin, p.engine, JSON.stringify(p.issues), p.held ? 1 : 0, item.repeated ? 1 : 0]);
-          entry.produced.push(item.segment_id);
-          // Without a translation row there is no earlier result to supersede (a result always comes with one).
-          if (item.mark !== "") entry.replaced.push(item.segment_id);
-          entry.done.push(item.segment_id);
-          units.add(item.unit_id);
-          counters.done++;
-          if (p.held) counters.qaFailed++;
-          if (p.kind === "memory") {
-            counters.tm++;
-            counters.tmChars += item.characters;
-          } else if (p.kind === "reuse") {
-            counters.reused++;
-            counters.reusedChars += item.characters;
-          }
-        }
-        for (const item of outcome.skipped) entry.done.push(item.segment_id);
-        for (const failure of outcome.failed) {
-          const n = store.run(
-            `DELETE FROM job_items WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
-            jobId,
-            outcome.language,
-            JSON.stringify(failure.items.map((i) => i.segment_id)),
-          );
-          counters.failed += n;
-          if (n) errors.push({ language: outcome.language, message: failure.message, segments: n });
-        }
-      }
-      // In statements of at most RESULTS_JSON characters (a bound value may not pass 2 MB), in order, so ids follow firstId.
-      for (let from = 0; from < rows.length; ) {
-        let to = from;
-        for (let size = 0; to < rows.length && (to === from || size + rows[to][3].length + rows[to][7].length < RESULTS_JSON); to++)
-          size += rows[to][3].length + rows[to][7].length + 200;
-        // Read through JSONB: each `->>` then indexes the row instead of parsing its text again (a third faster).
-        store.run(
-          `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held, repeated)
+      const tally = sortOutcomes(store, jobId, outcomes);
+      insertResults(store, jobId, tally.rows, now);
+      retireItems(store, jobId, tally.byLanguage, firstId);
+      if (tally.counters.done) storeTranslations(store, jobId, firstId);
+      failLanguages(store, jobId, outcomes, tally);
+      addErrors(store, jobId, tally.errors);
+      countCommit(store, jobId, n, tally.counters);
+      if (tally.recount) refreshUnits(store, siteTargets(settings), tally.units);
+      else moveStates(store, tally.changes);
+      // The ledger row that bills this commit, in its transaction: written to D1 after it (ledger.ts).
+      queueUsage(store, jobId, n, tally.counters.billed, at);
+      return true;
+    }),
+  );
+}
+
+/** Whether commit `n` is the job's next: the job still running, its counter at n − 1. */
+function nextCommit(store: Store, jobId: number, n: number): boolean {
+  const current = store.one<{ slices: number; status: string }>("SELECT slices, status FROM jobs WHERE id = ?", jobId);
+  if (current?.status !== "running") return false; // cancelled (or ended) meanwhile: nothing more is stored
+  if (current.slices !== n - 1) return false; // another attempt already committed n
+  return true;
+}
+
+/** A new result as the results statement reads it: [segment, unit, language, text, fingerprint, origin, engine, qa, held, repeated]. */
+type ResultRow = [number, number, string, string, string, string, string, string, number, number];
+
+/** What a commit's outcomes come to (sortOutcomes): the rows it writes and the figures it moves. */
+interface Tally {
+  counters: { done: number; failed: number; qaFailed: number; tm: number; tmChars: number; reused: number; reusedChars: number; billed: number };
+  errors: JobError[];
+  /** Units whose translations the commit writes. */
+  units: Set<number>;
+  changes: StateChange[];
+  /** Set when one commit writes a translation twice (never expected): its units are then recounted. */
+  recount: boolean;
+  /** The commit's new results, inserted by one statement (in this order, so their ids follow firstId). */
+  rows: ResultRow[];
+  byLanguage: Map<string, ByLanguage>;
+}
+
+/** One language's items in a commit, by segment id: produced, replacing an earlier result, done (off the job). */
+interface ByLanguage {
+  produced: number[];
+  replaced: number[];
+  done: number[];
+}
+
+/** Sorts the outcomes' items into new results and items done, and drops failed batches' items from the job. */
+function sortOutcomes(store: Store, jobId: number, outcomes: Outcome[]): Tally {
+  const tally: Tally = {
+    counters: { done: 0, failed: 0, qaFailed: 0, tm: 0, tmChars: 0, reused: 0, reusedChars: 0, billed: 0 },
+    errors: [],
+    units: new Set<number>(),
+    changes: [],
+    recount: false,
+    rows: [],
+    byLanguage: new Map(),
+  };
+  /** (segment, language) pairs whose counts the commit moves. */
+  const moved = new Set<string>();
+  for (const outcome of outcomes) {
+    tally.counters.billed += outcome.billed;
+    let entry = tally.byLanguage.get(outcome.language);
+    if (!entry) tally.byLanguage.set(outcome.language, (entry = { produced: [], replaced: [], done: [] }));
+    sortProduced(store, outcome, entry, tally, moved);
+    for (const item of outcome.skipped) entry.done.push(item.segment_id);
+    for (const failure of outcome.failed) {
+      const n = store.run(
+        `DELETE FROM job_items WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`,
+        jobId,
+        outcome.language,
+        JSON.stringify(failure.items.map((i) => i.segment_id)),
+      );
+      tally.counters.failed += n;
+      if (n) tally.errors.push({ language: outcome.language, message: failure.message, segments: n });
+    }
+  }
+  return tally;
+}
+
+/** Sorts an outcome's produced items: a new result each, unless someone else wrote the translation meanwhile. */
+function sortProduced(store: Store, outcome: Outcome, entry: ByLanguage, tally: Tally, moved: Set<string>) {
+  const { counters } = tally;
+  // An import (or a review, a fix) that wrote a translation while the engine was working wins: the job's result for it is not delivered.
+  // With the translation's mark: its state now and whether it is counted, so the counts move without a recount.
+  const marks = currentRows(store, outcome);
+  for (const p of outcome.produced) {
+    const { item } = p;
+    const found = marks.get(item.segment_id);
+    if (found?.mark !== item.mark) {
+      entry.done.push(item.segment_id);
+      continue;
+    }
+    if (found.counted) {
+      const pair = `${item.segment_id}\u0000${outcome.language}`;
+      if (moved.has(pair)) tally.recount = true;
+      moved.add(pair);
+      const to = found.fingerprint !== item.fingerprint ? "stale" : p.held ? "attention" : "review";
+      tally.changes.push({ unitId: item.unit_id, unitKey: found.unit_key!, language: outcome.language, from: found.state, to });
+    }
+    tally.rows.push([item.segment_id, item.unit_id, item.language, p.text, item.fingerprint, p.origin, p.engine, JSON.stringify(p.issues), p.held ? 1 : 0, item.repeated ? 1 : 0]);
+    entry.produced.push(item.segment_id);
+    // Without a translation row there is no earlier result to supersede (a result always comes with one).
+    if (item.mark !== "") entry.replaced.push(item.segment_id);
+    entry.done.push(item.segment_id);
+    tally.units.add(item.unit_id);
+    counters.done++;
+    if (p.held) counters.qaFailed++;
+    if (p.kind === "memory") {
+      counters.tm++;
+      counters.tmChars += item.characters;
+    } else if (p.kind === "reuse") {
+      counters.reused++;
+      counters.reusedChars += item.characters;
+    }
+  }
+}
+
+/** Inserts the commit's new results, in order, so that their ids follow firstId. */
+function insertResults(store: Store, jobId: number, rows: ResultRow[], now: string) {
+  // In statements of at most RESULTS_JSON characters (a bound value may not pass 2 MB), in order, so ids follow firstId.
+  for (let from = 0; from < rows.length; ) {
+    let to = from;
+    for (let size = 0; to < rows.length && (to === from || size + rows[to][3].length + rows[to][7].length < RESULTS_JSON); to++)
+      size += rows[to][3].length + rows[to][7].length + 200;
+    // Read through JSONB: each `->>` then indexes the row instead of parsing its text again (a third faster).
+    store.run(
+      `INSERT INTO results (segment_id, unit_id, language, text, source_fingerprint, origin, engine, job_id, qa, created_at, pending, held, repeated)
          SELECT r.value ->> 0, r.value ->> 1, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, r.value ->> 6, ?2, r.value ->> 7, ?3,
            1 - (r.value ->> 8), r.value ->> 8, r.value ->> 9
          FROM jsonb_each(jsonb(?1)) r ORDER BY r.key`,
-          JSON.stringify(rows.slice(from, to)),
-          jobId,
-          now,
-        );
-        from = to;
-      }
-      for (const [language, entry] of byLanguage) {
-        if (entry.replaced.length)
-          // Earlier versions of these translations are superseded by the new results.
-          store.run(
-            `UPDATE results SET superseded = 1, pending = 0, held = 0
+      JSON.stringify(rows.slice(from, to)),
+      jobId,
+      now,
+    );
+    from = to;
+  }
+}
+
+/** Supersedes the earlier results of the items produced, and takes every item done off the job. */
+function retireItems(store: Store, jobId: number, byLanguage: Tally["byLanguage"], firstId: number) {
+  for (const [language, entry] of byLanguage) {
+    if (entry.replaced.length)
+      // Earlier versions of these translations are superseded by the new results.
+      store.run(
+        `UPDATE results SET superseded = 1, pending = 0, held = 0
            WHERE segment_id IN (SELECT value FROM json_each(?1)) AND language = ?2 AND id < ?3 AND superseded = 0`,
-            JSON.stringify(entry.replaced),
-            language,
-            firstId,
-          );
-        if (entry.done.length)
-          store.run(`DELETE FROM job_items WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`, jobId, language, JSON.stringify(entry.done));
-      }
-      if (counters.done)
-        // `+job_id`: the rowid range of this commit's results, not results_job_text (every result of the job so far, growing with its progress).
-        store.run(
-          `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
+        JSON.stringify(entry.replaced),
+        language,
+        firstId,
+      );
+    if (entry.done.length)
+      store.run(`DELETE FROM job_items WHERE job_id = ?1 AND language = ?2 AND segment_id IN (SELECT value FROM json_each(?3))`, jobId, language, JSON.stringify(entry.done));
+  }
+}
+
+/** Makes the commit's new results (ids from firstId) the current translations. */
+function storeTranslations(store: Store, jobId: number, firstId: number) {
+  // `+job_id`: the rowid range of this commit's results, not results_job_text (every result of the job so far, growing with its progress).
+  store.run(
+    `INSERT INTO translations (segment_id, language, text, source_fingerprint, status, origin, engine, result_id, qa, updated_at)
          SELECT segment_id, language, text, source_fingerprint, CASE held WHEN 1 THEN 'attention' ELSE 'review' END, origin, engine, id, qa, created_at
          FROM results WHERE id >= ?1 AND +job_id = ?2
          ON CONFLICT (segment_id, language) DO UPDATE SET text = excluded.text, source_fingerprint = excluded.source_fingerprint,
            status = excluded.status, origin = excluded.origin, engine = excluded.engine, result_id = excluded.result_id,
            qa = excluded.qa, updated_at = excluded.updated_at`,
-          firstId,
-          jobId,
-        );
-      // A language-wide failure comes after the language's other outcomes: what they finished is kept.
-      for (const outcome of outcomes)
-        if (outcome.languageFailure) {
-          const n = store.run("DELETE FROM job_items WHERE job_id = ? AND language = ?", jobId, outcome.language);
-          counters.failed += n;
-          if (n) errors.push({ language: outcome.language, message: outcome.languageFailure, segments: n });
-        }
-      addErrors(store, jobId, errors);
-      store.run(
-        `UPDATE jobs SET slices = ?, done_segments = done_segments + ?, failed_segments = failed_segments + ?, qa_failed_segments = qa_failed_segments + ?,
+    firstId,
+    jobId,
+  );
+}
+
+/** Fails every item still pending of the languages that failed as a whole. */
+function failLanguages(store: Store, jobId: number, outcomes: Outcome[], tally: Tally) {
+  // A language-wide failure comes after the language's other outcomes: what they finished is kept.
+  for (const outcome of outcomes)
+    if (outcome.languageFailure) {
+      const n = store.run("DELETE FROM job_items WHERE job_id = ? AND language = ?", jobId, outcome.language);
+      tally.counters.failed += n;
+      if (n) tally.errors.push({ language: outcome.language, message: outcome.languageFailure, segments: n });
+    }
+}
+
+/** Moves the job's counter to `n` and adds the commit's figures to the job's. */
+function countCommit(store: Store, jobId: number, n: number, counters: Tally["counters"]) {
+  store.run(
+    `UPDATE jobs SET slices = ?, done_segments = done_segments + ?, failed_segments = failed_segments + ?, qa_failed_segments = qa_failed_segments + ?,
          characters = characters + ?, tm_segments = tm_segments + ?, tm_characters = tm_characters + ?, reused_segments = reused_segments + ?,
          reused_characters = reused_characters + ?
        WHERE id = ?`,
-        n,
-        counters.done,
-        counters.failed,
-        counters.qaFailed,
-        counters.billed,
-        counters.tm,
-        counters.tmChars,
-        counters.reused,
-        counters.reusedChars,
-        jobId,
-      );
-      if (recount) refreshUnits(store, siteTargets(settings), units);
-      else moveStates(store, changes);
-      // The ledger row that bills this commit, in its transaction: written to D1 after it (ledger.ts).
-      queueUsage(store, jobId, n, counters.billed, at);
-      return true;
-    }),
+    n,
+    counters.done,
+    counters.failed,
+    counters.qaFailed,
+    counters.billed,
+    counters.tm,
+    counters.tmChars,
+    counters.reused,
+    counters.reusedChars,
+    jobId,
   );
 }

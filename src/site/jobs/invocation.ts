@@ -25,7 +25,7 @@ import { orgMemory } from "../../memory/stub";
 import type { Emit } from "../../webhooks/emit";
 import { infra } from "../faults";
 import type { Store } from "../store";
-import type { Committer } from "./commit";
+import type { Committer } from "./committer";
 import { glossaryDue, glossaryFor, readGlossary, replaceGlossary } from "./glossary";
 import { LedgerWriter } from "./ledger";
 import { UnitContexts } from "./neighbours";
@@ -100,7 +100,7 @@ export interface RunnerDeps {
   /** The wait between an engine's retries (the site object's; the real one when absent). */
   sleep?: Sleep;
   /**
-   * Whether engine segments carry their unit's context (label, path, neighbours; slice.ts).
+   * Whether engine segments carry their unit's context (label, path, neighbours; slice-batches.ts).
    * Default true; false only for measuring what context costs (bench i), never a public switch.
    */
   engineContext?: boolean;
@@ -153,7 +153,7 @@ export class Invocation {
   slicesStarted = 0;
   chunksFixed = 0;
   stopped = false;
-  /** Per language: texts produced by engine batches whose commits have not landed yet, by source language and fingerprint (slice.ts, repeatKey). */
+  /** Per language: texts produced by engine batches whose commits have not landed yet, by source language and fingerprint (slice-items.ts, repeatKey). */
   private readonly unsaved = new Map<string, Map<string, readonly [text: string, origin: string, engine: string]>>();
   /** Item-steps of work since the event loop last turned. */
   private work = 0;

@@ -22,11 +22,13 @@ import { record as recordEvent } from "../../obs/metrics";
 import { backoffMs, InfrastructureError, infra, isInfrastructure } from "../faults";
 import { estimateWithShared } from "../memory/shared-hits";
 import type { Store } from "../store";
-import { addErrors, Committer } from "./commit";
+import { addErrors } from "./commit";
+import { Committer } from "./committer";
 import { jobFinished, jobStarted } from "./events";
 import { Invocation, type RunnerDeps, type RunOptions, SCOPE_ITEMS } from "./invocation";
-import { type JobRow, type JobScope, jobOut, markSettled, scopeQuery, storedEstimate, unsettledJobs } from "./jobs";
+import { type JobRow, jobOut, markSettled, storedEstimate, unsettledJobs } from "./jobs";
 import { flushUsage } from "./ledger";
+import { type JobScope, scopeQuery } from "./scope";
 import { runSlice } from "./slice";
 
 export { type RunnerDeps, type RunOptions, SUBREQUEST_BUDGET } from "./invocation";
