@@ -84,7 +84,7 @@ export class SiteObject extends DurableObject<Env> {
     super(ctx, env);
     this.store = new Store(ctx.storage, deps.clock);
     this.alarms = new AlarmScheduler(this.store, ctx.storage);
-    this.needs = new SiteNeeds(this.store, this.alarms, env, deps);
+    this.needs = new SiteNeeds(this.store, this.alarms, () => this.env, deps);
     ctx.blockConcurrencyWhile(async () => {
       this.erased = (await ctx.storage.get(ERASED_MARK)) !== undefined;
       if (!this.erased) await migrate(drizzle(ctx.storage), migrations);

@@ -26,9 +26,14 @@ export class SiteNeeds {
   constructor(
     private readonly store: Store,
     private readonly alarms: AlarmScheduler,
-    private readonly env: Env,
+    /** Read at each use: the object's `env` may be replaced after construction (tests hand engine secrets to a live object). */
+    private readonly envOf: () => Env,
     private readonly deps: Deps,
   ) {}
+
+  private get env(): Env {
+    return this.envOf();
+  }
 
   /** The handler of each need, for the alarm that runs them (`adopt` gives the settings the object holds now). */
   handlers(settings: SiteSettings, adopt: (s: SiteSettings) => SiteSettings, emit: Emit): Record<Need, Handler> {
