@@ -1,13 +1,9 @@
 /** A job whose engine breaks markup: QA holds the translation back for the review queue, nothing broken is delivered. */
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
-import { type RunnerDeps, runAlarm } from "../../src/site/jobs/runner";
-import type { SiteObject } from "../../src/site/object";
+import { runAlarm } from "../../src/site/jobs/runner";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
-import { stubOf } from "../helpers/faults";
+import { inObject } from "../helpers/site";
 
 it("an engine that drops a closing tag: the segment is held back with an html_tags finding; the intact one is delivered", async () => {
   const site = await createSite({ qa_mode: "separate", target_languages: [{ code: "de" }] });
@@ -24,11 +20,13 @@ it("an engine that drops a closing tag: the segment is held back with an html_ta
   // Breaks the markup of every text that has a closing </b>.
   const engine = fakeEngine({ translation: (text) => `DE ${text.replace("</b>", "")}` });
   for (let i = 0; i < 10 && ["queued", "running"].includes((await c.get(`/v1/jobs/${created.id}`)).body.status); i++)
-    await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
-      const self = o as unknown as { env: Env };
-      const deps: RunnerDeps = { store: o.store, settings: o.store.getMeta<SiteSettings>("settings")!, engineFor: () => engine, env: { ...self.env, DB: env.DB } };
-      await runAlarm(deps, { budgetMs: 60_000, maxSlices: 5, sliceItems: 50 });
-    });
+    await inObject(
+      site.siteId,
+      async (deps) => {
+        await runAlarm(deps, { budgetMs: 60_000, maxSlices: 5, sliceItems: 50 });
+      },
+      { engineFor: () => engine },
+    );
   expect((await c.get(`/v1/jobs/${created.id}`)).body.status).toBe("succeeded");
   const held = (await c.get("/v1/attention")).body.items;
   expect(held.map((i: { key: string }) => i.key)).toEqual(["body"]);
