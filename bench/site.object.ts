@@ -9,7 +9,7 @@ import type { UnitSnapshot } from "../src/api/schemas";
 import type { SiteSettings } from "../src/control/sites";
 import { createPseudoEngine } from "../src/engines/pseudo";
 import type { Engine } from "../src/engines/types";
-import { estimateScope, scopeOf } from "../src/site/jobs/jobs";
+import { estimateScope, scopeOf } from "../src/site/jobs/scope";
 import { type ContextItem, UnitContexts } from "../src/site/jobs/neighbours";
 import { currentJob, runJobs } from "../src/site/jobs/runner";
 import { indexNeedsMerge, mergeMemoryIndex } from "../src/site/memory/entries";

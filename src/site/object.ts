@@ -32,9 +32,8 @@ import {
   type MarkedEstimate,
   markedEstimate,
   markJob,
-  type ScopeEstimate,
-  scopeOf,
 } from "./jobs/jobs";
+import { type ScopeEstimate, scopeOf } from "./jobs/scope";
 import { flushUsage } from "./jobs/ledger";
 import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, importMemoryInTurns, listMemory, type MemoryKey, memoryPairs } from "./memory/admin";
 import type { MemorySearch } from "./memory/search";

@@ -4,13 +4,13 @@
  */
 export type Row = Record<string, SqlStorageValue>;
 
-/** Tables whose rows decide a job's scope and estimate (jobs.ts, estimateScope). */
+/** Tables whose rows decide a job's scope and estimate (jobs/scope.ts, estimateScope). */
 const SCOPE_TABLES = /\b(units|segments|translations|memory)\b/i;
 
 /**
  * Where the site's scope data stood: this Store's writes to the scope tables (SCOPE_TABLES) so
  * far, in this instance of the object. Two marks that are equal mean nothing a job's estimate
- * reads was written in between (jobs.ts, estimateFresh).
+ * reads was written in between (jobs/jobs.ts, storedEstimate).
  */
 export interface ScopeMark {
   instance: string;
@@ -34,7 +34,7 @@ export class Store {
   private runnerWrites = 0;
   private readonly scopeStatements = new Map<string, boolean>();
   /**
-   * Queued jobs whose stored estimate was taken at a mark (jobs.ts, estimateFresh): kept in
+   * Queued jobs whose stored estimate was taken at a mark (jobs/jobs.ts, storedEstimate): kept in
    * memory only, since a mark means nothing to another instance of the object.
    */
   readonly estimateMarks = new Map<number, ScopeMark & { sourceLanguage: string; orgVersion?: string }>();

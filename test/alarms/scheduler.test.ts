@@ -3,14 +3,13 @@
 // run, each answering its own next time. Times in the first test lie hours ahead, so no alarm
 // fires on its own while it runs (this project lets alarms fire, JOB_ALARM_DELAY_MS = 0).
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { FAILED_NEED_RETRY_MS, type Need } from "../../src/site/alarms/scheduler";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
+import { stubOf } from "../helpers/site";
 
 const HOUR = 3_600_000;
-const stubOf = (name: string) => env.SITE.getByName(name);
 
 describe("one alarm scheduler", () => {
   it("two needs due at different times: the alarm follows the earliest, each runs when due, a re-registered need moves, a cancelled one goes", async () => {
@@ -108,7 +107,7 @@ describe("one alarm scheduler", () => {
   it("a job and retention in one object: the job runs on its alarm at once, then the alarm waits for retention's time; an alarm delivered twice changes nothing", async () => {
     const site = await createSite({ target_languages: [{ code: "de" }] });
     const c = client(site.key);
-    const stub = env.SITE.getByName(String(site.siteId));
+    const stub = stubOf(site.siteId);
     expect((await c.put("/v1/units", unit("page:1", [{ key: "a", text: "Kept page" }]))).status).toBe(200);
     expect((await c.put("/v1/units", unit("page:2", [{ key: "a", text: "Deleted page" }]))).status).toBe(200);
     expect((await c.del("/v1/units/page:2")).status).toBe(204);

@@ -9,8 +9,7 @@ import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
 import { flakyDb } from "../helpers/faults";
 import { allResults } from "../helpers/jobs";
-
-const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
+import { objectEnv, setObjectEnv, stubOf } from "../helpers/site";
 
 async function jobRow(siteId: number, id: number) {
   return runInDurableObject(
@@ -51,10 +50,7 @@ describe("self-scheduling alarms", () => {
     // D1 fails for the runner (usage and glossary look-ups) from the start of the job until the test lifts it.
     let down = true;
     const outage = flakyDb(env.DB, { down: (sql) => down && /usage_ledger|glossary/i.test(sql) });
-    await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => {
-      const self = o as unknown as { env: Env };
-      self.env = { ...self.env, DB: outage };
-    });
+    await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => setObjectEnv(o, { ...objectEnv(o), DB: outage }));
     const created = await c.post("/v1/jobs", { confirm: true });
     expect(created.status).toBe(202);
 

@@ -5,6 +5,7 @@ import type { SiteObject } from "../../src/site/object";
 import { admin, client, createSite, unit } from "../helpers/api";
 import { job, runJob } from "../helpers/jobs";
 import { setClock } from "../helpers/seams";
+import { objectEnv, setObjectEnv, stubOf } from "../helpers/site";
 
 afterEach(() => setClock(undefined));
 
@@ -231,11 +232,11 @@ describe("estimates, confirmation and reservations", () => {
       ),
     );
     const created = (await c.post("/v1/jobs", {})).body;
-    const stub = env.SITE.getByName(String(site.siteId));
+    const stub = stubOf(site.siteId);
     // The first alarm's commits are stored, but it dies before their ledger rows reach D1 (as an
     // eviction or a lost connection would); the alarm backs off and runs again.
     await runInDurableObject(stub, async (o: SiteObject) => {
-      const realEnv = (o as any).env as Env;
+      const realEnv = objectEnv(o);
       const db = new Proxy(realEnv.DB, {
         get: (t, p) =>
           p === "prepare"
@@ -245,13 +246,13 @@ describe("estimates, confirmation and reservations", () => {
               }
             : ((t as any)[p]?.bind?.(t) ?? (t as any)[p]),
       });
-      (o as any).env = { ...realEnv, DB: db };
+      setObjectEnv(o, { ...realEnv, DB: db });
       try {
         // The runner catches the failure: the alarm resolves, re-armed after a back-off.
         await o.alarm();
         expect(o.store.getMeta<{ infrastructure: number }>("runner_faults")).toMatchObject({ infrastructure: 1 });
       } finally {
-        (o as any).env = realEnv;
+        setObjectEnv(o, realEnv);
       }
     });
     // The work is stored, and its rows wait in the object: nothing billed yet, nothing lost.

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
 import { runJob } from "../helpers/jobs";
+import { stubOf } from "../helpers/site";
 
 const EMOJI = "😀"; // one code point, two UTF-16 units
 
@@ -40,7 +41,7 @@ describe("characters are code points", () => {
       ),
     );
     const codePoints = texts.map((t) => [...t].length);
-    const stored = await runInDurableObject(env.SITE.getByName(String(site.siteId)), (o: SiteObject) =>
+    const stored = await runInDurableObject(stubOf(site.siteId), (o: SiteObject) =>
       o.store.all<{ key: string; characters: number }>("SELECT key, characters FROM segments ORDER BY key"),
     );
     expect(stored.map((s) => s.characters)).toEqual(codePoints);
@@ -74,7 +75,7 @@ describe("characters are code points", () => {
         { key: "b", text: "xyz", format: "html" },
       ]),
     );
-    const stored = await runInDurableObject(env.SITE.getByName(String(site.siteId)), (o: SiteObject) =>
+    const stored = await runInDurableObject(stubOf(site.siteId), (o: SiteObject) =>
       o.store.all<{ key: string; characters: number }>("SELECT key, characters FROM segments ORDER BY key"),
     );
     expect(stored).toEqual([

@@ -10,6 +10,7 @@ import type { SiteObject } from "../../src/site/object";
 import { admin, client, createSite, request, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
 import { allResults, job } from "../helpers/jobs";
+import { runnerDeps, stubOf } from "../helpers/site";
 
 describe("units on a delta job", () => {
   it("is a 422 naming the rule, and creates, reserves and bills nothing", async () => {
@@ -210,7 +211,7 @@ describe("GET /v1/status and the glossary", () => {
     const c = client(site.key);
     expect((await c.get("/v1/status")).body.glossary_terms).toBe(0);
     await env.DB.prepare("INSERT INTO glossary_terms (organization_id, source, language, target, case_sensitive) VALUES (?, 'a', 'de', 'b', 0)").bind(site.orgId).run();
-    await runInDurableObject(env.SITE.getByName(String(site.siteId)), (o: SiteObject) => o.store.setMeta("glossary", { count: 0, loadedAt: Date.now() - GLOSSARY_MAX_AGE_MS }));
+    await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => o.store.setMeta("glossary", { count: 0, loadedAt: Date.now() - GLOSSARY_MAX_AGE_MS }));
     expect((await c.get("/v1/status")).body.glossary_terms).toBe(1);
   });
 });
@@ -226,7 +227,7 @@ describe("an import that meets a running job", () => {
     await c.put("/v1/units", unit("post:1", segments));
     const created = (await c.post("/v1/jobs", { confirm: true })).body;
     let imported = false;
-    await runInDurableObject(env.SITE.getByName(String(site.siteId)), async (o: SiteObject) => {
+    await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
       const settings = o.store.getMeta<SiteSettings>("settings")!;
       const engine = fakeEngine({
         limits: { maxSegments: 1000, maxCharacters: 1e9 },
@@ -239,7 +240,7 @@ describe("an import that meets a running job", () => {
           }
         },
       });
-      await runJobs({ store: o.store, env: (o as any).env, settings, engineFor: () => engine }, 60_000);
+      await runJobs(runnerDeps(o, { settings, engineFor: () => engine }), 60_000);
     });
     expect(imported).toBe(true);
     const finished = (await c.get(`/v1/jobs/${created.id}`)).body;

@@ -1,12 +1,12 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
 import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
 import { allResults, job, runJob } from "../helpers/jobs";
+import { runnerDeps, stubOf } from "../helpers/site";
 
 type Client = ReturnType<typeof client>;
 
@@ -145,9 +145,9 @@ describe("runner", () => {
     expect((await c.post(`/v1/jobs/${queued.id}/cancel`)).body.status).toBe("cancelled");
 
     const running = (await c.post("/v1/jobs", {})).body;
-    const stub = env.SITE.getByName(String(site.siteId));
+    const stub = stubOf(site.siteId);
     await runInDurableObject(stub, async (o: SiteObject) => {
-      await runJobs({ store: o.store, env: (o as any).env, settings: o.store.getMeta<SiteSettings>("settings")! }, 0);
+      await runJobs(runnerDeps(o), 0);
     });
     const mid = (await c.get(`/v1/jobs/${running.id}`)).body;
     expect(mid).toMatchObject({ status: "running", done_segments: 250 });
@@ -164,9 +164,9 @@ describe("runner", () => {
     await c.put("/v1/units", unit("post:1", segments));
     const created = (await c.post("/v1/jobs", {})).body;
     expect(created.estimated_characters).toBe(2 * Array.from({ length: 500 }, (_, i) => `Text ${i}`.length).reduce((a, b) => a + b));
-    const stub = env.SITE.getByName(String(site.siteId));
+    const stub = stubOf(site.siteId);
     await runInDurableObject(stub, async (o: SiteObject) => {
-      await runJobs({ store: o.store, env: (o as any).env, settings: o.store.getMeta<SiteSettings>("settings")! }, 0);
+      await runJobs(runnerDeps(o), 0);
     });
     await evictDurableObject(stub);
     const done = await runJob(c, site.siteId, created.id);
@@ -193,11 +193,11 @@ describe("runner", () => {
       ),
     );
     const created = (await c.post("/v1/jobs", { languages: ["de"] })).body;
-    const stub = env.SITE.getByName(String(site.siteId));
+    const stub = stubOf(site.siteId);
     let calls = 0;
     const flaky = fakeEngine({ limits: { maxSegments: 1000, maxCharacters: 1e9 }, translation: (text) => `T:${text}` });
     await runInDurableObject(stub, async (o: SiteObject) => {
-      const deps = { store: o.store, env: (o as any).env, settings: o.store.getMeta<SiteSettings>("settings")!, engineFor: () => flaky };
+      const deps = runnerDeps(o, { engineFor: () => flaky });
       const realDb = deps.env.DB;
       // D1 goes down after the job's start (its cost checked, its characters reserved, the glossary read): the writes of the ledger row fail
       deps.env = {

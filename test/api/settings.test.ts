@@ -10,8 +10,8 @@ import type { SiteObject } from "../../src/site/object";
 import { admin, client, createSite, request, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
 import { runJob } from "../helpers/jobs";
+import { runnerDeps, stubOf } from "../helpers/site";
 
-const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
 const stored = (siteId: number) => runInDurableObject(stubOf(siteId), (o: SiteObject) => o.store.getMeta<SiteSettings>("settings")!);
 const versionInD1 = async (siteId: number) => (await env.DB.prepare("SELECT settings_version AS v FROM sites WHERE id = ?").bind(siteId).first<{ v: number }>())!.v;
 
@@ -111,15 +111,13 @@ describe("site settings", () => {
           },
         });
       await runJobs(
-        {
-          store: o.store,
-          env: (o as any).env,
+        runnerDeps(o, {
           settings,
           engineFor: (name) => {
             asked.push(name);
             return engine(name);
           },
-        },
+        }),
         60_000,
       );
     });

@@ -6,12 +6,13 @@
  * stale one keeps its earlier translation; the next job bills just those two.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createTransyncClient, previousSegments, pushUnits, type Review, review, runJob, type Schemas, splitMarkdown, translatedDocument } from "../../client/src/index.js";
 import type { SiteObject } from "../../src/site/object";
 import { sourceTexts } from "../../src/site/sync/source-texts";
 import { client, createSite, unit } from "../helpers/api";
+import { stubOf } from "../helpers/site";
 
 const BASE = "https://api.test";
 
@@ -80,7 +81,7 @@ describe("POST /v1/units/texts", () => {
     const site = await createSite();
     const c = client(site.key);
     for (const k of [1, 2, 3]) await c.put("/v1/units", unit(`post:${k}`, [{ key: "t", text: "x".repeat(10) }]));
-    const answer = await runInDurableObject(env.SITE.getByName(String(site.siteId)), (o: SiteObject) => sourceTexts(o.store, ["post:1", "post:9", "post:2", "post:3"], 15));
+    const answer = await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => sourceTexts(o.store, ["post:1", "post:9", "post:2", "post:3"], 15));
     expect(answer.units.map((u) => u.external_key)).toEqual(["post:1"]);
     expect(answer.unknown).toEqual(["post:9"]);
     expect(answer.more).toEqual(["post:2", "post:3"]);
@@ -109,7 +110,7 @@ describe("a whole-file connector built from the package", () => {
   it("after one insert and one edit: exactly one segment missing and one stale per language, the stale one's translation still listed, and the job bills just those two", async () => {
     const site = await createSite({ plan: "pro", handshake: { languages: ["de", "fr"], capabilities: ["whole_unit"] } });
     const { api, calls } = connector(site.key);
-    const stub = env.SITE.getByName(String(site.siteId));
+    const stub = stubOf(site.siteId);
     const keys = Object.keys(DOCS);
     const docs = { ...DOCS };
     const jobOptions = { sleep: async () => void (await runDurableObjectAlarm(stub)), confirm: (e: Schemas["EstimateOut"]) => e.overage_cents === 0 && !!e.included_characters };
@@ -186,7 +187,7 @@ describe("a whole-file connector built from the package", () => {
   it("translatedDocument leaves stale, missing and unpushed blocks in the source language and says so", async () => {
     const site = await createSite({ plan: "scale" });
     const { api } = connector(site.key);
-    const stub = env.SITE.getByName(String(site.siteId));
+    const stub = stubOf(site.siteId);
     const doc = "# Title here\n\nFirst paragraph of the page.\n\nSecond paragraph of the page.\n";
     await pushUnits(api, [{ external_key: "page:1", adapter: "wordpress", segments: splitMarkdown(doc).segments }]);
     await runJob(api, { type: "translate", units: ["page:1"] }, { sleep: async () => void (await runDurableObjectAlarm(stub)) });

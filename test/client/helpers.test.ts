@@ -5,7 +5,7 @@
  * Worker does), result pages, acks and reviews, and TransyncError's fields.
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
   ack,
@@ -21,6 +21,7 @@ import {
   TransyncError,
 } from "../../client/src/index.js";
 import { createSite, unit } from "../helpers/api";
+import { stubOf } from "../helpers/site";
 
 const BASE = "https://api.test";
 type Unit = Schemas["UnitSnapshotIn"];
@@ -45,7 +46,7 @@ function noSleep() {
 }
 
 /** runJob's poll wait: runs the site object's alarm (jobs advance on alarms in the pool). */
-const alarmOf = (siteId: number) => async () => void (await runDurableObjectAlarm(env.SITE.getByName(String(siteId))));
+const alarmOf = (siteId: number) => async () => void (await runDurableObjectAlarm(stubOf(siteId)));
 
 const units = (n: number, text = (i: number) => `Text ${i}`): Unit[] => Array.from({ length: n }, (_, i) => unit(`post:${i}`, [{ key: "a", text: text(i) }]) as Unit);
 

@@ -5,11 +5,11 @@
  * with 422.
  */
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, type TestSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
+import { stubOf } from "../helpers/site";
 
 let site: TestSite;
 let cookie: string | null;
@@ -19,7 +19,7 @@ const LONG_SOURCE = "Our customer service team answers every question within one
 const LONG_TARGET = "Unser Kundenservice beantwortet jede Frage innerhalb eines Werktags, auch an Wochenenden und Feiertagen";
 const JAPANESE = "私たちのカスタマーサービスチームは、週末や祝日を含め、すべての質問に1営業日以内に回答します";
 
-const memoryRows = () => runInDurableObject(env.SITE.getByName(String(site.siteId)), async (o: SiteObject) => o.store.one<{ n: number }>("SELECT count(*) AS n FROM memory")!.n);
+const memoryRows = () => runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => o.store.one<{ n: number }>("SELECT count(*) AS n FROM memory")!.n);
 
 beforeAll(async () => {
   site = await createSite({ target_languages: [{ code: "de" }, { code: "ja" }] });

@@ -4,7 +4,7 @@
  * hit; a TMX file with any problem is refused with the problem named and nothing stored; every
  * change is audited without its texts.
  */
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { orgMemoryName } from "../../src/memory/stub";
@@ -15,6 +15,7 @@ import { fingerprint } from "../../src/site/sync/fingerprint";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { allResults, job } from "../helpers/jobs";
+import { share, stubOf } from "../helpers/site";
 
 let site: TestSite;
 let c: ReturnType<typeof client>;
@@ -25,7 +26,7 @@ let base: string;
 
 /** The memory's rows and the fuzzy index's, straight from the site object's storage. */
 const stored = () =>
-  runInDurableObject(env.SITE.getByName(String(site.siteId)), async (o: SiteObject) => ({
+  runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => ({
     memory: o.store.all<{ source_text: string; target_language: string; text: string; origin: string }>(
       "SELECT source_text, target_language, text, origin FROM memory ORDER BY source_text, target_language",
     ),
@@ -219,7 +220,7 @@ describe("a TMX import", () => {
     });
     expect((await audit()).filter((a) => a.action === "memory.import").map((a) => a.detail)).toEqual([{ units: 2, stored: 1, kept: 1, other_languages: 1 }]);
     // Imported entries are fuzzy matches too (the index follows the memory).
-    const fuzzy = await runInDurableObject(env.SITE.getByName(String(site.siteId)), async (o: SiteObject) => fuzzyMatches(o.store, "en", "de", ["Read more!"]));
+    const fuzzy = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => fuzzyMatches(o.store, "en", "de", ["Read more!"]));
     expect(fuzzy).toEqual([[{ source: "Read more", target: "Weiterlesen", similarity: 0.9 }]]);
   });
 
@@ -234,15 +235,6 @@ describe("a TMX import", () => {
 });
 
 describe("the organization's memory follows the page", () => {
-  /** Runs the site's alarm until no memory_share run is registered (as test/site/org-memory.test.ts does). */
-  async function share(siteId: number) {
-    for (let i = 0; i < 10; i++) {
-      const due = await runInDurableObject(env.SITE.getByName(String(siteId)), (o: SiteObject) => o.alarms.dueAt("memory_share"));
-      if (due === null) return;
-      await runDurableObjectAlarm(env.SITE.getByName(String(siteId)));
-    }
-    throw new Error("memory_share still due after 10 alarms");
-  }
   const shared = (s: TestSite) => env.ORG_MEMORY.getByName(orgMemoryName(s.orgId)).entriesBySite();
 
   it("a TMX import is copied to the organization's memory, a deletion withdraws the entry (a sharing site)", async () => {

@@ -1,10 +1,10 @@
 /** Dashboard roles (README "Dashboard"; docs/decisions.md "Accounts, the dashboard and mail"): editor ⊂ admin ⊂ owner; outsiders get 404; every action goes through the API's rules. */
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { mailsTo } from "../helpers/mail";
+import { stubOf } from "../helpers/site";
 
 let site: TestSite;
 let other: TestSite;
@@ -189,7 +189,7 @@ describe("the same rules as the API", () => {
     const [job] = (await c.get("/v1/jobs")).body;
     expect(job).toMatchObject({ status: "queued", languages: ["de"], estimated_segments: 2 });
     expect(started.location).toBe(`/dashboard/sites/${site.siteId}?started=${job.id}`);
-    while (await runDurableObjectAlarm(env.SITE.getByName(String(site.siteId))));
+    while (await runDurableObjectAlarm(stubOf(site.siteId)));
     const overview = await dash("GET", started.location!, { cookie: editor.cookie });
     expect(overview.html).toContain(`Job #${job.id} finished: 2 of 2 segments translated, 1 of them held back for review.`);
 

@@ -6,28 +6,19 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
 import type { Engine } from "../../src/engines/types";
 import { persist } from "../../src/site/jobs/commit";
 import { cancelJob, unsettledJobs } from "../../src/site/jobs/jobs";
-import { type RunnerDeps, runAlarm } from "../../src/site/jobs/runner";
+import { runAlarm } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
-import { arm, flakyDb, ledger, stubOf, sumCharacters, texts } from "../helpers/faults";
+import { arm, flakyDb, keyed, ledger, siteWithPage, sumCharacters, texts } from "../helpers/faults";
 import { allResults } from "../helpers/jobs";
+import { inObject, stubOf } from "../helpers/site";
 
 /** The fake engine, tagging each text with its source and target language. */
 const taggingEngine = () => fakeEngine({ translation: (text, request) => `${request.sourceLanguage}>${request.targetLanguage}: ${text}` });
-
-/** Runs `fn` inside the site object with runner deps built from its own state. */
-function inObject<T>(siteId: number, fn: (deps: RunnerDeps, o: SiteObject) => Promise<T>, extra: Omit<Partial<RunnerDeps>, "env"> & { env?: Partial<Env> } = {}) {
-  return runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
-    const self = o as unknown as { env: Env };
-    const deps: RunnerDeps = { store: o.store, settings: o.store.getMeta<SiteSettings>("settings")!, ...extra, env: { ...self.env, DB: env.DB, ...extra.env } };
-    return fn(deps, o);
-  });
-}
 
 /** Alarms (with the injected engine) until the runner has nothing left to do. */
 async function runAll(siteId: number, engine: Engine) {
@@ -38,11 +29,8 @@ async function runAll(siteId: number, engine: Engine) {
 const isLedgerInsert = (sql: string) => /^insert into "usage_ledger"/i.test(sql);
 
 async function siteWithUnits(n: number) {
-  const site = await createSite({ target_languages: [{ code: "de" }] });
-  const c = client(site.key);
-  const segments = texts(n, "Billing entry").map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
-  expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
-  return { site, c, segments };
+  const segments = keyed(texts(n, "Billing entry"));
+  return { ...(await siteWithPage(["de"], segments)), segments };
 }
 
 const jobRows = async (siteId: number, jobId: number) => (await ledger(siteId)).rows.filter((r) => r.job_id === jobId);
@@ -136,7 +124,7 @@ describe("the same text in two source languages (fault 3)", () => {
     const c = client(site.key);
     // 250 texts (one slice) in the site's source language, then the same texts in French: the second slice.
     const same = texts(250, "Bonjour");
-    const segs = same.map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
+    const segs = keyed(same);
     expect((await c.put("/v1/units", unit("page:en", segs))).status).toBe(200);
     expect((await c.put("/v1/units", unit("page:fr", segs, { source_language: "fr" }))).status).toBe(200);
     const chars = sumCharacters(same);

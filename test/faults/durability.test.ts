@@ -7,44 +7,34 @@ import { env } from "cloudflare:workers";
 import { http } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import type { SiteObject } from "../../src/site/object";
-import { client, createSite, unit } from "../helpers/api";
+import { unit } from "../helpers/api";
 import {
   alarm,
   DEEPL_URL,
   deeplError,
   expectConsistent,
   flakyDb,
+  keyed,
   languageCounts,
   ledger,
   mockEngines,
   runToEnd,
   slice,
-  stubOf,
+  startJob,
   sumCharacters,
   texts,
   translatedOnce,
 } from "../helpers/faults";
 import { allResults } from "../helpers/jobs";
+import { stubOf } from "../helpers/site";
 
 const DISTINCT = texts(500, "Durable entry");
-const SEGMENTS = [...DISTINCT, ...DISTINCT.slice(0, 40)].map((text, i) => ({ key: `s${String(i).padStart(3, "0")}`, text }));
+const SEGMENTS = keyed([...DISTINCT, ...DISTINCT.slice(0, 40)], 3);
 const PER_LANGUAGE = SEGMENTS.length;
 const CHARS = sumCharacters(DISTINCT);
 
-async function start() {
-  const site = await createSite({
-    target_languages: [
-      { code: "de", engine: "deepl" },
-      { code: "fr", engine: "openai" },
-    ],
-  });
-  const c = client(site.key);
-  expect((await c.put("/v1/units", unit("product:1", SEGMENTS))).status).toBe(200);
-  const created = await c.post("/v1/jobs", { confirm: true });
-  expect(created.status).toBe(202);
-  expect(created.body.estimated_characters).toBe(2 * CHARS);
-  return { site, c, jobId: created.body.id as number };
-}
+/** The job over SEGMENTS, confirmed, with its estimate checked. */
+const start = () => startJob(SEGMENTS, { estimated_characters: 2 * CHARS });
 
 const isLedgerInsert = (sql: string) => /^insert into "usage_ledger"/i.test(sql);
 

@@ -4,32 +4,19 @@
 import { env } from "cloudflare:workers";
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import { client, createSite, unit } from "../helpers/api";
-import { deeplError, expectConsistent, languageCounts, mockEngines, openaiError, runToEnd, sumCharacters, texts, translatedOnce } from "../helpers/faults";
+import { deeplError, expectConsistent, keyed, languageCounts, mockEngines, openaiError, runToEnd, startJob, sumCharacters, texts, translatedOnce } from "../helpers/faults";
 import { allResults } from "../helpers/jobs";
 
 /** 500 distinct texts plus 40 repeats: per language slices of 250, 250 and 40 (the repeats reuse slice 1). */
 const DISTINCT = texts(500);
-const SEGMENTS = [...DISTINCT, ...DISTINCT.slice(0, 40)].map((text, i) => ({ key: `s${String(i).padStart(3, "0")}`, text }));
+const SEGMENTS = keyed([...DISTINCT, ...DISTINCT.slice(0, 40)], 3);
 const PER_LANGUAGE = SEGMENTS.length;
 const CHARS = sumCharacters(DISTINCT);
 /** DeepL takes 50 texts a request: calls 1–5 are slice 1, 6–10 slice 2. */
 const SLICE1 = new Set(DISTINCT.slice(0, 250));
 
-async function start() {
-  const site = await createSite({
-    target_languages: [
-      { code: "de", engine: "deepl" },
-      { code: "fr", engine: "openai" },
-    ],
-  });
-  const c = client(site.key);
-  expect((await c.put("/v1/units", unit("product:1", SEGMENTS))).status).toBe(200);
-  const created = await c.post("/v1/jobs", { confirm: true });
-  expect(created.status).toBe(202);
-  expect(created.body).toMatchObject({ estimated_segments: 2 * PER_LANGUAGE, estimated_characters: 2 * CHARS });
-  return { site, c, jobId: created.body.id as number };
-}
+/** The job over SEGMENTS, confirmed, with its estimate checked. */
+const start = () => startJob(SEGMENTS, { estimated_segments: 2 * PER_LANGUAGE, estimated_characters: 2 * CHARS });
 
 const missingId = (_n: number) => (_: number, texts: string[]) =>
   HttpResponse.json({

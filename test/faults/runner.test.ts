@@ -4,15 +4,15 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
 import type { Engine } from "../../src/engines/types";
 import { COMMIT_ITEMS } from "../../src/site/jobs/committer";
 import { MAX_INTERNAL_FAILURES, type RunnerDeps, runAlarm, runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
-import { flakyDb, ledger, stubOf, sumCharacters, texts } from "../helpers/faults";
+import { flakyDb, keyed, ledger, siteWithPage, sumCharacters, texts } from "../helpers/faults";
 import { allResults } from "../helpers/jobs";
+import { inObject, stubOf } from "../helpers/site";
 
 /** The fake engine, waiting `delayMs` per call (a macrotask even at 0) and recording how many calls overlap. */
 function recordingEngine(delayMs = 0) {
@@ -29,22 +29,11 @@ function recordingEngine(delayMs = 0) {
 }
 
 async function siteWithJob(languages: string[], n: number) {
-  const site = await createSite({ target_languages: languages.map((code) => ({ code })) });
-  const c = client(site.key);
-  const segments = texts(n, "Runner entry").map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
-  expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
+  const segments = keyed(texts(n, "Runner entry"));
+  const { site, c } = await siteWithPage(languages, segments);
   const created = await c.post("/v1/jobs", { confirm: true });
   expect(created.status).toBe(202);
   return { site, c, jobId: created.body.id as number, segments };
-}
-
-/** Runs `fn` inside the site object with runner deps built from its own state. */
-function inObject<T>(siteId: number, fn: (deps: RunnerDeps, o: SiteObject) => Promise<T>, extra: Omit<Partial<RunnerDeps>, "env"> & { env?: Partial<Env> } = {}) {
-  return runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
-    const self = o as unknown as { env: Env };
-    const deps: RunnerDeps = { store: o.store, settings: o.store.getMeta<SiteSettings>("settings")!, ...extra, env: { ...self.env, DB: env.DB, ...extra.env } };
-    return fn(deps, o);
-  });
 }
 
 describe("concurrency", () => {
@@ -75,13 +64,10 @@ const slowLedger = (delayMs: number, log: { start: number; end: number }[]) =>
 
 describe("commits landing while the next slice works", () => {
   it("a slice's ledger write does not hold up the language's next slice; a repeat of a text whose commit is still landing is reused, not sent again", async () => {
-    const site = await createSite({ target_languages: [{ code: "de" }] });
-    const c = client(site.key);
     // Slices of 250 (the engine takes 50 a request): A, then B, then A again.
     const a = texts(250, "Landing A");
     const b = texts(250, "Landing B");
-    const segments = [...a, ...b, ...a].map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
-    expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
+    const { site, c } = await siteWithPage(["de"], keyed([...a, ...b, ...a]));
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
     const calls: { start: number; texts: string[] }[] = [];
     const engine = fakeEngine({
@@ -108,13 +94,10 @@ describe("commits landing while the next slice works", () => {
 
 describe("a failed commit", () => {
   it("refuses the invocation's later commits, which could succeed: texts reused from it are not delivered unbilled; the job then ends billed once", async () => {
-    const site = await createSite({ target_languages: [{ code: "de" }] });
-    const c = client(site.key);
     // Slices of 250: A, B, then A again (reused from A's commits, landed or still landing).
     const a = texts(250, "Refused A");
     const b = texts(250, "Refused B");
-    const segments = [...a, ...b, ...a].map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
-    expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
+    const { site, c } = await siteWithPage(["de"], keyed([...a, ...b, ...a]));
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
     const { engine } = recordingEngine();
     // Only the first commit's transaction fails (the object's storage is reset under it); every later one would succeed.
@@ -154,7 +137,7 @@ describe("large commits", () => {
     const c = client(site.key);
     // 1,200 texts of 10,000 characters: slices of 20 (200,000 characters); with a slow ledger they gather into commits of up to 12 MB.
     const long = texts(1_200, "Long entry").map((t) => t.padEnd(10_000, " lorem ipsum"));
-    const segments = long.map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
+    const segments = keyed(long);
     // Two units: a request body may not pass 10 MB.
     expect((await c.put("/v1/units", unit("page:1", segments.slice(0, 600)))).status).toBe(200);
     expect((await c.put("/v1/units", unit("page:2", segments.slice(600)))).status).toBe(200);
@@ -173,12 +156,9 @@ describe("large commits", () => {
 
 describe("commits as short steps", () => {
   it(`an engine batch larger than COMMIT_ITEMS is stored as several commits, each billed for the texts it holds`, async () => {
-    const site = await createSite({ target_languages: [{ code: "de" }] });
-    const c = client(site.key);
     // 1,000 distinct texts, then 200 repeats of them (the engine takes 1,000 texts a request, so a slice is 1,000 items).
     const distinct = texts(1_000, "Split entry");
-    const segments = [...distinct, ...distinct.slice(0, 200)].map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
-    expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
+    const { site, c } = await siteWithPage(["de"], keyed([...distinct, ...distinct.slice(0, 200)]));
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
     const engine = fakeEngine({ limits: { maxSegments: 1_000, maxCharacters: 1_000_000 } });
     await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine });

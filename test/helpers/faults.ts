@@ -8,10 +8,11 @@ import { expect } from "vitest";
 import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
 import { characters } from "../../src/site/sync/fingerprint";
-import type { client } from "./api";
+import { client, createSite, type SiteOptions, unit } from "./api";
 import { type FetchMock, mockFetch } from "./http";
 import { allResults } from "./jobs";
 import { recordObjectSleeps, TEST_DEPS } from "./seams";
+import { objectEnv, runnerDeps, setObjectEnv, stubOf } from "./site";
 
 type Client = ReturnType<typeof client>;
 
@@ -103,16 +104,13 @@ export function mockEngines(scripts: { deepl?: Script; openai?: Script } = {}): 
   return { fetch, deepl, openai, sleeps };
 }
 
-export const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
-
 /**
  * Hands the engine secrets (and optionally other bindings, e.g. a flaky DB) to the live site
  * object instance: its alarm reads `this.env`. An evicted object starts again without them.
  */
 export async function arm(siteId: number, extra: Partial<Env> = {}) {
   await runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
-    const self = o as unknown as { env: Env };
-    self.env = { ...self.env, ...SECRETS, DB: env.DB, ...extra };
+    setObjectEnv(o, { ...objectEnv(o), ...SECRETS, DB: env.DB, ...extra });
   });
 }
 
@@ -124,10 +122,28 @@ export async function alarm(siteId: number, extra: Partial<Env> = {}) {
 
 /** One slice of the current job (an alarm invocation whose time budget ends after a slice). */
 export async function slice(siteId: number, extra: Partial<Env> = {}) {
-  return runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
-    const self = o as unknown as { env: Env };
-    return runJobs({ store: o.store, env: { ...self.env, ...SECRETS, DB: env.DB, ...extra }, settings: o.store.getMeta("settings")!, sleep: TEST_DEPS.sleep }, { maxSlices: 1 });
+  return runInDurableObject(stubOf(siteId), async (o: SiteObject) =>
+    runJobs(runnerDeps(o, { sleep: TEST_DEPS.sleep, env: { ...SECRETS, DB: env.DB, ...extra } }), { maxSlices: 1 }),
+  );
+}
+
+/**
+ * A site translating de through DeepL and fr through the OpenAI API, one unit of `segments`
+ * and its confirmed job, whose answer must match `estimate`.
+ */
+export async function startJob(segments: { key: string; text: string }[], estimate: Record<string, number>) {
+  const site = await createSite({
+    target_languages: [
+      { code: "de", engine: "deepl" },
+      { code: "fr", engine: "openai" },
+    ],
   });
+  const c = client(site.key);
+  expect((await c.put("/v1/units", unit("product:1", segments))).status).toBe(200);
+  const created = await c.post("/v1/jobs", { confirm: true });
+  expect(created.status).toBe(202);
+  expect(created.body).toMatchObject(estimate);
+  return { site, c, jobId: created.body.id as number };
 }
 
 /** Runs alarms until the job has finished. GET /v1/jobs/{id} re-arms a lost alarm, as in production. */
@@ -153,6 +169,17 @@ export const sumCharacters = (texts: Iterable<string>) => [...texts].reduce((n, 
 
 /** `n` distinct plain texts (digits keep the QA number check quiet for tagged translations). */
 export const texts = (n: number, prefix = "Catalogue entry") => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1} of the shop`);
+
+/** Segments keyed s0000, s0001… (`digits` wide) with the texts of `list`, in order. */
+export const keyed = (list: string[], digits = 4) => list.map((text, i) => ({ key: `s${String(i).padStart(digits, "0")}`, text }));
+
+/** A site translating into `languages` (the rest from `options`) with one unit, page:1, of `segments`. */
+export async function siteWithPage(languages: string[], segments: { key: string; text: string }[], options: SiteOptions = {}) {
+  const site = await createSite({ ...options, target_languages: languages.map((code) => ({ code })) });
+  const c = client(site.key);
+  expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
+  return { site, c };
+}
 
 /**
  * The invariants of every fault: no result lost or duplicated, counters that add up, and a

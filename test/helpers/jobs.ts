@@ -1,10 +1,10 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import type { client } from "./api";
+import { stubOf } from "./site";
 
 /** Runs the site object's alarms until the job has finished (no waiting on wall-clock alarms). */
 export async function runJob(c: ReturnType<typeof client>, siteId: number, jobId: number, maxAlarms = 200) {
-  const stub = env.SITE.getByName(String(siteId));
+  const stub = stubOf(siteId);
   for (let i = 0; i < maxAlarms; i++) {
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     if (!["queued", "running"].includes(job.status)) return job;

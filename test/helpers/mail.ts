@@ -16,6 +16,9 @@ export async function mailsTo(to: string, atLeast = 1, kind?: string) {
   return read();
 }
 
+/** The pool's bindings with DEV_MAILBOX off (unless `extra` says otherwise) and an EMAIL binding that sends through `send`. */
+export const sendingEnv = (send: (message: never) => unknown, extra: Partial<Env> = {}) => ({ ...env, DEV_MAILBOX: "false", ...extra, EMAIL: { send } as unknown as SendEmail });
+
 /** The dashboard path of a link in a mail's text (DASHBOARD_URL is https://dash.test in tests; this Worker serves it under /dashboard). */
 export function linkIn(text: string, path: string): string {
   const m = new RegExp(`https://dash\\.test(/${path}/[A-Za-z0-9_-]+)`).exec(text);

@@ -5,15 +5,14 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
 import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
 import { flakyDb, sumCharacters, texts } from "../helpers/faults";
 import { allResults, job } from "../helpers/jobs";
+import { objectEnv, runnerDeps, setObjectEnv, stubOf } from "../helpers/site";
 
-const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
 const q = async <T = any>(query: string, ...args: unknown[]) =>
   (
     await env.DB.prepare(query)
@@ -147,9 +146,8 @@ describe("erasing a site whose job's ledger rows still wait in its outbox", () =
     expect((await c.post("/v1/jobs", { confirm: true })).status).toBe(202);
     const chars = sumCharacters(segments.map((s) => s.text));
     await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
-      const settings = o.store.getMeta<SiteSettings>("settings")!;
       const db = flakyDb(env.DB, { down: isLedgerInsert });
-      const deps = { store: o.store, env: { ...(o as any).env, DB: db }, settings, engineFor: () => fakeEngine() };
+      const deps = runnerDeps(o, { engineFor: () => fakeEngine(), env: { DB: db } });
       await expect(runJobs(deps, { budgetMs: 60_000, sliceItems: 10 })).rejects.toThrow(/metering a job's progress/);
       expect(o.store.one<{ n: number }>("SELECT sum(characters) AS n FROM ledger_outbox")!.n).toBe(chars);
     });
@@ -168,12 +166,12 @@ describe("erasing a site whose job's ledger rows still wait in its outbox", () =
     const { site, chars } = await withQueuedRows();
     // The object's own D1 refuses the ledger rows (the Worker's D1 works: keys are dropped, the site row stays).
     await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
-      (o as any).env = { ...(o as any).env, DB: flakyDb(env.DB, { down: isLedgerInsert }) };
+      setObjectEnv(o, { ...objectEnv(o), DB: flakyDb(env.DB, { down: isLedgerInsert }) });
     });
     expect((await admin("DELETE", `/admin/v1/sites/${site.siteId}`)).status).toBe(500);
     // Nothing was deleted: the rows wait in the outbox and the site row stays for the retry; its keys are gone.
     const left = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject, state) => {
-      (o as any).env = { ...(o as any).env, DB: env.DB };
+      setObjectEnv(o, { ...objectEnv(o), DB: env.DB });
       return state.storage.sql.exec<{ n: number }>("SELECT sum(characters) AS n FROM ledger_outbox").one().n;
     });
     expect(left).toBe(chars);

@@ -11,13 +11,13 @@ import { runRetention, SEGMENTS_PER_STEP } from "../../src/site/results/retentio
 import { client, createSite, unit } from "../helpers/api";
 import { allResults, job } from "../helpers/jobs";
 import { setClock } from "../helpers/seams";
+import { stubOf } from "../helpers/site";
 
 afterEach(() => setClock(undefined));
 
 const DAY = 86_400_000;
 const T0 = new Date("2026-03-01T12:00:00.000Z");
 const at = (days: number, ms = 0) => new Date(T0.getTime() + days * DAY + ms);
-const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
 
 /** Rows the object holds for one unit (by external key) and in all. */
 async function rows(siteId: number, externalKey: string) {

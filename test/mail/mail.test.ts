@@ -13,6 +13,7 @@ import type { Mail } from "../../src/mail/message";
 import { outbox, retryMails, sendMail } from "../../src/mail/send";
 import * as templates from "../../src/mail/templates";
 import { dash } from "../helpers/dashboard";
+import { sendingEnv } from "../helpers/mail";
 
 const mail = (to: string): Mail => templates.resetMail(to, { link: "https://dash.test/reset/abc" });
 const unique = (what: string) => `${what}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
@@ -25,17 +26,13 @@ describe("sending", () => {
     // The real binding of the pool, watched: it answers a messageId.
     const send = vi.fn((message: Parameters<SendEmail["send"]>[0]) => env.EMAIL!.send(message as never));
     const answers: unknown[] = [];
-    const watched = {
-      ...env,
-      DEV_MAILBOX: "false",
-      EMAIL_FROM: "mail@transync.test",
-      EMAIL: {
-        send: async (m: never) => {
-          answers.push(await send(m));
-          return answers.at(-1);
-        },
-      } as unknown as SendEmail,
-    };
+    const watched = sendingEnv(
+      async (m: never) => {
+        answers.push(await send(m));
+        return answers.at(-1);
+      },
+      { EMAIL_FROM: "mail@transync.test" },
+    );
     expect(await sendMail(watched, mail(to))).toBe("sent");
     expect(send).toHaveBeenCalledWith({
       from: "mail@transync.test",
@@ -60,15 +57,9 @@ describe("sending", () => {
   it("never fails the action: a refused send is logged and kept, the cron retries it once", async () => {
     const to = unique("flaky");
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const failing = {
-      ...env,
-      DEV_MAILBOX: "false",
-      EMAIL: {
-        send: async () => {
-          throw new Error("sender domain not onboarded");
-        },
-      } as unknown as SendEmail,
-    };
+    const failing = sendingEnv(async () => {
+      throw new Error("sender domain not onboarded");
+    });
     expect(await sendMail(failing, mail(to))).toBe("retry");
     expect(errors.mock.calls.some(([line]) => String(line).includes('"event":"mail.failed"'))).toBe(true);
     expect((await rows(to))[0]).toMatchObject({ status: "retry", attempts: 1, lastError: expect.stringContaining("not onboarded") });
@@ -77,13 +68,13 @@ describe("sending", () => {
     await retryMails(failing);
     expect((await rows(to))[0]).toMatchObject({ status: "failed", attempts: 2 });
     const send = vi.fn(async () => ({ messageId: "x" }));
-    await retryMails({ ...env, DEV_MAILBOX: "false", EMAIL: { send } as unknown as SendEmail });
+    await retryMails(sendingEnv(send));
     expect(send.mock.calls.filter((c) => JSON.stringify(c).includes(to))).toEqual([]);
 
     // One that works on the retry is sent.
     const later = unique("later");
     await sendMail(failing, mail(later));
-    await retryMails({ ...env, DEV_MAILBOX: "false", EMAIL: { send } as unknown as SendEmail });
+    await retryMails(sendingEnv(send));
     expect(send).toHaveBeenCalledWith(expect.objectContaining({ to: later }));
     expect((await rows(later))[0]).toMatchObject({ status: "sent", attempts: 2 });
     errors.mockRestore();
@@ -157,7 +148,7 @@ describe("/dashboard/dev/mail", () => {
   it("DEV_MAILBOX is honoured only for a local host: a request to a public host sends through the binding", async () => {
     const send = vi.fn(async () => ({ messageId: "x" }));
     const to = unique("public-host");
-    const configured = { ...env, DEV_MAILBOX: "true", EMAIL_FROM: "mail@transync.test", EMAIL: { send } as unknown as SendEmail };
+    const configured = sendingEnv(send, { DEV_MAILBOX: "true", EMAIL_FROM: "mail@transync.test" });
     // No request (a cron): the host is DASHBOARD_URL's.
     expect(await sendMail({ ...configured, DASHBOARD_URL: "https://api.transync.example/dashboard" }, mail(to))).toBe("sent");
     expect(await sendMail({ ...configured, DASHBOARD_URL: "https://dash.test" }, mail(to))).toBe("outbox");
@@ -172,7 +163,7 @@ describe("/dashboard/dev/mail", () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     const send = vi.fn(async () => ({ messageId: "x" }));
     const to = unique("nofrom");
-    expect(await sendMail({ ...env, DEV_MAILBOX: "false", EMAIL_FROM: undefined, EMAIL: { send } as unknown as SendEmail }, mail(to))).toBe("retry");
+    expect(await sendMail(sendingEnv(send, { EMAIL_FROM: undefined }), mail(to))).toBe("retry");
     expect(send).not.toHaveBeenCalled();
     expect((await rows(to))[0]).toMatchObject({ status: "retry", lastError: expect.stringContaining("EMAIL_FROM is not set") });
     errors.mockRestore();
@@ -181,19 +172,13 @@ describe("/dashboard/dev/mail", () => {
   it("the 15-minute cron runs the retries (not month close); the daily one does not touch mail", async () => {
     const logs = vi.spyOn(console, "log").mockImplementation(() => {});
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const failing = {
-      ...env,
-      DEV_MAILBOX: "false",
-      EMAIL: {
-        send: async () => {
-          throw new Error("down");
-        },
-      } as unknown as SendEmail,
-    };
+    const failing = sendingEnv(async () => {
+      throw new Error("down");
+    });
     const to = unique("cron");
     await sendMail(failing, mail(to));
     const send = vi.fn(async () => ({ messageId: "x" }));
-    const working = { ...env, DEV_MAILBOX: "false", EMAIL_FROM: "mail@transync.test", EMAIL: { send } as unknown as SendEmail };
+    const working = sendingEnv(send, { EMAIL_FROM: "mail@transync.test" });
     const run = async (cron: string) => {
       const ctx = createExecutionContext();
       await worker.scheduled!(createScheduledController({ scheduledTime: new Date(), cron }), working, ctx);

@@ -8,6 +8,7 @@ import { jobFinishedMails, reviewDigestMails, usageMails } from "../../src/ops/n
 import { client, createSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { mailsTo } from "../helpers/mail";
+import { stubOf } from "../helpers/site";
 
 const BASE = "https://dash.test";
 
@@ -32,7 +33,7 @@ describe("job finished", () => {
     const { site, starter } = await siteWithReview();
     await jobFinishedMails(env, BASE);
     expect(await mailsTo(starter.email, 0, "job_finished")).toEqual([]); // still queued
-    while (await runDurableObjectAlarm(env.SITE.getByName(String(site.siteId))));
+    while (await runDurableObjectAlarm(stubOf(site.siteId)));
     await jobFinishedMails(env, BASE);
     await jobFinishedMails(env, BASE);
     const mails = await mailsTo(starter.email, 1, "job_finished");
@@ -47,7 +48,7 @@ describe("job finished", () => {
     const quiet = await siteWithReview();
     expect((await dash("POST", "/dashboard/account/mail", { cookie: quiet.starter.cookie, form: { mail: ["review_digest", "usage"] } })).status).toBe(303);
     expect((await dash("GET", "/dashboard/account", { cookie: quiet.starter.cookie })).html).toMatch(/value="job_finished"\s*\/?>/);
-    while (await runDurableObjectAlarm(env.SITE.getByName(String(quiet.site.siteId))));
+    while (await runDurableObjectAlarm(stubOf(quiet.site.siteId)));
     await jobFinishedMails(env, BASE);
     expect(await mailsTo(quiet.starter.email, 0, "job_finished")).toEqual([]);
   });
@@ -61,7 +62,7 @@ describe("review-queue digest", () => {
     await dash("POST", "/dashboard/account/mail", { cookie: off.cookie, form: { mail: ["job_finished"] } });
     const calm = await createSite(); // nothing waiting there
     const calmMember = await person(calm.orgId, "editor");
-    while (await runDurableObjectAlarm(env.SITE.getByName(String(site.siteId))));
+    while (await runDurableObjectAlarm(stubOf(site.siteId)));
 
     const day = new Date(Date.UTC(2031, 0, 5, 7, 30));
     await reviewDigestMails(env, BASE, day);

@@ -20,6 +20,7 @@ import type { SiteObject } from "../../src/site/object";
 import { fingerprint } from "../../src/site/sync/fingerprint";
 import { admin, client, createSite, unit as unitBody } from "../helpers/api";
 import { runJob } from "../helpers/jobs";
+import { runnerDeps, stubOf } from "../helpers/site";
 import { LANGS, type Lang, Model, norm, type SegmentSpec, type Triple } from "./model";
 
 type Client = ReturnType<typeof client>;
@@ -326,8 +327,8 @@ async function batch(c: Client, model: Model, items: Extract<Command, { type: "b
 /** Runs the site's jobs to the end: by alarms, or (tiny mode) by the runner with the given options, as alarms would. */
 async function runJobWith(c: Client, siteId: number, jobId: number, running: JobRunning) {
   if (!running.options) return runJob(c, siteId, jobId);
-  const commits = await runInDurableObject(env.SITE.getByName(String(siteId)), async (o: SiteObject) => {
-    const deps = { store: o.store, env: (o as any).env, settings: o.store.getMeta<SiteSettings>("settings")! };
+  const commits = await runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
+    const deps = runnerDeps(o);
     while (await runJobs(deps, { budgetMs: 60_000, ...running.options }));
     return o.store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", jobId)!.slices;
   });
@@ -427,9 +428,9 @@ function learnResults(model: Model, scope: Triple[], before: Set<string>, listed
 async function importDuringJob(c: Client, siteId: number, model: Model, d: NonNullable<Extract<Command, { type: "job" }>["during"]>, running: JobRunning) {
   const spec: PushSpec = { kind: "mutate", unit: d.unit, op: "import", key: d.key, text: TEXTS[d.n % TEXTS.length], lang: d.lang, n: d.n };
   let during = false;
-  await runInDurableObject(env.SITE.getByName(String(siteId)), async (o: SiteObject) => {
+  await runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
     const settings = o.store.getMeta<SiteSettings>("settings")!;
-    const deps = { store: o.store, env: (o as any).env, settings };
+    const deps = runnerDeps(o, { settings });
     const pseudo = createEngine("pseudo", deps.env);
     const engine: Engine = {
       ...pseudo,
@@ -455,7 +456,7 @@ async function importDuringJob(c: Client, siteId: number, model: Model, d: NonNu
  * (an isolate's older cached copy) must run with the newer ones and leave them in place.
  */
 async function changeSettings(c: Client, siteId: number, model: Model, change: number) {
-  const stub = env.SITE.getByName(String(siteId));
+  const stub = stubOf(siteId);
   const older = await runInDurableObject(stub, (o: SiteObject) => o.store.getMeta<SiteSettings>("settings")!);
   const patches = [
     { name: `Renamed ${change}` },

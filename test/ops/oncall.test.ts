@@ -12,6 +12,7 @@ import { ADMIN, admin, createSite, request, unit } from "../helpers/api";
 import { auditActions, meter } from "../helpers/billing";
 import { dash, person } from "../helpers/dashboard";
 import { setClock } from "../helpers/seams";
+import { stubOf } from "../helpers/site";
 
 afterEach(() => {
   setClock(undefined);
@@ -87,7 +88,7 @@ describe("the operator's views and actions", () => {
     expect(suspended.body).toEqual({ site_id: site.siteId, suspended: "unpaid invoices", suspended_at: expect.any(String) });
     const refused = await request("GET", "/v1/status", { key: site.key });
     expect(refused).toMatchObject({ status: 403, body: { detail: "site suspended: unpaid invoices; contact support" } });
-    const stub = env.SITE.getByName(String(site.siteId));
+    const stub = stubOf(site.siteId);
     await runDurableObjectAlarm(stub);
     expect((await admin("GET", `/admin/v1/sites/${site.siteId}/jobs?status=active`)).body.jobs).toMatchObject([{ id: second, status: "queued" }]);
     expect((await admin("GET", `/admin/v1/sites/${site.siteId}/diagnostics`)).body.suspended).toBe("unpaid invoices");

@@ -5,15 +5,11 @@
  * a break restoration accepts (tokens moved) is held back by QA's html_tags check; one it
  * refuses (a token lost) fails the segment's batch.
  */
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
-import { type RunnerDeps, runAlarm } from "../../src/site/jobs/runner";
-import type { SiteObject } from "../../src/site/object";
+import { runAlarm } from "../../src/site/jobs/runner";
 import { client, createSite, unit } from "../helpers/api";
 import { type FakeEngine, fakeEngine } from "../helpers/fake-engine";
-import { stubOf } from "../helpers/faults";
+import { inObject } from "../helpers/site";
 
 /** A site with one unit of two HTML segments (one to break, one left intact) and a plain one, and its job run to the end with `engine`. */
 async function runJob(engine: FakeEngine) {
@@ -30,11 +26,7 @@ async function runJob(engine: FakeEngine) {
   expect(pushed.status).toBe(200);
   const created = (await c.post("/v1/jobs", { confirm: true })).body;
   for (let i = 0; i < 10 && ["queued", "running"].includes((await c.get(`/v1/jobs/${created.id}`)).body.status); i++)
-    await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
-      const self = o as unknown as { env: Env };
-      const deps: RunnerDeps = { store: o.store, settings: o.store.getMeta<SiteSettings>("settings")!, engineFor: () => engine, env: { ...self.env, DB: env.DB } };
-      await runAlarm(deps, { budgetMs: 60_000, maxSlices: 5, sliceItems: 50 });
-    });
+    await inObject(site.siteId, (deps) => runAlarm(deps, { budgetMs: 60_000, maxSlices: 5, sliceItems: 50 }), { engineFor: () => engine });
   const job = (await c.get(`/v1/jobs/${created.id}`)).body;
   const held = (await c.get("/v1/attention")).body.items as { key: string }[];
   const delivered = Object.fromEntries(((await c.get("/v1/results")).body.results as { key: string; text: string }[]).map((r) => [r.key, r.text]));

@@ -8,26 +8,19 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
 import type { Engine } from "../../src/engines/types";
 import type { TurnPoint } from "../../src/site/jobs/invocation";
 import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
-import { siteTargets } from "../../src/site/settings";
-import { rebuildCounts } from "../../src/site/sync/counts";
-import { client, createSite, unit } from "../helpers/api";
+import { unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
-import { ledger, sumCharacters, texts } from "../helpers/faults";
+import { keyed, ledger, siteWithPage, sumCharacters, texts } from "../helpers/faults";
 import { allResults } from "../helpers/jobs";
-
-const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
+import { recounted, runnerDeps, stubOf } from "../helpers/site";
 
 async function siteWithUnit(languages: string[], n: number, prefix = "Answering entry") {
-  const site = await createSite({ target_languages: languages.map((code) => ({ code })) });
-  const c = client(site.key);
-  const segments = texts(n, prefix).map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
-  expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
-  return { site, c, segments };
+  const segments = keyed(texts(n, prefix));
+  return { ...(await siteWithPage(languages, segments)), segments };
 }
 
 /**
@@ -38,28 +31,21 @@ async function siteWithUnit(languages: string[], n: number, prefix = "Answering 
  */
 function runInObject(siteId: number, engine: Engine, opts: { between?: (at: TurnPoint) => Promise<boolean>; stepWork?: number; turns?: { count: number } } = {}) {
   return runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
-    const settings = o.store.getMeta<SiteSettings>("settings")!;
     let between = opts.between;
     const nextTurn = async (at: TurnPoint) => {
       if (opts.turns) opts.turns.count++;
       if (between && (await between(at))) between = undefined;
       await scheduler.wait(0);
     };
-    return runJobs({ store: o.store, env: (o as unknown as { env: Env }).env, settings, engineFor: () => engine, nextTurn }, { budgetMs: 60_000, stepWork: opts.stepWork });
+    return runJobs(runnerDeps(o, { engineFor: () => engine, nextTurn }), { budgetMs: 60_000, stepWork: opts.stepWork });
   });
 }
 
-async function countsAndRecount(siteId: number) {
-  return runInDurableObject(stubOf(siteId), (o: SiteObject) => {
-    const read = () => ({
-      unitCounts: o.store.all("SELECT * FROM unit_counts ORDER BY unit_id, language"),
-      site: o.store.all("SELECT * FROM site_counts ORDER BY language"),
-    });
-    const maintained = read();
-    o.store.tx(() => rebuildCounts(o.store, siteTargets(o.store.getMeta<SiteSettings>("settings")!)));
-    return { maintained, recount: read() };
-  });
-}
+const countsAndRecount = (siteId: number) =>
+  recounted(siteId, (o) => ({
+    unitCounts: o.store.all("SELECT * FROM unit_counts ORDER BY unit_id, language"),
+    site: o.store.all("SELECT * FROM site_counts ORDER BY language"),
+  }));
 
 describe("requests during a job with a zero-latency engine", () => {
   it("status, job, result and push requests sent while the job runs are answered before it ends; the job's counts stay exact", async () => {

@@ -2,14 +2,12 @@
 // unit, each in its own transaction. The answer and the stored state must be what unit-by-unit
 // pushes give: the failing unit reported and absent, the others applied once, counts exact.
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { UnitSnapshotIn } from "../../src/api/schemas";
 import type { SiteSettings } from "../../src/control/sites";
 import type { SiteObject } from "../../src/site/object";
-import { siteTargets } from "../../src/site/settings";
-import { rebuildCounts } from "../../src/site/sync/counts";
 import { client, createSite, unit } from "../helpers/api";
+import { recounted, stubOf } from "../helpers/site";
 
 const counts = (o: SiteObject) => ({
   site: o.store.all("SELECT * FROM site_counts ORDER BY language"),
@@ -40,7 +38,7 @@ describe("a batch with a unit that fails while it is written", () => {
       unit("page:3", [{ key: "a", text: "Six" }]),
     ].map((u) => UnitSnapshotIn.parse(u));
 
-    const { results, logged } = await runInDurableObject(env.SITE.getByName(String(site.siteId)), async (o: SiteObject) => {
+    const { results, logged } = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
       const settings = o.store.getMeta<SiteSettings>("settings")!;
       const run = o.store.run.bind(o.store);
       const spy = vi.spyOn(o.store, "run").mockImplementation((query: string, ...args: unknown[]) => {
@@ -77,10 +75,7 @@ describe("a batch with a unit that fails while it is written", () => {
     expect((await c.get("/v1/status")).body).toMatchObject({ units_total: 3, segments_total: 5 });
 
     // The maintained counts are exactly what a rebuild from the rows gives.
-    await runInDurableObject(env.SITE.getByName(String(site.siteId)), (o: SiteObject) => {
-      const maintained = counts(o);
-      o.store.tx(() => rebuildCounts(o.store, siteTargets(o.store.getMeta<SiteSettings>("settings")!)));
-      expect(counts(o)).toEqual(maintained);
-    });
+    const { maintained, recount } = await recounted(site.siteId, counts);
+    expect(recount).toEqual(maintained);
   });
 });

@@ -5,33 +5,25 @@
  * every row as rebuildCounts would make it.
  */
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { UnitSnapshotIn } from "../../src/api/schemas";
 import type { SiteSettings } from "../../src/control/sites";
 import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
-import { siteTargets } from "../../src/site/settings";
-import { rebuildCounts } from "../../src/site/sync/counts";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
 import { job } from "../helpers/jobs";
+import { recounted, runnerDeps, stubOf } from "../helpers/site";
 
 /** The maintained counts as stored, then as a rebuild from scratch makes them. */
-async function countsAndRecount(siteId: number) {
-  return runInDurableObject(env.SITE.getByName(String(siteId)), (o: SiteObject) => {
-    const read = () => ({
-      units: o.store.all("SELECT id, segment_count, needs_work, counted FROM units ORDER BY id"),
-      unitCounts: o.store.all("SELECT * FROM unit_counts ORDER BY unit_id, language"),
-      site: o.store.all("SELECT * FROM site_counts ORDER BY language"),
-      // Every column: a row whose counts are all 0 is the same as no row (a recount leaves none).
-      prefixes: o.store.all("SELECT * FROM prefix_counts WHERE total <> 0 OR ok <> 0 OR stale <> 0 OR review <> 0 OR attention <> 0 ORDER BY prefix, language"),
-    });
-    const maintained = read();
-    o.store.tx(() => rebuildCounts(o.store, siteTargets(o.store.getMeta<SiteSettings>("settings")!)));
-    return { maintained, recount: read() };
-  });
-}
+const countsAndRecount = (siteId: number) =>
+  recounted(siteId, (o) => ({
+    units: o.store.all("SELECT id, segment_count, needs_work, counted FROM units ORDER BY id"),
+    unitCounts: o.store.all("SELECT * FROM unit_counts ORDER BY unit_id, language"),
+    site: o.store.all("SELECT * FROM site_counts ORDER BY language"),
+    // Every column: a row whose counts are all 0 is the same as no row (a recount leaves none).
+    prefixes: o.store.all("SELECT * FROM prefix_counts WHERE total <> 0 OR ok <> 0 OR stale <> 0 OR review <> 0 OR attention <> 0 ORDER BY prefix, language"),
+  }));
 
 describe("maintained counts", () => {
   it("are compared column by column: a drift in review, stale or attention on a row whose total and ok are 0 is seen", async () => {
@@ -40,7 +32,7 @@ describe("maintained counts", () => {
     await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello there" }]));
     expect((await countsAndRecount(site.siteId)).maintained.prefixes.length).toBeGreaterThan(0);
     for (const column of ["review", "stale", "attention"]) {
-      await runInDurableObject(env.SITE.getByName(String(site.siteId)), (o: SiteObject) => {
+      await runInDurableObject(stubOf(site.siteId), (o: SiteObject) => {
         o.store.run("DELETE FROM prefix_counts WHERE prefix = 'drift:'");
         o.store.run(`INSERT INTO prefix_counts (prefix, language, total, ok, ${column}) VALUES ('drift:', 'de', 0, 0, 1)`);
       });
@@ -121,7 +113,7 @@ describe("maintained counts", () => {
     // fr: while the engine works, post:1/a changes, post:1/c goes and page:3 is deleted.
     const created = (await c.post("/v1/jobs", { confirm: true, languages: ["fr"] })).body;
     let changed = false;
-    await runInDurableObject(env.SITE.getByName(String(site.siteId)), async (o: SiteObject) => {
+    await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
       const settings = o.store.getMeta<SiteSettings>("settings")!;
       const engine = fakeEngine({
         limits: { maxSegments: 1000, maxCharacters: 1e9 },
@@ -134,7 +126,7 @@ describe("maintained counts", () => {
           }
         },
       });
-      await runJobs({ store: o.store, env: (o as any).env, settings, engineFor: () => engine }, 60_000);
+      await runJobs(runnerDeps(o, { settings, engineFor: () => engine }), 60_000);
     });
     expect(changed).toBe(true);
     expect((await c.get(`/v1/jobs/${created.id}`)).body.status).toBe("succeeded");

@@ -3,18 +3,16 @@
 // HTTP-level fake of chat completions; RunnerDeps.engineContext = false sends none (bench i
 // part 2).
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
 import { createOpenAiEngine } from "../../src/engines/openai";
 import { cut, NEIGHBOUR_CHARACTERS, neighbourText, UnitContexts } from "../../src/site/jobs/neighbours";
 import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
-import { stubOf } from "../helpers/faults";
 import { mockFetch, type RecordedRequest } from "../helpers/http";
+import { runnerDeps, stubOf } from "../helpers/site";
 
 const KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345";
 const URL_ = "https://llm.example.test/v1/chat/completions";
@@ -46,10 +44,9 @@ async function runWithOpenAi(siteId: number, key: string, engineContext?: boolea
   const c = client(key);
   const created = await c.post("/v1/jobs", { confirm: true });
   expect(created.status).toBe(202);
-  await runInDurableObject(env.SITE.getByName(String(siteId)), async (o: SiteObject) => {
-    const settings = o.store.getMeta<SiteSettings>("settings")!;
+  await runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
     const engine = createOpenAiEngine(openAiEnv);
-    await runJobs({ store: o.store, env: (o as any).env, settings, engineFor: () => engine, engineContext }, 60_000);
+    await runJobs(runnerDeps(o, { engineFor: () => engine, engineContext }), 60_000);
   });
   expect((await c.get(`/v1/jobs/${created.body.id}`)).body.status).toBe("succeeded");
 }
@@ -191,8 +188,7 @@ describe("the units' contexts over a job's languages", () => {
     const engine = fakeEngine();
     const rows = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
       const reads = countContextReads(o);
-      const settings = o.store.getMeta<SiteSettings>("settings")!;
-      await runJobs({ store: o.store, env: (o as any).env, settings, engineFor: () => engine }, { budgetMs: 60_000, sliceItems: 3 }).finally(reads.done);
+      await runJobs(runnerDeps(o, { engineFor: () => engine }), { budgetMs: 60_000, sliceItems: 3 }).finally(reads.done);
       return reads.done();
     });
     // 12 live segments, read once (not once per language: 36).

@@ -6,13 +6,13 @@
 // generated sites with repeats across units and languages, every translation state, memory
 // hits by source language, writable_languages, removed segments and deleted units.
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
 import { estimateScope, type JobScope, scopeQuery } from "../../src/site/jobs/scope";
 import type { SiteObject } from "../../src/site/object";
 import type { Store } from "../../src/site/store";
 import { createSite } from "../helpers/api";
+import { stubOf } from "../helpers/site";
 
 const LANGUAGES = ["de", "fr", "es"];
 
@@ -97,7 +97,7 @@ function oracle(store: Store, settings: SiteSettings, scope: JobScope, languages
 
 async function withSite<T>(rows: SiteRows, fn: (store: Store, settings: SiteSettings) => T): Promise<T> {
   const site = await createSite({ target_languages: LANGUAGES.map((code) => ({ code })) });
-  return runInDurableObject(env.SITE.getByName(String(site.siteId)), (o: SiteObject) => {
+  return runInDurableObject(stubOf(site.siteId), (o: SiteObject) => {
     seed(o.store, rows);
     return fn(o.store, o.store.getMeta<SiteSettings>("settings")!);
   });

@@ -4,10 +4,8 @@
  * and in a job: context for the engine only (never a result, never billed differently).
  */
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
 import { protect } from "../../src/markup/protect";
 import { runJobs } from "../../src/site/jobs/runner";
 import { rememberTranslation } from "../../src/site/memory/entries";
@@ -20,8 +18,7 @@ import { fingerprint } from "../../src/site/sync/fingerprint";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
 import { allResults } from "../helpers/jobs";
-
-const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
+import { runnerDeps, stubOf } from "../helpers/site";
 
 /** Plain Levenshtein over code points, the reference the banded one is checked against. */
 function levenshtein(a: string, b: string): number {
@@ -288,8 +285,7 @@ describe("in a job", () => {
     const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
     const engine = fakeEngine({ translation: (text) => `[de] ${text}` });
     await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
-      const settings = o.store.getMeta<SiteSettings>("settings")!;
-      await runJobs({ store: o.store, env: (o as unknown as { env: Env }).env, settings, engineFor: () => engine }, { budgetMs: 60_000 });
+      await runJobs(runnerDeps(o, { engineFor: () => engine }), { budgetMs: 60_000 });
     });
     expect(engine.requests).toHaveLength(1);
     expect(engine.requests[0].segments).toEqual([

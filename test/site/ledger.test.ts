@@ -4,13 +4,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
 import { FLUSH_ROWS, flushUsage, LedgerWriter, queueUsage } from "../../src/site/jobs/ledger";
 import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
-import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
-import { flakyDb, ledger, stubOf, sumCharacters, texts } from "../helpers/faults";
+import { flakyDb, keyed, ledger, siteWithPage, sumCharacters, texts } from "../helpers/faults";
+import { inObject, runnerDeps, stubOf } from "../helpers/site";
 
 const isLedgerInsert = (sql: string) => /^insert into "usage_ledger"/i.test(sql);
 
@@ -28,37 +27,30 @@ function countingDb(down: () => boolean = () => false) {
 }
 
 async function siteWithJob(n: number) {
-  const site = await createSite({ target_languages: [{ code: "de" }] });
-  const c = client(site.key);
-  const segments = texts(n, "Metered entry").map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
-  expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
+  const segments = keyed(texts(n, "Metered entry"));
+  const { site, c } = await siteWithPage(["de"], segments);
   const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
   return { site, c, jobId, chars: sumCharacters(segments.map((s) => s.text)) };
 }
-
-const inObject = <T>(siteId: number, fn: (o: SiteObject, settings: SiteSettings) => Promise<T>) =>
-  runInDurableObject(stubOf(siteId), (o: SiteObject) => fn(o, o.store.getMeta<SiteSettings>("settings")!));
 
 describe("the job's ledger rows", () => {
   it("are written behind the commits, several in one statement: one row per stored commit, none twice, the outbox emptied", async () => {
     const { site, c, jobId, chars } = await siteWithJob(240);
     const { db, log } = countingDb();
     // Slices of 10 texts: 24 commits, each queueing its row.
-    await inObject(site.siteId, (o, settings) =>
-      runJobs({ store: o.store, env: { ...(o as any).env, DB: db }, settings, engineFor: () => fakeEngine() }, { budgetMs: 60_000, sliceItems: 10 }),
-    );
+    await inObject(site.siteId, (deps) => runJobs(deps, { budgetMs: 60_000, sliceItems: 10 }), { engineFor: () => fakeEngine(), env: { DB: db } });
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job).toMatchObject({ status: "succeeded", done_segments: 240, characters: chars });
     const { rows, sum } = await ledger(site.siteId);
     // Outcomes that queue up while a commit is written go into the next one: about 24 commits.
-    const commits = await inObject(site.siteId, async (o) => o.store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", jobId)!.slices);
+    const commits = await inObject(site.siteId, async (deps) => deps.store.one<{ slices: number }>("SELECT slices FROM jobs WHERE id = ?", jobId)!.slices);
     expect(commits).toBeGreaterThan(10);
     expect(rows.map((r) => r.slice)).toEqual(Array.from({ length: commits }, (_, i) => i + 1));
     expect(sum).toBe(chars);
     // The rows of commits that landed while a write was gathering or under way went together.
     expect(log.inserts).toBeGreaterThan(0);
     expect(log.inserts).toBeLessThan(commits / 2);
-    expect(await inObject(site.siteId, async (o) => o.store.all("SELECT * FROM ledger_outbox"))).toEqual([]);
+    expect(await inObject(site.siteId, async (deps) => deps.store.all("SELECT * FROM ledger_outbox"))).toEqual([]);
   });
 });
 
@@ -67,11 +59,11 @@ describe("LedgerWriter", () => {
     const { site, jobId } = await siteWithJob(1);
     let down = true;
     const { db, log } = countingDb(() => down);
-    await inObject(site.siteId, async (o, settings) => {
+    await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
       const at = new Date("2026-11-30T23:59:59.000Z");
       const stops: number[] = [];
       // A gathering wait of an hour: only flush() ends it.
-      const writer = new LedgerWriter({ store: o.store, env: { ...(o as any).env, DB: db }, settings }, () => stops.push(1), 3_600_000);
+      const writer = new LedgerWriter(runnerDeps(o, { env: { DB: db } }), () => stops.push(1), 3_600_000);
       o.store.tx(() => queueUsage(o.store, jobId, 1, 10, at));
       writer.written();
       o.store.tx(() => queueUsage(o.store, jobId, 2, 20, at));
@@ -102,15 +94,15 @@ describe("LedgerWriter", () => {
     let lost = 0;
     const lossy = flakyDb(env.DB, { lose: (sql) => isLedgerInsert(sql) && ++lost === 1 });
     const { db, log } = countingDb();
-    await inObject(site.siteId, async (o, settings) => {
+    await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
       const at = new Date();
       o.store.tx(() => {
         for (let n = 1; n <= FLUSH_ROWS + 1; n++) queueUsage(o.store, jobId, n, 1, at);
       });
       // The first statement lands but its answer is lost: its rows stay queued.
-      await expect(flushUsage({ store: o.store, env: { ...(o as any).env, DB: lossy }, settings })).rejects.toThrow(/metering/);
+      await expect(flushUsage(runnerDeps(o, { env: { DB: lossy } }))).rejects.toThrow(/metering/);
       expect(o.store.one<{ n: number }>("SELECT count(*) AS n FROM ledger_outbox")!.n).toBe(FLUSH_ROWS + 1);
-      expect(await flushUsage({ store: o.store, env: { ...(o as any).env, DB: db }, settings })).toBe(2);
+      expect(await flushUsage(runnerDeps(o, { env: { DB: db } }))).toBe(2);
       expect(log.inserts).toBe(2);
     });
     expect(await ledger(site.siteId)).toMatchObject({ sum: FLUSH_ROWS + 1 });

@@ -4,15 +4,13 @@
  * in steps by the alarm need `memory_index`, with requests answered between the steps.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { indexNeedsMerge, MEMORY_INDEX_ROWS_PER_RUN, MERGE_GROWTH, mergeMemoryIndex, rememberTranslation } from "../../src/site/memory/entries";
 import { fuzzyMatches } from "../../src/site/memory/fuzzy";
 import type { SiteObject } from "../../src/site/object";
 import { fingerprint } from "../../src/site/sync/fingerprint";
 import { admin, client, createSite, unit } from "../helpers/api";
-
-const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
+import { stubOf } from "../helpers/site";
 
 /** The index's rows as (source text, memory target language). */
 function indexed(siteId: number) {

@@ -5,7 +5,6 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
 import type { OrgMemoryObject } from "../../src/memory/object";
 import { orgMemoryName } from "../../src/memory/stub";
 import { runJobs } from "../../src/site/jobs/runner";
@@ -13,8 +12,9 @@ import { noteMemoryChange } from "../../src/site/memory/share";
 import type { SiteObject } from "../../src/site/object";
 import { fingerprint } from "../../src/site/sync/fingerprint";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
-import { arm, deeplTranslation, type Engines, mockEngines, stubOf } from "../helpers/faults";
+import { arm, deeplTranslation, type Engines, mockEngines } from "../helpers/faults";
 import { allResults, runJob } from "../helpers/jobs";
+import { objectEnv, runnerDeps, share, stubOf } from "../helpers/site";
 
 const TARGETS = [{ code: "de", engine: "deepl" }];
 const orgObject = (orgId: number) => env.ORG_MEMORY.getByName(orgMemoryName(orgId));
@@ -41,16 +41,6 @@ async function delta(s: TestSite) {
   expect(res.status).toBe(202);
   await arm(s.siteId);
   return runJob(c, s.siteId, res.body.id);
-}
-
-/** Runs the site's alarm until no memory_share run is registered (each run sends one batch). */
-async function share(siteId: number) {
-  for (let i = 0; i < 10; i++) {
-    const due = await runInDurableObject(stubOf(siteId), (o: SiteObject) => o.alarms.dueAt("memory_share"));
-    if (due === null) return;
-    await runDurableObjectAlarm(stubOf(siteId));
-  }
-  throw new Error("memory_share still due after 10 alarms");
 }
 
 const TEXTS = [
@@ -153,11 +143,10 @@ describe("organization memory", () => {
     /** Runs the site's jobs inside the object with an ORG_MEMORY that counts the calls; answers them by method. */
     const countedRun = (s: TestSite) =>
       runInDurableObject(stubOf(s.siteId), async (o: SiteObject) => {
-        const self = o as unknown as { env: Env };
         const calls: Record<string, number> = {};
         const counting = {
           getByName: (name: string) => {
-            const real = self.env.ORG_MEMORY.getByName(name) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+            const real = objectEnv(o).ORG_MEMORY.getByName(name) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
             return new Proxy(real, {
               get:
                 (target, method: string) =>
@@ -168,9 +157,8 @@ describe("organization memory", () => {
             });
           },
         } as unknown as Env["ORG_MEMORY"];
-        const settings = o.store.getMeta<SiteSettings>("settings")!;
         // Slices of 1 item: several slices, each of which would ask.
-        await runJobs({ store: o.store, settings, env: { ...self.env, ORG_MEMORY: counting } }, { budgetMs: 60_000, sliceItems: 1 });
+        await runJobs(runnerDeps(o, { env: { ORG_MEMORY: counting } }), { budgetMs: 60_000, sliceItems: 1 });
         return calls;
       });
     const first = await site();

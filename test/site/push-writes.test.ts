@@ -4,7 +4,6 @@
 // pushed twice in one batch sees its first push's segments (and its row: units are read for the
 // whole batch at once only when their key occurs once).
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { UnitSnapshotIn } from "../../src/api/schemas";
 import type { SiteSettings } from "../../src/control/sites";
@@ -14,8 +13,7 @@ import { rebuildCounts } from "../../src/site/sync/counts";
 import { characters, fingerprint } from "../../src/site/sync/fingerprint";
 import type { StoredSegment } from "../../src/site/sync/sync";
 import { createSite, unit } from "../helpers/api";
-
-const stubOf = (siteId: number) => env.SITE.getByName(String(siteId));
+import { stubOf } from "../helpers/site";
 
 /** A stored segment with its unit's key. */
 type StoredRow = StoredSegment & { unit_key: string };

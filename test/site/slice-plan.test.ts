@@ -10,12 +10,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import siteMigrations from "../../migrations/site/migrations.js";
-import type { SiteSettings } from "../../src/control/sites";
 import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
-import { stubOf } from "../helpers/faults";
+import { runnerDeps, stubOf } from "../helpers/site";
 
 describe("a slice's load", () => {
   it("seeks results_job_text for texts translated earlier in the job, and neither scans a table whole nor sorts", async () => {
@@ -32,7 +31,6 @@ describe("a slice's load", () => {
     expect((await c.post("/v1/jobs", { type: "delta", confirm: true })).status).toBe(202);
 
     const { plan, reused } = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
-      const self = o as unknown as { env: Env };
       const all = o.store.all.bind(o.store);
       const rows = o.store.rows.bind(o.store);
       let load: { sql: string; args: unknown[] } | undefined;
@@ -42,7 +40,7 @@ describe("a slice's load", () => {
         return rows(sql, ...args);
       }) as typeof o.store.rows;
       try {
-        await runJobs({ store: o.store, env: self.env, settings: o.store.getMeta<SiteSettings>("settings")!, engineFor: () => fakeEngine() }, { budgetMs: 60_000, sliceItems: 5 });
+        await runJobs(runnerDeps(o, { engineFor: () => fakeEngine() }), { budgetMs: 60_000, sliceItems: 5 });
       } finally {
         o.store.rows = rows;
       }
@@ -77,8 +75,7 @@ describe("a slice's load", () => {
     expect((await c.put("/v1/units/batch", { units })).status).toBe(200);
     expect((await c.post("/v1/jobs", { type: "delta", confirm: true })).status).toBe(202);
     const rows = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
-      const self = o as unknown as { env: Env };
-      await runJobs({ store: o.store, env: self.env, settings: o.store.getMeta<SiteSettings>("settings")!, engineFor: () => fakeEngine() }, { budgetMs: 60_000, sliceItems: 3 });
+      await runJobs(runnerDeps(o, { engineFor: () => fakeEngine() }), { budgetMs: 60_000, sliceItems: 3 });
       const read = () =>
         o.store.all<{ kind: string; repeated: number; n: number }>(
           "SELECT substr(s.text, 1, 7) AS kind, r.repeated, count(*) AS n FROM results r JOIN segments s ON s.id = r.segment_id GROUP BY 1, 2 ORDER BY 1, 2",

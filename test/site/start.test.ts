@@ -6,32 +6,24 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
 import { orgMemoryName } from "../../src/memory/stub";
 import { STEP_WORK } from "../../src/site/jobs/invocation";
-import { type RunnerDeps, runAlarm, runJobs } from "../../src/site/jobs/runner";
+import { runAlarm, runJobs } from "../../src/site/jobs/runner";
 import { LOAD_ITEMS } from "../../src/site/jobs/slice-items";
 import type { SiteObject } from "../../src/site/object";
-import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
-import { arm, flakyDb, stubOf, texts } from "../helpers/faults";
+import { arm, flakyDb, keyed, siteWithPage, texts } from "../helpers/faults";
+import { inObject, runnerDeps, stubOf } from "../helpers/site";
 
 const engine = fakeEngine();
 
 /** One runner invocation inside the site object, with the injected engine and at most `maxSlices` slices. */
 function invocation(siteId: number, maxSlices: number, db: D1Database = env.DB) {
-  return runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
-    const self = o as unknown as { env: Env };
-    const deps: RunnerDeps = { store: o.store, settings: o.store.getMeta<SiteSettings>("settings")!, engineFor: () => engine, env: { ...self.env, DB: db } };
-    return runAlarm(deps, { budgetMs: 60_000, maxSlices, sliceItems: 50 });
-  });
+  return inObject(siteId, (deps) => runAlarm(deps, { budgetMs: 60_000, maxSlices, sliceItems: 50 }), { engineFor: () => engine, env: { DB: db } });
 }
 
 async function siteWithJob(n: number, share_memory = false) {
-  const site = await createSite({ target_languages: [{ code: "de" }], share_memory });
-  const c = client(site.key);
-  const segments = texts(n, "Start entry").map((text, i) => ({ key: `s${String(i).padStart(4, "0")}`, text }));
-  expect((await c.put("/v1/units", unit("page:1", segments))).status).toBe(200);
+  const { site, c } = await siteWithPage(["de"], keyed(texts(n, "Start entry")), { share_memory });
   const created = (await c.post("/v1/jobs", { confirm: true })).body;
   expect(created.status).toBe("queued");
   return { site, c, created, jobId: created.id as number };
@@ -123,19 +115,16 @@ describe("a slice's load", () => {
   it("goes in pieces of LOAD_ITEMS items, with a turn for waiting requests after each (at steps shorter than a piece)", async () => {
     const { site, c, jobId } = await siteWithJob(1_000);
     const turns = await runInDurableObject(stubOf(site.siteId), async (o: SiteObject) => {
-      const self = o as unknown as { env: Env };
       const at: string[] = [];
-      const deps: RunnerDeps = {
-        store: o.store,
-        settings: o.store.getMeta<SiteSettings>("settings")!,
+      const deps = runnerDeps(o, {
         engineFor: () => engine,
-        env: { ...self.env, DB: env.DB },
+        env: { DB: env.DB },
         // Without the engines' unit context, whose read is a step of its own (also at "slice").
         engineContext: false,
         nextTurn: async (point) => {
           at.push(point);
         },
-      };
+      });
       // Steps of STEP_WORK (below LOAD_ITEMS), not paced: a turn after every piece.
       await runJobs(deps, { budgetMs: 60_000, maxSlices: 1, sliceItems: 1_000, stepWork: STEP_WORK });
       return at;

@@ -7,7 +7,6 @@
  */
 
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { DOMParser } from "@xmldom/xmldom";
 import { describe, expect, it } from "vitest";
 import type { SiteSettings } from "../../src/control/sites";
@@ -20,6 +19,7 @@ import { fingerprint } from "../../src/site/sync/fingerprint";
 import { client, createSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { allResults, job } from "../helpers/jobs";
+import { stubOf } from "../helpers/site";
 
 const SITE = { sourceLanguage: "en", targetLanguages: ["de", "fr", "pt-BR"] };
 
@@ -205,7 +205,7 @@ describe("a TMX round trip across organizations", () => {
 describe("storing an import in the site object", () => {
   it("goes in transactions of IMPORT_CHUNK entries with a turn between two: a request sent after the import is answered before it ends", async () => {
     const site = await createSite({ target_languages: [{ code: "de" }] });
-    const stub = env.SITE.getByName(String(site.siteId));
+    const stub = stubOf(site.siteId);
     const settings = await runInDurableObject(stub, (o: SiteObject) => o.store.getMeta<SiteSettings>("settings")!);
     const translations = Array.from({ length: 2 * IMPORT_CHUNK + 10 }, (_, i) => ({ source: `Entry number ${i}`, targetLanguage: "de", text: `Eintrag ${i}` }));
     const order: string[] = [];
@@ -223,7 +223,7 @@ describe("storing an import in the site object", () => {
 
   it("takes a file's later translation of the same source and language, and keeps an entry an editor corrected", async () => {
     const site = await createSite({ target_languages: [{ code: "de" }] });
-    const stub = env.SITE.getByName(String(site.siteId));
+    const stub = stubOf(site.siteId);
     const memory = () => runInDurableObject(stub, (o: SiteObject) => o.store.all("SELECT source_text, text, origin FROM memory ORDER BY source_text"));
     const result = await runInDurableObject(stub, (o: SiteObject) => {
       rememberTranslation(o.store, fingerprint("Edited"), "Edited", "en", "de", "Bearbeitet", "human");

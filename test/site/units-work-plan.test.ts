@@ -4,17 +4,17 @@
  * may scan a table whole or sort in a temporary B-tree.
  */
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { WORK_STATES } from "../../src/api/schemas";
 import type { SiteSettings } from "../../src/control/sites";
 import type { SiteObject } from "../../src/site/object";
 import { unitsWithWork } from "../../src/site/sync/status";
 import { client, createSite, unit } from "../helpers/api";
+import { stubOf } from "../helpers/site";
 
 /** The plan of every query one `unitsWithWork` call makes. */
 async function plans(siteId: number, query: Parameters<typeof unitsWithWork>[3]) {
-  return runInDurableObject(env.SITE.getByName(String(siteId)), (o: SiteObject) => {
+  return runInDurableObject(stubOf(siteId), (o: SiteObject) => {
     const settings = o.store.getMeta<SiteSettings>("settings")!;
     const seen: { sql: string; args: unknown[] }[] = [];
     const all = o.store.all.bind(o.store);

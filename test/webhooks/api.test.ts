@@ -22,6 +22,7 @@ import { newThresholds } from "../../src/webhooks/usage";
 import { client, createSite, unit } from "../helpers/api";
 import { mockFetch, type RecordedRequest } from "../helpers/http";
 import { job, runJob } from "../helpers/jobs";
+import { stubOf } from "../helpers/site";
 import { siteRef } from "../helpers/webhooks";
 
 /** Each test its own endpoint: retries of an earlier test's deliveries may still arrive (answered 410, and not counted). */
@@ -215,7 +216,7 @@ describe("events from the job pipeline", () => {
     };
     const logged = vi.spyOn(console, "warn").mockImplementation(() => {});
     const created = await c.post("/v1/jobs", { confirm: true });
-    const stub = env.SITE.getByName(String(site.siteId));
+    const stub = stubOf(site.siteId);
     await runInDurableObject(stub, async (instance: SiteObject) => {
       const settings = instance.store.getMeta<SiteSettings>("settings")!;
       const emit = emitter(env, site.siteId, undefined, broken);

@@ -3,12 +3,12 @@
  * different ids): the event's data is composed only when a deliverable result is newer than
  * the ones the last event announced; the burst window's second compose message finds none.
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { client, createSite, unit } from "../helpers/api";
 import { job } from "../helpers/jobs";
+import { stubOf } from "../helpers/site";
 
-const compose = (siteId: number) => env.SITE.getByName(String(siteId)).webhookData("results.available");
+const compose = (siteId: number) => stubOf(siteId).webhookData("results.available");
 
 describe("results.available data", () => {
   it("is composed once per batch of new results: a second compose of the same results sends nothing", async () => {

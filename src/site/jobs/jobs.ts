@@ -12,7 +12,6 @@ import type { ScopeMark, Store } from "../store";
 import type { JobScope, ScopeEstimate } from "./scope";
 
 // Named here too for the object, the organization memory's look-ups and the bench, which take them from jobs.ts.
-export { estimateScope, type JobScope, type ScopeEstimate, type SharedTargets, scopeOf, scopeTexts } from "./scope";
 
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
 
@@ -112,11 +111,10 @@ export function checkJobUnits(store: Store, scope: JobScope): void {
 const estimateKey = (settings: SiteSettings, scope: JobScope, languages: string[]) => JSON.stringify([settings.sourceLanguage, scope, languages]);
 
 /**
- * Whether a job's estimate reads more than the site's own storage: a sharing site's estimate
- * counts the organization memory's exact matches (shared-hits.ts), which the Store's mark
- * cannot see change, so such a job is always estimated again at its start.
+ * Whether a job's estimate reads more than the site's own storage: a sharing site's estimate of
+ * a job not forced counts the organization memory's exact matches (memory/shared-hits.ts), which
+ * the Store's mark cannot see change, so such a job is always estimated again at its start.
  */
-/** Whether a job's estimate reads the organization's memory too (a sharing site, a job not forced). */
 const readsElsewhere = (settings: SiteSettings, scope: JobScope) => settings.shareMemory === true && !scope.force;
 
 /**
