@@ -21,20 +21,9 @@ import { SiteNeeds } from "./alarms/needs";
 import { AlarmScheduler } from "./alarms/scheduler";
 import { jobCreated, jobFinished } from "./jobs/events";
 import { ensureGlossary, glossaryCount, replaceGlossary } from "./jobs/glossary";
-import {
-  cancelJob,
-  checkJobUnits,
-  createJob,
-  getJob,
-  jobLanguages,
-  jobOut,
-  listJobs,
-  type MarkedEstimate,
-  markedEstimate,
-  markJob,
-} from "./jobs/jobs";
-import { type ScopeEstimate, scopeOf } from "./jobs/scope";
+import { cancelJob, checkJobUnits, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob } from "./jobs/jobs";
 import { flushUsage } from "./jobs/ledger";
+import { type ScopeEstimate, scopeOf } from "./jobs/scope";
 import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, importMemoryInTurns, listMemory, type MemoryKey, memoryPairs } from "./memory/admin";
 import type { MemorySearch } from "./memory/search";
 import { sharingChanged } from "./memory/share";
