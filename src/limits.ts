@@ -47,9 +47,6 @@ export const LIMITS = {
 export const ADAPTERS = ["wordpress", "drupal", "wagtail", "strapi"] as const;
 export type Adapter = (typeof ADAPTERS)[number];
 
-export const ENGINES = ["pseudo", "deepl", "google", "azure", "workers_ai", "openai"] as const;
-export type EngineName = (typeof ENGINES)[number];
-
 export const FORMATS = ["plain", "html", "markdown", "rich_text"] as const;
 export type Format = (typeof FORMATS)[number];
 

@@ -5,7 +5,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { characters } from "../characters";
-import { ADAPTERS, CAPABILITIES, ENGINES, FORMALITIES, FORMATS, LIMITS, PLANS, QA_MODES, REVIEW_MODES } from "../limits";
+import { ENGINES } from "../engines/registry";
+import { ADAPTERS, CAPABILITIES, FORMALITIES, FORMATS, LIMITS, PLANS, QA_MODES, REVIEW_MODES } from "../limits";
 
 // ---------------------------------------------------------------- common formats
 

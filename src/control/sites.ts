@@ -1,8 +1,9 @@
 /** Sites in the control plane, and the settings object handed to a site's Durable Object. */
 import { eq, sql } from "drizzle-orm";
 import type { SiteCreate, SitePatch } from "../api/schemas";
+import type { EngineName } from "../engines/registry";
 import { notFound } from "../errors";
-import { ADAPTERS, type Adapter, type EngineName, type Formality, type QaMode, type ReviewMode } from "../limits";
+import { ADAPTERS, type Adapter, type Formality, type QaMode, type ReviewMode } from "../limits";
 import type { ControlDb } from "./db";
 import { organizations, sites, type TargetLanguageSetting } from "./schema";
 

@@ -2,8 +2,9 @@
 import { Hono } from "hono";
 import { SitePatchIn } from "../api/schemas";
 import type { SiteSettings } from "../control/sites";
+import { ENGINES } from "../engines/registry";
 import { ApiError } from "../errors";
-import { ADAPTERS, ENGINES, FORMALITIES } from "../limits";
+import { ADAPTERS, FORMALITIES } from "../limits";
 import { eraseSite } from "../ops/erasure";
 import { updateSiteSettings } from "../ops/sites";
 import { can, siteAccess } from "./access";

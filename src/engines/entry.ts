@@ -1,14 +1,13 @@
 // An engine's entry in the registry (registry.ts): what the rest of the service knows of it.
-import type { EngineName } from "../limits";
 import type { Configured } from "./config";
 import type { Engine, EngineEnv, EngineOptions } from "./types";
 
 /**
- * Each engine's file exports one; `registry.ts` lists them. The engine list of the API and the
- * dashboard is ENGINES (src/limits.ts); the labels, the concurrency defaults and the
- * construction all derive from these entries.
+ * Each engine's file exports one; `registry.ts` lists them. The engine names the API and the
+ * dashboard accept (ENGINES), the labels, the concurrency defaults and the construction all
+ * derive from these entries.
  */
-export interface EngineEntry<N extends EngineName = EngineName> {
+export interface EngineEntry<N extends string = string> {
   name: N;
   /** How the dashboard names the engine (a site's settings). */
   label: string;

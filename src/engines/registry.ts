@@ -5,9 +5,9 @@
 // message naming the secret or binding to set, before any request is made. Callers that want
 // to report this up front (e.g. when a site enables an engine) ask `engineConfiguration()`.
 //
-// Adding an engine: its file (which exports its EngineEntry), its name in ENGINES
-// (src/limits.ts, what the API and the control plane accept) and its line below.
-import type { EngineName } from "../limits";
+// Adding an engine: its file, which exports its EngineEntry, and its line in REGISTRY below.
+// The engine list the API, its document and the control plane accept (ENGINES), the names'
+// type, the dashboard's labels and the concurrency defaults all derive from the entries.
 import { AZURE } from "./azure";
 import { MAX_ENGINE_CONCURRENCY } from "./concurrency";
 import { DEEPL } from "./deepl";
@@ -18,15 +18,24 @@ import { PSEUDO } from "./pseudo";
 import type { Engine, EngineEnv, EngineOptions } from "./types";
 import { WORKERS_AI } from "./workers_ai";
 
-/** Every engine's entry, by name: the compiler asks for a line here for each name in ENGINES. */
-export const REGISTRY: { readonly [N in EngineName]: EngineEntry<N> } = {
+/** Every engine's entry, by its name; the order is the order the API's document lists them in. */
+export const REGISTRY = {
   pseudo: PSEUDO,
   deepl: DEEPL,
   google: GOOGLE,
   azure: AZURE,
   workers_ai: WORKERS_AI,
   openai: OPENAI,
-};
+} as const satisfies { readonly [N in string]: EngineEntry<N> };
+
+/** An engine's name: one of the registry's keys. */
+export type EngineName = keyof typeof REGISTRY;
+
+/** Every engine's name, in the registry's order (what the API and the control plane accept); the compiler checks each entry's name is its key. */
+export const ENGINES = Object.keys(REGISTRY satisfies { readonly [N in EngineName]: EngineEntry<N> }) as [EngineName, ...EngineName[]];
+
+/** Whether `name` is an engine of the registry. */
+export const isEngineName = (name: string): name is EngineName => Object.hasOwn(REGISTRY, name);
 
 /** `options.sleep`: the wait between an engine's retries (the site object hands down its own; tests one that returns at once). */
 export function createEngine(name: EngineName, env: EngineEnv, options: EngineOptions = {}): Engine {
@@ -44,13 +53,13 @@ export function engineConfiguration(name: EngineName, env: EngineEnv): { configu
 
 /** How the dashboard names an engine; an unknown name as it is. */
 export function engineLabel(name: string): string {
-  return Object.hasOwn(REGISTRY, name) ? REGISTRY[name as EngineName].label : name;
+  return isEngineName(name) ? REGISTRY[name].label : name;
 }
 
-/** `ENGINE_CONCURRENCY_<ENGINE>` from the env (a whole number 1–32), else the engine's default. */
-export function engineConcurrency(name: EngineName, env: Record<string, unknown>): number {
+/** `ENGINE_CONCURRENCY_<ENGINE>` from the env (a whole number 1–32), else the engine's default (1 for a name outside the registry). */
+export function engineConcurrency(name: string, env: Record<string, unknown>): number {
   const raw = env[`ENGINE_CONCURRENCY_${name.toUpperCase()}`];
   const value = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
-  if (!Number.isInteger(value) || value < 1) return REGISTRY[name].concurrency;
+  if (!Number.isInteger(value) || value < 1) return isEngineName(name) ? REGISTRY[name].concurrency : 1;
   return Math.min(value, MAX_ENGINE_CONCURRENCY);
 }

@@ -1,4 +1,4 @@
-import type { EngineName, Formality, Format } from "../limits";
+import type { Formality, Format } from "../limits";
 
 /** A term of the organization's glossary (D1). `language` is the target language code. */
 export interface GlossaryTerm {
@@ -60,7 +60,8 @@ export interface EngineLimits {
 }
 
 export interface Engine {
-  readonly name: EngineName;
+  /** Its name in the registry (registry.ts, EngineName). */
+  readonly name: string;
   /** Origin recorded on results: `llm` for the openai engine, `mt` for every other. */
   readonly origin: "mt" | "llm";
   readonly limits: EngineLimits;

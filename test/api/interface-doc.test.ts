@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import doc from "../../docs/interface.md?raw";
-import { ADAPTERS, ENGINES, FORMALITIES, REVIEW_MODES } from "../../src/limits";
+import { ENGINES } from "../../src/engines/registry";
+import { ADAPTERS, FORMALITIES, REVIEW_MODES } from "../../src/limits";
 import { request } from "../helpers/api";
 
 describe("docs/interface.md", () => {

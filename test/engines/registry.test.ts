@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createEngine, engineConfiguration } from "../../src/engines/registry";
-import { ENGINES } from "../../src/limits";
+import { createEngine, ENGINES, engineConfiguration } from "../../src/engines/registry";
 import { engineError, engineRequest } from "../helpers/engines";
 import { mockFetch } from "../helpers/http";
 

@@ -10,8 +10,8 @@
 // loses, repeats or invents a token fails its batch as a real engine's would (bad_response).
 import { codePointLength } from "../../src/engines/batch";
 import { runPipeline } from "../../src/engines/pipeline";
+import type { EngineName } from "../../src/engines/registry";
 import type { Engine, EngineLimits, EngineRequest } from "../../src/engines/types";
-import type { EngineName } from "../../src/limits";
 import type { ProtectMode } from "../../src/markup/protect";
 
 /** An engine that answers at once and keeps what it was sent. */

@@ -1,6 +1,7 @@
 import type { SiteSettings } from "../../control/sites";
+import type { EngineName } from "../../engines/registry";
 import { engineLabel } from "../../engines/registry";
-import type { Adapter, EngineName } from "../../limits";
+import type { Adapter } from "../../limits";
 import { Card } from "../components/Card";
 import { ConfirmDelete } from "../components/ConfirmDelete";
 import { DataTable } from "../components/DataTable";

@@ -18,9 +18,8 @@
 import { controlDb } from "../../control/db";
 import type { SiteSettings } from "../../control/sites";
 import { Semaphore } from "../../engines/concurrency";
-import { engineConcurrency } from "../../engines/registry";
+import { type EngineName, engineConcurrency } from "../../engines/registry";
 import type { Engine, EngineEnv, GlossaryTerm, RequestMeter, Sleep } from "../../engines/types";
-import type { EngineName } from "../../limits";
 import { orgMemory } from "../../memory/stub";
 import type { Emit } from "../../webhooks/emit";
 import { infra } from "../faults";
@@ -134,7 +133,7 @@ export class Invocation {
   readonly options: Required<Omit<RunOptions, "scopeChunk" | "sliceItems" | "stepWork">> & Pick<RunOptions, "scopeChunk" | "sliceItems" | "stepWork">;
   /** Turns of the event loop this invocation gave waiting requests. */
   turns = 0;
-  private readonly gates = new Map<EngineName, Semaphore>();
+  private readonly gates = new Map<string, Semaphore>();
   private glossaries?: Promise<void>;
   /** Whether the organization's memory held other sites' entries when this invocation first asked (OrgMemoryObject.holdsOthers). */
   private othersShared?: Promise<boolean>;
@@ -258,7 +257,7 @@ export class Invocation {
   }
 
   /** Requests in flight per engine, shared by the job's languages. */
-  gate(name: EngineName): Semaphore {
+  gate(name: string): Semaphore {
     let gate = this.gates.get(name);
     if (!gate) this.gates.set(name, (gate = new Semaphore(engineConcurrency(name, this.deps.env as unknown as Record<string, unknown>))));
     return gate;
