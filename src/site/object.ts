@@ -8,7 +8,7 @@ import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/site/migrations.js";
 import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot, UnitStatusInclude } from "../api/schemas";
-import { release, reserve } from "../billing/billing";
+import { release } from "../billing/billing";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
 import { type Deps, PRODUCTION_DEPS, storagePointInTime } from "../deps";
@@ -19,23 +19,22 @@ import { type Emit, emitter } from "../webhooks/emit";
 import type { CoalescedType } from "../webhooks/events";
 import { SiteNeeds } from "./alarms/needs";
 import { AlarmScheduler } from "./alarms/scheduler";
+import { eraseStorage, wasErased } from "./erase";
+import { HeldSettings } from "./held-settings";
 import { jobCreated, jobFinished } from "./jobs/events";
 import { ensureGlossary, glossaryCount, replaceGlossary } from "./jobs/glossary";
-import { cancelJob, checkJobUnits, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob } from "./jobs/jobs";
-import { flushUsage } from "./jobs/ledger";
+import { cancelJob, checkJobUnits, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, reserveJob } from "./jobs/jobs";
 import { type ScopeEstimate, scopeOf } from "./jobs/scope";
 import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, importMemoryInTurns, listMemory, type MemoryKey, memoryPairs } from "./memory/admin";
 import type { MemorySearch } from "./memory/search";
-import { sharingChanged } from "./memory/share";
 import { estimateWithShared } from "./memory/shared-hits";
 import type { TmxTranslation } from "./memory/tmx";
-import { acknowledge, applyReviews, decideAttention, listAttention, listResults, seedResultSequence } from "./results/results";
+import { acknowledge, applyReviews, decideAttention, listAttention, listResults } from "./results/results";
 import { attentionCreated, resultsAvailable } from "./results/webhook-data";
-import { capabilities, siteTargets } from "./settings";
+import { capabilities } from "./settings";
 import { diagnostics, guardStorage, reportStorage, storageBytes } from "./storage";
 import { Store } from "./store";
 import { applyBatch, type BatchBody, readBatch } from "./sync/batch";
-import { rebuildCounts } from "./sync/counts";
 import { connectorInfo, getSiteInfo, handshake } from "./sync/handshake";
 import { sourceTexts } from "./sync/source-texts";
 import { type Links, siteStatus, unitStatus, unitsWithWork } from "./sync/status";
@@ -49,15 +48,14 @@ const NOT_INVOKED = new Set(["invoke", "alarm", "fetch", "webSocketMessage", "we
 /** What a suspended site's callers are told (its keys in src/auth.ts, a job request from the dashboard here). */
 export const suspendedError = (reason: string) => new ApiError(403, `site suspended: ${reason}; contact support`);
 
-/** Key-value entry left by `erase()`. */
-const ERASED_MARK = "erased_at";
-
 export class SiteObject extends DurableObject<Env> {
   readonly store: Store;
   /** The object's one alarm, shared by its timed needs (jobs, retention). */
   readonly alarms: AlarmScheduler;
   /** When each timed need is due and what runs when it is (alarms/needs.ts). */
   private readonly needs: SiteNeeds;
+  /** The newest settings the object has seen (held-settings.ts). */
+  private readonly held: HeldSettings;
   /** The site was erased (src/control/erasure.ts): its storage holds only this mark, and every call is refused. */
   private erased = false;
   /** The latest estimate of a job request (POST /v1/jobs estimates, then creates): its job's start may take it as it is (jobs.ts, markJob). */
@@ -73,8 +71,9 @@ export class SiteObject extends DurableObject<Env> {
     this.store = new Store(ctx.storage, deps.clock);
     this.alarms = new AlarmScheduler(this.store, ctx.storage);
     this.needs = new SiteNeeds(this.store, this.alarms, () => this.env, deps);
+    this.held = new HeldSettings(this.store);
     ctx.blockConcurrencyWhile(async () => {
-      this.erased = (await ctx.storage.get(ERASED_MARK)) !== undefined;
+      this.erased = await wasErased(ctx.storage);
       if (!this.erased) await migrate(drizzle(ctx.storage), migrations);
       // Migration 0006 registers the memory's back-fill for a site that has entries: its alarm is armed here.
       if (!this.erased && this.alarms.dueAt("memory_index") !== null) await this.alarms.arm();
@@ -100,10 +99,10 @@ export class SiteObject extends DurableObject<Env> {
     try {
       // A key cached in another isolate may still name an erased site for a few seconds.
       if (this.erased) throw unauthorized("The API key is not valid (unknown, malformed or revoked).");
-      const adopted = this.adopt(settings);
+      const adopted = this.held.adopt(settings);
       return await withLogContext({ site_id: adopted.id, org_id: adopted.organizationId }, async () => {
-        if (this.shareChanged) {
-          this.shareChanged = false;
+        if (this.held.shareChanged) {
+          this.held.shareChanged = false;
           await this.needs.shareSoon();
         }
         return await fn(adopted);
@@ -112,38 +111,6 @@ export class SiteObject extends DurableObject<Env> {
       // Typed as T for callers: the Worker's stub wrapper turns the failure back into an ApiError.
       return toRpcFailure(err) as RpcFailure as T;
     }
-  }
-
-  /** Set by `adopt` when the sharing setting changed: the call registers the memory_share need. */
-  private shareChanged = false;
-
-  /** The stored settings and their JSON, kept in memory so an unchanged call costs one string comparison. */
-  private held?: { settings: SiteSettings; json: string };
-
-  /**
-   * Keeps the newest settings the object has seen (by `version`) for this call, later calls
-   * and the alarm; older ones are never adopted. A change of target languages rebuilds the counts.
-   */
-  private adopt(settings: SiteSettings): SiteSettings {
-    if (!this.held) {
-      const stored = this.store.getMeta<SiteSettings>("settings");
-      if (stored) this.held = { settings: stored, json: JSON.stringify(stored) };
-    }
-    const previous = this.held?.settings;
-    if (previous && (previous.version ?? 0) > (settings.version ?? 0)) return previous;
-    const json = JSON.stringify(settings);
-    if (previous && json === this.held!.json) return previous;
-    this.store.tx(() => {
-      if (!previous) seedResultSequence(this.store, settings.id);
-      this.store.setMeta("settings", settings);
-      const codes = (s: SiteSettings | undefined) => JSON.stringify(s?.targetLanguages.map((t) => t.code) ?? []);
-      if (codes(previous) !== codes(settings)) rebuildCounts(this.store, siteTargets(settings));
-      // Settings stored before the setting existed have none: those sites did not share.
-      if (sharingChanged(this.store, previous?.shareMemory === true, settings.shareMemory === true)) this.shareChanged = true;
-    });
-    this.store.sharesMemory = settings.shareMemory === true;
-    this.held = { settings, json };
-    return settings;
   }
 
   /** Pushed by `updateSiteSettings` right after D1 changed, so the change is effective at once. */
@@ -264,15 +231,7 @@ export class SiteObject extends DurableObject<Env> {
       checkJobUnits(this.store, scope);
       const job = createJob(this.store, scope, opts.estimate, opts.confirmedCharacters);
       markJob(this.store, settings, job, this.latestEstimate);
-      try {
-        await reserve(controlDb(this.env.DB), settings, job.id, job.estimated_characters, job.created_at);
-      } catch (err) {
-        // The job is taken back while it is still queued (the runner starts a job only after its own D1 reads): the client's
-        // retry then creates the only job. A reservation written whose answer was lost is released once no job is active.
-        const withdrawn = this.store.run("DELETE FROM jobs WHERE id = ? AND status = 'queued'", job.id) > 0;
-        if (withdrawn) throw err;
-        // Started meanwhile (the runner reserved it itself): it stands, and is answered as it is now.
-      }
+      await reserveJob(this.store, controlDb(this.env.DB), settings, job);
       await this.needs.scheduleRun();
       const created = getJob(this.store, job.id);
       jobCreated(this.env, settings, created);
@@ -310,24 +269,12 @@ export class SiteObject extends DurableObject<Env> {
     });
   }
 
-  /**
-   * Erases the site's data plane: the alarm, then all storage (SQLite tables included). What
-   * is left is a mark that refuses every later call, so nothing can write the site again;
-   * site ids are never reused.
-   *
-   * The usage ledger is a billing record that erasure keeps (src/control/erasure.ts): the rows
-   * the site's commits queued and D1 has not taken yet (ledger.ts) are written first, once no
-   * job can queue more. While D1 refuses them the erasure fails with nothing deleted, and is
-   * retried (src/ops/erasure.ts): the work a job did before the erasure stays billed.
-   */
+  /** Erases the site's data plane, leaving a mark that refuses every later call (erase.ts). */
   async erase(): Promise<void> {
     this.erased = true;
     // A job's invocation still under way meets a closed store at its next step, and queues nothing more.
     this.store.close();
-    await this.writeQueuedUsage();
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
-    await this.ctx.storage.put(ERASED_MARK, new Date().toISOString());
+    await eraseStorage(this.ctx.storage, this.env, this.deps.clock);
   }
 
   /**
@@ -347,14 +294,6 @@ export class SiteObject extends DurableObject<Env> {
     (this.deps.pointInTime ?? storagePointInTime)(this.ctx).abort("restored to an earlier point in time");
   }
 
-  /** The outbox's ledger rows to D1, through a store of its own (the object's is closed); nothing to do once the tables are gone. */
-  private async writeQueuedUsage() {
-    const store = new Store(this.ctx.storage, this.deps.clock);
-    if (store.one("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ledger_outbox'") === undefined) return;
-    const settings = store.getMeta<SiteSettings>("settings");
-    if (settings) await flushUsage({ store, env: this.env, settings });
-  }
-
   /**
    * The one alarm (alarms/scheduler.ts): runs the timed needs that are due. Jobs: the runner (runner.ts
    * decides what runs next); faults never escape it, it answers a back-off delay instead, so
@@ -370,7 +309,7 @@ export class SiteObject extends DurableObject<Env> {
 
   private async fireAlarm(settings: SiteSettings) {
     reportStorage(this.store, this.env, settings);
-    await this.alarms.fire(this.needs.handlers(settings, (s) => this.adopt(s), this.emit(settings)));
+    await this.alarms.fire(this.needs.handlers(settings, (s) => this.held.adopt(s), this.emit(settings)));
   }
 
   // ------------------------------------------------------------------ size and diagnostics

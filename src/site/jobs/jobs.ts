@@ -4,6 +4,8 @@
  * its estimate's counts, are in scope.ts.
  */
 import type { Job } from "../../api/schemas";
+import { reserve } from "../../billing/billing";
+import type { ControlDb } from "../../control/db";
 import type { SiteSettings } from "../../control/sites";
 import { invalid, notFound } from "../../errors";
 import { LIMITS } from "../../limits";
@@ -253,4 +255,20 @@ export function cancelJob(store: Store, id: number): JobRow {
     if (job.status === "running") store.setMeta(UNSETTLED, [...unsettledJobs(store), id]);
     return getJob(store, id);
   });
+}
+
+/**
+ * The job's characters reserved in D1. When D1 refuses, the job is taken back while it is still
+ * queued (the runner starts a job only after its own D1 reads) and the error stands: the
+ * client's retry then creates the only job. A reservation written whose answer was lost is
+ * released once no job is active. A job started meanwhile (the runner reserved it itself)
+ * stands, and is answered as it is now.
+ */
+export async function reserveJob(store: Store, db: ControlDb, settings: SiteSettings, job: JobRow): Promise<void> {
+  try {
+    await reserve(db, settings, job.id, job.estimated_characters, job.created_at);
+  } catch (err) {
+    const withdrawn = store.run("DELETE FROM jobs WHERE id = ? AND status = 'queued'", job.id) > 0;
+    if (withdrawn) throw err;
+  }
 }
