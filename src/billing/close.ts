@@ -102,19 +102,23 @@ export const CLOSE_PAGE = 100;
  */
 export async function closeMonth(env: Env, db: ControlDb, month: string, at: Date): Promise<CloseRun> {
   const pending: CloseRun["pending"] = [];
-  let after = 0;
-  for (let page = await candidates(db, month, after, CLOSE_PAGE); page.length; page = await candidates(db, month, after, CLOSE_PAGE)) {
-    await closeOrganizations(
-      env,
-      db,
-      page.map((o) => o.id),
-      month,
-      at,
-      pending,
-    );
-    after = page[page.length - 1].id;
-  }
+  for (let page = await closePage(env, db, month, 0, at, pending); page; page = await closePage(env, db, month, page.last, at, pending));
   return { closes: await listCloses(db, month), pending };
+}
+
+/** The next CLOSE_PAGE organizations after id `after` closed for the month (CLOSE_PAGE_QUERIES queries): how many were taken and the last id, or null when none is left. */
+async function closePage(env: Env, db: ControlDb, month: string, after: number, at: Date, pending: CloseRun["pending"]): Promise<{ taken: number; last: number } | null> {
+  const page = await candidates(db, month, after, CLOSE_PAGE);
+  if (!page.length) return null;
+  await closeOrganizations(
+    env,
+    db,
+    page.map((o) => o.id),
+    month,
+    at,
+    pending,
+  );
+  return { taken: page.length, last: page[page.length - 1].id };
 }
 
 /** Closes a page of organizations' month in CLOSE_PAGE_QUERIES - 1 queries; a Stripe failure leaves its organization open (listed in `pending`). */
@@ -225,21 +229,13 @@ export async function closeEndedMonths(env: Env, db: ControlDb, at: Date, budget
     const pending: CloseRun["pending"] = [];
     let taken = 0;
     while (budget.allows(2 + CLOSE_PAGE_QUERIES)) {
-      const page = await candidates(db, month, after, CLOSE_PAGE);
-      if (!page.length) {
+      const page = await closePage(env, db, month, after, at, pending);
+      if (!page) {
         after = 0; // the end of a pass: the next one starts over (for what Stripe refused)
         break;
       }
-      await closeOrganizations(
-        env,
-        db,
-        page.map((o) => o.id),
-        month,
-        at,
-        pending,
-      );
-      taken += page.length;
-      after = page[page.length - 1].id;
+      taken += page.taken;
+      after = page.last;
     }
     await saveCursor(db, name, after, at);
     runs.push({ month, closed: taken - pending.length, pending: pending.length, left: await openCount(db, month) });
