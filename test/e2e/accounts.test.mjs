@@ -7,12 +7,11 @@
  */
 
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { Secret, TOTP } from "otpauth";
 import { chromium } from "playwright-core";
-import { lookAt, SHOTS } from "./look.mjs";
+import { chromiumPath, lookAt, SHOTS } from "./look.mjs";
 import { ADMIN_TOKEN, startServer } from "./server.mjs";
 
 const PASSWORD = "correct horse battery staple";
@@ -23,8 +22,6 @@ let browser;
 let context;
 let page;
 const world = {};
-
-const chromiumPath = () => process.env.CHROMIUM_PATH || execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"], { encoding: "utf8" }).trim();
 
 async function api(method, path, { key = ADMIN_TOKEN, body } = {}) {
   const res = await fetch(server.base + path, {

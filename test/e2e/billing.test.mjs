@@ -7,13 +7,12 @@
  */
 
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { chromium } from "playwright-core";
 import Stripe from "stripe";
 import { E2E_PRICES, startFakeStripe, subscription } from "./fake-stripe.mjs";
-import { lookAt, SHOTS } from "./look.mjs";
+import { chromiumPath, lookAt, SHOTS } from "./look.mjs";
 import { ADMIN_TOKEN, startServer } from "./server.mjs";
 
 const PASSWORD = "correct horse battery staple";
@@ -25,11 +24,6 @@ let browser;
 let context;
 let page;
 const world = {};
-
-function chromiumPath() {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  return execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"], { encoding: "utf8" }).trim();
-}
 
 async function must(method, path, body, status) {
   const res = await fetch(server.base + path, {

@@ -6,13 +6,12 @@
  */
 
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { chromium } from "playwright-core";
 import { Webhook } from "standardwebhooks";
-import { lookAt, SHOTS } from "./look.mjs";
+import { chromiumPath, lookAt, SHOTS } from "./look.mjs";
 import { ADMIN_TOKEN, startServer } from "./server.mjs";
 
 const PASSWORD = "correct horse battery staple";
@@ -23,15 +22,6 @@ let browser;
 let context;
 let page;
 const world = {};
-
-function chromiumPath() {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
-  try {
-    return execFileSync("sh", ["-c", "command -v chromium || command -v chromium-browser"], { encoding: "utf8" }).trim();
-  } catch {
-    throw new Error("chromium is not installed: apt-get install -y chromium (or set CHROMIUM_PATH).");
-  }
-}
 
 async function api(method, path, { key = ADMIN_TOKEN, body } = {}) {
   const res = await fetch(server.base + path, {
