@@ -50,7 +50,7 @@ describe("concurrency", () => {
     expect(await allResults(c)).toHaveLength(900);
   });
 
-  it("without a var, the DESIGN.md default applies (pseudo: 8)", async () => {
+  it("without a var, the registry's default applies (pseudo: 8)", async () => {
     const { site } = await siteWithJob(["de", "fr", "es", "it"], 400);
     const { engine, stats } = recordingEngine(20);
     await inObject(site.siteId, (deps) => runJobs(deps, 60_000), { engineFor: () => engine });

@@ -106,7 +106,7 @@ describe("admin bodies", () => {
     }
   });
 
-  it("bounds and types, judged by DESIGN.md's admin API", async () => {
+  it("bounds and types, judged by the admin API's schemas", async () => {
     const term = (extra: Record<string, unknown> = {}) => ({ source: "cat", language: "de", target: "Katze", ...extra });
     const target = (extra: Record<string, unknown> = {}) => ({ code: "de", engine: "pseudo", ...extra });
     const newSite = (extra: Record<string, unknown> = {}) => ({ organization_id: other.orgId, name: "Hostile", source_language: "en", target_languages: [target()], ...extra });

@@ -108,7 +108,7 @@ describe("odd Unicode in pushed units", () => {
   });
 });
 
-describe("U+0000 (DESIGN.md: a 422 naming the field)", () => {
+describe("U+0000 (a 422 naming the field)", () => {
   const NUL = "a\u0000b";
   it("in any text of a pushed unit is a 422 whose detail names the field; nothing is stored", async () => {
     const { site, c } = await setup();

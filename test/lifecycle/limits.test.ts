@@ -43,7 +43,7 @@ async function burst(n: number, send: () => Promise<{ status: number }>) {
 }
 
 describe("per API key: 600 requests a minute", () => {
-  it("wrangler.toml declares the limits of DESIGN.md", () => {
+  it("wrangler.toml declares the documented limits", () => {
     const limiters = [...toml.matchAll(/\[\[ratelimits\]\]\s*name = "(\w+)"\s*namespace_id = "\d+"\s*simple = \{ limit = (\d+), period = (\d+) \}/g)].map((m) => [
       m[1],
       Number(m[2]),
