@@ -12,8 +12,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { setImmediate } from "node:timers";
 import site from "../migrations/site/migrations.js";
-import { nextTurn } from "../src/site/jobs/invocation";
-import { fingerprint } from "../src/site/sync/fingerprint";
+import { fingerprint } from "../src/site/fingerprint";
+import { nextTurn } from "../src/site/turn";
 import { batchBody, segmentText } from "./data.mjs";
 import type { BatchSpec } from "./site.object";
 

@@ -9,6 +9,7 @@ import type { UnitSnapshot } from "../src/api/schemas";
 import type { SiteSettings } from "../src/control/sites";
 import { createPseudoEngine } from "../src/engines/pseudo";
 import type { Engine } from "../src/engines/types";
+import { characters, fingerprint } from "../src/site/fingerprint";
 import { type ContextItem, UnitContexts } from "../src/site/jobs/neighbours";
 import { currentJob, runJobs } from "../src/site/jobs/runner";
 import { estimateScope, scopeOf } from "../src/site/jobs/scope";
@@ -16,7 +17,6 @@ import { indexNeedsMerge, mergeMemoryIndex } from "../src/site/memory/entries";
 import { fuzzyMatches } from "../src/site/memory/fuzzy";
 import { SiteObject } from "../src/site/object";
 import { rebuildCounts } from "../src/site/sync/counts";
-import { characters, fingerprint } from "../src/site/sync/fingerprint";
 import { batchBody, memoryText, segmentKey, segmentText, unitKey } from "./data.mjs";
 
 /**

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { fingerprint } from "../../src/site/sync/fingerprint";
+import { fingerprint } from "../../src/site/fingerprint";
 import { client, createSite, request, unit } from "../helpers/api";
 
 const seg = (key: string, text: string, extra: Record<string, unknown> = {}) => ({ key, text, ...extra });

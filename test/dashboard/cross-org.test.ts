@@ -12,7 +12,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dashboard } from "../../src/dashboard";
-import { fingerprint } from "../../src/site/sync/fingerprint";
+import { fingerprint } from "../../src/site/fingerprint";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { job } from "../helpers/jobs";

@@ -3,8 +3,8 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fingerprint } from "../../src/site/fingerprint";
 import { fingerprintDigest as sha256Hex } from "../../src/site/sha256";
-import { fingerprint } from "../../src/site/sync/fingerprint";
 
 const reference = (text: string) => createHash("sha256").update(text.replace(/\r\n/g, "\n").normalize("NFC"), "utf8").digest("hex");
 

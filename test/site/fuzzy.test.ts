@@ -7,6 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { protect } from "../../src/markup/protect";
+import { fingerprint } from "../../src/site/fingerprint";
 import { runJobs } from "../../src/site/jobs/runner";
 import { rememberTranslation } from "../../src/site/memory/entries";
 import { fuzzyMatches } from "../../src/site/memory/fuzzy";
@@ -14,7 +15,6 @@ import { RARE_TRIGRAMS, rareTrigrams, trigrams } from "../../src/site/memory/fuz
 import { searchMemory } from "../../src/site/memory/search";
 import { boundedDistance, shownText, similarity } from "../../src/site/memory/similarity";
 import type { SiteObject } from "../../src/site/object";
-import { fingerprint } from "../../src/site/sync/fingerprint";
 import { client, createSite, unit } from "../helpers/api";
 import { fakeEngine } from "../helpers/fake-engine";
 import { allResults } from "../helpers/jobs";

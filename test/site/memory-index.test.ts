@@ -5,10 +5,10 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { fingerprint } from "../../src/site/fingerprint";
 import { indexNeedsMerge, MEMORY_INDEX_ROWS_PER_RUN, MERGE_GROWTH, mergeMemoryIndex, rememberTranslation } from "../../src/site/memory/entries";
 import { fuzzyMatches } from "../../src/site/memory/fuzzy";
 import type { SiteObject } from "../../src/site/object";
-import { fingerprint } from "../../src/site/sync/fingerprint";
 import { admin, client, createSite, unit } from "../helpers/api";
 import { stubOf } from "../helpers/site";
 

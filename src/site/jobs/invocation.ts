@@ -24,6 +24,7 @@ import { orgMemory } from "../../memory/stub";
 import type { Emit } from "../../webhooks/emit";
 import { infra } from "../faults";
 import type { Store } from "../store";
+import { nextTurn } from "../turn";
 import type { Committer } from "./committer";
 import { glossaryDue, glossaryFor, readGlossary, replaceGlossary } from "./glossary";
 import { LedgerWriter } from "./ledger";
@@ -73,9 +74,6 @@ export const MAX_STEP_WORK = 2_000;
 export const STEP_MS = 5;
 /** Wall time measured before the pace is trusted, in ms (workerd's clock moves in whole ms). */
 const PACE_AFTER_MS = 20;
-
-/** Lets waiting requests (and I/O) in: the next turn of the event loop. */
-export const nextTurn = (): Promise<void> => scheduler.wait(0);
 
 /**
  * Where the runner lets requests in: after a job's start, after a chunk of its scope is fixed,

@@ -20,7 +20,6 @@ import { orgMemory } from "../../memory/stub";
 import { redactError } from "../../obs/log";
 import { record as recordEvent } from "../../obs/metrics";
 import { backoffMs, InfrastructureError, infra, isInfrastructure } from "../faults";
-import { estimateWithShared } from "../memory/shared-hits";
 import type { Store } from "../store";
 import { addErrors } from "./commit";
 import { Committer } from "./committer";
@@ -29,6 +28,7 @@ import { Invocation, type RunnerDeps, type RunOptions, SCOPE_ITEMS } from "./inv
 import { type JobRow, jobOut, markSettled, storedEstimate, unsettledJobs } from "./jobs";
 import { flushUsage } from "./ledger";
 import { type JobScope, scopeQuery } from "./scope";
+import { estimateWithShared } from "./shared-hits";
 import { runSlice } from "./slice";
 
 export { type RunnerDeps, type RunOptions, SUBREQUEST_BUDGET } from "./invocation";

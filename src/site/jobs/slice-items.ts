@@ -11,13 +11,13 @@ import type { Engine } from "../../engines/types";
 import type { Format } from "../../limits";
 import { orgMemory } from "../../memory/stub";
 import { type FuzzyMatch, fuzzyMatches, hasFuzzyIndex } from "../memory/fuzzy";
-import { sharedHits } from "../memory/shared-hits";
 import { stateSql } from "../state";
 import { type Produced, type SliceItem, TRANSLATION_MARK } from "./commit";
 import type { Invocation } from "./invocation";
 import type { JobRow } from "./jobs";
 import type { ContextItem } from "./neighbours";
 import type { JobScope } from "./scope";
+import { sharedHits } from "./shared-hits";
 
 /** Source characters per slice at most (at least one item is always taken). */
 export const SLICE_CHARACTERS = 200_000;

@@ -10,9 +10,9 @@
  * memory (`noteMemoryChange`; the object then registers its copy, `shareSoon`).
  */
 import { notFound } from "../../errors";
-import { nextTurn } from "../jobs/invocation";
+import { fingerprint } from "../fingerprint";
 import type { Store } from "../store";
-import { fingerprint } from "../sync/fingerprint";
+import { nextTurn } from "../turn";
 import { rememberTranslation } from "./entries";
 import { fuzzyMatches } from "./fuzzy";
 import { type MemoryEntry, type MemorySearch, searchMemory } from "./search";

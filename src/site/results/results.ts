@@ -10,14 +10,14 @@ import { type QAIssue, runQA } from "../../qa";
 import { decodeCursor, encodeCursor, isNumber } from "../cursor";
 import { glossaryFor } from "../jobs/glossary";
 import { rememberTranslation } from "../memory/entries";
+import { parseResultId, resultId } from "../result-id";
 import { capabilities, siteTargets } from "../settings";
 import { stateSql } from "../state";
 import type { Store } from "../store";
 import { refreshUnits } from "../sync/counts";
 import { attentionUrl, type Links } from "../sync/status";
-import { parseResultId, resultId } from "./result-id";
 
-export { parseResultId, resultId } from "./result-id";
+export { parseResultId, resultId } from "../result-id";
 
 /**
  * Result ids are opaque `r_<n>`; each site's sequence starts at site id × 10⁹ so that an id

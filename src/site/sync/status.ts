@@ -2,7 +2,7 @@
 import type { LanguageCounts, SegmentResult, TranslationStatus, UnitStatus, UnitStatusInclude, UnitsWork, WorkState } from "../../api/schemas";
 import type { SiteSettings } from "../../control/sites";
 import { notFound } from "../../errors";
-import { resultId } from "../results/result-id";
+import { resultId } from "../result-id";
 import { lower, siteTargets } from "../settings";
 import { stateSql } from "../state";
 import type { Store } from "../store";

@@ -5,11 +5,11 @@
  */
 import type { SegmentInput, SyncResult, UnitSnapshot } from "../../api/schemas";
 import type { SiteSettings } from "../../control/sites";
+import { characters, fingerprint } from "../fingerprint";
 import { rememberTranslation } from "../memory/entries";
 import { lower, siteTargets, targetCodeMap } from "../settings";
 import type { Store } from "../store";
 import { type CountSink, newUnitCounts, refreshUnit, writeNewUnitCounts } from "./counts";
-import { characters, fingerprint } from "./fingerprint";
 import { PushWrites, type UnitRef } from "./push-writes";
 
 /** A segment row as a push reads it back. */

@@ -10,8 +10,8 @@
 import type { SiteSettings } from "../../control/sites";
 import { type OrgMemoryApi, orgMemory } from "../../memory/stub";
 import { log, redactError } from "../../obs/log";
-import { estimateScope, type JobScope, type ScopeEstimate, type SharedTargets, scopeTexts } from "../jobs/scope";
 import type { Store } from "../store";
+import { estimateScope, type JobScope, type ScopeEstimate, type SharedTargets, scopeTexts } from "./scope";
 
 /** Texts per estimate call, and calls at once: a bound value of about 200 KB each. */
 export const SHARED_KEYS = 2_000;

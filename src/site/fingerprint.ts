@@ -1,4 +1,4 @@
-import { fingerprintDigest } from "../sha256";
+import { fingerprintDigest } from "./sha256";
 
 /** Text that NFC leaves as it is without looking: ASCII, and Latin-1 letters that are already composed. */
 const NFC_STABLE = /^[\u0000-\u02ff]*$/;
@@ -13,4 +13,4 @@ export function fingerprint(text: string): string {
 }
 
 /** Characters as billed and limited: Unicode code points (one definition, in src/characters.ts). */
-export { characters } from "../../characters";
+export { characters } from "../characters";
