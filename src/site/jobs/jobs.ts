@@ -114,7 +114,7 @@ const estimateKey = (settings: SiteSettings, scope: JobScope, languages: string[
 
 /**
  * Whether a job's estimate reads more than the site's own storage: a sharing site's estimate of
- * a job not forced counts the organization memory's exact matches (memory/shared-hits.ts), which
+ * a job not forced counts the organization memory's exact matches (shared-hits.ts), which
  * the Store's mark cannot see change, so such a job is always estimated again at its start.
  */
 const readsElsewhere = (settings: SiteSettings, scope: JobScope) => settings.shareMemory === true && !scope.force;
