@@ -22,7 +22,12 @@ export async function dashboardError(err: Error, c: Context<DashApp>) {
   // After a refused form, "Go back" returns to the page it came from (only ever a dashboard page of this origin).
   const referer = c.req.method === "POST" ? c.req.header("referer") : undefined;
   const back = referer?.startsWith(`${new URL(c.req.url).origin}/dashboard`) ? (dashboardPath(referer.slice(new URL(c.req.url).origin.length)) ?? undefined) : undefined;
-  if (err instanceof ApiError) return render(ctx, <ErrorPage status={err.status} detail={err.detail} viewer={v} back={back} />, err.status as 404);
+  if (err instanceof ApiError) {
+    const page = await render(ctx, <ErrorPage status={err.status} detail={err.detail} viewer={v} back={back} />, err.status as 404);
+    // The answer's own headers (`Retry-After` on a 429) go with the page, as the API sends them with its error.
+    for (const [name, value] of Object.entries(err.headers ?? {})) page.headers.set(name, value);
+    return page;
+  }
   if (err instanceof HTTPException && err.status === 403)
     return render(ctx, <ErrorPage status={403} detail="This form was sent from another website, so it was refused. Open the dashboard directly and try again." viewer={v} />, 403);
   if (err instanceof HTTPException && err.status === 413) return render(ctx, <ErrorPage status={413} detail="The upload is larger than 10 MB." viewer={v} />, 413);

@@ -28,11 +28,13 @@ export async function noteFailure(env: Env, user: { id: number; email: string },
   return until;
 }
 
-/** The refusal while a person's sign-in is paused (the second step and the account's two-factor forms). */
-export const pausedError = (until: Date) =>
+/** The refusal while a person's sign-in is paused (the second step and the account's two-factor forms), with `Retry-After` in seconds. */
+export const pausedError = (until: Date, now: Date) =>
   new ApiError(
     429,
     `Too many wrong tries in a row: signing in to this account is paused until ${until.toISOString().slice(0, 16).replace("T", " ")} UTC. We mailed the account's address a link that unlocks it now.`,
+    undefined,
+    { "Retry-After": String(Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000))) },
   );
 
 export async function unlockLinkState(env: Env, token: string, now: Date) {

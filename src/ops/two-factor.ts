@@ -83,7 +83,7 @@ export async function confirmTwoFactor(
  */
 async function reauthenticate(env: Env, row: typeof users.$inferSelect, password: string, code: string, base: string | null, now: Date) {
   const paused = pausedUntil(row, now);
-  if (paused) throw pausedError(paused);
+  if (paused) throw pausedError(paused, now);
   if (!(await verifyPassword(password, row.passwordHash))) {
     await noteFailure(env, row, "password", base, now);
     throw new ApiError(422, "password: that is not your password. Enter the password you sign in with.");
@@ -105,7 +105,7 @@ export async function verifySecondFactor(
   field = "code",
 ) {
   const paused = pausedUntil(row, now);
-  if (paused) throw pausedError(paused);
+  if (paused) throw pausedError(paused, now);
   const how = await checkSecondFactor(env, row.id, code, now);
   if (!how) {
     // This try was simply wrong (422); a pause it started refuses the next ones.

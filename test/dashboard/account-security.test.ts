@@ -141,8 +141,10 @@ describe("finding 2: a stolen session cannot move the second factor", () => {
     expect((await off({ code: used, password: p.password })).status).toBe(422); // replayed
     expect((await off({ code: totpCode(secret, Date.now() + 30_000) })).status).toBe(422); // no password
     const answers = [];
-    for (let i = 0; i < 9; i++) answers.push((await off({ code: String(100000 + i), password: p.password })).status);
-    expect(answers.at(-1)).toBe(429);
+    for (let i = 0; i < 9; i++) answers.push(await off({ code: String(100000 + i), password: p.password }));
+    expect(answers.at(-1)?.status).toBe(429);
+    // Paused: the page says until when, and Retry-After says it to the browser.
+    expect(answers.at(-1)?.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
     // The sign-in's code step shares the limit.
     const step = await signInForm(p.email, p.password);
     expect((await dash("POST", "/dashboard/sign-in/code", { cookie: step.cookie, form: { code: "123456" } })).status).toBe(429);
@@ -207,7 +209,8 @@ describe("finding 3: a failure budget that does not refill each minute", () => {
     }
     const at = t0 + 9 * 60_000 + 30_000;
     const step = await beginSecondStep(env, user.id, "/dashboard", new Date(at));
-    await expect(completeSecondStep(env, step, totpCode(secret, at), "https://dash.test", new Date(at))).rejects.toMatchObject({ status: 429 });
+    // Paused until a minute after the tenth failure: 30 s from now.
+    await expect(completeSecondStep(env, step, totpCode(secret, at), "https://dash.test", new Date(at))).rejects.toMatchObject({ status: 429, headers: { "Retry-After": "30" } });
     expect(await mailsTo(email, 1, "lockout")).toHaveLength(1);
     const later = t0 + 9 * 60_000 + 61_000;
     const again = await beginSecondStep(env, user.id, "/dashboard", new Date(later));
