@@ -219,9 +219,8 @@ interface Tally {
   byLanguage: Map<string, ByLanguage>;
 }
 
-/** One language's items in a commit, by segment id: produced, replacing an earlier result, done (off the job). */
+/** One language's items in a commit, by segment id: replacing an earlier result, done (off the job). */
 interface ByLanguage {
-  produced: number[];
   replaced: number[];
   done: number[];
 }
@@ -242,7 +241,7 @@ function sortOutcomes(store: Store, jobId: number, outcomes: Outcome[]): Tally {
   for (const outcome of outcomes) {
     tally.counters.billed += outcome.billed;
     let entry = tally.byLanguage.get(outcome.language);
-    if (!entry) tally.byLanguage.set(outcome.language, (entry = { produced: [], replaced: [], done: [] }));
+    if (!entry) tally.byLanguage.set(outcome.language, (entry = { replaced: [], done: [] }));
     sortProduced(store, outcome, entry, tally, moved);
     for (const item of outcome.skipped) entry.done.push(item.segment_id);
     for (const failure of outcome.failed) {
@@ -280,7 +279,6 @@ function sortProduced(store: Store, outcome: Outcome, entry: ByLanguage, tally: 
       tally.changes.push({ unitId: item.unit_id, unitKey: found.unit_key!, language: outcome.language, from: found.state, to });
     }
     tally.rows.push([item.segment_id, item.unit_id, item.language, p.text, item.fingerprint, p.origin, p.engine, JSON.stringify(p.issues), p.held ? 1 : 0, item.repeated ? 1 : 0]);
-    entry.produced.push(item.segment_id);
     // Without a translation row there is no earlier result to supersede (a result always comes with one).
     if (item.mark !== "") entry.replaced.push(item.segment_id);
     entry.done.push(item.segment_id);
