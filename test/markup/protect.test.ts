@@ -132,6 +132,17 @@ describe("protect → engine → restore", () => {
     expect(p.restore(`C&#39;est <SPAN id='m1' class="notranslate" translate="no">{nom}</SPAN> <br id="m2"/> ligne`)).toBe("C'est {name}\nligne");
   });
 
+  it("takes the spaces around a line break into its <br> (plain and markdown in HTML mode), and gives them back", () => {
+    for (const format of ["plain", "markdown"] as const) {
+      const source = "one \t \n  two\n\nthree";
+      const p = protect(source, format, "html");
+      expect(p.text).toBe('one<br id="m1">two<br id="m2">three');
+      expect(p.restore('eins<br id="m1">zwei<br id="m2">drei')).toBe("eins \t \n  zwei\n\ndrei");
+    }
+    // A long run of spaces with no line break stays text, and costs no more than its length.
+    expect(protect(`a${" ".repeat(50_000)}b`, "plain", "html").text).toBe(`a${" ".repeat(50_000)}b`);
+  });
+
   it("drops a closing tag an engine added for an element the source left open", () => {
     const p = protect("<p>Open paragraph", "html", "html");
     expect(p.restore('<p id="m1">Offener Absatz</p>')).toBe("<p>Offener Absatz");
