@@ -165,6 +165,14 @@ for (let i = 0; i < 120; i++) {
   cases.push(caseOf(`edit ${i}, first`, render(one), first.segments.map((s) => ({ key: s.key, text: s.text }))));
   cases.push(caseOf(`edit ${i}, steady`, render(edit(one)), second.segments.map((s) => ({ key: s.key, text: s.text }))));
 }
+// Every block edited (one gap with no unchanged block in it): the compare window and the order of similar pairs decide.
+for (let i = 0; i < 6; i++) {
+  const ps = Array.from({ length: 30 }, (_, k) => `${sentence()} number ${k}`);
+  const edited = ps.map((p) => p.replace(/^\w+/, pick(words)).replace(/number (\d+)/, (_, n) => `number ${n} changed`));
+  const order = i % 2 ? edited.reverse() : edited;
+  const prev = splitHtml(ps.map((p) => `<p>${p}</p>`).join("\n")).segments.map((s) => ({ key: s.key, text: s.text }));
+  cases.push(caseOf(`edit everything ${i}`, order.map((p) => `<p>${p}</p>`).join("\n"), prev));
+}
 // Texts beyond 256 distinct code points (the PHP port's second distance routine), and long ones.
 const wide = (n, from) => Array.from({ length: n }, (_, k) => String.fromCodePoint(from + ((k * 7) % 400))).join("");
 const cjk = [wide(300, 0x4e00), wide(280, 0x4f00), wide(150, 0x5000)];
