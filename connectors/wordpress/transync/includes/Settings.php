@@ -196,7 +196,7 @@ final class Settings {
 				'error'       => __( 'Error', 'transync' ),
 			);
 			/* translators: %s: time since. */
-			$status = self::badge_text( 'conflict', $labels[ $state ] ?? $state ) . ' ' . esc_html( (string) $connection['message'] ) . ' <span class="transync-muted">' . esc_html( sprintf( __( 'since %s ago; retried automatically', 'transync' ), human_time_diff( (int) ( $connection['since'] ?? time() ) ) ) ) . '</span>';
+			$status = self::badge_text( 'conflict', $labels[ $state ] ?? $state ) . ' ' . esc_html( (string) $connection['message'] ) . ' <span class="transync-muted">' . esc_html( sprintf( __( 'Since %s ago; retried automatically.', 'transync' ), human_time_diff( (int) ( $connection['since'] ?? time() ) ) ) ) . '</span>';
 		}
 		self::row( __( 'State', 'transync' ), $status );
 		if ( $handshake ) {
