@@ -2,8 +2,8 @@
 // (connectors/wordpress/tests/fixtures/split-cases.json, written by its scripts/fixture.mjs):
 // the kit must still answer each as the file says, so both splitters answer the same.
 import { describe, expect, it } from "vitest";
-import fixture from "../../connectors/wordpress/tests/fixtures/split-cases.json";
 import { joinHtml, splitHtml } from "../../client/src/split/index.js";
+import fixture from "../../connectors/wordpress/tests/fixtures/split-cases.json";
 
 interface Case {
   name: string;

@@ -35,12 +35,22 @@ const POST = [
   block("heading", '<h2 class="wp-block-heading">Getting started</h2>'),
   block("paragraph", "<p>The first paragraph explains the idea.</p>"),
   block("paragraph", '<p>The second one has <strong>bold words</strong>, <em>emphasis</em> and a <a href="https://example.com/a?b=1&amp;c=2">link</a>.</p>'),
-  block("list", '<ul class="wp-block-list"><!-- wp:list-item -->\n<li>First item</li>\n<!-- /wp:list-item -->\n\n<!-- wp:list-item -->\n<li>Second item</li>\n<!-- /wp:list-item --></ul>'),
+  block(
+    "list",
+    '<ul class="wp-block-list"><!-- wp:list-item -->\n<li>First item</li>\n<!-- /wp:list-item -->\n\n<!-- wp:list-item -->\n<li>Second item</li>\n<!-- /wp:list-item --></ul>',
+  ),
   block("quote", '<blockquote class="wp-block-quote"><!-- wp:paragraph -->\n<p>A quoted line.</p>\n<!-- /wp:paragraph --><cite>Someone</cite></blockquote>'),
-  block("image", '<figure class="wp-block-image size-large"><img src="/a.jpg" alt="An alt text" class="wp-image-5"/><figcaption class="wp-element-caption">A caption</figcaption></figure>', '{"id":5,"sizeSlug":"large"}'),
+  block(
+    "image",
+    '<figure class="wp-block-image size-large"><img src="/a.jpg" alt="An alt text" class="wp-image-5"/><figcaption class="wp-element-caption">A caption</figcaption></figure>',
+    '{"id":5,"sizeSlug":"large"}',
+  ),
   block("code", '<pre class="wp-block-code"><code>npm install &lt;p&gt;</code></pre>'),
   block("table", '<figure class="wp-block-table"><table><thead><tr><th>Name</th><th>Value</th></tr></thead><tbody><tr><td>One</td><td>1</td></tr></tbody></table></figure>'),
-  block("buttons", '<div class="wp-block-buttons"><!-- wp:button -->\n<div class="wp-block-button"><a class="wp-block-button__link wp-element-button">Click me</a></div>\n<!-- /wp:button --></div>'),
+  block(
+    "buttons",
+    '<div class="wp-block-buttons"><!-- wp:button -->\n<div class="wp-block-button"><a class="wp-block-button__link wp-element-button">Click me</a></div>\n<!-- /wp:button --></div>',
+  ),
   block("html", '<script>var p = "<p>x</p>";</script>'),
   block("paragraph", "<p>The first paragraph explains the idea.</p>"),
 ].join("\n\n");
@@ -98,10 +108,64 @@ const EDGES = [
   "<p>a<td>b</td>c</p>",
   "<option>o1<optgroup>g<option>o2</optgroup>",
   "<p>x</P >y</p\n>",
-  "<p =a>odd attribute</p><p a=\"unterminated>x</p>",
+  '<p =a>odd attribute</p><p a="unterminated>x</p>',
 ];
 
-const SOUP_TOKENS = ["<p>", "</p>", "<li>", "</li>", "<td>", "<b>", "</b>", "<pre>", "<!--", "-->", "<script>", "</script>", "a b", " ", "\n", "<h1 class=x>", "</h1>", "&amp;", "&nbsp;", "<ul>", "</ul>", "<div>", "</div>", "<!-- wp:paragraph -->", "<title>", "</title>", "<svg>", "</svg>", "<![CDATA[", "]]>", "<br>", "</br>", "<", ">", "/", "'", '"', "=", "é", "😀", "<!doctype html>", "<table>", "<tr>", "<th>", "<dt>", "<dd>", "<option>", "<select>", "--!>", "<?x", "</ x>", "<textarea>", "</textarea>"];
+const SOUP_TOKENS = [
+  "<p>",
+  "</p>",
+  "<li>",
+  "</li>",
+  "<td>",
+  "<b>",
+  "</b>",
+  "<pre>",
+  "<!--",
+  "-->",
+  "<script>",
+  "</script>",
+  "a b",
+  " ",
+  "\n",
+  "<h1 class=x>",
+  "</h1>",
+  "&amp;",
+  "&nbsp;",
+  "<ul>",
+  "</ul>",
+  "<div>",
+  "</div>",
+  "<!-- wp:paragraph -->",
+  "<title>",
+  "</title>",
+  "<svg>",
+  "</svg>",
+  "<![CDATA[",
+  "]]>",
+  "<br>",
+  "</br>",
+  "<",
+  ">",
+  "/",
+  "'",
+  '"',
+  "=",
+  "é",
+  "😀",
+  "<!doctype html>",
+  "<table>",
+  "<tr>",
+  "<th>",
+  "<dt>",
+  "<dd>",
+  "<option>",
+  "<select>",
+  "--!>",
+  "<?x",
+  "</ x>",
+  "<textarea>",
+  "</textarea>",
+];
 const words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "iota", "kappa", "lambda", "mu", "nu", "xi", "omicron", "pi", "rho"];
 const sentence = () => Array.from({ length: 3 + int(6) }, () => pick(words)).join(" ");
 
@@ -123,22 +187,24 @@ const cases = [];
 cases.push(caseOf("a WordPress post in block markup", POST));
 EDGES.forEach((doc, i) => cases.push(caseOf(`edge ${i}`, doc)));
 for (let i = 0; i < 300; i++) {
-  cases.push(
-    caseOf(
-      `tag soup ${i}`,
-      Array.from({ length: int(40) }, () => pick(SOUP_TOKENS)).join(""),
-    ),
-  );
+  cases.push(caseOf(`tag soup ${i}`, Array.from({ length: int(40) }, () => pick(SOUP_TOKENS)).join("")));
 }
 for (let i = 0; i < 60; i++) {
-  const chars = Array.from({ length: int(120) }, () => (rnd() < 0.3 ? pick(["<", ">", "&", "/", "!", "-", "p", " ", "\n", "=", '"']) : String.fromCodePoint(32 + int(0x2ff)))).join("");
+  const chars = Array.from({ length: int(120) }, () => (rnd() < 0.3 ? pick(["<", ">", "&", "/", "!", "-", "p", " ", "\n", "=", '"']) : String.fromCodePoint(32 + int(0x2ff)))).join(
+    "",
+  );
   cases.push(caseOf(`random text ${i}`, chars));
 }
 
 // Edits: a post of paragraphs, split; then edited (insert, delete, move, edit one word, split or
 // merge a paragraph), split again with the first split's segments as `previous`; then once more
 // (the steady state, where the previous keys are not all content keys).
-const render = (ps) => ps.map((p, i) => (i % 3 === 0 ? block("paragraph", `<p>${p}</p>`) : i % 3 === 1 ? block("heading", `<h3 class="wp-block-heading">${p}</h3>`) : block("list", `<ul><li>${p}</li></ul>`))).join("\n\n");
+const render = (ps) =>
+  ps
+    .map((p, i) =>
+      i % 3 === 0 ? block("paragraph", `<p>${p}</p>`) : i % 3 === 1 ? block("heading", `<h3 class="wp-block-heading">${p}</h3>`) : block("list", `<ul><li>${p}</li></ul>`),
+    )
+    .join("\n\n");
 function edit(ps) {
   const after = [...ps];
   const i = int(ps.length);
@@ -162,8 +228,20 @@ for (let i = 0; i < 120; i++) {
   const first = splitHtml(render(ps));
   const one = edit(ps);
   const second = splitHtml(render(one), { previous: first.segments });
-  cases.push(caseOf(`edit ${i}, first`, render(one), first.segments.map((s) => ({ key: s.key, text: s.text }))));
-  cases.push(caseOf(`edit ${i}, steady`, render(edit(one)), second.segments.map((s) => ({ key: s.key, text: s.text }))));
+  cases.push(
+    caseOf(
+      `edit ${i}, first`,
+      render(one),
+      first.segments.map((s) => ({ key: s.key, text: s.text })),
+    ),
+  );
+  cases.push(
+    caseOf(
+      `edit ${i}, steady`,
+      render(edit(one)),
+      second.segments.map((s) => ({ key: s.key, text: s.text })),
+    ),
+  );
 }
 // Every block edited (one gap with no unchanged block in it): the compare window and the order of similar pairs decide.
 for (let i = 0; i < 6; i++) {
@@ -177,9 +255,21 @@ for (let i = 0; i < 6; i++) {
 const wide = (n, from) => Array.from({ length: n }, (_, k) => String.fromCodePoint(from + ((k * 7) % 400))).join("");
 const cjk = [wide(300, 0x4e00), wide(280, 0x4f00), wide(150, 0x5000)];
 const cjkEdited = [cjk[0].slice(0, 250) + wide(30, 0x5200), cjk[1], cjk[2]];
-cases.push(caseOf("many distinct code points, edited", cjkEdited.map((p) => `<p>${p}</p>`).join("\n"), splitHtml(cjk.map((p) => `<p>${p}</p>`).join("\n")).segments.map((s) => ({ key: s.key, text: s.text }))));
+cases.push(
+  caseOf(
+    "many distinct code points, edited",
+    cjkEdited.map((p) => `<p>${p}</p>`).join("\n"),
+    splitHtml(cjk.map((p) => `<p>${p}</p>`).join("\n")).segments.map((s) => ({ key: s.key, text: s.text })),
+  ),
+);
 const long = Array.from({ length: 600 }, () => pick(words)).join(" ");
-cases.push(caseOf("a long paragraph, edited at its end", `<p>${long} omega</p><p>${sentence()}</p>`, splitHtml(`<p>${long}</p>`).segments.map((s) => ({ key: s.key, text: s.text }))));
+cases.push(
+  caseOf(
+    "a long paragraph, edited at its end",
+    `<p>${long} omega</p><p>${sentence()}</p>`,
+    splitHtml(`<p>${long}</p>`).segments.map((s) => ({ key: s.key, text: s.text })),
+  ),
+);
 
 writeFileSync(OUT, `${JSON.stringify({ generator: "connectors/wordpress/scripts/fixture.mjs", cases }, null, 1)}\n`);
 console.log(`${cases.length} cases written to ${OUT}`);

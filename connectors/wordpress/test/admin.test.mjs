@@ -52,7 +52,9 @@ before(async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
   // The block editor's welcome guide closed, as a returning editor has it.
-  wp.php("update_user_meta(1, 'wp_persisted_preferences', ['core/edit-post' => ['welcomeGuide' => false], 'core' => ['editorMode' => 'visual'], '_modified' => gmdate('c')]); echo 1;");
+  wp.php(
+    "update_user_meta(1, 'wp_persisted_preferences', ['core/edit-post' => ['welcomeGuide' => false], 'core' => ['editorMode' => 'visual'], '_modified' => gmdate('c')]); echo 1;",
+  );
   await page.goto(`${wp.base}/wp-login.php`);
   await page.fill("#user_login", "admin");
   await page.fill("#user_pass", ADMIN_PASSWORD);
@@ -76,7 +78,12 @@ test("the plugin installs from its zip like any plugin (Plugins → Add New → 
 });
 
 test("the settings page: the connection, the languages, the queue, the settings", async () => {
-  const created = await wp.rest("POST", "/wp/v2/posts", { title: "Hello world", content: [block("The first paragraph explains the idea."), block("The second paragraph shows the details.")].join("\n\n"), status: "publish" }, 201);
+  const created = await wp.rest(
+    "POST",
+    "/wp/v2/posts",
+    { title: "Hello world", content: [block("The first paragraph explains the idea."), block("The second paragraph shows the details.")].join("\n\n"), status: "publish" },
+    201,
+  );
   const id = created.json.id;
   await waitFor("the drafts", () => {
     const t = wp.php(`echo json_encode((object) pll_get_post_translations(${id}));`);
@@ -102,7 +109,12 @@ test("the posts list's column and the edit screens' box, with a conflict", async
   const german = (await wp.rest("GET", `/wp/v2/posts/${de}?context=edit`)).json.content.raw;
   const first = german.match(/<p>([^<]*)<\/p>/)[1];
   await wp.rest("POST", `/wp/v2/posts/${de}`, { content: german.replace(first, "Der erste Absatz, von der Redaktion.") }, 200);
-  await wp.rest("POST", `/wp/v2/posts/${id}`, { content: [block("The first paragraph explains the idea better."), block("The second paragraph shows the details.")].join("\n\n") }, 200);
+  await wp.rest(
+    "POST",
+    `/wp/v2/posts/${id}`,
+    { content: [block("The first paragraph explains the idea better."), block("The second paragraph shows the details.")].join("\n\n") },
+    200,
+  );
   await waitFor("the conflict", () => wp.php(`echo json_encode(json_decode((string) get_post_meta(${de}, '_transync_conflicts', true)));`));
 
   await page.goto(`${wp.base}/wp-admin/edit.php?lang=en`);

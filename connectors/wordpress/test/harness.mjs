@@ -108,7 +108,10 @@ function template() {
   renameSync(join(plugins, "sqlite-database-integration-main"), join(plugins, "sqlite-database-integration"));
   cpSync(join(plugins, "sqlite-database-integration", "db.copy"), join(site, "wp-content", "db.php"));
   execFileSync("tar", ["xzf", POLYLANG, "-C", plugins]);
-  execFileSync("composer", ["dump-autoload", "--no-dev", "--classmap-authoritative", "--quiet"], { cwd: join(plugins, "polylang"), env: { ...process.env, COMPOSER_ALLOW_SUPERUSER: "1" } });
+  execFileSync("composer", ["dump-autoload", "--no-dev", "--classmap-authoritative", "--quiet"], {
+    cwd: join(plugins, "polylang"),
+    env: { ...process.env, COMPOSER_ALLOW_SUPERUSER: "1" },
+  });
   writeFileSync(join(tmp, "ready"), "");
   renameSync(tmp, dir);
   return dir;
