@@ -110,7 +110,7 @@ function template() {
   execFileSync("tar", ["xzf", POLYLANG, "-C", plugins]);
   execFileSync("composer", ["dump-autoload", "--no-dev", "--classmap-authoritative", "--quiet"], {
     cwd: join(plugins, "polylang"),
-    env: { ...process.env, COMPOSER_ALLOW_SUPERUSER: "1" },
+    env: { COMPOSER_HOME: join(tmpdir(), "transync-composer"), ...process.env, COMPOSER_ALLOW_SUPERUSER: "1" },
   });
   writeFileSync(join(tmp, "ready"), "");
   renameSync(tmp, dir);
