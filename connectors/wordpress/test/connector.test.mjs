@@ -313,6 +313,24 @@ test("a language added in Polylang and on the site is back-filled by a job, with
   assert.equal((await get(es)).status, "draft");
 });
 
+test("jobs on demand: a publish is sent but translated only when someone asks", async () => {
+  wp.php("update_option('transync_settings', ['post_types' => ['post', 'page'], 'fields' => ['title', 'content', 'excerpt'], 'jobs' => 'on_demand']); echo 1;");
+  try {
+    const created = await wp.rest("POST", "/wp/v2/posts", { title: "Translated on demand", status: "publish" }, 201);
+    const key = `post:${created.json.id}`;
+    await waitFor("the push", async () => (await unitStatus(key)).status === 200);
+    wp.cron(); // a whole scheduled pass after the push: no job
+    assert.ok((await unitStatus(key)).json.segments.every((s) => s.states.de === "missing"));
+    assert.equal(translations(created.json.id).de, undefined);
+    // Settings → Transync → Translate now.
+    const job = wp.php("echo json_encode(\\Transync\\Sync::instance()->start_job([], true));");
+    assert.equal(job.type, "delta");
+    await waitFor("the German draft", () => translations(created.json.id).de);
+  } finally {
+    wp.php("update_option('transync_settings', ['post_types' => ['post', 'page'], 'fields' => ['title', 'content', 'excerpt'], 'jobs' => 'on_publish']); echo 1;");
+  }
+});
+
 test("deleting the English post deletes its unit", async () => {
   await wp.rest("DELETE", `/wp/v2/posts/${post}?force=true`, undefined, 200);
   await waitFor("the unit's deletion", async () => (await unitStatus(unit)).status === 404);
