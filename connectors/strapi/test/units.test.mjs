@@ -135,6 +135,7 @@ function recordingSync(strapi) {
   const queued = [];
   const store = { enqueue: async (kind, unit, _uid, _entry, payload, language) => queued.push({ kind, unit, language, ...(payload ?? {}) }) };
   const sync = new Sync(strapi, store);
+  sync.soon = () => queued.push({ kind: "soon" });
   sync.types = resolveTypes(strapi.config.get(), { [ARTICLE.uid]: ARTICLE });
   return { sync, queued };
 }
@@ -158,7 +159,10 @@ test("the middleware queues pushes and deletes for the source locale, reviews fo
     queued.length = 0;
     const answer = await documentMiddleware(strapi, sync)({ uid, action, params }, async () => result);
     assert.equal(answer, result, "the action's own result is passed on");
-    return queued.map(({ kind, language, outcome }) => [kind, language ?? null, outcome ?? null]);
+    const soon = queued.filter((q) => q.kind === "soon").length;
+    const tasks = queued.filter((q) => q.kind !== "soon");
+    assert.equal(soon, tasks.length ? 1 : 0, "a prompt pass is asked for once when something was queued");
+    return tasks.map(({ kind, language, outcome }) => [kind, language ?? null, outcome ?? null]);
   };
   const unit = "api_article_article:d1";
   assert.deepEqual(await run("create", {}, { documentId: "d1" }), [["push", null, null]]);

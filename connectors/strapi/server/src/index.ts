@@ -1,5 +1,7 @@
 // The Strapi plugin `transync` (@transync/strapi): its settings, hidden content types, the
-// Document Service middleware, the cron task, and the routes under /api/transync.
+// Document Service middleware, the cron task, the routes under /api/transync (API tokens, the
+// webhook) and under /transync (the admin panel's page and edit-view panel, admin.ts).
+import { adminController, adminRoutes, PERMISSIONS } from "./admin";
 import { DEFAULTS, validateConfig } from "./config";
 import { type ContentTypeSchema, resolveTypes } from "./fields";
 import { loadKit } from "./kit";
@@ -32,6 +34,33 @@ function keepRawBody(strapi: Any): void {
   );
 }
 
+/**
+ * The webhook ids of the last five minutes (a delivery's signature is valid for five minutes):
+ * the same signed delivery sent again is answered 204 and starts no pass.
+ */
+export class RecentIds {
+  private readonly seen = new Map<string, number>();
+  constructor(
+    private readonly ttlMs = 5 * 60_000,
+    private readonly max = 10_000,
+    private readonly now = () => Date.now(),
+  ) {}
+  /** Remembers the id; answers false when it was seen within the window. */
+  add(id: string): boolean {
+    const now = this.now();
+    for (const [old, at] of this.seen) {
+      if (now - at < this.ttlMs && this.seen.size < this.max) break;
+      this.seen.delete(old);
+    }
+    const at = this.seen.get(id);
+    if (at !== undefined && now - at < this.ttlMs) return false;
+    this.seen.delete(id);
+    this.seen.set(id, now);
+    return true;
+  }
+}
+const deliveries = new RecentIds();
+
 const controller = ({ strapi }: { strapi: Any }) => ({
   /** GET /api/transync/status: the queue, the site's counts and the units with work. */
   async status(ctx: Any) {
@@ -54,7 +83,7 @@ const controller = ({ strapi }: { strapi: Any }) => ({
   },
   /** POST /api/transync/sync: a pass now (push, job by the policy, pull, reviews). */
   async sync(ctx: Any) {
-    await current().run();
+    await current().run("manual");
     ctx.body = { ok: true };
   },
   /** POST /api/transync/jobs: starts a delta job now (the way to translate with `jobs: "on_demand"`). */
@@ -64,6 +93,7 @@ const controller = ({ strapi }: { strapi: Any }) => ({
     try {
       const { api } = await s.client();
       const job = await s.startJob(api);
+      if (job) await s.setStored("backfill", []); // a delta job for every writable language back-fills too
       ctx.status = job ? 202 : 409;
       ctx.body = job ? { job } : { error: "no job started: see Strapi's log" };
     } catch (error) {
@@ -86,7 +116,13 @@ const controller = ({ strapi }: { strapi: Any }) => ({
       strapi.log.warn("transync: a webhook delivery with a wrong signature was refused");
       return ctx.unauthorized("invalid signature");
     }
-    if (event.type === "results.available" || event.type === "job.finished") void s.run();
+    const id = String(ctx.request.headers["webhook-id"] ?? "");
+    if (!deliveries.add(id)) {
+      strapi.log.info("transync: a webhook delivery seen before was ignored");
+      ctx.status = 204;
+      return;
+    }
+    if (event.type === "results.available" || event.type === "job.finished") void s.run("prompt");
     ctx.status = 204;
   },
 });
@@ -97,8 +133,10 @@ export default {
     validator: (config: unknown) => validateConfig(config),
   },
   contentTypes,
-  controllers: { transync: controller },
+  controllers: { transync: controller, admin: adminController },
+  services: { sync: () => current() },
   routes: {
+    admin: adminRoutes,
     "content-api": {
       type: "content-api",
       routes: [
@@ -122,10 +160,12 @@ export default {
     for (const locale of Object.keys(config.locales))
       if (locale !== locales.source && !locales.targets.includes(locale))
         strapi.log.warn(`transync: config.locales names "${locale}", which is not a locale of this Strapi (Settings → Internationalization)`);
-    strapi.cron.add({ transyncSync: { task: () => s.run(), options: { rule: config.cron } } });
+    await strapi.service("admin::permission").actionProvider.registerMany(PERMISSIONS);
+    strapi.cron.add({ transyncSync: { task: () => s.run("scheduled"), options: { rule: config.cron } } });
     strapi.log.info(`transync: tracking ${[...s.types.values()].map((t) => `${t.uid} (${t.fields.map((f) => f.name).join(", ")})`).join("; ") || "no content type"}`);
   },
   destroy() {
+    sync?.stop();
     sync = undefined;
   },
 };

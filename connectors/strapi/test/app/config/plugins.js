@@ -11,6 +11,7 @@ module.exports = ({ env }) => ({
       jobs: "on_change",
       cron: env("TRANSYNC_CRON", "*/2 * * * * *"),
       webhookBaseUrl: env("TRANSYNC_WEBHOOK_BASE"),
+      pushDelay: env.int("TRANSYNC_PUSH_DELAY", 2000),
       contentTypes: { "api::article.article": { titleField: "title" } },
     },
   },
