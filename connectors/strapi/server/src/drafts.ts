@@ -104,7 +104,7 @@ export function composeDraft({ kit, split, draft, record, results, earlier, take
     const result = results.get(s.key);
     const text = mine.get(s.key);
     if (unaligned.has(s.field) && !take.has(s.field)) {
-      const t = result ?? earlier.get(s.key);
+      const t = result ?? earlier.get(s.key) ?? record?.written[s.key];
       if (t !== undefined) translations[s.key] = t;
       continue;
     }

@@ -17,9 +17,9 @@ import type { Store, Task } from "./store";
 type Strapi = any;
 type Entry = Record<string, unknown>;
 
+/** package.json's version, put in by the build (scripts/build.mjs). */
 declare const TRANSYNC_STRAPI_VERSION: string;
-const VERSION: string = typeof TRANSYNC_STRAPI_VERSION === "string" ? TRANSYNC_STRAPI_VERSION : require("../package.json").version;
-export const CONNECTOR_VERSION = `transync-strapi/${VERSION}`;
+export const CONNECTOR_VERSION = `transync-strapi/${TRANSYNC_STRAPI_VERSION}`;
 /** Push and ack calls retry once inside a pass; the cron is the longer retry. */
 const RETRY = { attempts: 2, baseDelayMs: 500 };
 /** Errors kept for the Transync page. */
