@@ -64,8 +64,9 @@ export async function startService() {
  * Boots test/app with the plugin, pointed at `service`. `logs` collects what Strapi logs at
  * warn and error level (the tests read the connector's errors there). `dir`: the folder of an
  * earlier boot's database, to start again on it (a restart); `stop({ keep: true })` keeps it.
+ * `admin`: serve the admin panel.
  */
-export async function startStrapi(service, env = {}, { dir } = {}) {
+export async function startStrapi(service, env = {}, { dir, admin = false } = {}) {
   const tmp = dir ?? mkdtempSync(join(tmpdir(), "transync-strapi-"));
   mkdirSync(join(APP, "public", "uploads"), { recursive: true }); // the upload plugin refuses to start without it
   const port = await freePort();
@@ -93,7 +94,9 @@ export async function startStrapi(service, env = {}, { dir } = {}) {
   });
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete process.env[name];
   const { createStrapi } = require("@strapi/strapi");
-  const strapi = createStrapi({ appDir: APP, distDir: APP, autoReload: false, serveAdminPanel: false });
+  // With `admin`, the admin panel built by `npm run build:admin` (test/app/build) is served at /admin.
+  process.env.SERVE_ADMIN_PANEL = String(admin);
+  const strapi = createStrapi({ appDir: APP, distDir: APP, autoReload: false, serveAdminPanel: admin });
   const logs = [];
   for (const level of ["info", "warn", "error"]) {
     const original = strapi.log[level].bind(strapi.log);

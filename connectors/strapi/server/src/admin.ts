@@ -87,7 +87,9 @@ export const adminController = ({ strapi }: { strapi: Any }) => {
           (await s.store.allConflicts()).map(async (c) => {
             const row = await s.store.unit(c.unit);
             const type = row ? s.types.get(row.contentType) : undefined;
-            return { ...c, path: type && row ? adminPath(type, row.entry, c.locale) : null };
+            const source = type && row ? await s.sourceEntry(type, row.entry, locales) : null;
+            const label = type?.titleField && typeof source?.[type.titleField] === "string" ? (source[type.titleField] as string) : null;
+            return { ...c, label, path: type && row ? adminPath(type, row.entry, c.locale) : null };
           }),
         ),
         webhook: { registered: Boolean(webhook), url: webhook?.url ?? null },

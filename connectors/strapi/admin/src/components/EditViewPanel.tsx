@@ -1,11 +1,12 @@
 // The content manager's edit-view panel: each target locale's state for this entry (up to date,
 // translating, in review, stale, conflict), its conflicts with "take the new one" / "keep mine",
 // and "translate now". Everything comes from /transync/entries/…, on the admin's own session.
-import { Badge, Box, Button, Flex, Link, Typography } from "@strapi/design-system";
+import { Box, Button, Flex, Link, Typography } from "@strapi/design-system";
 import { useFetchClient, useNotification } from "@strapi/strapi/admin";
 import * as React from "react";
 import { useLocation } from "react-router-dom";
 import { errorText, type LocaleState, STATES } from "../shared";
+import { StateBadge } from "./StateBadge";
 
 interface Conflict {
   field: string;
@@ -102,9 +103,9 @@ function PanelContent({ model, documentId }: { model: string; documentId: string
                 {row.locale}
                 {row.language !== row.locale ? ` (${row.language})` : ""}
               </Typography>
-              <Badge variant={STATES[row.state].variant} title={STATES[row.state].hint}>
+              <StateBadge variant={STATES[row.state].variant} title={STATES[row.state].hint}>
                 {STATES[row.state].label}
-              </Badge>
+              </StateBadge>
             </Flex>
             {row.conflicts.map((c) => (
               <ConflictBox
@@ -153,7 +154,7 @@ function ConflictBox({ conflict, locale, canEdit, busy, onChoose }: { conflict: 
       </Typography>
       {canEdit ? (
         <Flex gap={2} marginTop={2}>
-          <Button size="S" variant="danger-light" disabled={busy} onClick={() => onChoose("take")}>
+          <Button size="S" variant="danger" disabled={busy} onClick={() => onChoose("take")}>
             Take the new one
           </Button>
           <Button size="S" variant="tertiary" disabled={busy} onClick={() => onChoose("keep")}>

@@ -1,9 +1,10 @@
 // The Transync page: the connection's state (a wrong key, an unreachable service), the handshake's
 // warnings and the locales, the queue and the last errors, the site's counts per language, the
 // open conflicts and the units with work, with links to their entries and to the dashboard.
-import { Alert, Badge, Box, Button, Flex, Link, Table, Tbody, Td, Th, Thead, Tr, Typography } from "@strapi/design-system";
+import { Alert, Box, Button, Flex, Link, Table, Tbody, Td, Th, Thead, Tr, Typography } from "@strapi/design-system";
 import { Layouts, Page, useFetchClient, useNotification } from "@strapi/strapi/admin";
 import * as React from "react";
+import { StateBadge } from "../components/StateBadge";
 import { CONNECTION, errorText } from "../shared";
 
 interface Counts {
@@ -23,7 +24,7 @@ interface Overview {
   jobs: { policy: string; active: { id: number; type: string; status: string; languages: string[]; done_segments: number; estimated_segments: number }[] };
   queue: { pending: number; failing: { unit: string; kind: string; attempts: number; error: string }[] };
   errors: { at: string; message: string }[];
-  conflicts: { unit: string; locale: string; count: number; path: string | null }[];
+  conflicts: { unit: string; label: string | null; locale: string; count: number; path: string | null }[];
   webhook: { registered: boolean };
   site: { units_total: number; segments_total: number; languages: Counts[] } | null;
   units: { external_key: string; label: string; path: string; dashboard_url: string; languages: { code: string; missing: number; stale: number; review: number; attention: number }[] }[];
@@ -93,7 +94,7 @@ export function HomePage() {
         <Flex direction="column" alignItems="stretch" gap={6}>
           <Section title="Connection">
             <Flex gap={3} alignItems="center">
-              <Badge variant={connection.variant}>{connection.label}</Badge>
+              <StateBadge variant={connection.variant}>{connection.label}</StateBadge>
               <Typography variant="omega">{data.connection.message ?? `Last checked ${when(data.connection.at)}.`}</Typography>
             </Flex>
             <Typography variant="pi" textColor="neutral600" tag="p" marginTop={2}>
@@ -161,12 +162,24 @@ export function HomePage() {
                       <Td>
                         <Typography fontWeight="bold">{t.locale}</Typography>
                       </Td>
-                      <Td>{c?.ok ?? "–"}</Td>
-                      <Td>{c?.review ?? "–"}</Td>
-                      <Td>{c?.stale ?? "–"}</Td>
-                      <Td>{c?.missing ?? "–"}</Td>
-                      <Td>{c?.attention ?? "–"}</Td>
-                      <Td>{t.atSite ? (t.writable ? "translated" : "not writable") : "missing"}</Td>
+                      <Td>
+                        <Typography>{c?.ok ?? "–"}</Typography>
+                      </Td>
+                      <Td>
+                        <Typography>{c?.review ?? "–"}</Typography>
+                      </Td>
+                      <Td>
+                        <Typography>{c?.stale ?? "–"}</Typography>
+                      </Td>
+                      <Td>
+                        <Typography>{c?.missing ?? "–"}</Typography>
+                      </Td>
+                      <Td>
+                        <Typography>{c?.attention ?? "–"}</Typography>
+                      </Td>
+                      <Td>
+                        <Typography>{t.atSite ? (t.writable ? "translated" : "not writable") : "missing"}</Typography>
+                      </Td>
                     </Tr>
                   );
                 })}
@@ -195,7 +208,7 @@ export function HomePage() {
               <Box tag="ul">
                 {data.conflicts.map((c) => (
                   <Typography tag="li" key={`${c.unit}:${c.locale}`} variant="omega">
-                    {c.path ? <Link href={`${c.path}`}>{c.unit}</Link> : c.unit} in {c.locale}: {c.count} conflict{c.count === 1 ? "" : "s"}
+                    {c.path ? <Link href={c.path}>{c.label ?? c.unit}</Link> : (c.label ?? c.unit)} in {c.locale}: {c.count} conflict{c.count === 1 ? "" : "s"}
                   </Typography>
                 ))}
               </Box>
@@ -204,7 +217,7 @@ export function HomePage() {
 
           <Section title="Entries with work">
             {data.units.length === 0 ? (
-              <Typography variant="omega">{data.site ? "Every entry is translated and approved." : "Not available while the service cannot be reached."}</Typography>
+              <Typography variant="omega">{data.site ? "Every entry is translated and approved." : "Not available until the service answers (see Connection)."}</Typography>
             ) : (
               <Table colCount={3} rowCount={data.units.length + 1}>
                 <Thead>
