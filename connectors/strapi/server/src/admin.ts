@@ -73,7 +73,8 @@ export const adminController = ({ strapi }: { strapi: Any }) => {
           targets: locales.targets.map((locale) => {
             const language = locales.language(locale);
             const target = handshake?.targets.find((t) => t.code === language);
-            return { locale, language, atSite: Boolean(target), writable: target?.writable ?? false };
+            // null before the first handshake: not known yet.
+            return { locale, language, atSite: handshake ? Boolean(target) : null, writable: target?.writable ?? false };
           }),
         },
         backfill: (await s.getStored<string[]>("backfill")) ?? [],

@@ -65,8 +65,6 @@ export class Sync {
   private lastProblem?: string;
   private timer?: NodeJS.Timeout;
   private firstAsked?: number;
-  /** Passes run since start (the tests read it). */
-  passes = 0;
 
   constructor(
     private readonly strapi: Strapi,
@@ -144,7 +142,6 @@ export class Sync {
   }
 
   private async pass(kind: PassKind): Promise<void> {
-    this.passes++;
     try {
       const { kit, api } = await this.client();
       const locales = await this.locales();

@@ -19,7 +19,7 @@ interface Overview {
   service: { url: string };
   connection: { state: string; message: string | null; at: string };
   handshake: { at: string; warnings: string[]; reviewMode: string } | null;
-  locales: { source: string; targets: { locale: string; language: string; atSite: boolean; writable: boolean }[] };
+  locales: { source: string; targets: { locale: string; language: string; atSite: boolean | null; writable: boolean }[] };
   backfill: string[];
   jobs: { policy: string; active: { id: number; type: string; status: string; languages: string[]; done_segments: number; estimated_segments: number }[] };
   queue: { pending: number; failing: { unit: string; kind: string; attempts: number; error: string }[] };
@@ -69,7 +69,7 @@ export function HomePage() {
   if (failed) return <Page.Error />;
   if (!data) return <Page.Loading />;
   const connection = CONNECTION[data.connection.state] ?? CONNECTION.error;
-  const missingAtSite = data.locales.targets.filter((t) => !t.atSite);
+  const missingAtSite = data.locales.targets.filter((t) => t.atSite === false);
 
   return (
     <Page.Main>
@@ -178,7 +178,7 @@ export function HomePage() {
                         <Typography>{c?.attention ?? "–"}</Typography>
                       </Td>
                       <Td>
-                        <Typography>{t.atSite ? (t.writable ? "translated" : "not writable") : "missing"}</Typography>
+                        <Typography>{t.atSite === null ? "not known yet" : t.atSite ? (t.writable ? "translated" : "not writable") : "missing"}</Typography>
                       </Td>
                     </Tr>
                   );
