@@ -1363,7 +1363,7 @@ export type components = {
             qa_mode: "editors" | "separate";
             /** @description The declared capabilities the service understood (`qa_errors`, `whole_unit`). */
             capabilities: ("qa_errors" | "whole_unit")[];
-            /** @description Human-readable mismatches: a differing source language, target languages the website lacks (not writable), adapters not enabled; empty when none. */
+            /** @description Human-readable mismatches: a differing source language, target languages the website lacks (not writable), languages of the website that are neither a target nor the source of the site (named), adapters not enabled; empty when none. */
             warnings: string[];
         };
         HandshakeIn: {

@@ -211,7 +211,10 @@ export const HandshakeOut = Site.extend({
   capabilities: z.array(z.enum(CAPABILITIES)).openapi({ description: "The declared capabilities the service understood (`qa_errors`, `whole_unit`)." }),
   warnings: z
     .array(z.string())
-    .openapi({ description: "Human-readable mismatches: a differing source language, target languages the website lacks (not writable), adapters not enabled; empty when none." }),
+    .openapi({
+      description:
+        "Human-readable mismatches: a differing source language, target languages the website lacks (not writable), languages of the website that are neither a target nor the source of the site (named), adapters not enabled; empty when none.",
+    }),
 }).openapi("HandshakeOut");
 
 // ---------------------------------------------------------------- units

@@ -216,6 +216,20 @@ describe("site and handshake", () => {
     expect(res.body.warnings[2]).toMatch(/drupal is not enabled/);
   });
 
+  it("warns about the website's languages the site does not translate into (neither a target nor the source), by name", async () => {
+    const site = await createSite({ handshake: false, target_languages: [{ code: "de" }, { code: "fr", writable: false }] });
+    const c = client(site.key);
+    // The source and every target (writable in the dashboard or not), in any case: no warning.
+    expect((await c.post("/v1/handshake", hs({ languages: ["EN", "de", "fr"] }))).body.warnings).toEqual([]);
+    const res = await c.post("/v1/handshake", hs({ languages: ["de", "fr", "es", "ES", "pt-BR"] }));
+    expect(res.status).toBe(200);
+    expect(res.body.warnings).toEqual(["The website has languages es, pt-BR that are not target languages of this site; they are not translated until the site has them."]);
+    const one = await c.post("/v1/handshake", hs({ languages: ["de", "fr", "it"] }));
+    expect(one.body.warnings).toEqual(["The website has language it that is not a target language of this site; it is not translated until the site has it."]);
+    // Recorded with the handshake, as the dashboard and the admin API show it.
+    expect((await admin("GET", `/admin/v1/sites/${site.siteId}`)).body.connector.warnings).toEqual(one.body.warnings);
+  });
+
   it("echoes understood capabilities and ignores unknown ones; records connector_version", async () => {
     const site = await createSite({ handshake: false });
     const res = await client(site.key).post("/v1/handshake", hs({ capabilities: ["whole_unit", "telepathy", "qa_errors", "whole_unit"] }));

@@ -5,6 +5,7 @@
  * a temporary SQLite file, listening on a free port, with a full-access API token).
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -63,8 +64,9 @@ export async function startService() {
  * Boots test/app with the plugin, pointed at `service`. `logs` collects what Strapi logs at
  * warn and error level (the tests read the connector's errors there). `dir`: the folder of an
  * earlier boot's database, to start again on it (a restart); `stop({ keep: true })` keeps it.
+ * `admin`: serve the admin panel.
  */
-export async function startStrapi(service, env = {}, { dir } = {}) {
+export async function startStrapi(service, env = {}, { dir, admin = false } = {}) {
   const tmp = dir ?? mkdtempSync(join(tmpdir(), "transync-strapi-"));
   mkdirSync(join(APP, "public", "uploads"), { recursive: true }); // the upload plugin refuses to start without it
   const port = await freePort();
@@ -83,18 +85,23 @@ export async function startStrapi(service, env = {}, { dir } = {}) {
     DATABASE_FILENAME: join(tmp, "test.db"),
     TRANSYNC_URL: service.base,
     TRANSYNC_KEY: service.key,
-    TRANSYNC_CRON: "*/2 * * * * *",
+    // The cron task never fires during a test (1 January, midnight): the tests run passes themselves (cms.pass, cms.settle).
+    TRANSYNC_CRON: "0 0 0 1 1 *",
+    // Changes wait 10 minutes for their prompt push unless a test shortens it: a pass runs when a test asks for one.
+    TRANSYNC_PUSH_DELAY: "600000",
     TRANSYNC_WEBHOOK_BASE: `http://127.0.0.1:${port}`,
     ...env,
   });
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete process.env[name];
   const { createStrapi } = require("@strapi/strapi");
-  const strapi = createStrapi({ appDir: APP, distDir: APP, autoReload: false, serveAdminPanel: false });
+  // With `admin`, the admin panel built by `npm run build:admin` (test/app/build) is served at /admin.
+  process.env.SERVE_ADMIN_PANEL = String(admin);
+  const strapi = createStrapi({ appDir: APP, distDir: APP, autoReload: false, serveAdminPanel: admin });
   const logs = [];
-  for (const level of ["warn", "error"]) {
+  for (const level of ["info", "warn", "error"]) {
     const original = strapi.log[level].bind(strapi.log);
     strapi.log[level] = (message, ...rest) => {
-      logs.push({ level, message: String(message) });
+      if (level !== "info" || String(message).startsWith("transync:")) logs.push({ level, message: String(message) });
       return original(message, ...rest);
     };
   }
@@ -111,7 +118,56 @@ export async function startStrapi(service, env = {}, { dir } = {}) {
     await strapi.destroy();
     if (!keep) rmSync(tmp, { recursive: true, force: true });
   };
-  return { strapi, base, token, logs, stop, dir: tmp, rest: (method, path, body, expect) => call(base, method, path, { token, body, expect }) };
+  const sync = () => strapi.plugin("transync").service("sync");
+  const cms = {
+    strapi,
+    base,
+    token,
+    logs,
+    stop,
+    dir: tmp,
+    sync,
+    rest: (method, path, body, expect) => call(base, method, path, { token, body, expect }),
+    /** One scheduled pass (handshake, back-fill, push, job, pull, reviews), as the cron task runs it. */
+    pass: () => sync().run("scheduled"),
+    /** Passes until nothing is left to do: no task due, no job queued or running at the service, no result waiting. */
+    async settle(ms = 60_000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        await cms.pass();
+        const due = await sync().store.due(["push", "delete", "review"]);
+        const active = (await service.api("GET", "/v1/jobs?active=true")).json;
+        const results = (await service.api("GET", "/v1/results?limit=1")).json;
+        if (!due.length && Array.isArray(active) && !active.length && results?.results?.length === 0) return;
+        if (Date.now() > deadline) throw new Error(`not settled: ${due.length} tasks due, ${JSON.stringify(active)?.slice(0, 200)} active jobs`);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    },
+    /** An admin of the panel with `role` ("super", "editor", "author", or a role id), signed in: its JWT. */
+    async adminUser(role = "super", email = `admin-${role}-${Date.now()}@example.com`) {
+      const roles = strapi.service("admin::role");
+      const roleId = role === "super" ? (await roles.getSuperAdmin()).id : typeof role === "number" ? role : (await roles.findOne({ code: `strapi-${role}` })).id;
+      const password = "Correct-Horse-9";
+      await strapi.service("admin::user").create({ email, firstname: "Anna", lastname: role === "super" ? "Admin" : "Editor", password, isActive: true, roles: [roleId] });
+      const { status, json } = await call(base, "POST", "/admin/login", { body: { email, password } });
+      if (status !== 200) throw new Error(`admin login: ${status} ${JSON.stringify(json)}`);
+      return { email, password, jwt: json.data.token };
+    },
+    /** A role with only these admin permissions (actions, each on no subject or [action, subject]). */
+    async role(name, actions) {
+      const role = await strapi.service("admin::role").create({ name, description: name });
+      await strapi.service("admin::role").assignPermissions(
+        role.id,
+        actions.map((a) =>
+          Array.isArray(a) ? { action: a[0], subject: a[1], properties: a[2] ?? {}, conditions: [] } : { action: a, subject: null, properties: {}, conditions: [] },
+        ),
+      );
+      return role.id;
+    },
+    /** A call to the admin panel's API (/transync/…) with an admin's JWT. */
+    admin: (jwt, method, path, body) => call(base, method, path, { token: jwt, body }),
+  };
+  return cms;
 }
 
 /** Polls `probe` until it answers something truthy (answered), or throws after `ms` with `what`. */
@@ -128,4 +184,34 @@ export async function waitFor(what, probe, ms = 60_000) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
     await new Promise((r) => setTimeout(r, 300));
   }
+}
+
+/**
+ * A proxy in front of the service that can hold one request: `hold(method, path)` answers, once
+ * such a request arrives, its body and `release`, which lets it through. The request is held
+ * before the service sees it.
+ */
+export async function startGate(target) {
+  let waiting = null;
+  const server = createHttpServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const body = Buffer.concat(chunks);
+    if (waiting && req.method === waiting.method && req.url.split("?")[0] === waiting.path) {
+      const w = waiting;
+      waiting = null;
+      await new Promise((release) => w.arrived({ release, body: body.toString() }));
+    }
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !["host", "connection", "content-length"].includes(k)));
+    const upstream = await fetch(target + req.url, { method: req.method, headers, body: body.length ? body : undefined });
+    const out = Object.fromEntries([...upstream.headers].filter(([k]) => !["content-encoding", "content-length", "transfer-encoding", "connection"].includes(k)));
+    res.writeHead(upstream.status, out);
+    res.end(Buffer.from(await upstream.arrayBuffer()));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    hold: (method, path) => new Promise((arrived) => (waiting = { method, path, arrived })),
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }

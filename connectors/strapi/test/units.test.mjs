@@ -1,5 +1,5 @@
 /**
- * The plugin's pure parts, on the build (dist/): settings checks, fields by default, unit keys,
+ * The plugin's pure parts, on the build (build/internals.js, the server's modules): settings checks, fields by default, unit keys,
  * blocks ↔ HTML, an entry's split and join with the kit (keys lined up with the previous push).
  */
 import assert from "node:assert/strict";
@@ -7,11 +7,9 @@ import { createRequire } from "node:module";
 import { test } from "node:test";
 
 const require = createRequire(import.meta.url);
-const { validateConfig, DEFAULTS } = require("../dist/config.js");
-const { resolveTypes, unitKey, adminPath } = require("../dist/fields.js");
-const { blocksToHtml, readBlocksHtml, replaceInline } = require("../dist/blocks.js");
-const { splitEntry, joinEntry, editorTexts } = require("../dist/segments.js");
-const { loadKit } = require("../dist/kit.js");
+const internals = require("../build/internals.js");
+const { validateConfig, DEFAULTS, resolveTypes, unitKey, adminPath, blocksToHtml, readBlocksHtml, replaceInline, splitEntry, joinEntry, editorTexts, loadKit } = internals;
+const { composeDraft, RecentIds } = internals;
 
 const ENV = { TRANSYNC_KEY: "tsk_x" };
 const ok = { ...DEFAULTS, url: "https://api.transync.dev" };
@@ -33,6 +31,8 @@ test("configuration errors name the setting", () => {
     [{ ...ok, jobs: "sometimes" }, /config\.jobs must be "on_change" or "on_demand"/],
     [{ ...ok, locales: { de: "de de" } }, /config\.locales\["de"\] must be a language code/],
     [{ ...ok, cron: "soon" }, /config\.cron must be a cron rule/],
+    [{ ...ok, pushDelay: -1 }, /config\.pushDelay must be a number of milliseconds from 0 to 600000/],
+    [{ ...ok, onSourceDelete: "orphan" }, /config\.onSourceDelete must be "unlink" or "delete", not "orphan"/],
     [{ ...ok, contentTypes: { "api::article.article": { fields: "title" } } }, /config\.contentTypes\["api::article\.article"\]\.fields must be a list/],
   ];
   for (const [config, message] of cases) assert.throws(() => validateConfig(config, ENV), message);
@@ -131,10 +131,11 @@ function fakeStrapi(settings, codes, published = {}) {
 }
 
 function recordingSync(strapi) {
-  const { Sync } = require("../dist/sync.js");
+  const { Sync } = internals;
   const queued = [];
   const store = { enqueue: async (kind, unit, _uid, _entry, payload, language) => queued.push({ kind, unit, language, ...(payload ?? {}) }) };
   const sync = new Sync(strapi, store);
+  sync.soon = () => queued.push({ kind: "soon" });
   sync.types = resolveTypes(strapi.config.get(), { [ARTICLE.uid]: ARTICLE });
   return { sync, queued };
 }
@@ -151,14 +152,17 @@ test("locales: Strapi's locale codes mapped to the site's languages and back; th
 });
 
 test("the middleware queues pushes and deletes for the source locale, reviews for target locales", async () => {
-  const { documentMiddleware } = require("../dist/middleware.js");
+  const { documentMiddleware } = internals;
   const strapi = fakeStrapi({}, ["en", "de", "fr"], { de: { title: "Hallo", body: "Text.", blocks: null, slug: "x" } });
   const { sync, queued } = recordingSync(strapi);
   const run = async (action, params, result = null, uid = ARTICLE.uid) => {
     queued.length = 0;
     const answer = await documentMiddleware(strapi, sync)({ uid, action, params }, async () => result);
     assert.equal(answer, result, "the action's own result is passed on");
-    return queued.map(({ kind, language, outcome }) => [kind, language ?? null, outcome ?? null]);
+    const soon = queued.filter((q) => q.kind === "soon").length;
+    const tasks = queued.filter((q) => q.kind !== "soon");
+    assert.equal(soon, tasks.length ? 1 : 0, "a prompt pass is asked for once when something was queued");
+    return tasks.map(({ kind, language, outcome }) => [kind, language ?? null, outcome ?? null]);
   };
   const unit = "api_article_article:d1";
   assert.deepEqual(await run("create", {}, { documentId: "d1" }), [["push", null, null]]);
@@ -177,4 +181,74 @@ test("the middleware queues pushes and deletes for the source locale, reviews fo
   assert.deepEqual(await run("delete", { documentId: "d1" }), [["delete", null, null]]);
   assert.deepEqual(await run("unpublish", { documentId: "d1", locale: "en" }), []);
   assert.deepEqual(await run("create", {}, { documentId: "d2" }, "api::page.page"), [], "types not translated are left alone");
+});
+
+test("a draft: new machine texts where the editor changed nothing, the editor's text and a conflict where they meet", async () => {
+  const kit = await loadKit();
+  const [type] = resolveTypes(ok, { [ARTICLE.uid]: ARTICLE }).values();
+  const source = { title: "Hello", body: "One.\n\nTwo.\n\nThree.\n" };
+  const split = splitEntry(kit, type, source);
+  const [title, one, two, three] = split.segments.map((s) => s.key);
+  const machine = new Map([
+    [title, "Hallo"],
+    [one, "Eins."],
+    [two, "Zwei."],
+    [three, "Drei."],
+  ]);
+  const first = composeDraft({ kit, split, draft: null, record: null, results: machine, earlier: new Map(), now: "t" });
+  assert.deepEqual(first.data, { title: "Hallo", body: "Eins.\n\nZwei.\n\nDrei.\n" });
+  assert.deepEqual(first.conflicts, []);
+  // The editor changes "Drei." and saves; new machine texts come for "Zwei." and "Drei.".
+  const saved = { ...first.data, body: "Eins.\n\nZwei.\n\nDrei, korrigiert.\n" };
+  const second = composeDraft({
+    kit,
+    split,
+    draft: saved,
+    record: first.record,
+    results: new Map([
+      [two, "Zwei neu."],
+      [three, "Drei neu."],
+    ]),
+    earlier: new Map(),
+    now: "t",
+  });
+  assert.deepEqual(second.data, { body: "Eins.\n\nZwei neu.\n\nDrei, korrigiert.\n" }, "only the changed field is written, the editor's paragraph kept");
+  assert.deepEqual(second.written, [two]);
+  assert.deepEqual(second.conflicts, [{ field: "body", key: three, mine: "Drei, korrigiert.", theirs: "Drei neu.", at: "t" }]);
+  // Nothing new: nothing written, the conflict stays open.
+  const after = { ...saved, body: "Eins.\n\nZwei neu.\n\nDrei, korrigiert.\n" };
+  const idle = composeDraft({ kit, split, draft: after, record: second.record, results: new Map(), earlier: new Map(), now: "t" });
+  assert.deepEqual(idle.data, {});
+  assert.equal(idle.record.conflicts.length, 1);
+  // "Take the new one".
+  const taken = composeDraft({ kit, split, draft: after, record: second.record, results: new Map([[three, "Drei neu."]]), earlier: new Map(), take: new Set([three]), now: "t" });
+  assert.deepEqual(taken.data, { body: "Eins.\n\nZwei neu.\n\nDrei neu.\n" });
+  assert.deepEqual(taken.record.conflicts, []);
+  // An editor who adds a paragraph: the field no longer lines up, it is kept whole and a new text for it is a conflict of the field.
+  const longer = { ...after, body: "Eins.\n\nZwei neu.\n\nMein Absatz.\n\nDrei, korrigiert.\n" };
+  const whole = composeDraft({ kit, split, draft: longer, record: second.record, results: new Map([[one, "Eins neu."]]), earlier: new Map(), now: "t" });
+  assert.deepEqual(whole.data, {});
+  assert.equal(whole.conflicts.length, 1);
+  assert.equal(whole.conflicts[0].key, null);
+  assert.equal(whole.conflicts[0].field, "body");
+  assert.equal(whole.conflicts[0].theirsValue, "Eins neu.\n\nZwei neu.\n\nDrei.\n", "the new text with the others as last written");
+  assert.equal(whole.conflicts[0].mine, longer.body);
+  assert.deepEqual(whole.record.order, second.record.order, "the field's keys stay as last written");
+});
+
+test("webhook ids: a delivery seen within five minutes is a replay; later, or another id, is not", () => {
+  let now = 0;
+  const ids = new RecentIds(300_000, 3, () => now);
+  assert.equal(ids.add("msg_1"), true);
+  assert.equal(ids.add("msg_1"), false);
+  now = 299_999;
+  assert.equal(ids.add("msg_1"), false);
+  assert.equal(ids.add("msg_2"), true);
+  now = 600_000;
+  assert.equal(ids.add("msg_1"), true, "its signature has expired anyway: the service's retry is a new delivery");
+  // Bounded: the oldest ids go first.
+  assert.equal(ids.add("msg_3"), true);
+  assert.equal(ids.add("msg_4"), true);
+  assert.equal(ids.add("msg_5"), true);
+  assert.equal(ids.add("msg_5"), false);
 });

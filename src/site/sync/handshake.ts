@@ -52,6 +52,12 @@ export function handshake(store: Store, settings: SiteSettings, input: z.infer<t
         ? `The handshake did not list the website's languages, so no target language is writable: send "languages".`
         : `The website lacks target language${lacking.length === 1 ? "" : "s"} ${lacking.join(", ")}; ${lacking.length === 1 ? "it is" : "they are"} not writable until the website has ${lacking.length === 1 ? "it" : "them"}.`,
     );
+  const targets = new Set([settings.sourceLanguage, input.source_language, ...settings.targetLanguages.map((t) => t.code)].map(lower));
+  const extra = (input.languages ?? []).filter((l, i, all) => !targets.has(lower(l)) && all.findIndex((m) => lower(m) === lower(l)) === i);
+  if (extra.length)
+    warnings.push(
+      `The website has language${extra.length === 1 ? "" : "s"} ${extra.join(", ")} that ${extra.length === 1 ? "is not a target language" : "are not target languages"} of this site; ${extra.length === 1 ? "it is" : "they are"} not translated until the site has ${extra.length === 1 ? "it" : "them"}.`,
+    );
   const enabled = new Set<string>(settings.enabledAdapters);
   const disabled = [...new Set(state.adapters)].filter((a) => !enabled.has(a));
   if (disabled.length)

@@ -3,6 +3,7 @@
 // read from the environment variable named by `keyEnv`, so config/plugins.ts can be committed.
 
 export type JobPolicy = "on_change" | "on_demand";
+export type SourceDeletePolicy = "unlink" | "delete";
 
 export interface ContentTypeSettings {
   /** Attribute names to translate; default: every localized string, text, richtext and blocks attribute. */
@@ -32,6 +33,10 @@ export interface TransyncConfig {
   webhookBaseUrl?: string;
   /** Units per push request (the kit cuts batches of at most 100 anyway). */
   batchSize: number;
+  /** Milliseconds a change waits before it is pushed, so a burst of saves makes one push (at most five times as long in a steady burst). */
+  pushDelay: number;
+  /** What becomes of the target locales when the source locale of an entry is deleted: `unlink` keeps them as they are, `delete` deletes those never published. */
+  onSourceDelete: SourceDeletePolicy;
 }
 
 export const DEFAULTS: Omit<TransyncConfig, "url"> & { url: string } = {
@@ -42,6 +47,8 @@ export const DEFAULTS: Omit<TransyncConfig, "url"> & { url: string } = {
   confirmJobs: false,
   cron: "*/30 * * * * *",
   batchSize: 100,
+  pushDelay: 2000,
+  onSourceDelete: "unlink",
 };
 
 export class ConfigError extends Error {
@@ -73,6 +80,10 @@ export function validateConfig(raw: unknown, env: Record<string, string | undefi
   if (typeof raw.confirmJobs !== "boolean") throw new ConfigError("confirmJobs", "must be true or false");
   if (typeof raw.cron !== "string" || raw.cron.trim().split(/\s+/).length < 5) throw new ConfigError("cron", "must be a cron rule such as '*/30 * * * * *'");
   if (!Number.isInteger(raw.batchSize) || (raw.batchSize as number) < 1 || (raw.batchSize as number) > 100) throw new ConfigError("batchSize", "must be an integer from 1 to 100");
+  if (!Number.isInteger(raw.pushDelay) || (raw.pushDelay as number) < 0 || (raw.pushDelay as number) > 600_000)
+    throw new ConfigError("pushDelay", "must be a number of milliseconds from 0 to 600000");
+  if (raw.onSourceDelete !== "unlink" && raw.onSourceDelete !== "delete")
+    throw new ConfigError("onSourceDelete", `must be "unlink" or "delete", not ${JSON.stringify(raw.onSourceDelete)}`);
   if (!isObject(raw.locales)) throw new ConfigError("locales", "must map Strapi locale codes to the site's language codes");
   for (const [locale, language] of Object.entries(raw.locales)) {
     if (typeof language !== "string" || !LANGUAGE.test(language)) throw new ConfigError(`locales["${locale}"]`, "must be a language code (2 to 15 letters, digits, _ or -)");

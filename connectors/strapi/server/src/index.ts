@@ -1,9 +1,12 @@
 // The Strapi plugin `transync` (@transync/strapi): its settings, hidden content types, the
-// Document Service middleware, the cron task, and the routes under /api/transync.
+// Document Service middleware, the cron task, the routes under /api/transync (API tokens, the
+// webhook) and under /transync (the admin panel's page and edit-view panel, admin.ts).
+import { adminController, adminRoutes, PERMISSIONS } from "./admin";
 import { DEFAULTS, validateConfig } from "./config";
 import { type ContentTypeSchema, resolveTypes } from "./fields";
 import { loadKit } from "./kit";
 import { documentMiddleware } from "./middleware";
+import { RecentIds } from "./recent-ids";
 import { contentTypes, Store } from "./store";
 import { describe, Sync } from "./sync";
 
@@ -32,6 +35,8 @@ function keepRawBody(strapi: Any): void {
   );
 }
 
+const deliveries = new RecentIds();
+
 const controller = ({ strapi }: { strapi: Any }) => ({
   /** GET /api/transync/status: the queue, the site's counts and the units with work. */
   async status(ctx: Any) {
@@ -54,7 +59,7 @@ const controller = ({ strapi }: { strapi: Any }) => ({
   },
   /** POST /api/transync/sync: a pass now (push, job by the policy, pull, reviews). */
   async sync(ctx: Any) {
-    await current().run();
+    await current().run("manual");
     ctx.body = { ok: true };
   },
   /** POST /api/transync/jobs: starts a delta job now (the way to translate with `jobs: "on_demand"`). */
@@ -64,6 +69,7 @@ const controller = ({ strapi }: { strapi: Any }) => ({
     try {
       const { api } = await s.client();
       const job = await s.startJob(api);
+      if (job) await s.setStored("backfill", []); // a delta job for every writable language back-fills too
       ctx.status = job ? 202 : 409;
       ctx.body = job ? { job } : { error: "no job started: see Strapi's log" };
     } catch (error) {
@@ -86,7 +92,13 @@ const controller = ({ strapi }: { strapi: Any }) => ({
       strapi.log.warn("transync: a webhook delivery with a wrong signature was refused");
       return ctx.unauthorized("invalid signature");
     }
-    if (event.type === "results.available" || event.type === "job.finished") void s.run();
+    const id = String(ctx.request.headers["webhook-id"] ?? "");
+    if (!deliveries.add(id)) {
+      strapi.log.info("transync: a webhook delivery seen before was ignored");
+      ctx.status = 204;
+      return;
+    }
+    if (event.type === "results.available" || event.type === "job.finished") void s.run("prompt");
     ctx.status = 204;
   },
 });
@@ -97,8 +109,10 @@ export default {
     validator: (config: unknown) => validateConfig(config),
   },
   contentTypes,
-  controllers: { transync: controller },
+  controllers: { transync: controller, admin: adminController },
+  services: { sync: () => current() },
   routes: {
+    admin: adminRoutes,
     "content-api": {
       type: "content-api",
       routes: [
@@ -122,10 +136,12 @@ export default {
     for (const locale of Object.keys(config.locales))
       if (locale !== locales.source && !locales.targets.includes(locale))
         strapi.log.warn(`transync: config.locales names "${locale}", which is not a locale of this Strapi (Settings → Internationalization)`);
-    strapi.cron.add({ transyncSync: { task: () => s.run(), options: { rule: config.cron } } });
+    await strapi.service("admin::permission").actionProvider.registerMany(PERMISSIONS);
+    strapi.cron.add({ transyncSync: { task: () => s.run("scheduled"), options: { rule: config.cron } } });
     strapi.log.info(`transync: tracking ${[...s.types.values()].map((t) => `${t.uid} (${t.fields.map((f) => f.name).join(", ")})`).join("; ") || "no content type"}`);
   },
   destroy() {
+    sync?.stop();
     sync = undefined;
   },
 };

@@ -6,7 +6,7 @@
 //   for its results waiting for review, with the editor's version of the fields;
 // - a target locale's draft discarded or the locale deleted → `rejected`.
 import { unitKey } from "./fields";
-import type { Sync } from "./sync";
+import { isOwnAction, type Sync } from "./sync";
 
 interface ActionContext {
   uid: string;
@@ -20,9 +20,9 @@ type Strapi = any;
 export function documentMiddleware(strapi: Strapi, sync: Sync) {
   return async (ctx: ActionContext, next: () => Promise<unknown>) => {
     const result = await next();
-    if (!sync.types.has(ctx.uid)) return result;
+    if (!sync.types.has(ctx.uid) || isOwnAction()) return result;
     try {
-      await onAction(strapi, sync, ctx, result as { documentId?: string } | null);
+      if (await onAction(strapi, sync, ctx, result as { documentId?: string } | null)) sync.soon();
     } catch (error) {
       strapi.log.error(`transync: a ${ctx.action} of ${ctx.uid} could not be queued for the service: ${(error as Error).message}`);
     }
@@ -30,11 +30,13 @@ export function documentMiddleware(strapi: Strapi, sync: Sync) {
   };
 }
 
-async function onAction(strapi: Strapi, sync: Sync, ctx: ActionContext, result: { documentId?: string } | null): Promise<void> {
+/** Queues what the service must hear of one action; answers whether anything was queued. */
+async function onAction(strapi: Strapi, sync: Sync, ctx: ActionContext, result: { documentId?: string } | null): Promise<boolean> {
   const { action, params, uid } = ctx;
-  if (!["create", "update", "publish", "delete", "discardDraft"].includes(action)) return;
+  if (!["create", "update", "publish", "delete", "discardDraft"].includes(action)) return false;
   const documentId = params.documentId ?? result?.documentId;
-  if (!documentId) return;
+  if (!documentId) return false;
+  let queued = false;
   const locales = await sync.locales();
   const asked = params.locale === undefined ? [locales.defaultLocale] : params.locale === "*" ? [locales.source, ...locales.targets] : [params.locale].flat();
   const unit = unitKey(uid, documentId);
@@ -42,7 +44,8 @@ async function onAction(strapi: Strapi, sync: Sync, ctx: ActionContext, result: 
   if (asked.includes(locales.source)) {
     if (action === "delete") await sync.store.enqueue("delete", unit, uid, documentId);
     else if (action !== "discardDraft") await sync.store.enqueue("push", unit, uid, documentId);
-    if (action === "delete") return; // the unit goes, and its results with it
+    if (action === "delete") return true; // the unit goes, and its results with it
+    queued = action !== "discardDraft";
   }
   const reviewer = editorName(strapi);
   for (const locale of asked) {
@@ -53,10 +56,13 @@ async function onAction(strapi: Strapi, sync: Sync, ctx: ActionContext, result: 
       if (!published) continue;
       const fields = Object.fromEntries([...(sync.types.get(uid)?.fields ?? [])].map((f) => [f.name, published[f.name] ?? null]));
       await sync.store.enqueue("review", unit, uid, documentId, { language, outcome: "approved", fields, reviewer }, language);
+      queued = true;
     } else if (action === "discardDraft" || action === "delete") {
       await sync.store.enqueue("review", unit, uid, documentId, { language, outcome: "rejected", reviewer }, language);
+      queued = true;
     }
   }
+  return queued;
 }
 
 /** The signed-in admin's name, when the action comes from the admin panel. */

@@ -41,7 +41,7 @@ export interface EntrySplit {
 
 type Entry = Record<string, unknown>;
 
-function splitField(kit: Kit, field: TrackedField, value: unknown, previous: Previous[]): Split | undefined {
+export function splitField(kit: Kit, field: TrackedField, value: unknown, previous: Previous[]): Split | undefined {
   if (field.kind === "markdown" && typeof value === "string" && value.trim() !== "") return kit.splitMarkdown(value, { fields: [], previous });
   if (field.kind === "blocks" && Array.isArray(value) && value.length) return kit.splitHtml(blocksToHtml(value as Block[]), { previous });
   return undefined;

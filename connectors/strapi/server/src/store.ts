@@ -6,6 +6,9 @@
 //   queue once the service has taken it; a failed one stays, with its error and a later `due`.
 // - `unit`: per unit, the segments of its last push (keys and texts), the `previous` its next
 //   push aligns keys with.
+// - `draft`: per unit and target locale, what the plugin last wrote into the locale's draft and
+//   the open conflicts with an editor's text (drafts.ts).
+import type { DraftRecord } from "./drafts";
 import type { Previous } from "./segments";
 
 export type TaskKind = "push" | "delete" | "review";
@@ -71,10 +74,27 @@ export const contentTypes = {
       },
     },
   },
+  draft: {
+    schema: {
+      kind: "collectionType",
+      collectionName: "transync_drafts",
+      info: { singularName: "draft", pluralName: "drafts", displayName: "Transync draft" },
+      options: { draftAndPublish: false },
+      pluginOptions: hidden,
+      attributes: {
+        name: { type: "string", required: true, unique: true },
+        unit: { type: "string", required: true },
+        locale: { type: "string", required: true },
+        record: { type: "json" },
+        conflicts: { type: "integer", default: 0 },
+      },
+    },
+  },
 };
 
 const TASK = "plugin::transync.task";
 const UNIT = "plugin::transync.unit";
+const DRAFT = "plugin::transync.draft";
 /** Retry waits of a task the service refused: 2 s, doubling, at most 10 minutes. */
 const retryDelayMs = (attempts: number) => Math.min(2000 * 2 ** (attempts - 1), 600_000);
 
@@ -138,5 +158,42 @@ export class Store {
 
   async removeUnit(unit: string): Promise<void> {
     await this.units().deleteMany({ where: { unit } });
+    await this.strapi.db.query(DRAFT).deleteMany({ where: { unit } });
+  }
+
+  /** Queued tasks of one unit. */
+  tasksOf(unit: string): Promise<Task[]> {
+    return this.tasks().findMany({ where: { unit }, orderBy: { id: "asc" } });
+  }
+
+  async draft(unit: string, locale: string): Promise<DraftRecord | null> {
+    return (await this.strapi.db.query(DRAFT).findOne({ where: { name: `${unit}|${locale}` } }))?.record ?? null;
+  }
+
+  /** The draft records of a unit, by locale. */
+  async drafts(unit: string): Promise<Map<string, DraftRecord>> {
+    const rows: { locale: string; record: DraftRecord }[] = await this.strapi.db.query(DRAFT).findMany({ where: { unit } });
+    return new Map(rows.map((r) => [r.locale, r.record]));
+  }
+
+  /** Every open conflict, by unit and locale (for the Transync page). */
+  async allConflicts(limit = 200): Promise<{ unit: string; locale: string; count: number }[]> {
+    const rows: { unit: string; locale: string; conflicts: number }[] = await this.strapi.db
+      .query(DRAFT)
+      .findMany({ where: { conflicts: { $gt: 0 } }, select: ["unit", "locale", "conflicts"], orderBy: { id: "asc" }, limit });
+    return rows.map((r) => ({ unit: r.unit, locale: r.locale, count: r.conflicts }));
+  }
+
+  async saveDraft(unit: string, locale: string, record: DraftRecord | null): Promise<void> {
+    const name = `${unit}|${locale}`;
+    const q = this.strapi.db.query(DRAFT);
+    if (!record) {
+      await q.deleteMany({ where: { name } });
+      return;
+    }
+    const existing = await q.findOne({ where: { name } });
+    const data = { record, conflicts: record.conflicts.length };
+    if (existing) await q.update({ where: { id: existing.id }, data });
+    else await q.create({ data: { name, unit, locale, ...data } });
   }
 }

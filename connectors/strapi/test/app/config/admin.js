@@ -1,5 +1,5 @@
 module.exports = ({ env }) => ({
-  serveAdminPanel: false,
+  serveAdminPanel: env.bool("SERVE_ADMIN_PANEL", false),
   auth: { secret: env("ADMIN_JWT_SECRET") },
   apiToken: { salt: env("API_TOKEN_SALT") },
   transfer: { token: { salt: env("TRANSFER_TOKEN_SALT") } },
