@@ -26,6 +26,7 @@ import { jobRoutes } from "./routes/jobs.routes";
 import { oncallRoutes } from "./routes/oncall.routes";
 import { resultRoutes } from "./routes/results.routes";
 import { stripeWebhookRoutes } from "./routes/stripe-webhook.routes";
+import { supportRoutes } from "./routes/support.routes";
 import { syncRoutes } from "./routes/sync.routes";
 import { describeWebhookEvents, webhookRoutes } from "./routes/webhooks.routes";
 
@@ -136,6 +137,7 @@ export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
   app.route("/", webhookRoutes);
   app.route("/", adminRoutes);
   app.route("/", oncallRoutes);
+  app.route("/", supportRoutes);
   app.route("/", stripeWebhookRoutes);
   app.route("/dashboard", dashboard);
 
