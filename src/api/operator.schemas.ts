@@ -209,8 +209,23 @@ export const AdminJobsQuery = z.object({
     .openapi({ description: "`active` (queued and running), or one status; the latest jobs without it." }),
 });
 
+/** A key's prefix as log lines (`key_prefix`) and key listings show it: `tsk_` and the 6 characters after it. */
+export const KEY_PREFIX_PATTERN = /^tsk_[0-9A-Za-z]{6}$/;
+
 export const KeyLookupIn = z
-  .object({ key: z.string().min(1, "key must not be empty").max(200, "key must have at most 200 characters").openapi({ description: "The whole key (`tsk_…`), as found." }) })
+  .object({
+    key: z.string().min(1, "key must not be empty").max(200, "key must have at most 200 characters").optional().openapi({ description: "The whole key (`tsk_…`), as found." }),
+    prefix: z
+      .string()
+      .max(200)
+      .refine((v) => KEY_PREFIX_PATTERN.test(v), { message: "must be tsk_ and the 6 characters after it (10 in all), as log lines and key listings show a key" })
+      .optional()
+      .openapi({ description: "Extension: the key's first 10 characters (`tsk_` + 6), as log lines' `key_prefix` show it; instead of `key`.", example: "tsk_Zk3q9v" }),
+  })
+  .superRefine((v, ctx) => {
+    if ((v.key === undefined) === (v.prefix === undefined))
+      ctx.addIssue({ code: "custom", path: [], message: "must have either key (the whole key) or prefix (its first 10 characters), not both" });
+  })
   .openapi("KeyLookupIn");
 
 export const KeyLookupOut = z

@@ -21,7 +21,7 @@ import {
   SuspendIn,
   SuspensionOut,
 } from "../api/operator.schemas";
-import { JobOut, SiteIdParam } from "../api/schemas";
+import { ErrorOut, JobOut, SiteIdParam } from "../api/schemas";
 import { discrepancies } from "../billing/reconcile";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
@@ -144,13 +144,19 @@ oncallRoutes.openapi(
     operationId: "adminGetKeyOwner",
     summary: "Find a key's site",
     description:
-      "Which site and organization a key belongs to (a leaked key, a key quoted in a ticket), revoked keys included. Only the key's hash is looked up; the key is neither stored nor logged. 404 when no key matches. Audited (`key.lookup`). Revoke it with `DELETE /admin/v1/sites/{site_id}/keys/{key_id}`.",
+      "Which site and organization a key belongs to (a leaked key, a key quoted in a ticket), revoked keys included: by the whole `key` (only its hash is looked up; the key is neither stored nor logged), or by its `prefix` (`tsk_` + 6 characters, as log lines' `key_prefix` show it). 404 when no key matches; 409 when two keys share the prefix (`detail` names them). Audited (`key.lookup`). Revoke it with `DELETE /admin/v1/sites/{site_id}/keys/{key_id}`.",
     tags: ["admin"],
     security: admin,
     request: body(KeyLookupIn, ONCALL_EXAMPLES.keyLookupIn),
-    responses: { 200: ok(KeyLookupOut, "The key's site", ONCALL_EXAMPLES.keyLookup), ...adminErrors, ...notFoundResponse, ...bodyErrors },
+    responses: {
+      200: ok(KeyLookupOut, "The key's site", ONCALL_EXAMPLES.keyLookup),
+      409: ok(ErrorOut, "More than one key begins with the prefix: send the whole key"),
+      ...adminErrors,
+      ...notFoundResponse,
+      ...bodyErrors,
+    },
   }),
-  async (c) => c.json(await lookupKey(c.env, OPERATOR, c.req.valid("json").key), 200),
+  async (c) => c.json(await lookupKey(c.env, c.var.adminActor, c.req.valid("json")), 200),
 );
 
 oncallRoutes.openapi(
