@@ -874,7 +874,7 @@ export type paths = {
         put?: never;
         /**
          * Cancel a site's job
-         * @description As the connector's cancel: a queued job is cancelled at once and its reservation released; a running one stops at its next step, keeping what it translated. A finished job is answered as it is. Audited (`job.cancel`).
+         * @description As the connector's cancel: a queued job is cancelled at once and its reservation released; a running one stops at its next step, keeping what it translated. A finished job is answered as it is. An optional `reason` is kept on the job (`cancel_reason`), which the connector and the dashboard show the customer. Audited (`job.cancel`, with the operator's name and the reason).
          */
         post: operations["adminCancelSiteJob"];
         delete?: never;
@@ -894,7 +894,7 @@ export type paths = {
         put?: never;
         /**
          * Find a key's site
-         * @description Which site and organization a key belongs to (a leaked key, a key quoted in a ticket), revoked keys included. Only the key's hash is looked up; the key is neither stored nor logged. 404 when no key matches. Audited (`key.lookup`). Revoke it with `DELETE /admin/v1/sites/{site_id}/keys/{key_id}`.
+         * @description Which site and organization a key belongs to (a leaked key, a key quoted in a ticket), revoked keys included: by the whole `key` (only its hash is looked up; the key is neither stored nor logged), or by its `prefix` (`tsk_` + 6 characters, as log lines' `key_prefix` show it). 404 when no key matches; 409 when two keys share the prefix (`detail` names them). Audited (`key.lookup`). Revoke it with `DELETE /admin/v1/sites/{site_id}/keys/{key_id}`.
          */
         post: operations["adminGetKeyOwner"];
         delete?: never;
@@ -939,6 +939,66 @@ export type paths = {
          * @description Closes whose month's usage in the ledger differs from what was closed (usage that reached D1 after the close, e.g. while D1 was unavailable at the month's end): invoice `late_characters` by hand. The daily check logs each as `billing.late_usage`. All closed months without `month`.
          */
         get: operations["adminListBillingDiscrepancies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/sites/{site_id}/webhook/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's webhook deliveries
+         * @description The site's endpoint (without its secret: `disabled_at`, `failing_since`) and its latest deliveries, newest first, with each one's attempts, last status code and error, and when the next attempt is due. `status` narrows them to `pending`, `delivered` or `failed`.
+         */
+        get: operations["adminListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/sites/{site_id}/webhook/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook delivery again
+         * @description Queues the delivery again with the same body and `webhook-id` (receivers de-duplicate on it), its attempts counted afresh on the usual schedule. 409 while nothing can be sent: the site has no endpoint, or it is disabled (its owner re-enables it first). Audited (`webhook.redeliver`, with the operator's name).
+         */
+        post: operations["adminSendWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhook/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deliveries the dead-letter queue ended
+         * @description Deliveries whose queue message failed every retry (D1 or the site object failing, not the receiver) and reached the dead-letter queue, whose consumer ended them as failed; newest first, of one site or all. Send each again with `POST /admin/v1/sites/{site_id}/webhook/deliveries/{delivery_id}/redeliver` once the cause is fixed (`npm run ops dead-letters -- --redeliver`).
+         */
+        get: operations["adminListWebhookDeadLetters"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1170,6 +1230,11 @@ export type components = {
              * @example 2026-11-22T10:00:00.000Z
              */
             finished_at: string | null;
+            /**
+             * @description **Extension of version 1.** Why the service cancelled the job, in the operator's words (a runaway job, a restore of the site): shown as it is to the site's people; null when it was not cancelled so (the connector's and the dashboard's cancels give none).
+             * @example null
+             */
+            cancel_reason: string | null;
         };
         JobError: {
             /** @description The target language the error concerns. */
@@ -2297,6 +2362,13 @@ export type components = {
             /** @description The suspension's reason; null when the site is not suspended. */
             suspended: string | null;
         };
+        CancelIn: {
+            /**
+             * @description Why the job is cancelled, in words for the customer: kept on the job (`cancel_reason`) and shown on the site's page of the dashboard.
+             * @example Cancelled by support: the job was retranslating the whole site (about 1.8 million characters) after a settings change; the characters done are credited.
+             */
+            reason?: string;
+        };
         KeyLookupOut: {
             /** @description The key's id. */
             key_id: number;
@@ -2317,7 +2389,12 @@ export type components = {
         };
         KeyLookupIn: {
             /** @description The whole key (`tsk_…`), as found. */
-            key: string;
+            key?: string;
+            /**
+             * @description Extension: the key's first 10 characters (`tsk_` + 6), as log lines' `key_prefix` show it; instead of `key`.
+             * @example tsk_Zk3q9v
+             */
+            prefix?: string;
         };
         SuspensionOut: {
             /** @description The site. */
@@ -2347,6 +2424,27 @@ export type components = {
                 /** @description When the month was closed. */
                 closed_at: string;
             }[];
+        };
+        OperatorWebhookDeliveries: {
+            /** @description The site's endpoint (without its secret): `disabled_at` and `failing_since` say why nothing arrives; null when none is registered. */
+            webhook: components["schemas"]["Webhook"] | null;
+            /** @description The latest deliveries, newest first (the site keeps 100). */
+            deliveries: components["schemas"]["OperatorWebhookDelivery"][];
+        };
+        OperatorWebhookDelivery: components["schemas"]["WebhookDelivery"] & {
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (a pending delivery after a failed attempt); null once settled, or before the first attempt.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            next_attempt_at: string | null;
+        };
+        DeadLettersOut: {
+            /** @description Deliveries whose queue message failed every retry and went to the dead-letter queue (its consumer ended them as failed), newest first. */
+            dead_letters: (components["schemas"]["OperatorWebhookDelivery"] & {
+                /** @description The delivery's site. */
+                site_id: number;
+            })[];
         };
     };
     responses: never;
@@ -3913,7 +4011,8 @@ export interface operations {
                      *         "errors": [],
                      *         "created_at": "2026-11-22T10:00:00.000Z",
                      *         "started_at": "2026-11-22T10:00:01.250Z",
-                     *         "finished_at": null
+                     *         "finished_at": null,
+                     *         "cancel_reason": null
                      *       },
                      *       {
                      *         "id": 11,
@@ -3940,7 +4039,8 @@ export interface operations {
                      *         "errors": [],
                      *         "created_at": "2026-11-22T10:00:00.000Z",
                      *         "started_at": "2026-11-22T10:00:01.250Z",
-                     *         "finished_at": "2026-11-21T09:12:40.000Z"
+                     *         "finished_at": "2026-11-21T09:12:40.000Z",
+                     *         "cancel_reason": null
                      *       }
                      *     ]
                      */
@@ -4126,7 +4226,8 @@ export interface operations {
                      *       "errors": [],
                      *       "created_at": "2026-11-22T10:00:00.000Z",
                      *       "started_at": null,
-                     *       "finished_at": null
+                     *       "finished_at": null,
+                     *       "cancel_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["JobOut"];
@@ -4338,7 +4439,8 @@ export interface operations {
                      *       "errors": [],
                      *       "created_at": "2026-11-22T10:00:00.000Z",
                      *       "started_at": "2026-11-22T10:00:01.250Z",
-                     *       "finished_at": null
+                     *       "finished_at": null,
+                     *       "cancel_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["JobOut"];
@@ -4494,7 +4596,8 @@ export interface operations {
                      *       "errors": [],
                      *       "created_at": "2026-11-22T10:00:00.000Z",
                      *       "started_at": "2026-11-22T10:00:01.250Z",
-                     *       "finished_at": "2026-11-22T10:03:00.000Z"
+                     *       "finished_at": "2026-11-22T10:03:00.000Z",
+                     *       "cancel_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["JobOut"];
@@ -9267,7 +9370,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Cancelled by support: a runaway job; the characters done are credited."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CancelIn"];
+            };
+        };
         responses: {
             /** @description The job */
             200: {
@@ -9303,6 +9415,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is 10 MB (10,485,760 bytes) or more. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body is too large: the limit is 10485760 bytes (10 MB)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is not sent as JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body must be JSON (Content-Type: application/json)."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -9420,6 +9560,15 @@ export interface operations {
                      *       "detail": "Job 12 was not found."
                      *     }
                      */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description More than one key begins with the prefix: send the whole key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
@@ -9837,6 +9986,312 @@ export interface operations {
             };
         };
     };
+    adminListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description How many of the latest deliveries, 1 to 100 (default 100). */
+                limit?: number;
+                /** @description Only deliveries in this state (`pending`, `delivered` or `failed`). */
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                site_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorWebhookDeliveries"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminSendWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                site_id: number;
+                /** @description The delivery's `webhook-id`. */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued: the delivery is pending again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_2f1c7b0e6a4d4c1f9b3a8e5d7c6b4a21",
+                     *       "event": "results.available",
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "attempts": 0,
+                     *       "status": "pending",
+                     *       "status_code": null,
+                     *       "duration_ms": null,
+                     *       "error": null,
+                     *       "next_attempt_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OperatorWebhookDelivery"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site has no webhook, or it is disabled: `detail` says what the owner must do first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminListWebhookDeadLetters: {
+        parameters: {
+            query?: {
+                /** @description Only this site's. */
+                site_id?: number;
+                /** @description At most this many, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dead letters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLettersOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     getOpenApiDocument: {
         parameters: {
             query?: never;
@@ -9952,7 +10407,8 @@ export interface operations {
                  *         "errors": [],
                  *         "created_at": "2026-11-22T10:00:00.000Z",
                  *         "started_at": "2026-11-22T10:00:01.250Z",
-                 *         "finished_at": "2026-11-22T10:00:00.000Z"
+                 *         "finished_at": "2026-11-22T10:00:00.000Z",
+                 *         "cancel_reason": null
                  *       }
                  *     }
                  */

@@ -22,6 +22,7 @@ import {
   SuspensionOut,
 } from "../api/operator.schemas";
 import { ErrorOut, JobOut, SiteIdParam } from "../api/schemas";
+import { CancelIn } from "../api/support.schemas";
 import { discrepancies } from "../billing/reconcile";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
@@ -125,15 +126,18 @@ oncallRoutes.openapi(
     operationId: "adminCancelSiteJob",
     summary: "Cancel a site's job",
     description:
-      "As the connector's cancel: a queued job is cancelled at once and its reservation released; a running one stops at its next step, keeping what it translated. A finished job is answered as it is. Audited (`job.cancel`).",
+      "As the connector's cancel: a queued job is cancelled at once and its reservation released; a running one stops at its next step, keeping what it translated. A finished job is answered as it is. " +
+      "An optional `reason` is kept on the job (`cancel_reason`), which the connector and the dashboard show the customer. Audited (`job.cancel`, with the operator's name and the reason).",
     tags: ["admin"],
     security: admin,
-    request: { params: JobIdParam },
-    responses: { 200: ok(JobOut, "The job"), ...adminErrors, ...notFoundResponse },
+    request: { params: JobIdParam, ...body(CancelIn, { reason: "Cancelled by support: a runaway job; the characters done are credited." }, false) },
+    responses: { 200: ok(JobOut, "The job"), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
     const { site_id, job_id } = c.req.valid("param");
-    return c.json(await cancelJob(c.env, OPERATOR, await loadSite(c.env, site_id), job_id), 200);
+    // Without a body (no Content-Type) there is no reason: the validator hands over {} unread.
+    const reason = c.req.header("content-type") ? (c.req.valid("json").reason ?? null) : null;
+    return c.json(await cancelJob(c.env, c.var.adminActor, await loadSite(c.env, site_id), job_id, reason), 200);
   },
 );
 

@@ -40,7 +40,7 @@ supportRoutes.openapi(
   createRoute({
     method: "post",
     path: "/admin/v1/sites/{site_id}/webhook/deliveries/{delivery_id}/redeliver",
-    operationId: "adminRedeliverWebhookDelivery",
+    operationId: "adminSendWebhookDelivery",
     summary: "Send a webhook delivery again",
     description:
       "Queues the delivery again with the same body and `webhook-id` (receivers de-duplicate on it), its attempts counted afresh on the usual schedule. " +

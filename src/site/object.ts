@@ -253,10 +253,10 @@ export class SiteObject extends DurableObject<Env> {
     });
   }
 
-  async cancelJob(settings: SiteSettings, id: number) {
+  async cancelJob(settings: SiteSettings, id: number, reason: string | null = null) {
     return this.call(settings, async (settings) => {
       const before = getJob(this.store, id).status;
-      const job = cancelJob(this.store, id);
+      const job = cancelJob(this.store, id, reason);
       // A queued job's reservation goes at once (it has no commit); a running job is settled once, by the runner, when its
       // commits have landed (jobs.ts, cancelJob): its queued ledger rows are written, then its reservation goes.
       await this.needs.scheduleRun();
