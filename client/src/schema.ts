@@ -1007,6 +1007,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/organizations/{org_id}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit an organization's month
+         * @description Gives characters back for a month (a runaway job cancelled, an incident): they come off the month's overage when it is closed (and so off its Stripe invoice item), never below zero and never carried to another month. The organization's usage (`GET /admin/v1/organizations/{org_id}/usage` and the dashboard's Usage page) lists each credit with its reason. A month after the current one is a 422; a month already closed is a 409 (its overage was invoiced: `detail` says where to refund it, or credit the current month). Audited (`organization.credit`, with the operator's name).
+         */
+        post: operations["adminCreateOrganizationCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -2124,12 +2144,25 @@ export type components = {
             included_characters: number | null;
             /** @description Billable characters used in the month, all sites together. */
             used_characters: number;
-            /** @description Characters beyond the included volume. */
+            /** @description Characters beyond the included volume, after the month's credits: what the month's close bills. */
             overage_characters: number;
             /** @description Their charge, in cents of `currency`. */
             overage_cents: number;
             /** @description ISO 4217 code, lowercase. */
             currency: string;
+            /** @description The month's credits together (`credits`), taken off the overage, never below zero. */
+            credited_characters: number;
+            /** @description The month's credits, oldest first (`POST /admin/v1/organizations/{org_id}/credits`). */
+            credits: {
+                /** @description The credit's id. */
+                id: number;
+                /** @description Characters credited. */
+                characters: number;
+                /** @description Why, as the organization's people read it on the usage page. */
+                reason: string;
+                /** @description When it was granted. */
+                created_at: string;
+            }[];
             /** @description Use per site (erased sites included). */
             sites: {
                 /** @description The site's id. */
@@ -2246,6 +2279,8 @@ export type components = {
             invoice_item_id: string | null;
             /** @description When the month was closed. */
             closed_at: string;
+            /** @description The month's credits when it was closed, taken off its overage (`overage_characters` is after them). */
+            credited_characters: number;
         };
         DeepHealthOut: {
             /**
@@ -2421,6 +2456,8 @@ export type components = {
                 ledger_characters: number;
                 /** @description The difference: usage that reached D1 after the close, to invoice by hand. */
                 late_characters: number;
+                /** @description Credits of the month granted while it was being closed (after the close read them): to refund by hand; 0 almost always. */
+                late_credit_characters: number;
                 /** @description When the month was closed. */
                 closed_at: string;
             }[];
@@ -2445,6 +2482,43 @@ export type components = {
                 /** @description The delivery's site. */
                 site_id: number;
             })[];
+        };
+        CreditOut: {
+            /** @description The credit's id. */
+            id: number;
+            /** @description The organization credited. */
+            organization_id: number;
+            /** @description The month (`YYYY-MM`). */
+            month: string;
+            /** @description Characters credited. */
+            characters: number;
+            /** @description Why. */
+            reason: string;
+            /** @description The operator who granted it (`admin:<name>`, or `admin`). */
+            created_by: string;
+            /**
+             * Format: date-time
+             * @description When it was granted.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        CreditIn: {
+            /**
+             * @description The month whose overage the credit reduces (`YYYY-MM`, UTC): the current month or an ended one not closed yet.
+             * @example 2026-11
+             */
+            month: string;
+            /**
+             * @description Characters credited (1 to 1,000,000,000).
+             * @example 1800000
+             */
+            characters: number;
+            /**
+             * @description Why, in words for the customer: shown with the credit on the organization's usage page.
+             * @example The job cancelled on 22 November retranslated the whole site by mistake: its 1,800,000 characters are credited.
+             */
+            reason: string;
         };
     };
     responses: never;
@@ -9916,6 +9990,7 @@ export interface operations {
                      *           "closed_characters": 1200000,
                      *           "ledger_characters": 1204500,
                      *           "late_characters": 4500,
+                     *           "late_credit_characters": 0,
                      *           "closed_at": "2026-11-23T14:03:11.512Z"
                      *         }
                      *       ]
@@ -10241,6 +10316,154 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminCreateOrganizationCredit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditIn"];
+            };
+        };
+        responses: {
+            /** @description The credit */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "organization_id": 3,
+                     *       "month": "2026-11",
+                     *       "characters": 1800000,
+                     *       "reason": "The job cancelled on 22 November retranslated the whole site by mistake: its 1,800,000 characters are credited.",
+                     *       "created_by": "admin:alice",
+                     *       "created_at": "2026-11-22T11:04:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The month is closed: `detail` says how its overage was invoiced and where to refund it. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is 10 MB (10,485,760 bytes) or more. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body is too large: the limit is 10485760 bytes (10 MB)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is not sent as JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body must be JSON (Content-Type: application/json)."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];

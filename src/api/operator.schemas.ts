@@ -37,9 +37,20 @@ export const OrganizationUsageOut = z
     plan: z.enum(["pro", "agency", "growth", "scale"]).nullable().openapi({ description: "The plan code; null without a subscription." }),
     included_characters: z.number().int().nullable().openapi({ description: "null when not metered (scale) or without a subscription" }),
     used_characters: z.number().int().openapi({ description: "Billable characters used in the month, all sites together." }),
-    overage_characters: z.number().int().openapi({ description: "Characters beyond the included volume." }),
+    overage_characters: z.number().int().openapi({ description: "Characters beyond the included volume, after the month's credits: what the month's close bills." }),
     overage_cents: z.number().int().openapi({ description: "Their charge, in cents of `currency`." }),
     currency: z.string().openapi({ description: "ISO 4217 code, lowercase." }),
+    credited_characters: z.number().int().openapi({ description: "The month's credits together (`credits`), taken off the overage, never below zero." }),
+    credits: z
+      .array(
+        z.object({
+          id: z.number().int().openapi({ description: "The credit's id." }),
+          characters: z.number().int().openapi({ description: "Characters credited." }),
+          reason: z.string().openapi({ description: "Why, as the organization's people read it on the usage page." }),
+          created_at: z.string().openapi({ description: "When it was granted." }),
+        }),
+      )
+      .openapi({ description: "The month's credits, oldest first (`POST /admin/v1/organizations/{org_id}/credits`)." }),
     sites: z
       .array(
         z.object({
@@ -73,6 +84,7 @@ export const BillingCloseOut = z
       .openapi({ description: "`stripe`: an invoice item was added to the customer's next invoice; `manual`: the operator invoices from this row" }),
     invoice_item_id: z.string().nullable().openapi({ description: "Stripe's invoice item (`ii_…`); null for manual closes and months without overage", example: "ii_1QxYz" }),
     closed_at: z.string().openapi({ description: "When the month was closed." }),
+    credited_characters: z.number().int().openapi({ description: "The month's credits when it was closed, taken off its overage (`overage_characters` is after them)." }),
   })
   .openapi("BillingCloseOut");
 
@@ -270,6 +282,10 @@ export const DiscrepanciesOut = z
           closed_characters: z.number().int().openapi({ description: "What the close billed." }),
           ledger_characters: z.number().int().openapi({ description: "What the usage ledger holds for the month now." }),
           late_characters: z.number().int().openapi({ description: "The difference: usage that reached D1 after the close, to invoice by hand." }),
+          late_credit_characters: z
+            .number()
+            .int()
+            .openapi({ description: "Credits of the month granted while it was being closed (after the close read them): to refund by hand; 0 almost always." }),
           closed_at: z.string().openapi({ description: "When the month was closed." }),
         }),
       )
@@ -320,7 +336,11 @@ export const ONCALL_EXAMPLES = {
   suspendIn: { reason: "unpaid invoices" },
   suspended: { site_id: 42, suspended: "unpaid invoices", suspended_at: at },
   resumed: { site_id: 42, suspended: null, suspended_at: null },
-  discrepancies: { discrepancies: [{ organization_id: 3, month: "2026-10", closed_characters: 1_200_000, ledger_characters: 1_204_500, late_characters: 4500, closed_at: at }] },
+  discrepancies: {
+    discrepancies: [
+      { organization_id: 3, month: "2026-10", closed_characters: 1_200_000, ledger_characters: 1_204_500, late_characters: 4500, late_credit_characters: 0, closed_at: at },
+    ],
+  },
   siteSuspended: { detail: "site suspended: unpaid invoices; contact support" },
   overloaded: { detail: "This site is receiving more requests than it can serve: retry in 5 seconds." },
   storageFull: {

@@ -87,3 +87,31 @@ export const CancelIn = z
     }),
   })
   .openapi("CancelIn");
+
+// ---------------------------------------------------------------- credits
+
+export const CreditIn = z
+  .object({
+    month: z
+      .string()
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, "must be a month as YYYY-MM")
+      .openapi({ description: "The month whose overage the credit reduces (`YYYY-MM`, UTC): the current month or an ended one not closed yet.", example: "2026-11" }),
+    characters: z.number().int().min(1).max(1_000_000_000).openapi({ description: "Characters credited (1 to 1,000,000,000).", example: 1_800_000 }),
+    reason: z.string().trim().min(1).max(300).openapi({
+      description: "Why, in words for the customer: shown with the credit on the organization's usage page.",
+      example: "The job cancelled on 22 November retranslated the whole site by mistake: its 1,800,000 characters are credited.",
+    }),
+  })
+  .openapi("CreditIn");
+
+export const CreditOut = z
+  .object({
+    id: z.number().int().openapi({ description: "The credit's id." }),
+    organization_id: z.number().int().openapi({ description: "The organization credited." }),
+    month: z.string().openapi({ description: "The month (`YYYY-MM`)." }),
+    characters: z.number().int().openapi({ description: "Characters credited." }),
+    reason: z.string().openapi({ description: "Why." }),
+    created_by: z.string().openapi({ description: "The operator who granted it (`admin:<name>`, or `admin`)." }),
+    created_at: Timestamp.openapi({ description: "When it was granted." }),
+  })
+  .openapi("CreditOut");

@@ -1,15 +1,27 @@
 /**
  * The operator's support endpoints of the admin API (docs/runbook.md): a site's webhook deliveries,
- * sending one again, the deliveries the dead-letter queue ended. Same door as the other admin
- * routes (src/auth.ts); each change is audited with the operator's name (`c.var.adminActor`).
+ * sending one again, the deliveries the dead-letter queue ended; an organization's credits. Same
+ * door as the other admin routes (src/auth.ts); each change is audited with the operator's name
+ * (`c.var.adminActor`).
  */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
-import { ErrorOut, SiteIdParam } from "../api/schemas";
-import { DeadLettersOut, DeadLettersQuery, DeliveryIdParam, OperatorDeliveriesOut, OperatorDeliveriesQuery, OperatorDeliveryOut, SUPPORT_EXAMPLES } from "../api/support.schemas";
+import { ErrorOut, OrgIdParam, SiteIdParam } from "../api/schemas";
+import {
+  CreditIn,
+  CreditOut,
+  DeadLettersOut,
+  DeadLettersQuery,
+  DeliveryIdParam,
+  OperatorDeliveriesOut,
+  OperatorDeliveriesQuery,
+  OperatorDeliveryOut,
+  SUPPORT_EXAMPLES,
+} from "../api/support.schemas";
 import type { App } from "../context";
+import { grantCredit } from "../ops/credits";
 import { loadSite } from "../ops/sites";
 import { deadLetters, operatorDeliveries, operatorRedeliver } from "../ops/webhook-support";
-import { adminErrors, notFoundResponse, ok } from "./common";
+import { adminErrors, body, bodyErrors, notFoundResponse, ok } from "./common";
 
 export const supportRoutes = new OpenAPIHono<App>();
 const admin = [{ admin: [] as string[] }];
@@ -84,4 +96,38 @@ supportRoutes.openapi(
     responses: { 200: ok(DeadLettersOut, "The dead letters"), ...adminErrors },
   }),
   async (c) => c.json(await deadLetters(c.env, c.req.valid("query")), 200),
+);
+
+// ------------------------------------------------------------------ credits
+
+supportRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/organizations/{org_id}/credits",
+    operationId: "adminCreateOrganizationCredit",
+    summary: "Credit an organization's month",
+    description:
+      "Gives characters back for a month (a runaway job cancelled, an incident): they come off the month's overage when it is closed (and so off its Stripe invoice item), never below zero and never carried to another month. " +
+      "The organization's usage (`GET /admin/v1/organizations/{org_id}/usage` and the dashboard's Usage page) lists each credit with its reason. " +
+      "A month after the current one is a 422; a month already closed is a 409 (its overage was invoiced: `detail` says where to refund it, or credit the current month). Audited (`organization.credit`, with the operator's name).",
+    tags: ["admin"],
+    security: admin,
+    request: { params: OrgIdParam, ...body(CreditIn) },
+    responses: {
+      201: ok(CreditOut, "The credit", {
+        id: 7,
+        organization_id: 3,
+        month: "2026-11",
+        characters: 1_800_000,
+        reason: "The job cancelled on 22 November retranslated the whole site by mistake: its 1,800,000 characters are credited.",
+        created_by: "admin:alice",
+        created_at: "2026-11-22T11:04:00.000Z",
+      }),
+      ...conflict("The month is closed: `detail` says how its overage was invoiced and where to refund it."),
+      ...adminErrors,
+      ...notFoundResponse,
+      ...bodyErrors,
+    },
+  }),
+  async (c) => c.json(await grantCredit(c.env, c.var.adminActor, c.req.valid("param").org_id, c.req.valid("json"), c.var.clock()), 201),
 );
