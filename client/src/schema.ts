@@ -694,7 +694,7 @@ export type paths = {
         put?: never;
         /**
          * Restore a site's object storage to a moment
-         * @description Point-in-time recovery of one site (docs/ops/backups.md): its object storage (units, translations, results, jobs, memory) goes back to `at`, within the last 30 days. D1 (keys, settings, usage) is not touched. Audited as `site.restore`.
+         * @description Point-in-time recovery of one site (docs/ops/backups.md): its object storage (units, translations, results, jobs, memory) goes back to `at`, within the last 30 days. Jobs queued or running at `at` are cancelled on the restored site with a reason, and the site's reservations released; D1 (keys, settings, the usage ledger) and the organization's shared memory are not rewound. `dry_run: true` changes nothing and answers what the site held at `at`, what goes back, and whether this runtime can restore at all. 501 where the runtime has no point-in-time recovery (local workerd: `wrangler dev`, the tests). Undo: restore to the answer's `restored_at`. Audited as `site.restore`.
          */
         post: operations["adminRestoreSite"];
         delete?: never;
@@ -2123,6 +2123,64 @@ export type components = {
             at: string;
             /** @description The storage bookmark of that moment (Cloudflare's point-in-time recovery). */
             bookmark: string;
+            /** @description When this restore happened: restore to this moment to undo it. */
+            restored_at: string;
+            /** @description Jobs that were queued or running at `at`, cancelled on the restored site with a reason (`cancel_reason`). */
+            cancelled_jobs: number[];
+            /** @description The site's job reservations released in D1 (no job of the restored site is under way). */
+            released_reservations: number;
+        };
+        RestorePreviewOut: {
+            /** @description The site. */
+            site_id: number;
+            /** @description The moment asked for. */
+            at: string;
+            /**
+             * @description Nothing was changed.
+             * @enum {boolean}
+             */
+            dry_run: true;
+            /** @description Whether this runtime can restore the site to `at` (false locally: `detail` says why). */
+            restorable: boolean;
+            /** @description The storage bookmark of `at`; null when `restorable` is false. */
+            bookmark: string | null;
+            /** @description Why the site cannot be restored here; null when it can. */
+            detail: string | null;
+            /** @description What the site holds now. */
+            now: {
+                /** @description Units (not deleted). */
+                units: number;
+                /** @description Jobs. */
+                jobs: number;
+                /** @description Results (translations delivered or waiting). */
+                results: number;
+                /** @description The site's memory entries. */
+                memory_entries: number;
+            };
+            /** @description What the site held at `at`, as far as its own timestamps tell. */
+            then: {
+                /** @description Units last pushed by `at` and not deleted by then (units pushed since existed then too when they were not new: see `since.units_pushed`). */
+                units: number;
+                /** @description Jobs made by `at`. */
+                jobs: number;
+                /** @description Results made by `at` (those purged since by retention come back too, and are not counted). */
+                results: number;
+            };
+            /** @description What changed after `at`, and so goes back. */
+            since: {
+                /** @description Units pushed after `at`: each goes back to its state then, or goes if it is newer. */
+                units_pushed: number;
+                /** @description Units deleted after `at`: they come back. */
+                units_deleted: number;
+                /** @description Jobs made after `at`: they go (their billed usage stays billed). */
+                jobs: number;
+                /** @description Results made after `at`: they go; the connector keeps what it wrote. */
+                results: number;
+                /** @description The site's memory entries written after `at`: they go (the organization's shared memory keeps its copies). */
+                memory_entries: number;
+            };
+            /** @description Jobs queued or running at `at`: the restored site cancels them (with a reason the customer reads). */
+            cancelled_on_restore: number[];
         };
         RestoreIn: {
             /**
@@ -2131,6 +2189,11 @@ export type components = {
              * @example 2027-01-05T10:00:00Z
              */
             at: string;
+            /**
+             * @description Change nothing: answer what the site held at `at`, what would go back, the jobs a restore would cancel, and whether this runtime can restore at all.
+             * @default false
+             */
+            dry_run?: boolean;
         };
         OrganizationUsageOut: {
             /** @description The month (`YYYY-MM`). */
@@ -8505,20 +8568,21 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "at": "2027-01-05T10:00:00Z"
+                 *       "at": "2027-01-05T10:00:00Z",
+                 *       "dry_run": true
                  *     }
                  */
                 "application/json": components["schemas"]["RestoreIn"];
             };
         };
         responses: {
-            /** @description Restored: the object starts on the restored storage at its next request */
+            /** @description Restored (RestoreOut): the object starts on the restored storage at its next request; or, for a dry run, what it would change (RestorePreviewOut) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RestoreOut"];
+                    "application/json": components["schemas"]["RestoreOut"] | components["schemas"]["RestorePreviewOut"];
                 };
             };
             /** @description Missing or wrong admin token (or the admin API is disabled). */
@@ -8615,6 +8679,15 @@ export interface operations {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
                      *     }
                      */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description This runtime's storage has no point-in-time recovery: nothing was changed */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };

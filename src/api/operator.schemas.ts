@@ -355,13 +355,57 @@ export const RestoreIn = z
     at: z.iso
       .datetime({ offset: true, message: "at: must be an ISO 8601 date and time, e.g. 2027-01-05T10:00:00Z" })
       .openapi({ description: "The moment to restore the site's object storage to: within the last 30 days, not in the future.", example: "2027-01-05T10:00:00Z" }),
+    dry_run: z.boolean().default(false).openapi({
+      description: "Change nothing: answer what the site held at `at`, what would go back, the jobs a restore would cancel, and whether this runtime can restore at all.",
+    }),
   })
   .openapi("RestoreIn");
+
+const count = (description: string) => z.number().int().openapi({ description });
+
+export const RestorePreviewOut = z
+  .object({
+    site_id: z.number().int().openapi({ description: "The site." }),
+    at: z.string().openapi({ description: "The moment asked for." }),
+    dry_run: z.literal(true).openapi({ description: "Nothing was changed." }),
+    restorable: z.boolean().openapi({ description: "Whether this runtime can restore the site to `at` (false locally: `detail` says why)." }),
+    bookmark: z.string().nullable().openapi({ description: "The storage bookmark of `at`; null when `restorable` is false." }),
+    detail: z.string().nullable().openapi({ description: "Why the site cannot be restored here; null when it can." }),
+    now: z
+      .object({
+        units: count("Units (not deleted)."),
+        jobs: count("Jobs."),
+        results: count("Results (translations delivered or waiting)."),
+        memory_entries: count("The site's memory entries."),
+      })
+      .openapi({ description: "What the site holds now." }),
+    then: z
+      .object({
+        units: count("Units last pushed by `at` and not deleted by then (units pushed since existed then too when they were not new: see `since.units_pushed`)."),
+        jobs: count("Jobs made by `at`."),
+        results: count("Results made by `at` (those purged since by retention come back too, and are not counted)."),
+      })
+      .openapi({ description: "What the site held at `at`, as far as its own timestamps tell." }),
+    since: z
+      .object({
+        units_pushed: count("Units pushed after `at`: each goes back to its state then, or goes if it is newer."),
+        units_deleted: count("Units deleted after `at`: they come back."),
+        jobs: count("Jobs made after `at`: they go (their billed usage stays billed)."),
+        results: count("Results made after `at`: they go; the connector keeps what it wrote."),
+        memory_entries: count("The site's memory entries written after `at`: they go (the organization's shared memory keeps its copies)."),
+      })
+      .openapi({ description: "What changed after `at`, and so goes back." }),
+    cancelled_on_restore: z.array(z.number().int()).openapi({ description: "Jobs queued or running at `at`: the restored site cancels them (with a reason the customer reads)." }),
+  })
+  .openapi("RestorePreviewOut");
 
 export const RestoreOut = z
   .object({
     site_id: z.number().int().openapi({ description: "The site restored." }),
     at: z.string().openapi({ description: "The moment restored to." }),
     bookmark: z.string().openapi({ description: "The storage bookmark of that moment (Cloudflare's point-in-time recovery)." }),
+    restored_at: z.string().openapi({ description: "When this restore happened: restore to this moment to undo it." }),
+    cancelled_jobs: z.array(z.number().int()).openapi({ description: "Jobs that were queued or running at `at`, cancelled on the restored site with a reason (`cancel_reason`)." }),
+    released_reservations: z.number().int().openapi({ description: "The site's job reservations released in D1 (no job of the restored site is under way)." }),
   })
   .openapi("RestoreOut");
