@@ -2158,7 +2158,7 @@ export type components = {
                 memory_entries: number;
             };
             /** @description What the site held at `at`, as far as its own timestamps tell. */
-            then: {
+            at_time: {
                 /** @description Units last pushed by `at` and not deleted by then (units pushed since existed then too when they were not new: see `since.units_pushed`). */
                 units: number;
                 /** @description Jobs made by `at`. */

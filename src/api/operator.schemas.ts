@@ -379,7 +379,7 @@ export const RestorePreviewOut = z
         memory_entries: count("The site's memory entries."),
       })
       .openapi({ description: "What the site holds now." }),
-    then: z
+    at_time: z
       .object({
         units: count("Units last pushed by `at` and not deleted by then (units pushed since existed then too when they were not new: see `since.units_pushed`)."),
         jobs: count("Jobs made by `at`."),

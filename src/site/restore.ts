@@ -16,7 +16,7 @@ export interface RestorePreview {
   /** What the site holds now. */
   now: { units: number; jobs: number; results: number; memory_entries: number };
   /** What it held at the moment, as far as its timestamps tell: units last pushed by then and not deleted by then, jobs and results made by then. */
-  then: { units: number; jobs: number; results: number };
+  at_time: { units: number; jobs: number; results: number };
   /** What changed after the moment: it goes back (units pushed since return to their state then, or go if new; units deleted since come back; jobs, results and memory entries since are gone). */
   since: { units_pushed: number; units_deleted: number; jobs: number; results: number; memory_entries: number };
   /** Jobs queued or running at the moment: the restored object cancels them. */
@@ -36,7 +36,7 @@ export function restorePreview(store: Store, at: string): RestorePreview {
       results: count(store, "SELECT count(*) AS n FROM results"),
       memory_entries: count(store, "SELECT count(*) AS n FROM memory"),
     },
-    then: {
+    at_time: {
       units: count(store, "SELECT count(*) AS n FROM units WHERE (last_synced_at IS NULL OR last_synced_at <= ?) AND (deleted = 0 OR deleted_at > ?)", at, at),
       jobs: count(store, "SELECT count(*) AS n FROM jobs WHERE created_at <= ?", at),
       results: count(store, "SELECT count(*) AS n FROM results WHERE created_at <= ?", at),

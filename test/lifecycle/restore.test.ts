@@ -94,7 +94,7 @@ describe("POST /admin/v1/sites/{site_id}/restore", () => {
       bookmark: `bookmark-${Date.parse(AT)}`,
       detail: null,
       now: { units: 2, jobs: 2, results: 0, memory_entries: 0 },
-      then: { units: 1, jobs: 1, results: 0 },
+      at_time: { units: 1, jobs: 1, results: 0 },
       since: { units_pushed: 1, units_deleted: 0, jobs: 1, results: 0, memory_entries: 0 },
       cancelled_on_restore: [before],
     });
@@ -114,7 +114,7 @@ describe("POST /admin/v1/sites/{site_id}/restore", () => {
     );
     const dry = await admin("POST", `/admin/v1/sites/${site.siteId}/restore`, { at: AT, dry_run: true });
     expect(dry.status).toBe(200);
-    expect(dry.body).toMatchObject({ restorable: false, bookmark: null, detail: res.body.detail, then: { jobs: 1 }, cancelled_on_restore: [before] });
+    expect(dry.body).toMatchObject({ restorable: false, bookmark: null, detail: res.body.detail, at_time: { jobs: 1 }, cancelled_on_restore: [before] });
     expect((await c.get(`/v1/jobs/${before}`)).body).toMatchObject({ status: "queued", cancel_reason: null });
     expect(await reservationsOf(site.siteId)).toHaveLength(2);
     const audit = (await admin("GET", `/admin/v1/audit?organization_id=${site.orgId}`)).body.items;

@@ -120,7 +120,7 @@ describe("ops", () => {
   });
 
   it("restore: the dry run first; without --yes nothing more; with --yes the restore; a site that cannot be restored stops after the dry run", async () => {
-    const preview = { site_id: 42, at: "2027-01-05T10:00:00.000Z", dry_run: true, restorable: true, then: { units: 10, jobs: 3, results: 40 }, cancelled_on_restore: [7] };
+    const preview = { site_id: 42, at: "2027-01-05T10:00:00.000Z", dry_run: true, restorable: true, at_time: { units: 10, jobs: 3, results: 40 }, cancelled_on_restore: [7] };
     answers["POST /admin/v1/sites/42/restore"] = [200, preview];
     const dry = await ops("restore", "42", "2027-01-05T10:00:00Z");
     assert.equal(dry.code, 0);
