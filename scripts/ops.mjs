@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `node scripts/ops.mjs <command> …`: the on-call engineer's admin API calls (docs/runbook.md),
+ * `node scripts/ops.mjs <command> …` (or `npm run ops -- <command> …`: npm needs the `--` before
+ * a flag such as --yes): the on-call engineer's admin API calls (docs/runbook.md),
  * so nobody reads D1 or object storage by hand. Reads ADMIN_TOKEN and TRANSYNC_URL (the
  * service's base URL, default http://127.0.0.1:8787) from the environment; prints the answer's
  * JSON; exits 1 on an error answer (its ErrorOut printed to stderr).
@@ -147,7 +148,7 @@ async function main(argv) {
         process.exit(1);
       }
       if (!yes) {
-        console.error(`dry run only: nothing changed. To restore site ${site} to ${preview.at}, repeat with --yes.`);
+        console.error(`dry run only: nothing changed. To restore site ${site} to ${preview.at}, repeat with --yes (npm run ops -- restore ${site} ${args[1]} --yes).`);
         return;
       }
       return print((await call("POST", `/admin/v1/sites/${site}/restore`, { at: args[1] })).body);

@@ -129,7 +129,10 @@ describe("ops", () => {
       [{ at: "2027-01-05T10:00:00Z", dry_run: true }],
     );
     assert.match(dry.stdout, /"cancelled_on_restore"/);
-    assert.match(dry.stderr, /dry run only: nothing changed\. To restore site 42 to 2027-01-05T10:00:00.000Z, repeat with --yes\./);
+    assert.match(
+      dry.stderr,
+      /dry run only: nothing changed\. To restore site 42 to 2027-01-05T10:00:00.000Z, repeat with --yes \(npm run ops -- restore 42 2027-01-05T10:00:00Z --yes\)\./,
+    );
 
     seen = [];
     await ops("restore", "42", "2027-01-05T10:00:00Z", "--yes");
