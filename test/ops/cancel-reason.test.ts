@@ -41,7 +41,7 @@ describe("an operator's cancel with a reason", () => {
     const { cookie } = await person(site.orgId, "editor");
     const page = await dash("GET", `/dashboard/sites/${site.siteId}`, { cookie });
     expect(page.status).toBe(200);
-    expect(page.html).toContain(`<p class="small cancel-reason">${REASON}</p>`);
+    expect(page.html).toContain(`<p class="small cancel-reason"><span class="muted">Reason:</span> ${REASON}</p>`);
 
     const audit = (await admin("GET", `/admin/v1/audit?organization_id=${site.orgId}`)).body.items;
     expect(audit.find((a: { action: string }) => a.action === "job.cancel")).toMatchObject({
