@@ -996,7 +996,7 @@ export type paths = {
         };
         /**
          * Deliveries the dead-letter queue ended
-         * @description Deliveries whose queue message failed every retry (D1 or the site object failing, not the receiver) and reached the dead-letter queue, whose consumer ended them as failed; newest first, of one site or all. Send each again with `POST /admin/v1/sites/{site_id}/webhook/deliveries/{delivery_id}/redeliver` once the cause is fixed (`npm run ops dead-letters -- --redeliver`).
+         * @description Deliveries whose queue message failed every retry (D1 or the site object failing, not the receiver) and reached the dead-letter queue, whose consumer ended them as failed; newest first, of one site or all. Send each again with `POST /admin/v1/sites/{site_id}/webhook/deliveries/{delivery_id}/redeliver` once the cause is fixed (`npm run ops -- dead-letters --redeliver`).
          */
         get: operations["adminListWebhookDeadLetters"];
         put?: never;
