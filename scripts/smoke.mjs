@@ -12,15 +12,26 @@
  *
  * GET /admin/v1/health comes with the on-call work (issue 38): until it is deployed, a 404 from
  * it is reported as skipped, not as a failure.
+ *
+ * `--version <worker>=<version id>` pins every request to that version of a gradual deployment
+ * (scripts/rollout.mjs): the header `Cloudflare-Workers-Version-Overrides: <worker>="<id>"`, a
+ * Dictionary Structured Header (RFC 8941) whose value is a String. The deep health then checks
+ * that the pinned version answered (the platform ignores an override of a version outside the
+ * deployment). A site object runs one version at a time whatever the header says.
  */
-const [baseArg] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const pinAt = args.indexOf("--version");
+const pin = pinAt >= 0 ? args.splice(pinAt, 2)[1] : undefined;
+const [baseArg] = args;
 const key = process.env.TRANSYNC_KEY;
 const adminToken = process.env.ADMIN_TOKEN;
-if (!baseArg || !key) {
-  console.error("usage: TRANSYNC_KEY=tsk_… [ADMIN_TOKEN=…] node scripts/smoke.mjs BASE_URL");
+const pinned = pin === undefined ? null : /^([a-z*][a-z0-9_.*-]*)=([0-9a-f-]{36})$/.exec(pin);
+if (!baseArg || !key || (pin !== undefined && !pinned)) {
+  console.error("usage: TRANSYNC_KEY=tsk_… [ADMIN_TOKEN=…] node scripts/smoke.mjs BASE_URL [--version <worker name>=<version id>]");
   process.exit(2);
 }
 const base = baseArg.replace(/\/+$/, "");
+const versionHeader = pinned ? { "cloudflare-workers-version-overrides": `${pinned[1]}="${pinned[2]}"` } : {};
 const unitKey = `post:smoke-${Date.now().toString(36)}`;
 const TIMEOUT_MS = 10_000;
 const JOB_DEADLINE_MS = 90_000;
@@ -32,7 +43,7 @@ async function call(method, path, { body, token = key, expect = [200] } = {}) {
   try {
     res = await fetch(base + path, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+      headers: { authorization: `Bearer ${token}`, ...versionHeader, ...(body ? { "content-type": "application/json" } : {}) },
       body: body ? JSON.stringify(body) : undefined,
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
@@ -106,8 +117,11 @@ async function main() {
     await step("deep health", async () => {
       const { status, body } = await call("GET", "/admin/v1/health", { token: adminToken, expect: [200, 404] });
       if (status === 404) return "skipped: /admin/v1/health is not deployed yet (issue 38)";
-      return `d1 ${JSON.stringify(body?.d1)}, site object ${JSON.stringify(body?.site_object)}`;
+      if (pinned && body?.version?.id !== pinned[2])
+        throw new SmokeFailure(`the version override was not applied: ${JSON.stringify(body?.version?.id)} answered, not ${pinned[2]} (is it in the current deployment?)`);
+      return `d1 ${JSON.stringify(body?.d1)}, site object ${JSON.stringify(body?.site_object)}${pinned ? `, version ${pinned[2]}` : ""}`;
     });
+  else if (pinned) console.log("note the pinned version was not checked: ADMIN_TOKEN is not set (the deep health names the version answering)");
 }
 
 let failed = null;

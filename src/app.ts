@@ -16,7 +16,7 @@ import { dashboard } from "./dashboard";
 import { ApiError, ensureErrorBody, errorBody, renderError } from "./errors";
 import { LIMITS } from "./limits";
 import { withRequestHost } from "./local-host";
-import { withLogContext } from "./obs/log";
+import { logContext, withLogContext } from "./obs/log";
 import { record } from "./obs/metrics";
 import { adminRoutes } from "./routes/admin.routes";
 import { boundedJsonBody } from "./routes/body-bounds";
@@ -26,6 +26,7 @@ import { jobRoutes } from "./routes/jobs.routes";
 import { oncallRoutes } from "./routes/oncall.routes";
 import { resultRoutes } from "./routes/results.routes";
 import { stripeWebhookRoutes } from "./routes/stripe-webhook.routes";
+import { supportRoutes } from "./routes/support.routes";
 import { syncRoutes } from "./routes/sync.routes";
 import { describeWebhookEvents, webhookRoutes } from "./routes/webhooks.routes";
 
@@ -40,6 +41,13 @@ export const HSTS = "max-age=31536000; includeSubDomains";
 function matchedRoute(c: Parameters<typeof routePath>[0]): string {
   const route = matchedRoutes(c).findLast((r) => r.method !== "ALL");
   return route?.path ?? "(unmatched)";
+}
+
+/** The site or organization an admin path is about (`/admin/v1/sites/42/…`, `/admin/v1/organizations/3/…`). */
+function adminTarget(path: string): { site_id?: number | string; org_id?: number | string } {
+  const m = /^\/admin\/v1\/(sites|organizations)\/(\d{1,15})(?:\/|$)/.exec(path);
+  if (!m) return {};
+  return m[1] === "sites" ? { site_id: Number(m[2]) } : { org_id: Number(m[2]) };
 }
 
 export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
@@ -77,14 +85,19 @@ export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
       }
       const site = c.get("site") as App["Variables"]["site"] | undefined;
       const status = c.res.status;
+      // An operator's request names them (`admin:<name>`) and the site or organization in its path.
+      const actor = c.get("adminActor") as App["Variables"]["adminActor"] | undefined;
+      // (or, for one whose path names none, what the operation found: a key look-up's site)
+      const target = actor ? { ...logContext(), ...adminTarget(c.req.path) } : undefined;
       record(c.env, status >= 500 ? "error" : "info", "http.request", {
         method: c.req.method,
         route: matchedRoute(c),
         status,
         ms: Date.now() - started,
-        site_id: site?.id,
-        org_id: site?.organizationId,
+        site_id: site?.id ?? target?.site_id,
+        org_id: site?.organizationId ?? target?.org_id,
         key_prefix: c.get("keyPrefix"),
+        actor,
         // (no env when the app is asked without bindings: scripts/openapi.mjs)
         version: c.env?.VERSION?.id,
       });
@@ -136,6 +149,7 @@ export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
   app.route("/", webhookRoutes);
   app.route("/", adminRoutes);
   app.route("/", oncallRoutes);
+  app.route("/", supportRoutes);
   app.route("/", stripeWebhookRoutes);
   app.route("/dashboard", dashboard);
 

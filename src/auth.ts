@@ -13,7 +13,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Context, Next } from "hono";
 import type { App } from "./context";
 import { controlDb } from "./control/db";
-import { authenticate, KEY_PREFIX } from "./control/keys";
+import { authenticate, isWellFormedKey, KEY_PREFIX } from "./control/keys";
 import { ApiError, tooManyRequests, unauthorized } from "./errors";
 import { LIMITS } from "./limits";
 import { addLogContext, log } from "./obs/log";
@@ -71,6 +71,9 @@ export const apiKeyAuth = (now: () => number = Date.now) =>
     if (!header) return failedAuthentication(c, "Missing API key: send Authorization: Bearer <key>.", at);
     const key = bearerToken(header);
     if (!key) return failedAuthentication(c, "Malformed Authorization header: expected Bearer <key>.", at);
+    // A well-formed key's prefix is logged whatever the answer: a revoked or leaked key's refused
+    // requests say it is still being tried (the runbook's "Leaked key"). Nothing of another string.
+    if (isWellFormedKey(key)) c.set("keyPrefix", key.slice(0, KEY_PREFIX.length + 6));
     const auth = await authenticate(controlDb(c.env.DB), key, at);
     if (!auth) {
       if ((blockedUntil.get(clientIp(c)) ?? 0) > at)
@@ -86,7 +89,6 @@ export const apiKeyAuth = (now: () => number = Date.now) =>
     if (auth.touch) c.executionCtx.waitUntil(auth.touch);
     c.set("site", auth.site);
     c.set("keyId", auth.keyId);
-    c.set("keyPrefix", key.slice(0, KEY_PREFIX.length + 6));
     addLogContext({ site_id: auth.site.id, org_id: auth.site.organizationId });
     if (auth.site.suspended) throw new ApiError(403, `site suspended: ${auth.site.suspended}; contact support`);
     await next();

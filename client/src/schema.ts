@@ -694,7 +694,7 @@ export type paths = {
         put?: never;
         /**
          * Restore a site's object storage to a moment
-         * @description Point-in-time recovery of one site (docs/ops/backups.md): its object storage (units, translations, results, jobs, memory) goes back to `at`, within the last 30 days. D1 (keys, settings, usage) is not touched. Audited as `site.restore`.
+         * @description Point-in-time recovery of one site (docs/ops/backups.md): its object storage (units, translations, results, jobs, memory) goes back to `at`, within the last 30 days. Jobs queued or running at `at` are cancelled on the restored site with a reason, and the site's reservations released; D1 (keys, settings, the usage ledger) and the organization's shared memory are not rewound. `dry_run: true` changes nothing and answers what the site held at `at`, what goes back, and whether this runtime can restore at all. 501 where the runtime has no point-in-time recovery (local workerd: `wrangler dev`, the tests). Undo: restore to the answer's `restored_at`. Audited as `site.restore`.
          */
         post: operations["adminRestoreSite"];
         delete?: never;
@@ -874,7 +874,7 @@ export type paths = {
         put?: never;
         /**
          * Cancel a site's job
-         * @description As the connector's cancel: a queued job is cancelled at once and its reservation released; a running one stops at its next step, keeping what it translated. A finished job is answered as it is. Audited (`job.cancel`).
+         * @description As the connector's cancel: a queued job is cancelled at once and its reservation released; a running one stops at its next step, keeping what it translated. A finished job is answered as it is. An optional `reason` is kept on the job (`cancel_reason`), which the connector and the dashboard show the customer. Audited (`job.cancel`, with the operator's name and the reason).
          */
         post: operations["adminCancelSiteJob"];
         delete?: never;
@@ -894,7 +894,7 @@ export type paths = {
         put?: never;
         /**
          * Find a key's site
-         * @description Which site and organization a key belongs to (a leaked key, a key quoted in a ticket), revoked keys included. Only the key's hash is looked up; the key is neither stored nor logged. 404 when no key matches. Audited (`key.lookup`). Revoke it with `DELETE /admin/v1/sites/{site_id}/keys/{key_id}`.
+         * @description Which site and organization a key belongs to (a leaked key, a key quoted in a ticket), revoked keys included: by the whole `key` (only its hash is looked up; the key is neither stored nor logged), or by its `prefix` (`tsk_` + 6 characters, as log lines' `key_prefix` show it). 404 when no key matches; 409 when two keys share the prefix (`detail` names them). Audited (`key.lookup`). Revoke it with `DELETE /admin/v1/sites/{site_id}/keys/{key_id}`.
          */
         post: operations["adminGetKeyOwner"];
         delete?: never;
@@ -941,6 +941,86 @@ export type paths = {
         get: operations["adminListBillingDiscrepancies"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/sites/{site_id}/webhook/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's webhook deliveries
+         * @description The site's endpoint (without its secret: `disabled_at`, `failing_since`) and its latest deliveries, newest first, with each one's attempts, last status code and error, and when the next attempt is due. `status` narrows them to `pending`, `delivered` or `failed`.
+         */
+        get: operations["adminListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/sites/{site_id}/webhook/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook delivery again
+         * @description Queues the delivery again with the same body and `webhook-id` (receivers de-duplicate on it), its attempts counted afresh on the usual schedule. 409 while nothing can be sent: the site has no endpoint, or it is disabled (its owner re-enables it first). Audited (`webhook.redeliver`, with the operator's name).
+         */
+        post: operations["adminSendWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhook/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deliveries the dead-letter queue ended
+         * @description Deliveries whose queue message failed every retry (D1 or the site object failing, not the receiver) and reached the dead-letter queue, whose consumer ended them as failed; newest first, of one site or all. Send each again with `POST /admin/v1/sites/{site_id}/webhook/deliveries/{delivery_id}/redeliver` once the cause is fixed (`npm run ops -- dead-letters --redeliver`).
+         */
+        get: operations["adminListWebhookDeadLetters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/organizations/{org_id}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit an organization's month
+         * @description Gives characters back for a month (a runaway job cancelled, an incident): they come off the month's overage when it is closed (and so off its Stripe invoice item), never below zero and never carried to another month. The organization's usage (`GET /admin/v1/organizations/{org_id}/usage` and the dashboard's Usage page) lists each credit with its reason. A month after the current one is a 422; a month already closed is a 409 (its overage was invoiced: `detail` says where to refund it, or credit the current month). Audited (`organization.credit`, with the operator's name).
+         */
+        post: operations["adminCreateOrganizationCredit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1170,6 +1250,11 @@ export type components = {
              * @example 2026-11-22T10:00:00.000Z
              */
             finished_at: string | null;
+            /**
+             * @description **Extension of version 1.** Why the service cancelled the job, in the operator's words (a runaway job, a restore of the site): shown as it is to the site's people; null when it was not cancelled so (the connector's and the dashboard's cancels give none).
+             * @example null
+             */
+            cancel_reason: string | null;
         };
         JobError: {
             /** @description The target language the error concerns. */
@@ -2038,6 +2123,64 @@ export type components = {
             at: string;
             /** @description The storage bookmark of that moment (Cloudflare's point-in-time recovery). */
             bookmark: string;
+            /** @description When this restore happened: restore to this moment to undo it. */
+            restored_at: string;
+            /** @description Jobs that were queued or running at `at`, cancelled on the restored site with a reason (`cancel_reason`). */
+            cancelled_jobs: number[];
+            /** @description The site's job reservations released in D1 (no job of the restored site is under way). */
+            released_reservations: number;
+        };
+        RestorePreviewOut: {
+            /** @description The site. */
+            site_id: number;
+            /** @description The moment asked for. */
+            at: string;
+            /**
+             * @description Nothing was changed.
+             * @enum {boolean}
+             */
+            dry_run: true;
+            /** @description Whether this runtime can restore the site to `at` (false locally: `detail` says why). */
+            restorable: boolean;
+            /** @description The storage bookmark of `at`; null when `restorable` is false. */
+            bookmark: string | null;
+            /** @description Why the site cannot be restored here; null when it can. */
+            detail: string | null;
+            /** @description What the site holds now. */
+            now: {
+                /** @description Units (not deleted). */
+                units: number;
+                /** @description Jobs. */
+                jobs: number;
+                /** @description Results (translations delivered or waiting). */
+                results: number;
+                /** @description The site's memory entries. */
+                memory_entries: number;
+            };
+            /** @description What the site held at `at`, as far as its own timestamps tell. */
+            at_time: {
+                /** @description Units last pushed by `at` and not deleted by then (units pushed since existed then too when they were not new: see `since.units_pushed`). */
+                units: number;
+                /** @description Jobs made by `at`. */
+                jobs: number;
+                /** @description Results made by `at` (those purged since by retention come back too, and are not counted). */
+                results: number;
+            };
+            /** @description What changed after `at`, and so goes back. */
+            since: {
+                /** @description Units pushed after `at`: each goes back to its state then, or goes if it is newer. */
+                units_pushed: number;
+                /** @description Units deleted after `at`: they come back. */
+                units_deleted: number;
+                /** @description Jobs made after `at`: they go (their billed usage stays billed). */
+                jobs: number;
+                /** @description Results made after `at`: they go; the connector keeps what it wrote. */
+                results: number;
+                /** @description The site's memory entries written after `at`: they go (the organization's shared memory keeps its copies). */
+                memory_entries: number;
+            };
+            /** @description Jobs queued or running at `at`: the restored site cancels them (with a reason the customer reads). */
+            cancelled_on_restore: number[];
         };
         RestoreIn: {
             /**
@@ -2046,6 +2189,11 @@ export type components = {
              * @example 2027-01-05T10:00:00Z
              */
             at: string;
+            /**
+             * @description Change nothing: answer what the site held at `at`, what would go back, the jobs a restore would cancel, and whether this runtime can restore at all.
+             * @default false
+             */
+            dry_run?: boolean;
         };
         OrganizationUsageOut: {
             /** @description The month (`YYYY-MM`). */
@@ -2059,12 +2207,25 @@ export type components = {
             included_characters: number | null;
             /** @description Billable characters used in the month, all sites together. */
             used_characters: number;
-            /** @description Characters beyond the included volume. */
+            /** @description Characters beyond the included volume, after the month's credits: what the month's close bills. */
             overage_characters: number;
             /** @description Their charge, in cents of `currency`. */
             overage_cents: number;
             /** @description ISO 4217 code, lowercase. */
             currency: string;
+            /** @description The month's credits together (`credits`), taken off the overage, never below zero. */
+            credited_characters: number;
+            /** @description The month's credits, oldest first (`POST /admin/v1/organizations/{org_id}/credits`). */
+            credits: {
+                /** @description The credit's id. */
+                id: number;
+                /** @description Characters credited. */
+                characters: number;
+                /** @description Why, as the organization's people read it on the usage page. */
+                reason: string;
+                /** @description When it was granted. */
+                created_at: string;
+            }[];
             /** @description Use per site (erased sites included). */
             sites: {
                 /** @description The site's id. */
@@ -2181,6 +2342,8 @@ export type components = {
             invoice_item_id: string | null;
             /** @description When the month was closed. */
             closed_at: string;
+            /** @description The month's credits when it was closed, taken off its overage (`overage_characters` is after them). */
+            credited_characters: number;
         };
         DeepHealthOut: {
             /**
@@ -2297,6 +2460,13 @@ export type components = {
             /** @description The suspension's reason; null when the site is not suspended. */
             suspended: string | null;
         };
+        CancelIn: {
+            /**
+             * @description Why the job is cancelled, in words for the customer: kept on the job (`cancel_reason`) and shown on the site's page of the dashboard.
+             * @example Cancelled by support: the job was retranslating the whole site (about 1.8 million characters) after a settings change; the characters done are credited.
+             */
+            reason?: string;
+        };
         KeyLookupOut: {
             /** @description The key's id. */
             key_id: number;
@@ -2317,7 +2487,12 @@ export type components = {
         };
         KeyLookupIn: {
             /** @description The whole key (`tsk_…`), as found. */
-            key: string;
+            key?: string;
+            /**
+             * @description Extension: the key's first 10 characters (`tsk_` + 6), as log lines' `key_prefix` show it; instead of `key`.
+             * @example tsk_Zk3q9v
+             */
+            prefix?: string;
         };
         SuspensionOut: {
             /** @description The site. */
@@ -2344,9 +2519,69 @@ export type components = {
                 ledger_characters: number;
                 /** @description The difference: usage that reached D1 after the close, to invoice by hand. */
                 late_characters: number;
+                /** @description Credits of the month granted while it was being closed (after the close read them): to refund by hand; 0 almost always. */
+                late_credit_characters: number;
                 /** @description When the month was closed. */
                 closed_at: string;
             }[];
+        };
+        OperatorWebhookDeliveries: {
+            /** @description The site's endpoint (without its secret): `disabled_at` and `failing_since` say why nothing arrives; null when none is registered. */
+            webhook: components["schemas"]["Webhook"] | null;
+            /** @description The latest deliveries, newest first (the site keeps 100). */
+            deliveries: components["schemas"]["OperatorWebhookDelivery"][];
+        };
+        OperatorWebhookDelivery: components["schemas"]["WebhookDelivery"] & {
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (a pending delivery after a failed attempt); null once settled, or before the first attempt.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            next_attempt_at: string | null;
+        };
+        DeadLettersOut: {
+            /** @description Deliveries whose queue message failed every retry and went to the dead-letter queue (its consumer ended them as failed), newest first. */
+            dead_letters: (components["schemas"]["OperatorWebhookDelivery"] & {
+                /** @description The delivery's site. */
+                site_id: number;
+            })[];
+        };
+        CreditOut: {
+            /** @description The credit's id. */
+            id: number;
+            /** @description The organization credited. */
+            organization_id: number;
+            /** @description The month (`YYYY-MM`). */
+            month: string;
+            /** @description Characters credited. */
+            characters: number;
+            /** @description Why. */
+            reason: string;
+            /** @description The operator who granted it (`admin:<name>`, or `admin`). */
+            created_by: string;
+            /**
+             * Format: date-time
+             * @description When it was granted.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        CreditIn: {
+            /**
+             * @description The month whose overage the credit reduces (`YYYY-MM`, UTC): the current month or an ended one not closed yet.
+             * @example 2026-11
+             */
+            month: string;
+            /**
+             * @description Characters credited (1 to 1,000,000,000).
+             * @example 1800000
+             */
+            characters: number;
+            /**
+             * @description Why, in words for the customer: shown with the credit on the organization's usage page.
+             * @example The job cancelled on 22 November retranslated the whole site by mistake: its 1,800,000 characters are credited.
+             */
+            reason: string;
         };
     };
     responses: never;
@@ -3913,7 +4148,8 @@ export interface operations {
                      *         "errors": [],
                      *         "created_at": "2026-11-22T10:00:00.000Z",
                      *         "started_at": "2026-11-22T10:00:01.250Z",
-                     *         "finished_at": null
+                     *         "finished_at": null,
+                     *         "cancel_reason": null
                      *       },
                      *       {
                      *         "id": 11,
@@ -3940,7 +4176,8 @@ export interface operations {
                      *         "errors": [],
                      *         "created_at": "2026-11-22T10:00:00.000Z",
                      *         "started_at": "2026-11-22T10:00:01.250Z",
-                     *         "finished_at": "2026-11-21T09:12:40.000Z"
+                     *         "finished_at": "2026-11-21T09:12:40.000Z",
+                     *         "cancel_reason": null
                      *       }
                      *     ]
                      */
@@ -4126,7 +4363,8 @@ export interface operations {
                      *       "errors": [],
                      *       "created_at": "2026-11-22T10:00:00.000Z",
                      *       "started_at": null,
-                     *       "finished_at": null
+                     *       "finished_at": null,
+                     *       "cancel_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["JobOut"];
@@ -4338,7 +4576,8 @@ export interface operations {
                      *       "errors": [],
                      *       "created_at": "2026-11-22T10:00:00.000Z",
                      *       "started_at": "2026-11-22T10:00:01.250Z",
-                     *       "finished_at": null
+                     *       "finished_at": null,
+                     *       "cancel_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["JobOut"];
@@ -4494,7 +4733,8 @@ export interface operations {
                      *       "errors": [],
                      *       "created_at": "2026-11-22T10:00:00.000Z",
                      *       "started_at": "2026-11-22T10:00:01.250Z",
-                     *       "finished_at": "2026-11-22T10:03:00.000Z"
+                     *       "finished_at": "2026-11-22T10:03:00.000Z",
+                     *       "cancel_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["JobOut"];
@@ -8328,20 +8568,21 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "at": "2027-01-05T10:00:00Z"
+                 *       "at": "2027-01-05T10:00:00Z",
+                 *       "dry_run": true
                  *     }
                  */
                 "application/json": components["schemas"]["RestoreIn"];
             };
         };
         responses: {
-            /** @description Restored: the object starts on the restored storage at its next request */
+            /** @description Restored (RestoreOut): the object starts on the restored storage at its next request; or, for a dry run, what it would change (RestorePreviewOut) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RestoreOut"];
+                    "application/json": components["schemas"]["RestoreOut"] | components["schemas"]["RestorePreviewOut"];
                 };
             };
             /** @description Missing or wrong admin token (or the admin API is disabled). */
@@ -8438,6 +8679,15 @@ export interface operations {
                      *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
                      *     }
                      */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description This runtime's storage has no point-in-time recovery: nothing was changed */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
@@ -9267,7 +9517,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Cancelled by support: a runaway job; the characters done are credited."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CancelIn"];
+            };
+        };
         responses: {
             /** @description The job */
             200: {
@@ -9303,6 +9562,34 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is 10 MB (10,485,760 bytes) or more. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body is too large: the limit is 10485760 bytes (10 MB)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is not sent as JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body must be JSON (Content-Type: application/json)."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -9420,6 +9707,15 @@ export interface operations {
                      *       "detail": "Job 12 was not found."
                      *     }
                      */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description More than one key begins with the prefix: send the whole key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
@@ -9767,6 +10063,7 @@ export interface operations {
                      *           "closed_characters": 1200000,
                      *           "ledger_characters": 1204500,
                      *           "late_characters": 4500,
+                     *           "late_credit_characters": 0,
                      *           "closed_at": "2026-11-23T14:03:11.512Z"
                      *         }
                      *       ]
@@ -9786,6 +10083,460 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description How many of the latest deliveries, 1 to 100 (default 100). */
+                limit?: number;
+                /** @description Only deliveries in this state (`pending`, `delivered` or `failed`). */
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                site_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorWebhookDeliveries"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminSendWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                site_id: number;
+                /** @description The delivery's `webhook-id`. */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued: the delivery is pending again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_2f1c7b0e6a4d4c1f9b3a8e5d7c6b4a21",
+                     *       "event": "results.available",
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "attempts": 0,
+                     *       "status": "pending",
+                     *       "status_code": null,
+                     *       "duration_ms": null,
+                     *       "error": null,
+                     *       "next_attempt_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OperatorWebhookDelivery"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The site has no webhook, or it is disabled: `detail` says what the owner must do first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminListWebhookDeadLetters: {
+        parameters: {
+            query?: {
+                /** @description Only this site's. */
+                site_id?: number;
+                /** @description At most this many, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dead letters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLettersOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Validation failure: `detail` names the field and the rule. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "segments[3].key must have at most 500 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many requests: more than 600 in 60 seconds with this key, or more than 60 failed authentications in 60 seconds from this client address. Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Too many requests with this API key: at most 600 in 60 seconds. Retry in 12 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Something failed on the service's side; `detail` quotes the request id under which it is logged. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Something went wrong on our side. Quote request id 0b6a3c1e-8f5d-4b8e-9a51-2c1f7d9e4a10 if you contact support."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    adminCreateOrganizationCredit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditIn"];
+            };
+        };
+        responses: {
+            /** @description The credit */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "organization_id": 3,
+                     *       "month": "2026-11",
+                     *       "characters": 1800000,
+                     *       "reason": "The job cancelled on 22 November retranslated the whole site by mistake: its 1,800,000 characters are credited.",
+                     *       "created_by": "admin:alice",
+                     *       "created_at": "2026-11-22T11:04:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditOut"];
+                };
+            };
+            /** @description Missing or wrong admin token (or the admin API is disabled). */
+            401: {
+                headers: {
+                    /** @description The authentication scheme: `Bearer realm="transync"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The API key is not valid (unknown, malformed or revoked)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unknown id or key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Job 12 was not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The month is closed: `detail` says how its overage was invoiced and where to refund it. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is 10 MB (10,485,760 bytes) or more. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body is too large: the limit is 10485760 bytes (10 MB)."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description The body is not sent as JSON (`Content-Type: application/json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The request body must be JSON (Content-Type: application/json)."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorOut"];
@@ -9952,7 +10703,8 @@ export interface operations {
                  *         "errors": [],
                  *         "created_at": "2026-11-22T10:00:00.000Z",
                  *         "started_at": "2026-11-22T10:00:01.250Z",
-                 *         "finished_at": "2026-11-22T10:00:00.000Z"
+                 *         "finished_at": "2026-11-22T10:00:00.000Z",
+                 *         "cancel_reason": null
                  *       }
                  *     }
                  */

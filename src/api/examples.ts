@@ -79,6 +79,7 @@ const job = {
   created_at: at,
   started_at: "2026-11-22T10:00:01.250Z",
   finished_at: null,
+  cancel_reason: null,
 };
 
 const result = {

@@ -37,9 +37,20 @@ export const OrganizationUsageOut = z
     plan: z.enum(["pro", "agency", "growth", "scale"]).nullable().openapi({ description: "The plan code; null without a subscription." }),
     included_characters: z.number().int().nullable().openapi({ description: "null when not metered (scale) or without a subscription" }),
     used_characters: z.number().int().openapi({ description: "Billable characters used in the month, all sites together." }),
-    overage_characters: z.number().int().openapi({ description: "Characters beyond the included volume." }),
+    overage_characters: z.number().int().openapi({ description: "Characters beyond the included volume, after the month's credits: what the month's close bills." }),
     overage_cents: z.number().int().openapi({ description: "Their charge, in cents of `currency`." }),
     currency: z.string().openapi({ description: "ISO 4217 code, lowercase." }),
+    credited_characters: z.number().int().openapi({ description: "The month's credits together (`credits`), taken off the overage, never below zero." }),
+    credits: z
+      .array(
+        z.object({
+          id: z.number().int().openapi({ description: "The credit's id." }),
+          characters: z.number().int().openapi({ description: "Characters credited." }),
+          reason: z.string().openapi({ description: "Why, as the organization's people read it on the usage page." }),
+          created_at: z.string().openapi({ description: "When it was granted." }),
+        }),
+      )
+      .openapi({ description: "The month's credits, oldest first (`POST /admin/v1/organizations/{org_id}/credits`)." }),
     sites: z
       .array(
         z.object({
@@ -73,6 +84,7 @@ export const BillingCloseOut = z
       .openapi({ description: "`stripe`: an invoice item was added to the customer's next invoice; `manual`: the operator invoices from this row" }),
     invoice_item_id: z.string().nullable().openapi({ description: "Stripe's invoice item (`ii_…`); null for manual closes and months without overage", example: "ii_1QxYz" }),
     closed_at: z.string().openapi({ description: "When the month was closed." }),
+    credited_characters: z.number().int().openapi({ description: "The month's credits when it was closed, taken off its overage (`overage_characters` is after them)." }),
   })
   .openapi("BillingCloseOut");
 
@@ -209,8 +221,23 @@ export const AdminJobsQuery = z.object({
     .openapi({ description: "`active` (queued and running), or one status; the latest jobs without it." }),
 });
 
+/** A key's prefix as log lines (`key_prefix`) and key listings show it: `tsk_` and the 6 characters after it. */
+export const KEY_PREFIX_PATTERN = /^tsk_[0-9A-Za-z]{6}$/;
+
 export const KeyLookupIn = z
-  .object({ key: z.string().min(1, "key must not be empty").max(200, "key must have at most 200 characters").openapi({ description: "The whole key (`tsk_…`), as found." }) })
+  .object({
+    key: z.string().min(1, "key must not be empty").max(200, "key must have at most 200 characters").optional().openapi({ description: "The whole key (`tsk_…`), as found." }),
+    prefix: z
+      .string()
+      .max(200)
+      .refine((v) => KEY_PREFIX_PATTERN.test(v), { message: "must be tsk_ and the 6 characters after it (10 in all), as log lines and key listings show a key" })
+      .optional()
+      .openapi({ description: "Extension: the key's first 10 characters (`tsk_` + 6), as log lines' `key_prefix` show it; instead of `key`.", example: "tsk_Zk3q9v" }),
+  })
+  .superRefine((v, ctx) => {
+    if ((v.key === undefined) === (v.prefix === undefined))
+      ctx.addIssue({ code: "custom", path: [], message: "must have either key (the whole key) or prefix (its first 10 characters), not both" });
+  })
   .openapi("KeyLookupIn");
 
 export const KeyLookupOut = z
@@ -255,6 +282,10 @@ export const DiscrepanciesOut = z
           closed_characters: z.number().int().openapi({ description: "What the close billed." }),
           ledger_characters: z.number().int().openapi({ description: "What the usage ledger holds for the month now." }),
           late_characters: z.number().int().openapi({ description: "The difference: usage that reached D1 after the close, to invoice by hand." }),
+          late_credit_characters: z
+            .number()
+            .int()
+            .openapi({ description: "Credits of the month granted while it was being closed (after the close read them): to refund by hand; 0 almost always." }),
           closed_at: z.string().openapi({ description: "When the month was closed." }),
         }),
       )
@@ -305,7 +336,11 @@ export const ONCALL_EXAMPLES = {
   suspendIn: { reason: "unpaid invoices" },
   suspended: { site_id: 42, suspended: "unpaid invoices", suspended_at: at },
   resumed: { site_id: 42, suspended: null, suspended_at: null },
-  discrepancies: { discrepancies: [{ organization_id: 3, month: "2026-10", closed_characters: 1_200_000, ledger_characters: 1_204_500, late_characters: 4500, closed_at: at }] },
+  discrepancies: {
+    discrepancies: [
+      { organization_id: 3, month: "2026-10", closed_characters: 1_200_000, ledger_characters: 1_204_500, late_characters: 4500, late_credit_characters: 0, closed_at: at },
+    ],
+  },
   siteSuspended: { detail: "site suspended: unpaid invoices; contact support" },
   overloaded: { detail: "This site is receiving more requests than it can serve: retry in 5 seconds." },
   storageFull: {
@@ -320,13 +355,57 @@ export const RestoreIn = z
     at: z.iso
       .datetime({ offset: true, message: "at: must be an ISO 8601 date and time, e.g. 2027-01-05T10:00:00Z" })
       .openapi({ description: "The moment to restore the site's object storage to: within the last 30 days, not in the future.", example: "2027-01-05T10:00:00Z" }),
+    dry_run: z.boolean().default(false).openapi({
+      description: "Change nothing: answer what the site held at `at`, what would go back, the jobs a restore would cancel, and whether this runtime can restore at all.",
+    }),
   })
   .openapi("RestoreIn");
+
+const count = (description: string) => z.number().int().openapi({ description });
+
+export const RestorePreviewOut = z
+  .object({
+    site_id: z.number().int().openapi({ description: "The site." }),
+    at: z.string().openapi({ description: "The moment asked for." }),
+    dry_run: z.literal(true).openapi({ description: "Nothing was changed." }),
+    restorable: z.boolean().openapi({ description: "Whether this runtime can restore the site to `at` (false locally: `detail` says why)." }),
+    bookmark: z.string().nullable().openapi({ description: "The storage bookmark of `at`; null when `restorable` is false." }),
+    detail: z.string().nullable().openapi({ description: "Why the site cannot be restored here; null when it can." }),
+    now: z
+      .object({
+        units: count("Units (not deleted)."),
+        jobs: count("Jobs."),
+        results: count("Results (translations delivered or waiting)."),
+        memory_entries: count("The site's memory entries."),
+      })
+      .openapi({ description: "What the site holds now." }),
+    at_time: z
+      .object({
+        units: count("Units last pushed by `at` and not deleted by then (units pushed since existed then too when they were not new: see `since.units_pushed`)."),
+        jobs: count("Jobs made by `at`."),
+        results: count("Results made by `at` (those purged since by retention come back too, and are not counted)."),
+      })
+      .openapi({ description: "What the site held at `at`, as far as its own timestamps tell." }),
+    since: z
+      .object({
+        units_pushed: count("Units pushed after `at`: each goes back to its state then, or goes if it is newer."),
+        units_deleted: count("Units deleted after `at`: they come back."),
+        jobs: count("Jobs made after `at`: they go (their billed usage stays billed)."),
+        results: count("Results made after `at`: they go; the connector keeps what it wrote."),
+        memory_entries: count("The site's memory entries written after `at`: they go (the organization's shared memory keeps its copies)."),
+      })
+      .openapi({ description: "What changed after `at`, and so goes back." }),
+    cancelled_on_restore: z.array(z.number().int()).openapi({ description: "Jobs queued or running at `at`: the restored site cancels them (with a reason the customer reads)." }),
+  })
+  .openapi("RestorePreviewOut");
 
 export const RestoreOut = z
   .object({
     site_id: z.number().int().openapi({ description: "The site restored." }),
     at: z.string().openapi({ description: "The moment restored to." }),
     bookmark: z.string().openapi({ description: "The storage bookmark of that moment (Cloudflare's point-in-time recovery)." }),
+    restored_at: z.string().openapi({ description: "When this restore happened: restore to this moment to undo it." }),
+    cancelled_jobs: z.array(z.number().int()).openapi({ description: "Jobs that were queued or running at `at`, cancelled on the restored site with a reason (`cancel_reason`)." }),
+    released_reservations: z.number().int().openapi({ description: "The site's job reservations released in D1 (no job of the restored site is under way)." }),
   })
   .openapi("RestoreOut");

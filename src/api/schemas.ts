@@ -628,6 +628,11 @@ export const JobOut = z
     created_at: Timestamp.openapi({ description: "When the job was requested." }),
     started_at: Timestamp.nullable().openapi({ description: "When it started running; null while queued." }),
     finished_at: Timestamp.nullable().openapi({ description: "When it ended; null while queued or running." }),
+    cancel_reason: z.string().nullable().openapi({
+      description:
+        "**Extension of version 1.** Why the service cancelled the job, in the operator's words (a runaway job, a restore of the site): shown as it is to the site's people; null when it was not cancelled so (the connector's and the dashboard's cancels give none).",
+      example: null,
+    }),
   })
   .openapi("JobOut", { description: "A translation job: what it covers, its progress and what it has cost." });
 export type Job = z.infer<typeof JobOut>;

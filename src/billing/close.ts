@@ -1,7 +1,7 @@
 /**
  * Month close (docs/decisions.md "Billing"): after a UTC month ends, each
- * organization's overage for it (the figures of GET /admin/v1/organizations/{id}/usage) is
- * recorded once in `billing_closes`. Organizations that pay through Stripe get it as one
+ * organization's overage for it (the figures of GET /admin/v1/organizations/{id}/usage: after
+ * the month's credits) is recorded once in `billing_closes`, with the credits it took off. Organizations that pay through Stripe get it as one
  * invoice item on their next invoice, created with the idempotency key
  * `overage:<org_id>:<YYYY-MM>`; the row is written only after Stripe accepted the item, so an
  * organization Stripe could not be reached for stays open and the next run tries again
@@ -30,6 +30,8 @@ export interface CloseOut {
   provider: Provider;
   invoice_item_id: string | null;
   closed_at: string;
+  /** The month's credits when it was closed (taken off the overage). */
+  credited_characters: number;
 }
 
 export interface CloseRun {
@@ -52,6 +54,7 @@ const closeOut = (r: typeof billingCloses.$inferSelect): CloseOut => ({
   provider: r.provider as Provider,
   invoice_item_id: r.invoiceItemId,
   closed_at: r.closedAt,
+  credited_characters: r.creditedCharacters,
 });
 
 export async function listCloses(db: ControlDb, month?: string): Promise<CloseOut[]> {
@@ -90,10 +93,10 @@ async function openCount(db: ControlDb, month: string) {
 }
 
 /**
- * D1 queries one page of closes costs: the page (1), its usage (5), subscriptions and Stripe
- * mirrors (2), the rows (1), whatever the page's size (up to CLOSE_PAGE organizations).
+ * D1 queries one page of closes costs: the page (1), its usage with its credits (6), subscriptions
+ * and Stripe mirrors (2), the rows (1), whatever the page's size (up to CLOSE_PAGE organizations).
  */
-export const CLOSE_PAGE_QUERIES = 9;
+export const CLOSE_PAGE_QUERIES = 10;
 export const CLOSE_PAGE = 100;
 
 /**
@@ -159,6 +162,7 @@ async function closeOrganizations(env: Env, db: ControlDb, ids: number[], month:
       code: viaStripe ? "stripe" : "manual",
       characters: usage.overage_characters,
       used_characters: usage.used_characters,
+      credited_characters: usage.credited_characters,
     });
     rows.push({
       organizationId: id,
@@ -170,15 +174,16 @@ async function closeOrganizations(env: Env, db: ControlDb, ids: number[], month:
       provider: viaStripe ? "stripe" : "manual",
       invoiceItemId,
       closedAt: at.toISOString(),
+      creditedCharacters: usage.credited_characters,
     });
   }
   if (!rows.length) return;
   // One statement for the page: the rows as one JSON parameter (D1 binds at most 100 parameters).
   await db.run(sql`
-    INSERT INTO ${billingCloses} (organization_id, month, plan, used_characters, overage_characters, overage_cents, provider, invoice_item_id, closed_at)
+    INSERT INTO ${billingCloses} (organization_id, month, plan, used_characters, overage_characters, overage_cents, provider, invoice_item_id, closed_at, credited_characters)
     SELECT json_extract(value, '$.organizationId'), json_extract(value, '$.month'), json_extract(value, '$.plan'), json_extract(value, '$.usedCharacters'),
       json_extract(value, '$.overageCharacters'), json_extract(value, '$.overageCents'), json_extract(value, '$.provider'), json_extract(value, '$.invoiceItemId'),
-      json_extract(value, '$.closedAt')
+      json_extract(value, '$.closedAt'), json_extract(value, '$.creditedCharacters')
     FROM json_each(${JSON.stringify(rows)}) WHERE true
     ON CONFLICT DO NOTHING`);
 }
@@ -196,8 +201,10 @@ async function invoiceOverage(env: Env, customer: string, id: number, month: str
         customer,
         amount: usage.overage_cents,
         currency: usage.currency,
-        description: `Translation overage ${month}: ${usage.overage_characters.toLocaleString("en-US")} characters beyond the included volume`,
-        metadata: { organization_id: String(id), month, overage_characters: String(usage.overage_characters) },
+        description:
+          `Translation overage ${month}: ${usage.overage_characters.toLocaleString("en-US")} characters beyond the included volume` +
+          (usage.credited_characters ? ` (after ${usage.credited_characters.toLocaleString("en-US")} characters credited)` : ""),
+        metadata: { organization_id: String(id), month, overage_characters: String(usage.overage_characters), credited_characters: String(usage.credited_characters) },
       },
       { idempotencyKey: overageKey(id, month) },
     ));

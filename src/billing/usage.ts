@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, inArray, sql, sum } from "drizzle-orm";
 import { type ControlDb, idList } from "../control/db";
-import { sites, subscriptionSites, subscriptions, usageLedger } from "../control/schema";
+import { credits, sites, subscriptionSites, subscriptions, usageLedger } from "../control/schema";
 import type { Plan } from "../limits";
 import { CURRENCY, PLANS } from "./plans";
 
@@ -14,12 +14,18 @@ export interface OrganizationUsage {
   plan: Plan | null;
   included_characters: number | null;
   used_characters: number;
+  /** Beyond the included volume, after the month's credits (what the close bills). */
   overage_characters: number;
   overage_cents: number;
   currency: string;
+  /** The month's credits together (src/ops/credits.ts); taken off the overage, never below zero. */
+  credited_characters: number;
+  credits: { id: number; characters: number; reason: string; created_at: string }[];
   sites: { site_id: number; name: string | null; used_characters: number }[];
   days: { date: string; used_characters: number }[];
 }
+
+export type CreditRow = typeof credits.$inferSelect;
 
 /** `YYYY-MM` → the ledger's month key `YYYY-MM-01`, and the month's days as `YYYY-MM-DD`. */
 function monthDays(month: string) {
@@ -33,7 +39,7 @@ export async function organizationUsage(db: ControlDb, organizationId: number, m
 }
 
 /**
- * The month of several organizations in five D1 queries whatever their number (the crons close
+ * The month of several organizations in six D1 queries whatever their number (the crons close
  * and check a page of organizations at once: Cloudflare allows 1,000 queries an invocation).
  */
 export async function organizationsUsage(db: ControlDb, organizationIds: number[], month: string): Promise<Map<number, OrganizationUsage>> {
@@ -41,7 +47,7 @@ export async function organizationsUsage(db: ControlDb, organizationIds: number[
   const ids = idList(organizationIds);
   const inMonth = and(inArray(usageLedger.organizationId, ids), eq(usageLedger.month, key));
   const day = sql<string>`substr(${usageLedger.createdAt}, 1, 10)`;
-  const [subs, perSite, current, perDay, covered] = await Promise.all([
+  const [subs, perSite, current, perDay, covered, credited] = await Promise.all([
     db.select().from(subscriptions).where(inArray(subscriptions.organizationId, ids)),
     db
       .select({ org: usageLedger.organizationId, siteId: usageLedger.siteId, n: sum(usageLedger.characters) })
@@ -59,6 +65,11 @@ export async function organizationsUsage(db: ControlDb, organizationIds: number[
       .from(subscriptionSites)
       .where(inArray(subscriptionSites.organizationId, ids))
       .groupBy(subscriptionSites.organizationId),
+    db
+      .select()
+      .from(credits)
+      .where(and(inArray(credits.organizationId, ids), eq(credits.month, month)))
+      .orderBy(asc(credits.id)),
   ]);
   const of = <T extends { org: number }>(rows: T[], org: number) => rows.filter((r) => r.org === org);
   return new Map(
@@ -71,6 +82,7 @@ export async function organizationsUsage(db: ControlDb, organizationIds: number[
         of(current, org),
         of(perDay, org),
         covered.find((c) => c.org === org),
+        credited.filter((c) => c.organizationId === org),
       ),
     ]),
   );
@@ -83,6 +95,7 @@ function usageOf(
   current: { id: number; name: string }[],
   perDay: { date: string; n: string | null }[],
   covered: { n: number } | undefined,
+  granted: CreditRow[],
 ): OrganizationUsage {
   const plan = (sub?.plan ?? null) as Plan | null;
   const rules = plan ? PLANS[plan] : null;
@@ -107,6 +120,9 @@ function usageOf(
       overage = Math.max(0, used - includedPerScope);
     }
   }
+  // Credits come off the overage, never below zero (a pooled plan's: max(0, used − included − credited)).
+  const credited = granted.reduce((a, c) => a + c.characters, 0);
+  overage = Math.max(0, overage - credited);
   const byDay = new Map(perDay.map((d) => [d.date, Number(d.n ?? 0)]));
   return {
     month,
@@ -116,6 +132,8 @@ function usageOf(
     overage_characters: overage,
     overage_cents: rules ? Math.ceil((overage * rules.overageCentsPerMillion) / 1_000_000) : 0,
     currency: CURRENCY,
+    credited_characters: credited,
+    credits: granted.map((c) => ({ id: c.id, characters: c.characters, reason: c.reason, created_at: c.createdAt })),
     sites: siteRows,
     days: monthDays(month).map((date) => ({ date, used_characters: byDay.get(date) ?? 0 })),
   };

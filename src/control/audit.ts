@@ -67,6 +67,7 @@ export const AUDIT_ACTIONS = [
   "site.suspend",
   "site.resume",
   "site.restore",
+  "organization.credit",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

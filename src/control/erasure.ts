@@ -3,7 +3,7 @@
  * deleted, cached look-ups dropped) and, last, the control-plane rows with the audit entry in
  * one batch.
  *
- * What stays: usage-ledger rows (billing records) with only ids, month, day and counts; the
+ * What stays: usage-ledger rows and credits (billing records) with only ids, month, day and counts; the
  * audit log's who/what/when/target (an organization's entries lose their `detail`); and the
  * ids themselves, which AUTOINCREMENT never hands out again.
  */
@@ -16,6 +16,7 @@ import {
   accountTokens,
   apiKeys,
   auditLog,
+  credits,
   glossaryTerms,
   invitations,
   jobStarters,
@@ -91,6 +92,8 @@ export async function eraseOrganizationRows(db: ControlDb, orgId: number, siteId
 
   await db.batch([
     scrubLedger(db, eq(usageLedger.organizationId, orgId)),
+    // Credits are billing records too: ids, month and characters stay; the reason (free text) goes.
+    db.update(credits).set({ reason: "" }).where(eq(credits.organizationId, orgId)),
     db.delete(reservations).where(eq(reservations.organizationId, orgId)),
     db.delete(subscriptionSites).where(eq(subscriptionSites.organizationId, orgId)),
     db.delete(subscriptions).where(eq(subscriptions.organizationId, orgId)),

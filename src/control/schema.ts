@@ -316,8 +316,32 @@ export const billingCloses = sqliteTable(
     provider: text("provider").notNull(),
     invoiceItemId: text("invoice_item_id"),
     closedAt: text("closed_at").notNull(),
+    /** The month's credits the close took off the overage (`credits`); 0 for closes made before credits. */
+    creditedCharacters: integer("credited_characters").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.month] }), index("billing_closes_month").on(t.month)],
+);
+
+/**
+ * Characters the operator credits an organization for a month (a runaway job cancelled, an
+ * incident): taken off the month's overage at its close, never below zero, never carried over.
+ * Refused once the month is closed (src/ops/credits.ts).
+ */
+export const credits = sqliteTable(
+  "credits",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    organizationId: integer("organization_id").notNull(),
+    /** `YYYY-MM`. */
+    month: text("month").notNull(),
+    characters: integer("characters").notNull(),
+    /** Why, as the customer sees it on the usage page (emptied when the organization is erased). */
+    reason: text("reason").notNull(),
+    /** Who granted it (`admin:<name>`). */
+    actor: text("actor").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("credits_org_month").on(t.organizationId, t.month)],
 );
 
 // ------------------------------------------------------------------ webhooks (migrations/control/0004_webhooks.sql)

@@ -110,8 +110,23 @@ export async function findSiteDelivery(db: ControlDb, siteId: number, id: string
   return row;
 }
 
-export function listDeliveries(db: ControlDb, siteId: number, limit: number): Promise<DeliveryRow[]> {
-  return db.select().from(webhookDeliveries).where(eq(webhookDeliveries.siteId, siteId)).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit);
+export function listDeliveries(db: ControlDb, siteId: number, limit: number, status?: string): Promise<DeliveryRow[]> {
+  return db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.siteId, siteId), status === undefined ? undefined : eq(webhookDeliveries.status, status)))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(limit);
+}
+
+/** Deliveries the dead-letter queue's consumer ended (`error` is its fixed reason), newest first; of one site or all. */
+export function listDeadLetters(db: ControlDb, reason: string, limit: number, siteId?: number): Promise<DeliveryRow[]> {
+  return db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.status, "failed"), eq(webhookDeliveries.error, reason), siteId === undefined ? undefined : eq(webhookDeliveries.siteId, siteId)))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(limit);
 }
 
 export async function recordAttempt(

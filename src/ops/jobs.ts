@@ -53,12 +53,16 @@ export async function requestJob(env: Env, actor: Actor | null, site: SiteSettin
   return { kind: "created", job };
 }
 
-/** Cancels a queued or running job (a finished one is answered unchanged); `actor` null is the site's connector. */
-export async function cancelJob(env: Env, actor: Actor | null, site: SiteSettings, jobId: number): Promise<Job> {
-  const job = await siteStub(env, site.id).cancelJob(site, jobId);
+/**
+ * Cancels a queued or running job (a finished one is answered unchanged); `actor` null is the site's
+ * connector. `reason` (the operator's) is kept on the job for the customer to read.
+ */
+export async function cancelJob(env: Env, actor: Actor | null, site: SiteSettings, jobId: number, reason: string | null = null): Promise<Job> {
+  const job = await siteStub(env, site.id).cancelJob(site, jobId, reason);
   if (actor) {
     const db = controlDb(env.DB);
-    await auditStatement(db, { organizationId: site.organizationId, actor, action: "job.cancel", target: `site:${site.id}`, detail: { job_id: jobId } }).run();
+    const detail = reason === null ? { job_id: jobId } : { job_id: jobId, reason };
+    await auditStatement(db, { organizationId: site.organizationId, actor, action: "job.cancel", target: `site:${site.id}`, detail }).run();
   }
   return job;
 }

@@ -181,7 +181,7 @@ async function organizationDigest(env: Env, db: ControlDb, base: string, day: st
   return mails.length;
 }
 
-/** Organizations one usage page checks, and the D1 queries the page costs at most: the page, their usage (5), once keys (5), owners, preferences, the outbox, and slack. */
+/** Organizations one usage page checks, and the D1 queries the page costs at most: the page, their usage (6), once keys (5), owners, preferences, the outbox, and slack. */
 const USAGE_PAGE = 100;
 const USAGE_PAGE_QUERIES = 20;
 

@@ -12,9 +12,9 @@ import { forgetSite, hashKey, isWellFormedKey } from "../control/keys";
 import { apiKeys, organizations, sites, subscriptions } from "../control/schema";
 import { requireSite } from "../control/sites";
 import { ENGINES, engineConfiguration } from "../engines/registry";
-import { notFound } from "../errors";
+import { ApiError, notFound } from "../errors";
 import { devMailbox } from "../mail/send";
-import { log, redactError } from "../obs/log";
+import { addLogContext, log, redactError } from "../obs/log";
 import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
 import { siteStub } from "../site/stub";
 import type { Actor } from "./actor";
@@ -120,14 +120,16 @@ export async function siteJobs(env: Env, siteId: number, status?: JobFilter) {
 }
 
 /**
- * Which site a key (found in a leak, quoted in a ticket) belongs to. Only its hash is looked up;
- * the key is neither stored nor logged. Revoked keys are found too. Audited (`key.lookup`).
+ * Which site a key (found in a leak, quoted in a ticket) belongs to, by the whole key (only its
+ * hash is looked up; the key is neither stored nor logged) or by its prefix (`tsk_` + 6, as log
+ * lines show it). Revoked keys are found too. Audited (`key.lookup`).
  */
-export async function lookupKey(env: Env, actor: Actor, key: string) {
+export async function lookupKey(env: Env, actor: Actor, by: { key?: string; prefix?: string }) {
   const unknown = notFound("The key");
-  if (!isWellFormedKey(key.trim())) throw unknown;
+  const key = by.key?.trim();
+  if (key !== undefined && !isWellFormedKey(key)) throw unknown;
   const db = controlDb(env.DB);
-  const row = await db
+  const rows = await db
     .select({
       key_id: apiKeys.id,
       name: apiKeys.name,
@@ -140,10 +142,25 @@ export async function lookupKey(env: Env, actor: Actor, key: string) {
     })
     .from(apiKeys)
     .innerJoin(sites, eq(sites.id, apiKeys.siteId))
-    .where(eq(apiKeys.hash, await hashKey(key.trim())))
-    .get();
+    .where(key !== undefined ? eq(apiKeys.hash, await hashKey(key)) : eq(apiKeys.prefix, by.prefix ?? ""))
+    .orderBy(asc(apiKeys.id))
+    .limit(10);
+  const [row] = rows;
   if (!row) throw unknown;
-  await auditStatement(db, { organizationId: row.organization_id, actor, action: "key.lookup", target: `site:${row.site_id}`, detail: { key_id: row.key_id } }).run();
+  // Two keys may share a prefix (1 in 56 billion a pair): the operator is told which, and asks with the whole key.
+  if (rows.length > 1)
+    throw new ApiError(
+      409,
+      `${rows.length} keys begin with ${by.prefix}: ${rows.map((r) => `key ${r.key_id} of site ${r.site_id}`).join(", ")}. Send the whole key to tell them apart.`,
+    );
+  addLogContext({ site_id: row.site_id, org_id: row.organization_id });
+  await auditStatement(db, {
+    organizationId: row.organization_id,
+    actor,
+    action: "key.lookup",
+    target: `site:${row.site_id}`,
+    detail: key !== undefined ? { key_id: row.key_id } : { key_id: row.key_id, by: "prefix" },
+  }).run();
   return row;
 }
 

@@ -15,6 +15,7 @@ import {
   OrganizationUsageOut,
   RestoreIn,
   RestoreOut,
+  RestorePreviewOut,
   UsageMonthQuery,
 } from "../api/operator.schemas";
 import {
@@ -50,7 +51,7 @@ import { replaceGlossary } from "../ops/glossary";
 import { createKey, listKeys, revokeKey } from "../ops/keys";
 import { auditOf, createOrganization, requireOrganization, usageOf } from "../ops/organizations";
 import { invite } from "../ops/people";
-import { restoreSite } from "../ops/restore";
+import { previewRestore, restoreSite } from "../ops/restore";
 import { createSite, loadSite, siteDetail, siteOut, updateSiteSettings } from "../ops/sites";
 import { deleteSubscription, setSubscription } from "../ops/subscriptions";
 import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
@@ -372,15 +373,29 @@ adminRoutes.openapi(
     operationId: "adminRestoreSite",
     summary: "Restore a site's object storage to a moment",
     description:
-      "Point-in-time recovery of one site (docs/ops/backups.md): its object storage (units, translations, results, jobs, memory) goes back to `at`, within the last 30 days. D1 (keys, settings, usage) is not touched. Audited as `site.restore`.",
+      "Point-in-time recovery of one site (docs/ops/backups.md): its object storage (units, translations, results, jobs, memory) goes back to `at`, within the last 30 days. " +
+      "Jobs queued or running at `at` are cancelled on the restored site with a reason, and the site's reservations released; D1 (keys, settings, the usage ledger) and the organization's shared memory are not rewound. " +
+      "`dry_run: true` changes nothing and answers what the site held at `at`, what goes back, and whether this runtime can restore at all. " +
+      "501 where the runtime has no point-in-time recovery (local workerd: `wrangler dev`, the tests). Undo: restore to the answer's `restored_at`. Audited as `site.restore`.",
     tags: ["admin"],
     security: admin,
-    request: { params: SiteIdParam, ...body(RestoreIn, { at: "2027-01-05T10:00:00Z" }) },
-    responses: { 200: ok(RestoreOut, "Restored: the object starts on the restored storage at its next request"), ...bodyErrors, ...adminErrors, ...adminNotFound },
+    request: { params: SiteIdParam, ...body(RestoreIn, { at: "2027-01-05T10:00:00Z", dry_run: true }) },
+    responses: {
+      200: ok(
+        z.union([RestoreOut, RestorePreviewOut]),
+        "Restored (RestoreOut): the object starts on the restored storage at its next request; or, for a dry run, what it would change (RestorePreviewOut)",
+      ),
+      501: errorOut("This runtime's storage has no point-in-time recovery: nothing was changed"),
+      ...bodyErrors,
+      ...adminErrors,
+      ...adminNotFound,
+    },
   }),
   async (c) => {
     const site = await loadSite(c.env, c.req.valid("param").site_id);
-    return c.json(await restoreSite(c.env, c.var.adminActor, site, new Date(c.req.valid("json").at), c.var.clock()), 200);
+    const { at, dry_run } = c.req.valid("json");
+    if (dry_run) return c.json(await previewRestore(c.env, site, new Date(at), c.var.clock()), 200);
+    return c.json(await restoreSite(c.env, c.var.adminActor, site, new Date(at), c.var.clock()), 200);
   },
 );
 

@@ -21,7 +21,8 @@ import {
   SuspendIn,
   SuspensionOut,
 } from "../api/operator.schemas";
-import { JobOut, SiteIdParam } from "../api/schemas";
+import { ErrorOut, JobOut, SiteIdParam } from "../api/schemas";
+import { CancelIn } from "../api/support.schemas";
 import { discrepancies } from "../billing/reconcile";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
@@ -125,15 +126,18 @@ oncallRoutes.openapi(
     operationId: "adminCancelSiteJob",
     summary: "Cancel a site's job",
     description:
-      "As the connector's cancel: a queued job is cancelled at once and its reservation released; a running one stops at its next step, keeping what it translated. A finished job is answered as it is. Audited (`job.cancel`).",
+      "As the connector's cancel: a queued job is cancelled at once and its reservation released; a running one stops at its next step, keeping what it translated. A finished job is answered as it is. " +
+      "An optional `reason` is kept on the job (`cancel_reason`), which the connector and the dashboard show the customer. Audited (`job.cancel`, with the operator's name and the reason).",
     tags: ["admin"],
     security: admin,
-    request: { params: JobIdParam },
-    responses: { 200: ok(JobOut, "The job"), ...adminErrors, ...notFoundResponse },
+    request: { params: JobIdParam, ...body(CancelIn, { reason: "Cancelled by support: a runaway job; the characters done are credited." }, false) },
+    responses: { 200: ok(JobOut, "The job"), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
   async (c) => {
     const { site_id, job_id } = c.req.valid("param");
-    return c.json(await cancelJob(c.env, OPERATOR, await loadSite(c.env, site_id), job_id), 200);
+    // Without a body (no Content-Type) there is no reason: the validator hands over {} unread.
+    const reason = c.req.header("content-type") ? (c.req.valid("json").reason ?? null) : null;
+    return c.json(await cancelJob(c.env, c.var.adminActor, await loadSite(c.env, site_id), job_id, reason), 200);
   },
 );
 
@@ -144,13 +148,19 @@ oncallRoutes.openapi(
     operationId: "adminGetKeyOwner",
     summary: "Find a key's site",
     description:
-      "Which site and organization a key belongs to (a leaked key, a key quoted in a ticket), revoked keys included. Only the key's hash is looked up; the key is neither stored nor logged. 404 when no key matches. Audited (`key.lookup`). Revoke it with `DELETE /admin/v1/sites/{site_id}/keys/{key_id}`.",
+      "Which site and organization a key belongs to (a leaked key, a key quoted in a ticket), revoked keys included: by the whole `key` (only its hash is looked up; the key is neither stored nor logged), or by its `prefix` (`tsk_` + 6 characters, as log lines' `key_prefix` show it). 404 when no key matches; 409 when two keys share the prefix (`detail` names them). Audited (`key.lookup`). Revoke it with `DELETE /admin/v1/sites/{site_id}/keys/{key_id}`.",
     tags: ["admin"],
     security: admin,
     request: body(KeyLookupIn, ONCALL_EXAMPLES.keyLookupIn),
-    responses: { 200: ok(KeyLookupOut, "The key's site", ONCALL_EXAMPLES.keyLookup), ...adminErrors, ...notFoundResponse, ...bodyErrors },
+    responses: {
+      200: ok(KeyLookupOut, "The key's site", ONCALL_EXAMPLES.keyLookup),
+      409: ok(ErrorOut, "More than one key begins with the prefix: send the whole key"),
+      ...adminErrors,
+      ...notFoundResponse,
+      ...bodyErrors,
+    },
   }),
-  async (c) => c.json(await lookupKey(c.env, OPERATOR, c.req.valid("json").key), 200),
+  async (c) => c.json(await lookupKey(c.env, c.var.adminActor, c.req.valid("json")), 200),
 );
 
 oncallRoutes.openapi(

@@ -11,7 +11,7 @@ import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot, Un
 import { release } from "../billing/billing";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
-import { type Deps, PRODUCTION_DEPS, storagePointInTime } from "../deps";
+import { type Deps, type PointInTime, PRODUCTION_DEPS, storagePointInTime } from "../deps";
 import type { GlossaryTerm } from "../engines/types";
 import { ApiError, type RpcFailure, toRpcFailure, unauthorized } from "../errors";
 import { type LogFields, withLogContext } from "../obs/log";
@@ -29,6 +29,7 @@ import { estimateWithShared } from "./jobs/shared-hits";
 import { deleteMemoryEntry, editMemoryEntry, exportMemoryPage, getMemoryEntry, importMemoryInTurns, listMemory, type MemoryKey, memoryPairs } from "./memory/admin";
 import type { MemorySearch } from "./memory/search";
 import type { TmxTranslation } from "./memory/tmx";
+import { NO_PITR, restorePreview, settleRestore } from "./restore";
 import { acknowledge, applyReviews, decideAttention, listAttention, listResults } from "./results/results";
 import { attentionCreated, resultsAvailable } from "./results/webhook-data";
 import { capabilities } from "./settings";
@@ -253,10 +254,10 @@ export class SiteObject extends DurableObject<Env> {
     });
   }
 
-  async cancelJob(settings: SiteSettings, id: number) {
+  async cancelJob(settings: SiteSettings, id: number, reason: string | null = null) {
     return this.call(settings, async (settings) => {
       const before = getJob(this.store, id).status;
-      const job = cancelJob(this.store, id);
+      const job = cancelJob(this.store, id, reason);
       // A queued job's reservation goes at once (it has no commit); a running job is settled once, by the runner, when its
       // commits have landed (jobs.ts, cancelJob): its queued ledger rows are written, then its reservation goes.
       await this.needs.scheduleRun();
@@ -280,13 +281,44 @@ export class SiteObject extends DurableObject<Env> {
   /**
    * Point-in-time recovery (docs/ops/backups.md): the bookmark of the storage at `at`, restored
    * when the object next starts. The caller then ends this session (`endSessionForRestore`), so the
-   * next request starts the object on the restored storage.
+   * next request starts the object on the restored storage. A runtime without it answers 501.
    */
-  async restoreTo(at: number): Promise<string> {
-    const pitr = (this.deps.pointInTime ?? storagePointInTime)(this.ctx);
-    const bookmark = await pitr.getBookmarkForTime(at);
-    await pitr.onNextSessionRestoreBookmark(bookmark);
-    return bookmark;
+  async restoreTo(settings: SiteSettings, at: number) {
+    return this.call(settings, async () => {
+      const pitr = (this.deps.pointInTime ?? storagePointInTime)(this.ctx);
+      const bookmark = await bookmarkFor(pitr, at);
+      // A bookmark of the storage as it is now: restoring it undoes this restore.
+      const undo = await pitr.onNextSessionRestoreBookmark(bookmark);
+      return { bookmark, undo };
+    });
+  }
+
+  /** A restore's dry run: what a restore to `at` would change, and whether this runtime can restore at all (src/site/restore.ts). */
+  async restorePreview(settings: SiteSettings, at: number) {
+    return this.call(settings, async () => {
+      const preview = restorePreview(this.store, new Date(at).toISOString());
+      try {
+        const bookmark = await bookmarkFor((this.deps.pointInTime ?? storagePointInTime)(this.ctx), at);
+        return { ...preview, restorable: true, bookmark, detail: null };
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 501) throw err;
+        return { ...preview, restorable: false, bookmark: null, detail: err.detail };
+      }
+    });
+  }
+
+  /** The restored object's first call: the jobs of the moment restored to are cancelled with `reason`, and job ids D1 has seen are skipped (restore.ts). */
+  async afterRestore(settings: SiteSettings, reason: string, minJobId: number) {
+    return this.call(settings, async (settings) => {
+      const cancelled = settleRestore(this.store, reason, minJobId);
+      await this.needs.scheduleRun();
+      for (const { before, job } of cancelled) {
+        if (before === "cancelled") continue;
+        jobFinished(this.env, settings, job);
+        this.emit(settings)({ type: "job.finished", data: jobOut(job) });
+      }
+      return { cancelled: cancelled.map((c) => c.job.id) };
+    });
   }
 
   /** Ends the object's session (its in-memory state and any running invocation): the call itself fails, as the runtime's abort does. */
@@ -427,5 +459,19 @@ export class SiteObject extends DurableObject<Env> {
     const settings = this.store.getMeta<SiteSettings>("settings");
     if (!settings) return null;
     return type === "results.available" ? resultsAvailable(this.store) : attentionCreated(this.store, this.links(settings));
+  }
+}
+
+/** The bookmark of the storage at `at`; a runtime without point-in-time recovery (workerd locally) is a 501 saying so. */
+async function bookmarkFor(pitr: PointInTime, at: number): Promise<string> {
+  try {
+    return await pitr.getBookmarkForTime(at);
+  } catch (err) {
+    if (err instanceof Error && NO_PITR.test(err.message))
+      throw new ApiError(
+        501,
+        `Point-in-time recovery is not available here: this runtime's Durable Object storage does not implement it (local workerd: \`wrangler dev\` and the tests). On Cloudflare it is; nothing was changed.`,
+      );
+    throw err;
   }
 }

@@ -238,6 +238,8 @@ export const jobs = sqliteTable(
     createdAt: text("created_at").notNull(),
     startedAt: text("started_at"),
     finishedAt: text("finished_at"),
+    /** Why the service's operator (or a restore) cancelled the job, as the customer sees it; null otherwise. */
+    cancelReason: text("cancel_reason"),
   },
   (t) => [index("jobs_active").on(t.id).where(sql`status IN ('queued', 'running')`)],
 );

@@ -1,8 +1,9 @@
 /**
  * The Queue consumer (the Worker's `queue` export): each message composes a coalesced event
  * from the site's state or attempts a stored delivery, then is acknowledged or retried with
- * the delivery's next delay. The attempt count lives in the delivery log, not in the message,
- * so a redelivered message never shortens or lengthens the schedule.
+ * the delivery's next delay (a composed delivery's retry is a `deliver` message of its own). The
+ * attempt count lives in the delivery log, not in the message, so a redelivered message never
+ * shortens or lengthens the schedule.
  */
 import { controlDb } from "../control/db";
 import { findEndpoint } from "../control/webhooks";
@@ -54,8 +55,13 @@ async function consume(message: Message<WebhookMessage>, deps: ConsumerDeps) {
       id = body.id;
     }
     const outcome = await attempt(deps.deliver, id);
-    if (outcome) message.retry({ delaySeconds: outcome.retryInSeconds });
-    else message.ack();
+    if (!outcome) return message.ack();
+    if (body.kind === "deliver") return message.retry({ delaySeconds: outcome.retryInSeconds });
+    // A compose message carries no delivery: retried, it would compose again, find nothing new (the
+    // results were announced by this very delivery) and be acknowledged, leaving the delivery pending
+    // until the sweeper's grace ran out. Its next attempt goes in a message of its own.
+    await deps.publish.queue.send({ kind: "deliver", id }, { delaySeconds: outcome.retryInSeconds });
+    message.ack();
   } catch (err) {
     // D1 or the site object failed: the Queue tries the message again (its own back-off).
     const body = message.body as { kind?: string; site_id?: number; id?: string; type?: string };

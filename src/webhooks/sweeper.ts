@@ -52,6 +52,9 @@ export async function sweepDeliveries(deps: SweepDeps): Promise<number> {
   return due.length;
 }
 
+/** The error a dead-lettered delivery ends with: the operator lists them by it (GET /admin/v1/webhook/dead-letters). */
+export const DEAD_LETTER_ERROR = "Given up: the delivery's queue message failed every retry.";
+
 /**
  * The dead-letter queue's consumer: a message the Queue gave up on (its handler failed every
  * retry) ends its delivery as failed, so the log and the site's owner see it instead of a
@@ -64,7 +67,7 @@ export async function consumeDeadLetters(batch: MessageBatch<WebhookMessage>, db
       if (body.kind === "deliver") {
         await db
           .update(webhookDeliveries)
-          .set({ status: "failed", error: "Given up: the delivery's queue message failed every retry.", nextAttemptAt: null })
+          .set({ status: "failed", error: DEAD_LETTER_ERROR, nextAttemptAt: null })
           .where(and(eq(webhookDeliveries.id, body.id), eq(webhookDeliveries.status, "pending")));
         log("error", "webhook.dead_letter", { delivery_id: body.id });
       } else log("error", "webhook.dead_letter", { site_id: body.site_id, type: body.type });

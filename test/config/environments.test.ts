@@ -6,6 +6,11 @@
  */
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
+import devVars from "../../.dev.vars.example?raw";
+import backups from "../../docs/ops/backups.md?raw";
+import deploy from "../../docs/ops/deploy.md?raw";
+import observability from "../../docs/ops/observability.md?raw";
+import runbook from "../../docs/runbook.md?raw";
 import example from "../../secrets.example.json?raw";
 import toml from "../../wrangler.toml?raw";
 
@@ -75,5 +80,65 @@ describe("environments", () => {
     const secrets = JSON.parse(example) as Record<string, string>;
     expect(Object.keys(secrets)).toEqual(expect.arrayContaining(["ADMIN_TOKENS", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"]));
     for (const value of Object.values(secrets)) expect(value).toMatch(/^$|<|\.\.\./);
+    // The local example shows the named tokens the deployed environments use, beside the single one.
+    expect(devVars).toMatch(/^ADMIN_TOKEN=$/m);
+    expect(devVars).toMatch(/^# ADMIN_TOKENS=\{"alice":"<[^>]+>"\}$/m);
+  });
+
+  it("each environment repeats [observability.logs] (wrangler replaces the block per environment) and has the three crons the docs describe", () => {
+    for (const c of [config, envs.staging, envs.production]) {
+      expect(c.observability).toMatchObject({ enabled: true, head_sampling_rate: 1, logs: { invocation_logs: true } });
+      expect(c.triggers.crons).toEqual(["20 0 * * *", "*/15 * * * *", "40 3 * * *"]);
+    }
+    expect(runbook).toContain("the three crons");
+    for (const cron of config.triggers.crons) expect(runbook).toContain(`\`${cron}\``);
+    for (const doc of [runbook, observability]) expect(doc).not.toMatch(/both crons/);
+  });
+});
+
+/** The docs' commands and queries name what wrangler.toml deploys (docs/runbook.md, docs/ops/). */
+describe("the operator docs against wrangler.toml", () => {
+  const docs = { "docs/runbook.md": runbook, "docs/ops/deploy.md": deploy, "docs/ops/backups.md": backups, "docs/ops/observability.md": observability };
+  const commands = Object.entries(docs).flatMap(([file, text]) =>
+    // Commands are written `npx wrangler …` (in code); prose names wrangler alone.
+    [...text.matchAll(/npx wrangler ([^`\n|]+)/g)].map((m) => ({ file, command: m[1].replace(/\s+#.*$/, "").trim() })).filter((c) => !c.command.startsWith("dev")),
+  );
+
+  it("every wrangler command that reads the configuration names its environment", () => {
+    // Account-level creations name their resource themselves; `dev` is local.
+    const configFree = /^(d1 create|r2 bucket|queues create|tail --help)/;
+    const checked = commands.filter((c) => !configFree.test(c.command));
+    expect(checked.length).toBeGreaterThan(15);
+    for (const { file, command } of checked) expect(command, `${file}: wrangler ${command}`).toMatch(/--env (staging|production)\b/);
+  });
+
+  it("D1 commands name the database of the environment they run in", () => {
+    const d1 = commands.filter((c) => /^d1 (execute|export|time-travel (info|restore)|migrations apply) /.test(c.command));
+    expect(d1.length).toBeGreaterThan(5);
+    for (const { file, command } of d1) {
+      const env = /--env (staging|production)/.exec(command)![1];
+      const name = command
+        .split(" ")
+        .find((w, i, all) => i > 0 && !w.startsWith("-") && !["execute", "export", "info", "restore", "apply", "time-travel", "migrations"].includes(w) && all[i - 1] !== "--env")!;
+      expect([envs[env].d1_databases[0].database_name, "DB"], `${file}: wrangler ${command}`).toContain(name);
+    }
+  });
+
+  it("the dashboard's SQL reads the deployed datasets, and the runbook's table of names is wrangler.toml's", () => {
+    const datasets = [envs.staging, envs.production].map((e) => e.analytics_engine_datasets[0].dataset);
+    const from = [...(observability + runbook).matchAll(/\bFROM (\w+)/g)].map((m) => m[1]);
+    expect(from.length).toBeGreaterThan(5);
+    for (const name of from) expect(datasets).toContain(name);
+    for (const [env, column] of [
+      ["staging", 0],
+      ["production", 1],
+    ] as const) {
+      const e = envs[env];
+      const names = [e.name, e.d1_databases[0].database_name, e.analytics_engine_datasets[0].dataset, e.queues.producers[0].queue, e.r2_buckets[0].bucket_name];
+      const rows = runbook.split("\n").filter((l) => /^\| (Worker|D1 database|Analytics Engine dataset|webhook queue|R2 bucket)/.test(l));
+      expect(rows).toHaveLength(5);
+      rows.forEach((row, i) => expect(row.split("|")[2 + column], row).toContain(`\`${names[i]}\``));
+    }
+    for (const name of datasets) expect(observability).toContain(`\`${name}\``);
   });
 });

@@ -459,6 +459,7 @@ const BILLING_ROWS: Partial<Record<AuditAction, string>> = {
   "billing.cancel": "page.test.ts",
   "billing.resume": "page.test.ts",
   "subscription.sync": "webhooks.test.ts",
+  "organization.credit": "credits.test.ts",
 };
 const billingSources = import.meta.glob("../billing/*.test.ts", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
 

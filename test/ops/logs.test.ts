@@ -100,11 +100,13 @@ describe("logs of a connector's full cycle", () => {
     expect(jobLines.find((l) => l.event === "job.started")).toBeTruthy();
     expect(jobLines.find((l) => l.event === "job.finished")).toMatchObject({ status: "succeeded", items: 6, characters: job.characters, errors: 0, ms: expect.any(Number) });
 
-    // Analytics Engine: the same events, in the fixed layout (index org; blobs event, engine, code, status; doubles count, characters, ms).
+    // Analytics Engine: the same events, in the fixed layout (index org; blobs event, engine, code, status, version; doubles count, characters, ms).
     const written = points.mock.calls.map(([p]) => p as { indexes: string[]; blobs: string[]; doubles: number[] });
     const finished = written.find((p) => p.blobs[0] === "job.finished")!;
     expect(finished.indexes).toEqual([String(site.orgId)]);
-    expect(finished.blobs).toEqual(["job.finished", "", "", "succeeded"]);
+    expect(finished.blobs).toEqual(["job.finished", "", "", "succeeded", env.VERSION?.id ?? ""]);
+    // The version writes every point: a gradual deployment compares its two versions by it (scripts/rollout.mjs).
+    expect(written.find((p) => p.blobs[0] === "http.request")!.blobs[4]).toBe(env.VERSION?.id ?? "");
     expect(finished.doubles.slice(0, 2)).toEqual([1, job.characters]);
     expect(written.filter((p) => p.blobs[0] === "http.request" && p.indexes[0] === String(site.orgId)).length).toBeGreaterThanOrEqual(answered.length);
     // The site's size, once a day from its alarm: the bytes in the count double.
@@ -163,8 +165,8 @@ describe("logs of a connector's full cycle", () => {
       { level: "info", site_id: site.id, delivery_id: id, status: "delivered", code: 204, attempts: 2 },
     ]);
     expect(metrics.writeDataPoint.mock.calls.map(([p]) => p.blobs)).toEqual([
-      ["webhook.delivery", "", "503", "pending"],
-      ["webhook.delivery", "", "204", "delivered"],
+      ["webhook.delivery", "", "503", "pending", ""],
+      ["webhook.delivery", "", "204", "delivered", ""],
     ]);
     expect(lines.join("\n")).not.toContain("hooks.example.test");
   });

@@ -205,8 +205,23 @@ describe("billing reconciliation", () => {
       (d: { organization_id: number }) => d.organization_id === org.id,
     );
     expect(listed).toEqual([
-      { organization_id: org.id, month: "2026-09", closed_characters: 10_000, ledger_characters: 12_500, late_characters: 2_500, closed_at: expect.any(String) },
+      {
+        organization_id: org.id,
+        month: "2026-09",
+        closed_characters: 10_000,
+        ledger_characters: 12_500,
+        late_characters: 2_500,
+        late_credit_characters: 0,
+        closed_at: expect.any(String),
+      },
     ]);
+    // A credit that reached D1 while the month was being closed (the endpoint refuses closed months): listed too, to refund by hand.
+    await env.DB.prepare("INSERT INTO credits (organization_id, month, characters, reason, actor, created_at) VALUES (?, '2026-09', 700, 'raced the close', 'admin', ?)")
+      .bind(org.id, "2026-10-02T08:00:00.100Z")
+      .run();
+    expect(
+      (await admin("GET", "/admin/v1/billing/discrepancies?month=2026-09")).body.discrepancies.find((d: { organization_id: number }) => d.organization_id === org.id),
+    ).toMatchObject({ late_characters: 2_500, late_credit_characters: 700 });
 
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const info = vi.spyOn(console, "log").mockImplementation(() => undefined);

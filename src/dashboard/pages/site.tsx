@@ -156,6 +156,11 @@ export function SitePage(p: SiteOverview) {
               </td>
               <td>
                 <Badge state={j.status} />
+                {j.cancel_reason ? (
+                  <p class="small cancel-reason">
+                    <span class="muted">Reason:</span> {j.cancel_reason}
+                  </p>
+                ) : null}
               </td>
               <td>
                 <progress max={Math.max(j.estimated_segments, 1)} value={Math.min(j.done_segments, Math.max(j.estimated_segments, 1))} aria-label={`Job ${j.id} progress`}>

@@ -2,7 +2,7 @@ import type { OrganizationUsage } from "../../billing/usage";
 import { Card } from "../components/Card";
 import { DataTable } from "../components/DataTable";
 import { Stat } from "../components/Stat";
-import { Empty, Layout, n, type OrgNav, type Viewer } from "./layout";
+import { Empty, Layout, n, type OrgNav, Time, type Viewer } from "./layout";
 
 /** The organization's month, as the admin API's usage endpoint answers it. */
 export type UsageView = OrganizationUsage;
@@ -86,6 +86,7 @@ export function UsagePage(p: { nav: OrgNav; viewer: Viewer; usage: UsageView; cu
           note={
             <>
               ${(u.overage_cents / 100).toFixed(2)} {u.currency.toUpperCase()}
+              {u.credited_characters ? <> · after {n(u.credited_characters)} credited</> : null}
             </>
           }
         />
@@ -97,6 +98,25 @@ export function UsagePage(p: { nav: OrgNav; viewer: Viewer; usage: UsageView; cu
             {pct}%
           </meter>
         </p>
+      ) : null}
+      {u.credits.length ? (
+        <Card id="credits" title="Credits">
+          <p class="small">Credited characters come off this month's overage when the month is closed; they never reduce another month.</p>
+          <DataTable
+            columns={["Granted", { label: "Characters", class: "num" }, "Why"]}
+            rows={u.credits}
+            row={(c) => (
+              <tr>
+                <td>
+                  <Time at={c.created_at} />
+                </td>
+                <td class="num">{n(c.characters)}</td>
+                <td>{c.reason || <span class="muted">(no longer kept)</span>}</td>
+              </tr>
+            )}
+            empty={<Empty title="No credits this month." />}
+          />
+        </Card>
       ) : null}
       <Card id="per-day" title="Per day">
         <DayChart days={u.days} month={u.month} />

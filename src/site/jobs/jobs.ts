@@ -41,6 +41,7 @@ export interface JobRow {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  cancel_reason: string | null;
 }
 
 export function jobOut(row: JobRow): Job {
@@ -68,6 +69,7 @@ export function jobOut(row: JobRow): Job {
     created_at: row.created_at,
     started_at: row.started_at,
     finished_at: row.finished_at,
+    cancel_reason: row.cancel_reason ?? null,
   };
 }
 
@@ -245,11 +247,12 @@ export function markSettled(store: Store, id: number) {
  * answered as it is. A running job may have commits whose ledger rows are still queued (in the
  * object, on their way to D1): it is left to the runner to settle.
  */
-export function cancelJob(store: Store, id: number): JobRow {
+/** `reason`: the operator's (or a restore's), shown to the customer on the job; null for the connector's and a person's cancel. */
+export function cancelJob(store: Store, id: number, reason: string | null = null): JobRow {
   return store.tx(() => {
     const job = getJob(store, id);
     if (job.status !== "queued" && job.status !== "running") return job;
-    store.run("UPDATE jobs SET status = 'cancelled', finished_at = ? WHERE id = ?", store.now(), id);
+    store.run("UPDATE jobs SET status = 'cancelled', finished_at = ?, cancel_reason = ? WHERE id = ?", store.now(), reason, id);
     store.estimateMarks.delete(id);
     store.run("DELETE FROM job_items WHERE job_id = ?", id);
     if (job.status === "running") store.setMeta(UNSETTLED, [...unsettledJobs(store), id]);
