@@ -25,7 +25,6 @@ import { JobOut, SiteIdParam } from "../api/schemas";
 import { discrepancies } from "../billing/reconcile";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
-import { OPERATOR } from "../ops/actor";
 import { cancelJob } from "../ops/jobs";
 import { deepHealth, listOrganizations, listSites, lookupKey, setSuspension, siteDiagnostics, siteJobs } from "../ops/oncall";
 import { loadSite } from "../ops/sites";
@@ -133,7 +132,7 @@ oncallRoutes.openapi(
   }),
   async (c) => {
     const { site_id, job_id } = c.req.valid("param");
-    return c.json(await cancelJob(c.env, OPERATOR, await loadSite(c.env, site_id), job_id), 200);
+    return c.json(await cancelJob(c.env, c.var.adminActor, await loadSite(c.env, site_id), job_id), 200);
   },
 );
 
@@ -150,7 +149,7 @@ oncallRoutes.openapi(
     request: body(KeyLookupIn, ONCALL_EXAMPLES.keyLookupIn),
     responses: { 200: ok(KeyLookupOut, "The key's site", ONCALL_EXAMPLES.keyLookup), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
-  async (c) => c.json(await lookupKey(c.env, OPERATOR, c.req.valid("json").key), 200),
+  async (c) => c.json(await lookupKey(c.env, c.var.adminActor, c.req.valid("json").key), 200),
 );
 
 oncallRoutes.openapi(
@@ -166,7 +165,7 @@ oncallRoutes.openapi(
     request: { params: SiteIdParam, ...body(SuspendIn, ONCALL_EXAMPLES.suspendIn) },
     responses: { 200: ok(SuspensionOut, "The site is suspended", ONCALL_EXAMPLES.suspended), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
-  async (c) => c.json(await setSuspension(c.env, OPERATOR, c.req.valid("param").site_id, c.req.valid("json").reason, c.var.clock()), 200),
+  async (c) => c.json(await setSuspension(c.env, c.var.adminActor, c.req.valid("param").site_id, c.req.valid("json").reason, c.var.clock()), 200),
 );
 
 oncallRoutes.openapi(
@@ -181,7 +180,7 @@ oncallRoutes.openapi(
     request: { params: SiteIdParam },
     responses: { 200: ok(SuspensionOut, "The site is no longer suspended", ONCALL_EXAMPLES.resumed), ...adminErrors, ...notFoundResponse },
   }),
-  async (c) => c.json(await setSuspension(c.env, OPERATOR, c.req.valid("param").site_id, null, c.var.clock()), 200),
+  async (c) => c.json(await setSuspension(c.env, c.var.adminActor, c.req.valid("param").site_id, null, c.var.clock()), 200),
 );
 
 oncallRoutes.openapi(
