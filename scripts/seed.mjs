@@ -354,7 +354,8 @@ export async function demoDashboardLink(flags = []) {
      VALUES (${demo.org_id}, ${q(DEMO_OWNER)}, 'owner', ${q(hash)}, NULL, ${q(now.toISOString())}, ${q(expires.toISOString())})`,
     { flags },
   );
-  return { kind: "invitation", email: DEMO_OWNER, path: `/dashboard/invitations/${token}?next=${encodeURIComponent(next)}` };
+  // The token in the fragment, as the service's own links carry it (never in a request line: docs/decisions.md).
+  return { kind: "invitation", email: DEMO_OWNER, path: `/dashboard/invitations?next=${encodeURIComponent(next)}#${token}` };
 }
 
 /** The block with the dashboard link. */

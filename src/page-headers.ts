@@ -11,6 +11,9 @@ const CSP_BASE = "default-src 'none'; form-action 'self'; base-uri 'none'; frame
 /** The dashboard: its own stylesheet and images, no script at all, no inline styles. */
 export const DASHBOARD_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
+/** The page a one-time link opens: the dashboard's, plus its one script from this origin (public/dashboard-link.js reads the link's fragment). */
+export const LINK_PAGE_CSP = `${DASHBOARD_CSP}; script-src 'self'`;
+
 /**
  * The API reference (Scalar, from public/vendor/scalar/): its bundle and the page's one inline
  * configuration script (by nonce); the styles Scalar writes into the page at run time (inline,

@@ -612,7 +612,7 @@ export type paths = {
         };
         /**
          * List a site's translations held back by QA
-         * @description The site's review queue, as `listAttention` answers it to the site's connector.
+         * @description The site's review queue, as `listAttention` answers it to the site's connector. The texts are the customer's: each call is audited (`attention.read`, with the operator's name and the number of items shown).
          */
         get: operations["adminListAttention"];
         put?: never;
@@ -732,7 +732,7 @@ export type paths = {
         };
         /**
          * The audit log
-         * @description Every change made through the admin API and the dashboard, newest first: who (`admin` or `user:<id>`), what, when and on what. Filter by `organization_id`; follow `next_cursor` (opaque) until it is null.
+         * @description Every change made through the admin API and the dashboard, and every operator read of a customer's texts, newest first: who (`admin`, `admin:<name>`, `user:<id>` or `key:<id>`), what, when and on what. Filter by `organization_id`; follow `next_cursor` (opaque) until it is null.
          */
         get: operations["adminListAudit"];
         put?: never;
@@ -774,7 +774,7 @@ export type paths = {
         put?: never;
         /**
          * Close a month by hand
-         * @description The same close the daily Cron Trigger runs, for one ended UTC month: each organization's overage (the figures of the usage endpoint) is recorded once; organizations that pay through Stripe get it as one invoice item on their next invoice (idempotency key `overage:<org_id>:<YYYY-MM>`). Safe to repeat: closed organizations are skipped. Organizations Stripe could not be reached for are listed in `pending` and stay open for the next run. A month that has not ended is a 422.
+         * @description The same close the daily Cron Trigger runs, for one ended UTC month: each organization's overage (the figures of the usage endpoint) is recorded once; organizations that pay through Stripe get it as one invoice item on their next invoice (idempotency key `overage:<org_id>:<YYYY-MM>`). Safe to repeat: closed organizations are skipped. Organizations Stripe could not be reached for are listed in `pending` and stay open for the next run. A month that has not ended is a 422. Each call is audited (`billing.close`, with the operator's name).
          */
         post: operations["adminCreateBillingCloses"];
         delete?: never;
@@ -2256,8 +2256,8 @@ export type components = {
              */
             at: string;
             /**
-             * @description `admin` (the operator's token) or `user:<id>` (a dashboard user)
-             * @example admin
+             * @description `admin` (the single ADMIN_TOKEN), `admin:<name>` (a named operator token of ADMIN_TOKENS), `user:<id>` (a dashboard user) or `key:<id>` (a site's API key)
+             * @example admin:alice
              */
             actor: string;
             /**

@@ -12,7 +12,10 @@ export const AuditQuery = z.object({
 export const AuditItemOut = z
   .object({
     at: z.string().openapi({ example: "2026-11-23T14:03:11.512Z", description: "When it happened." }),
-    actor: z.string().openapi({ description: "`admin` (the operator's token) or `user:<id>` (a dashboard user)", example: "admin" }),
+    actor: z.string().openapi({
+      description: "`admin` (the single ADMIN_TOKEN), `admin:<name>` (a named operator token of ADMIN_TOKENS), `user:<id>` (a dashboard user) or `key:<id>` (a site's API key)",
+      example: "admin:alice",
+    }),
     action: z.string().openapi({ description: "A dotted verb", example: "key.create" }),
     target: z.string().openapi({ example: "site:12", description: "What it concerned, as `type:id` (e.g. `site:12`, `organization:3`)." }),
     detail: z

@@ -1,6 +1,7 @@
 /**
- * The audit log: every admin-API and dashboard change, who made it and on what. Details
- * never hold a secret (no keys, tokens, passwords or texts of translations).
+ * The audit log: every admin-API and dashboard change, who made it and on what, and every
+ * operator read of a customer's texts (`attention.read`). Details never hold a secret (no keys,
+ * tokens, passwords or texts of translations).
  */
 import { and, desc, eq, lt, type SQL } from "drizzle-orm";
 import type { ControlDb } from "./db";
@@ -32,6 +33,7 @@ export const AUDIT_ACTIONS = [
   "job.cancel",
   "attention.fix",
   "attention.discard",
+  "attention.read",
   "memory.edit",
   "memory.delete",
   "memory.import",
@@ -50,6 +52,7 @@ export const AUDIT_ACTIONS = [
   "billing.portal",
   "billing.cancel",
   "billing.resume",
+  "billing.close",
   "user.sign_up",
   "user.password_change",
   "user.password_reset",
@@ -74,7 +77,7 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export interface AuditEntry {
   /** A number, or a SQL expression for an id made earlier in the same batch (`last_insert_rowid()`). */
   organizationId: number | null | SQL;
-  /** `admin` (the operator's token) or `user:<id>` (a dashboard user). */
+  /** `admin` (the single ADMIN_TOKEN), `admin:<name>` (a named operator token), `user:<id>` (a dashboard user) or `key:<id>` (a site key). */
   actor: string;
   /** A dotted verb: `site.update`, `key.create`, `member.remove` … */
   action: AuditAction;

@@ -26,6 +26,7 @@ import {
   recoveryCodes,
   reservations,
   sessions,
+  signInFailures,
   sites,
   stripeSubscriptions,
   subscriptionSites,
@@ -103,6 +104,7 @@ export async function eraseOrganizationRows(db: ControlDb, orgId: number, siteId
     db.delete(sessions).where(inArray(sessions.userId, idList(lonely))),
     db.delete(accountTokens).where(inArray(accountTokens.userId, idList(lonely))),
     db.delete(recoveryCodes).where(inArray(recoveryCodes.userId, idList(lonely))),
+    db.delete(signInFailures).where(inArray(signInFailures.userId, idList(lonely))),
     db.delete(memberships).where(eq(memberships.organizationId, orgId)),
     db.delete(users).where(and(inArray(users.id, idList(lonely)), withoutMembership)),
     ...deleteWebhookRows(db, siteIds),
@@ -123,7 +125,7 @@ export async function soleOwnerships(db: ControlDb, userId: number) {
 }
 
 /**
- * One person's rows, in one batch: sessions, account tokens, recovery codes, memberships, the
+ * One person's rows, in one batch: sessions, account tokens, recovery codes, sign-in failure counts, memberships, the
  * invitations and mails addressed to them, the jobs they are to hear about, and the user row; their
  * address leaves the audit log (detail and actor), which keeps `user:<id>` as who acted.
  */
@@ -133,6 +135,7 @@ export async function erasePersonRows(db: ControlDb, user: { id: number; email: 
     db.delete(sessions).where(eq(sessions.userId, user.id)),
     db.delete(accountTokens).where(eq(accountTokens.userId, user.id)),
     db.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id)),
+    db.delete(signInFailures).where(eq(signInFailures.userId, user.id)),
     db.delete(memberships).where(eq(memberships.userId, user.id)),
     db.delete(invitations).where(eq(invitations.email, email)),
     db.delete(mailOutbox).where(eq(mailOutbox.to, email)),

@@ -22,6 +22,12 @@ export const MAIL_LIMITS = {
   address: 10,
   /** Sign-up's "you already have an account" mails to one address. */
   alreadyRegistered: 3,
+  /** Password reset links to one address: asking a few times is normal; 20 in a minute is a mailbox flooded. */
+  reset: 5,
+  /** Verification links to one address (sign-up's first mail, second sign-ups and "send it again" together). */
+  verify: 5,
+  /** Unlock mails to one person: one per network that reaches 10 wrong passwords, so many networks cannot flood the mailbox. */
+  lockout: 3,
 } as const;
 
 export interface Budget {

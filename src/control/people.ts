@@ -44,22 +44,29 @@ export async function findUser(db: ControlDb, email: string) {
     .get();
 }
 
+/** What `users.password_hash` holds until the person chooses a password (a sign-up before its confirmation): no password matches it. */
+export const NO_PASSWORD = "";
+
 /**
- * The account of an email (or undefined) and whether the password matches it. Unknown emails
- * cost a hash too, so timing does not tell them apart.
+ * Whether `password` is the account's. An unknown address, or an account without a password
+ * yet, costs a hash too, so timing tells none of them apart.
  */
-export async function checkCredentials(db: ControlDb, email: string, password: string) {
-  const user = await findUser(db, email);
-  const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-  return { user, ok: !!user && ok };
+export async function passwordMatches(user: { passwordHash: string } | undefined, password: string) {
+  const usable = !!user && user.passwordHash !== NO_PASSWORD;
+  const ok = await verifyPassword(password, usable ? user.passwordHash : DUMMY_HASH);
+  return usable && ok;
 }
 const DUMMY_HASH = "pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
 
-/** The update that sets a new password, after checking the current one and the rule (422 naming the field). */
-export async function passwordChangeStatement(db: ControlDb, userId: number, current: string, next: string) {
-  const user = await db.select().from(users).where(eq(users.id, userId)).get();
-  if (!user || !(await verifyPassword(current, user.passwordHash))) throw new ApiError(422, "current_password: that is not your current password.");
-  const problem = passwordProblem(next, "new_password");
+/** The account of an email (or undefined) and whether the password matches it (`passwordMatches`). */
+export async function checkCredentials(db: ControlDb, email: string, password: string) {
+  const user = await findUser(db, email);
+  return { user, ok: await passwordMatches(user, password) };
+}
+
+/** The update that sets a new password, after checking the rule (422 naming `field`). The current password is the caller's to check (ops/sessions.ts, counted). */
+export async function setPasswordStatement(db: ControlDb, userId: number, next: string, field = "new_password") {
+  const problem = passwordProblem(next, field);
   if (problem) throw new ApiError(422, problem);
   // Wrapped: a drizzle query is a thenable, and an async function would run it.
   return {

@@ -177,14 +177,36 @@ export const users = sqliteTable(
     totpLastStep: integer("totp_last_step"),
     /** Mail kinds the person turned off (security mails cannot be turned off). */
     mailOptOut: text("mail_opt_out", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
-    /** Wrong passwords in a row (reset by a right one or the unlock link): from 10 on, sign-in waits (control/lockout.ts). */
+    /** No longer read or written: wrong passwords are counted per client in `sign_in_failures` (migration 0011). Dropped in a later release (D1 changes stay backward-compatible for one). */
     passwordFailures: integer("password_failures").notNull().default(0),
-    /** Wrong second-factor codes in a row (sign-in, turning it off, setting it up again): the same budget. */
+    /** Wrong second-factor codes in a row, whoever sent them (sign-in, turning it off, setting it up again): the account-wide code budget (control/lockout.ts). */
     codeFailures: integer("code_failures").notNull().default(0),
-    /** Until when sign-in is paused after too many failures (or the mailed unlock link ends it); null: not paused. */
+    /** Until when the code step is paused after too many wrong codes; null: not paused. */
     lockedUntil: text("locked_until"),
   },
   (t) => [uniqueIndex("users_email").on(t.email)],
+);
+
+/**
+ * Wrong passwords in a row per person and client network (control/lockout.ts): from 10 on, that
+ * client's password step for that person pauses; other clients, the owner's included, are not
+ * affected. `client` is the SHA-256 hex of the person's id and the client's network (an IPv4
+ * address or an IPv6 /64), so the table holds no address in clear. Forgotten 30 days after the
+ * last failure (the daily clean-up).
+ */
+export const signInFailures = sqliteTable(
+  "sign_in_failures",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id),
+    client: text("client").notNull(),
+    failures: integer("failures").notNull().default(0),
+    /** Until when this client's password step for this person is paused; null: not paused. */
+    lockedUntil: text("locked_until"),
+    lastAt: text("last_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.client] }), index("sign_in_failures_last").on(t.lastAt)],
 );
 
 /** A person's role in an organization: `owner`, `admin` or `editor`. */

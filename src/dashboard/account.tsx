@@ -15,7 +15,7 @@ import { erasePerson } from "../ops/erasure";
 import { changePassword } from "../ops/sessions";
 import { beginTwoFactor, confirmTwoFactor, disableTwoFactor, pendingSecret, recoveryCodesLeft } from "../ops/two-factor";
 import { requireUser } from "./access";
-import { clearSessionCookie, type DashApp, type DashContext, limited } from "./auth";
+import { clearSessionCookie, clientIp, type DashApp, type DashContext, limited } from "./auth";
 import { form, str, strs } from "./form";
 import { AccountPage } from "./pages/account";
 import { RecoveryCodesPage, TwoFactorSetupPage } from "./pages/accounts";
@@ -34,12 +34,20 @@ account.get("/account", async (c) => render(c, await accountPage(c)));
 
 account.post("/account/password", async (c) => {
   const user = requireUser(c);
+  // Sign-in's limits before the form is read (a stolen session must not guess the current password quickly), then its budget (ops/sessions.ts).
+  const retry = await limited(c, [`ip:${clientIp(c)}`, `password:user:${user.userId}`]);
+  if (retry !== null) {
+    c.header("Retry-After", String(retry));
+    return render(c, <TooManyAttemptsPage retryAfter={retry} />, 429);
+  }
   const f = await form(c);
+  const input = { current: str(f, "current_password").slice(0, 1000), next: str(f, "new_password"), network: clientIp(c) };
   try {
-    await changePassword(c.env, user, str(f, "current_password"), str(f, "new_password"));
+    await changePassword(c.env, user, input, mailBase(c), c.var.clock());
   } catch (err) {
-    if (err instanceof ApiError) return render(c, await accountPage(c, { error: err.detail }), 422);
-    throw err;
+    if (!(err instanceof ApiError) || (err.status !== 422 && err.status !== 429)) throw err;
+    for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);
+    return render(c, await accountPage(c, { error: err.detail }), err.status);
   }
   return c.redirect("/dashboard/account?done=password-changed", 303);
 });
@@ -126,7 +134,7 @@ account.post("/account/two-factor", async (c) => {
       user,
       setup,
       str(f, "code"),
-      { password: str(f, "password").slice(0, 1000), currentCode: str(f, "current_code").slice(0, 40) },
+      { password: str(f, "password").slice(0, 1000), currentCode: str(f, "current_code").slice(0, 40), network: clientIp(c) },
       mailBase(c),
       c.var.clock(),
     );
@@ -145,7 +153,7 @@ account.post("/account/two-factor/off", async (c) => {
   if (refused) return refused;
   const f = await form(c);
   try {
-    await disableTwoFactor(c.env, user, { password: str(f, "password").slice(0, 1000), code: str(f, "code").slice(0, 40) }, mailBase(c), c.var.clock());
+    await disableTwoFactor(c.env, user, { password: str(f, "password").slice(0, 1000), code: str(f, "code").slice(0, 40), network: clientIp(c) }, mailBase(c), c.var.clock());
   } catch (err) {
     if (err instanceof ApiError && (err.status === 422 || err.status === 409)) return render(c, await accountPage(c, { error: err.detail }), err.status);
     throw err;

@@ -11,6 +11,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
+import { clientNetwork } from "../control/lockout";
 import { SESSION_DAYS, type SessionUser, sessionUser } from "../control/sessions";
 
 export interface DashApp {
@@ -57,12 +58,12 @@ export const loadUser: MiddlewareHandler<DashApp> = async (c, next) => {
   await next();
 };
 
-/** The seconds to wait when sign-in attempts for this email are over the limit (10 a minute), else null (the client address is limited before the form is read). */
-export async function signInThrottle(c: DashContext, email: string): Promise<number | null> {
-  return limited(c, [`email:${email.trim().toLowerCase()}`]);
-}
-
-export const clientIp = (c: DashContext) => c.req.header("cf-connecting-ip") ?? "unknown";
+/**
+ * The client's network as the limits and the password budget count it: its IPv4 address, or its
+ * IPv6 address's /64 (one subscriber's usual allocation, which would otherwise give one client
+ * 2^64 fresh budgets). control/lockout.ts `clientNetwork`.
+ */
+export const clientIp = (c: DashContext) => clientNetwork(c.req.header("cf-connecting-ip") ?? "unknown");
 
 /** Over SIGNIN_LIMITER (10 a minute) for any of the keys (sign-in, codes, password reset, sign-up): the seconds to wait, else null. */
 export async function limited(c: DashContext, keys: string[]): Promise<number | null> {

@@ -1,13 +1,15 @@
 /**
- * Opening and accepting an invitation link. Who may accept is ops/people.ts's rule (an
- * existing account only signed in as itself); a refusal shows the page again, saying why.
+ * Opening and accepting an invitation link (/dashboard/invitations#<token>, as one-time-links.tsx
+ * says: the token never in a URL). Who may accept is ops/people.ts's rule (an existing account
+ * only signed in as itself); a refusal shows the page again, saying why.
  */
 import { Hono } from "hono";
 import { ApiError } from "../errors";
 import { acceptInvitation, openInvitationOf } from "../ops/people";
 import { startSession } from "../ops/sessions";
-import { clientIp, type DashApp, limited, setSessionCookie } from "./auth";
+import { clientIp, type DashApp, type DashContext, limited, setSessionCookie } from "./auth";
 import { form, str } from "./form";
+import { linkCodePage, oldLink, tokenOf } from "./one-time-links";
 import { InvitationGonePage, InvitationPage } from "./pages/invitation";
 import { TooManyAttemptsPage } from "./pages/sign-in";
 import { dashboardPath, dashboardTarget, withDone } from "./redirect";
@@ -15,26 +17,35 @@ import { notice, render } from "./respond";
 
 export const invitations = new Hono<DashApp>();
 
-invitations.get("/invitations/:token", async (c) => {
+/** Signed out, these are forms anyone can send: the client's limit comes before they are read. */
+async function signedOutLimit(c: DashContext) {
+  if (c.get("user")) return null;
+  const retry = await limited(c, [`ip:${clientIp(c)}`]);
+  if (retry === null) return null;
+  c.header("Retry-After", String(retry));
+  return render(c, <TooManyAttemptsPage retryAfter={retry} />, 429);
+}
+
+// `next` (a dashboard path, e.g. the demo site's page printed by `npm run dev`) is where the person lands once joined.
+invitations.get("/invitations", (c) => linkCodePage(c, { title: "Join an organization", action: "/dashboard/invitations/open" }));
+invitations.get("/invitations/:token", (c) => oldLink(c, "/dashboard/invitations"));
+
+invitations.post("/invitations/open", async (c) => {
+  const refused = await signedOutLimit(c);
+  if (refused) return refused;
+  const token = tokenOf(await form(c));
   const user = c.get("user");
-  const inv = await openInvitationOf(c.env, c.req.param("token"));
+  const inv = await openInvitationOf(c.env, token);
   if (!inv) return render(c, <InvitationGonePage viewer={user} />, 404);
-  const next = dashboardPath(c.req.query("next") ?? "") ?? "";
-  return render(c, <InvitationPage token={c.req.param("token")} invitation={inv} viewer={user} next={next} notice={notice(c)} />);
+  return render(c, <InvitationPage token={token} invitation={inv} viewer={user} next={dashboardPath(c.req.query("next") ?? "") ?? ""} notice={notice(c)} />);
 });
 
-invitations.post("/invitations/:token", async (c) => {
-  const token = c.req.param("token");
-  // Signed out, this is a form anyone can send: the client's limit comes before it is read.
-  if (!c.get("user")) {
-    const retry = await limited(c, [`ip:${clientIp(c)}`]);
-    if (retry !== null) {
-      c.header("Retry-After", String(retry));
-      return render(c, <TooManyAttemptsPage retryAfter={retry} />, 429);
-    }
-  }
+invitations.post("/invitations", async (c) => {
+  const refused = await signedOutLimit(c);
+  if (refused) return refused;
   const f = await form(c);
-  // `next` (a dashboard path, e.g. the demo site's page printed by `npm run dev`) is where the person lands; checked before anything is done.
+  const token = tokenOf(f);
+  // Checked before anything is done.
   const next = dashboardTarget(str(f, "next"), "next");
   const user = c.get("user");
   let accepted: Awaited<ReturnType<typeof acceptInvitation>>;

@@ -1,18 +1,20 @@
 /**
  * Forgotten passwords: /dashboard/forgot asks for the address and answers the same page
- * whether or not it has an account (the look-up and the mail run after the answer);
- * /dashboard/reset/{token} sets the new password once, within the hour, and signs out
- * every session. Limited like sign-in: per client address and per address asked for.
- * /dashboard/unlock/{token}: the link mailed when sign-in paused after too many wrong tries.
+ * whether or not it has an account, or its day's mails are spent (the look-up and the mail run
+ * after the answer); the mailed link (/dashboard/reset#<token>) sets the new password once,
+ * within the hour, and signs out every session. /dashboard/unlock#<token>: the link mailed when
+ * a pause of sign-in began, which signs the owner in once. Links work as one-time-links.tsx
+ * says (the token never in a URL). Limited like sign-in: per client network and per address.
  */
 import { Hono } from "hono";
 import { ApiError } from "../errors";
 import { mailBase } from "../links";
 import { LINK_WORDS, requestPasswordReset, resetLinkState, resetPassword } from "../ops/accounts";
-import { unlockAccount, unlockLinkState } from "../ops/lockout";
+import { signInWithUnlock, unlockLinkOf } from "../ops/sessions";
 import type { DashApp, DashContext } from "./auth";
-import { clientIp, limited } from "./auth";
+import { clientIp, limited, setSessionCookie } from "./auth";
 import { form, str } from "./form";
+import { linkCodePage, oldLink, tokenOf } from "./one-time-links";
 import { ForgotPage, ForgotSentPage, LinkGonePage, ResetPage, UnlockPage } from "./pages/accounts";
 import { TooManyAttemptsPage } from "./pages/sign-in";
 import { afterAnswer, render } from "./respond";
@@ -27,10 +29,16 @@ function tooMany(c: DashContext, retry: number) {
   return render(c, <TooManyAttemptsPage retryAfter={retry} />, 429);
 }
 
+/** The client's limit, before a signed-out form is read. */
+async function clientLimit(c: DashContext) {
+  const retry = await limited(c, [`ip:${clientIp(c)}`]);
+  return retry === null ? null : tooMany(c, retry);
+}
+
 passwordReset.post("/forgot", async (c) => {
   // The client's limit before the form is read; the address's once it is known.
-  const ipRetry = await limited(c, [`ip:${clientIp(c)}`]);
-  if (ipRetry !== null) return tooMany(c, ipRetry);
+  const refused = await clientLimit(c);
+  if (refused) return refused;
   const email = str(await form(c), "email")
     .trim()
     .slice(0, 254);
@@ -41,18 +49,27 @@ passwordReset.post("/forgot", async (c) => {
   return render(c, <ForgotSentPage />);
 });
 
-passwordReset.get("/reset/:token", async (c) => {
-  const state = await resetLinkState(c.env, c.req.param("token"));
+// ------------------------------------------------------------------ the reset link
+
+passwordReset.get("/reset", (c) => linkCodePage(c, { title: "Choose a new password", action: "/dashboard/reset/open" }));
+passwordReset.get("/reset/:token", (c) => oldLink(c, "/dashboard/reset"));
+
+passwordReset.post("/reset/open", async (c) => {
+  const refused = await clientLimit(c);
+  if (refused) return refused;
+  const token = tokenOf(await form(c));
+  const state = await resetLinkState(c.env, token, c.var.clock());
   if (state !== "open") return render(c, <LinkGonePage detail={LINK_WORDS[state]} again={again} />, 410);
-  return render(c, <ResetPage token={c.req.param("token")} />);
+  return render(c, <ResetPage token={token} />);
 });
 
-passwordReset.post("/reset/:token", async (c) => {
-  const token = c.req.param("token");
-  const retry = await limited(c, [`ip:${clientIp(c)}`]);
-  if (retry !== null) return tooMany(c, retry);
+passwordReset.post("/reset", async (c) => {
+  const refused = await clientLimit(c);
+  if (refused) return refused;
+  const f = await form(c);
+  const token = tokenOf(f);
   try {
-    await resetPassword(c.env, token, str(await form(c), "new_password"));
+    await resetPassword(c.env, token, str(f, "new_password"), clientIp(c), c.var.clock());
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     if (err.status === 422) return render(c, <ResetPage token={token} error={err.detail} />, 422);
@@ -61,23 +78,37 @@ passwordReset.post("/reset/:token", async (c) => {
   return c.redirect("/dashboard?done=password-reset", 303);
 });
 
-// ------------------------------------------------------------------ unlocking after too many wrong tries
+// ------------------------------------------------------------------ the link that signs the owner in once after a pause
 
-const unlockAgain = { href: "/dashboard/forgot", label: "Choose a new password instead (it unlocks the account too)" };
+const unlockAgain = { href: "/dashboard/forgot", label: "Choose a new password instead (it ends the pause too)" };
 
-passwordReset.get("/unlock/:token", async (c) => {
-  const state = await unlockLinkState(c.env, c.req.param("token"), c.var.clock());
-  if (state !== "open")
-    return render(c, <LinkGonePage detail={state === "expired" ? "This link has expired (unlock links work for 24 hours)." : LINK_WORDS[state]} again={unlockAgain} />, 410);
-  return render(c, <UnlockPage token={c.req.param("token")} />);
+passwordReset.get("/unlock", (c) => linkCodePage(c, { title: "Sign in with your link", action: "/dashboard/unlock/open" }));
+passwordReset.get("/unlock/:token", (c) => oldLink(c, "/dashboard/unlock"));
+
+passwordReset.post("/unlock/open", async (c) => {
+  const refused = await clientLimit(c);
+  if (refused) return refused;
+  const token = tokenOf(await form(c));
+  const link = await unlockLinkOf(c.env, token, c.var.clock());
+  if ("gone" in link) return render(c, <LinkGonePage detail={link.gone} again={unlockAgain} />, 410);
+  return render(c, <UnlockPage token={token} email={link.email} twoFactor={link.twoFactor} />);
 });
 
-passwordReset.post("/unlock/:token", async (c) => {
+passwordReset.post("/unlock", async (c) => {
+  const refused = await clientLimit(c);
+  if (refused) return refused;
+  const f = await form(c);
+  const token = tokenOf(f);
+  const input = { password: str(f, "password").slice(0, 1000), code: str(f, "code").slice(0, 40), network: clientIp(c), userAgent: c.req.header("user-agent") };
+  let session: string;
   try {
-    await unlockAccount(c.env, c.req.param("token"), c.var.clock());
+    session = await signInWithUnlock(c.env, token, input, mailBase(c), c.var.clock());
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
+    const link = err.status === 422 ? await unlockLinkOf(c.env, token, c.var.clock()) : null;
+    if (link && !("gone" in link)) return render(c, <UnlockPage token={token} email={link.email} twoFactor={link.twoFactor} error={err.detail} />, 422);
     return render(c, <LinkGonePage detail={err.detail} again={unlockAgain} />, 410);
   }
-  return c.redirect("/dashboard?done=unlocked", 303);
+  setSessionCookie(c, session);
+  return c.redirect("/dashboard", 303);
 });

@@ -14,7 +14,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const BASE = "https://dashboard.invalid";
 
 /**
- * The normalized dashboard path (`/dashboard…` with its query, ASCII only: the URL parser
+ * The normalized dashboard path (`/dashboard…` with its query and fragment, ASCII only: the URL parser
  * percent-encodes the rest), or null when `raw` is empty or not a dashboard path.
  * Throws a 400 naming `field` when `raw` holds a control character.
  */
@@ -35,8 +35,13 @@ export function dashboardPath(raw: string): string | null {
   }
   // After the parser resolved `..` and `%2e%2e`: still this origin, still the dashboard.
   if (url.origin !== BASE || !(url.pathname === "/dashboard" || url.pathname.startsWith("/dashboard/"))) return null;
-  return url.pathname + url.search;
+  // The fragment too: an invitation's page comes back to its link, whose token rides there (one-time-links.tsx).
+  return url.pathname + url.search + url.hash;
 }
 
-/** `path` with `done=<code>` added to its query. */
-export const withDone = (path: string, done: string) => `${path}${path.includes("?") ? "&" : "?"}done=${done}`;
+/** `path` with `done=<code>` added to its query (before a fragment). */
+export function withDone(path: string, done: string) {
+  const hash = path.indexOf("#");
+  const [head, fragment] = hash < 0 ? [path, ""] : [path.slice(0, hash), path.slice(hash)];
+  return `${head}${head.includes("?") ? "&" : "?"}done=${done}${fragment}`;
+}

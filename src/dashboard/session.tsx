@@ -3,9 +3,11 @@
  * the password, then (when two-factor is on) a code: between the two steps the browser holds
  * only a 10-minute step token (an HttpOnly cookie, hashed in D1) that a code completes; the
  * session is made only then. Passwords and codes are both limited by SIGNIN_LIMITER (10 a
- * minute per client address, per email, and per person for codes), and by the person's
- * failure budget (control/lockout.ts: from 10 wrong tries in a row, sign-in pauses). An
- * address not verified yet cannot sign in: the answer is the wrong-password one.
+ * minute per client network, and per person for codes), and by the failure budgets
+ * (control/lockout.ts: 10 wrong passwords in a row pause that network's password step for the
+ * account, 10 wrong codes the account's code step). No limit counts per email alone: anyone
+ * could spend it and keep the owner out. An address not verified yet cannot sign in: the answer
+ * is the wrong-password one.
  */
 import { Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -13,13 +15,13 @@ import { ApiError } from "../errors";
 import { mailBase } from "../links";
 import { completeSignIn, homeOf, signIn, signOut } from "../ops/sessions";
 import { secondStepOf } from "../ops/two-factor";
-import { clearSessionCookie, clientIp, type DashApp, type DashContext, isLocalHttp, limited, setSessionCookie, signInThrottle } from "./auth";
+import { clearSessionCookie, clientIp, type DashApp, type DashContext, isLocalHttp, limited, setSessionCookie } from "./auth";
 import { form, str } from "./form";
 import { SecondStepPage } from "./pages/accounts";
 import { HomePage } from "./pages/home";
 import { SignInPage, TooManyAttemptsPage } from "./pages/sign-in";
 import { dashboardPath, dashboardTarget, withDone } from "./redirect";
-import { notice, render, viewer } from "./respond";
+import { afterAnswer, notice, render, viewer } from "./respond";
 
 export const session = new Hono<DashApp>();
 
@@ -40,7 +42,7 @@ session.get("/", async (c) => {
 });
 
 session.post("/sign-in", async (c) => {
-  // The client's limit before the form is read; the email's once it is known.
+  // The client's limit before the form is read.
   const ipRetry = await limited(c, [`ip:${clientIp(c)}`]);
   if (ipRetry !== null) return tooMany(c, ipRetry);
   const f = await form(c);
@@ -48,9 +50,9 @@ session.post("/sign-in", async (c) => {
   const password = str(f, "password").slice(0, 1000);
   // Checked before anything is done (a control character is a 400; anything else not a dashboard path is ignored).
   const next = dashboardTarget(str(f, "next"), "next");
-  const retry = await signInThrottle(c, email);
-  if (retry !== null) return tooMany(c, retry);
-  const answer = await signIn(c.env, { email, password, next: next ?? "/dashboard", userAgent: c.req.header("user-agent") }, mailBase(c), c.var.clock());
+  const input = { email, password, next: next ?? "/dashboard", network: clientIp(c), userAgent: c.req.header("user-agent") };
+  // A wrong password is counted after the answer (afterAnswer), so an account does not answer later than no account.
+  const answer = await signIn(c.env, input, mailBase(c), c.var.clock(), (work) => void afterAnswer(c, work()));
   if (!answer)
     return render(
       c,

@@ -1,9 +1,11 @@
 /**
- * Self-serve sign-up (SIGNUP=open; 404 otherwise): /dashboard/sign-up → the verification
- * mail → /dashboard/verify/{token} (a page whose button verifies, then offers to choose a new
- * password) → sign-in with the password → their organization → its first site → the first
- * API key beside a quick start. Nobody is signed in before the address is verified. Owners add further sites the same way from
- * the organization's page. Sign-ups are limited per client address (SIGNIN_LIMITER).
+ * Self-serve sign-up (SIGNUP=open; 404 otherwise): /dashboard/sign-up (name and address) → the
+ * verification mail → /dashboard/verify#<token> (one-time-links.tsx: the token never in a URL),
+ * whose form confirms the address by choosing the password → sign-in with it → their
+ * organization → its first site → the first API key beside a quick start. Nobody is signed in
+ * before the address is verified, and nobody but the mailbox's owner ever sets the password.
+ * Owners add further sites the same way from the organization's page. Sign-ups are limited per
+ * client network (SIGNIN_LIMITER), verification mails per address and day (MAIL_LIMITS.verify).
  */
 import { Hono } from "hono";
 import { controlDb } from "../control/db";
@@ -22,12 +24,13 @@ import {
   signUpProblem,
   signupOpen,
   verifyEmail,
-  verifyLinkProblem,
+  verifyLinkOf,
 } from "../ops/signup";
 import { orgAccess, requireUser } from "./access";
 import { clearSessionCookie, clientIp, type DashApp, type DashContext, limited } from "./auth";
 import { type Form, form, id, str, strs } from "./form";
-import { CheckMailPage, FirstKeyPage, LinkGonePage, NewOrganizationPage, NewSitePage, SignUpPage, VerifiedPage, VerifyPage } from "./pages/accounts";
+import { linkCodePage, oldLink, tokenOf } from "./one-time-links";
+import { CheckMailPage, FirstKeyPage, LinkGonePage, NewOrganizationPage, NewSitePage, SignUpPage, VerifyPage } from "./pages/accounts";
 import { TooManyAttemptsPage } from "./pages/sign-in";
 import { afterAnswer, render, viewer } from "./respond";
 
@@ -47,7 +50,7 @@ signUpApp.post("/sign-up", async (c) => {
   const retry = await limited(c, [`signup:ip:${clientIp(c)}`]);
   if (retry !== null) return tooMany(c, retry);
   const f = await form(c);
-  const input = { email: str(f, "email").trim().slice(0, 300), name: str(f, "name").slice(0, 200), password: str(f, "password").slice(0, 1000) };
+  const input = { email: str(f, "email").trim().slice(0, 300), name: str(f, "name").slice(0, 200) };
   const problem = signUpProblem(input);
   if (problem) return render(c, <SignUpPage values={input} error={problem} />, 422);
   // The same page whether or not the address has an account; what differs is mailed, after the answer.
@@ -93,24 +96,44 @@ signUpApp.post("/verify/resend", async (c) => {
 
 const resendAgain = { href: "/dashboard/verify/resend", label: "Send a new link" };
 
-// The link's page only shows a button: a GET (a mail scanner's, a prefetch) changes nothing.
-signUpApp.get("/verify/:token", async (c) => {
-  const problem = await verifyLinkProblem(c.env, c.req.param("token"), c.var.clock());
-  if (problem) return render(c, <LinkGonePage detail={problem} again={resendAgain} />, 410);
-  return render(c, <VerifyPage token={c.req.param("token")} />);
+signUpApp.get("/verify", (c) => linkCodePage(c, { title: "Confirm your address", action: "/dashboard/verify/open" }));
+// After /verify/resend, which it would take for a token.
+signUpApp.get("/verify/:token", (c) => oldLink(c, "/dashboard/verify"));
+
+/** The client's limit before a signed-out form is read. */
+async function clientLimit(c: DashContext) {
+  const retry = await limited(c, [`ip:${clientIp(c)}`]);
+  return retry === null ? null : tooMany(c, retry);
+}
+
+// Opening only looks the link up: a scanner that runs the page's script changes nothing.
+signUpApp.post("/verify/open", async (c) => {
+  const refused = await clientLimit(c);
+  if (refused) return refused;
+  const token = tokenOf(await form(c));
+  const link = await verifyLinkOf(c.env, token, c.var.clock());
+  if ("gone" in link) return render(c, <LinkGonePage detail={link.gone} again={resendAgain} />, 410);
+  return render(c, <VerifyPage token={token} email={link.email} name={link.name} />);
 });
 
-// Verifies; signs nobody in and leaves the browser's own session as it is (unless it is one of this account's, which all end).
-signUpApp.post("/verify/:token", async (c) => {
+// Verifies and sets the password; signs nobody in and leaves the browser's own session as it is (unless it is one of this account's, which all end).
+signUpApp.post("/verify", async (c) => {
+  const refused = await clientLimit(c);
+  if (refused) return refused;
+  const f = await form(c);
+  const token = tokenOf(f);
+  const input = { name: str(f, "name").slice(0, 200), password: str(f, "password").slice(0, 1000) };
   let verified: Awaited<ReturnType<typeof verifyEmail>>;
   try {
-    verified = await verifyEmail(c.env, c.req.param("token"), c.var.clock());
+    verified = await verifyEmail(c.env, token, input, c.var.clock());
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
+    const link = err.status === 422 ? await verifyLinkOf(c.env, token, c.var.clock()) : null;
+    if (link && !("gone" in link)) return render(c, <VerifyPage token={token} email={link.email} name={input.name} error={err.detail} />, 422);
     return render(c, <LinkGonePage detail={err.detail} again={resendAgain} />, 410);
   }
   if (c.get("user")?.userId === verified.userId) clearSessionCookie(c);
-  return render(c, <VerifiedPage setPassword={verified.setPassword} />);
+  return c.redirect("/dashboard?done=confirmed", 303);
 });
 
 // ------------------------------------------------------------------ organization and sites

@@ -1,18 +1,30 @@
 /** Every mail the service sends, as plain sentences (message.ts makes the text and HTML parts). */
-import { compose, type Mail, quoted } from "./message";
+import { type Block, compose, type Mail, quoted } from "./message";
+
+/**
+ * One-time links carry their token after `#`, which browsers never send to a server, so no
+ * request line (and no request log) holds it; the page reads it with a small script. Without
+ * JavaScript the page asks for the code, printed here (docs/decisions.md, one-time tokens).
+ */
+const codeBlocks = (link: string): Block[] => {
+  const code = link.split("#")[1];
+  return code ? ["If the page asks for the code from this mail, copy this one:", { code }] : [];
+};
 
 export const invitationMail = (to: string, p: { organization: string; role: string; link: string; expiresAt: string }): Mail =>
   compose("invitation", to, `You are invited to ${quoted(p.organization)} on Transync`, [
     `You are invited to join ${p.organization} on Transync as ${p.role === "admin" ? "an admin" : `an ${p.role}`}.`,
     { link: p.link, label: "Accept the invitation" },
+    ...codeBlocks(p.link),
     `The link works once and until ${p.expiresAt.slice(0, 16).replace("T", " ")} UTC. If you did not expect this mail, ignore it: nothing happens without you.`,
   ]);
 
 export const verifyMail = (to: string, p: { link: string }): Mail =>
   compose("verify", to, "Confirm your email address for Transync", [
-    "Welcome to Transync. Confirm that this address is yours to finish signing up.",
-    { link: p.link, label: "Confirm my address" },
-    "The link works once, for 24 hours. If you did not sign up, ignore this mail: the account stays unusable without it.",
+    "Someone signed up for Transync with this address. If it was you, confirm the address and choose your password:",
+    { link: p.link, label: "Confirm and choose a password" },
+    ...codeBlocks(p.link),
+    "The link works once, for 24 hours. If it was not you, ignore this mail: nobody can use an account with this address until a password is chosen through this link, and nothing else was shared with whoever signed up.",
   ]);
 
 export const alreadyRegisteredMail = (to: string, p: { signIn: string; forgot: string }): Mail =>
@@ -27,6 +39,7 @@ export const resetMail = (to: string, p: { link: string }): Mail =>
   compose("reset", to, "Choose a new Transync password", [
     "Someone (probably you) asked to reset the password of the Transync account with this address.",
     { link: p.link, label: "Choose a new password" },
+    ...codeBlocks(p.link),
     "The link works once, for 1 hour. Choosing a new password signs you out everywhere else. If you did not ask, ignore this mail: your password stays as it is.",
   ]);
 
@@ -47,13 +60,29 @@ export const twoFactorChangedMail = (to: string, p: { account: string }): Mail =
   ]);
 
 export const lockoutMail = (to: string, p: { what: "password" | "code"; until: string; link: string; forgot: string }): Mail =>
-  compose("lockout", to, "Sign-in to your Transync account is paused", [
-    `Someone tried to sign in to your Transync account with ${p.what === "password" ? "a wrong password" : "a wrong two-factor code"} 10 times in a row, so signing in is paused until ${p.until} (UTC); each further wrong try makes the pause longer, up to a day.`,
-    "If it was you, unlock your account now:",
-    { link: p.link, label: "Unlock my account" },
-    "The link works once, for 24 hours. If it was not you, your account is safe while the pause lasts; choose a new password all the same:",
-    { link: p.forgot, label: "Choose a new password" },
-  ]);
+  compose(
+    "lockout",
+    to,
+    "Sign-in to your Transync account is paused",
+    p.what === "password"
+      ? [
+          `Someone tried to sign in to your Transync account with a wrong password 10 times in a row from one network, so signing in from that network is paused until ${p.until} (UTC). Signing in from anywhere else works as usual.`,
+          "If it was you, this link signs you in once, pause or not:",
+          { link: p.link, label: "Sign in now" },
+          ...codeBlocks(p.link),
+          "The link works once, for 24 hours. If it was not you, your account is safe: the password was not guessed. If your password is short or used elsewhere, choose a new one:",
+          { link: p.forgot, label: "Choose a new password" },
+        ]
+      : [
+          `Someone signed in to your Transync account with your password, then entered a wrong two-factor code 10 times in a row, so the code step is paused until ${p.until} (UTC).`,
+          "If it was not you, someone knows your password: choose a new one now (it also ends the pause).",
+          { link: p.forgot, label: "Choose a new password" },
+          "If it was you, this link signs you in once with your password and a code, pause or not:",
+          { link: p.link, label: "Sign in now" },
+          ...codeBlocks(p.link),
+          "The link works once, for 24 hours.",
+        ],
+  );
 
 export const jobFinishedMail = (to: string, p: { site: string; jobId: number; status: string; done: number; total: number; held: number; link: string }): Mail =>
   compose("job_finished", to, `Job #${p.jobId} on ${quoted(p.site)} ${p.status === "succeeded" ? "finished" : p.status}`, [

@@ -8,7 +8,8 @@ import { eq } from "drizzle-orm";
 import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
-import { unlockStatement } from "../control/lockout";
+import { clearCodeFailuresStatement, clearPasswordFailuresStatement, clientKey } from "../control/lockout";
+import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget";
 import { hashPassword } from "../control/passwords";
 import { findUser, passwordProblem } from "../control/people";
 import { sessions, users } from "../control/schema";
@@ -17,21 +18,26 @@ import { ApiError, notFound } from "../errors";
 import { OPTIONAL_KINDS, type OptionalKind } from "../mail/message";
 import { noMailBase, sendMail } from "../mail/send";
 import { resetMail } from "../mail/templates";
+import { log } from "../obs/log";
 
 // ------------------------------------------------------------------ password reset
 
 /**
- * Mails a one-time reset link (1 hour) when the address has an account; does nothing visible
- * otherwise. The door answers the same page either way and runs this after answering
- * (`waitUntil`), so neither the page nor its timing tells whether the address exists.
+ * Mails a one-time reset link (1 hour) when the address has an account, at most
+ * MAIL_LIMITS.reset a day to one address; does nothing visible otherwise (an unknown address,
+ * or the day's budget spent). The door answers the same page in every case and runs this after
+ * answering (`waitUntil`), so neither the page nor its timing tells whether the address exists.
+ * The token rides in the link's fragment (`/reset#<token>`), which no request line carries.
  */
 export async function requestPasswordReset(env: Env, email: string, base: string | null, now = new Date()) {
   const db = controlDb(env.DB);
   const user = await findUser(db, email);
   if (!user) return;
   if (!base) return noMailBase("reset");
+  const spent = await spendMailBudget(db, [{ key: `reset:${user.email}`, max: MAIL_LIMITS.reset }], now);
+  if (!spent.ok) return log("info", "mail.limited", { kind: "reset", user_id: user.id });
   const token = await issueToken(db, "reset", user.id, now);
-  await sendMail(env, resetMail(user.email, { link: `${base}/reset/${token}` }), now);
+  await sendMail(env, resetMail(user.email, { link: `${base}/reset#${token}` }), now);
 }
 
 export const LINK_WORDS = {
@@ -47,10 +53,12 @@ export async function resetLinkState(env: Env, token: string, now = new Date()) 
 
 /**
  * Sets the new password of a reset link: the link works once, within its hour; every session
- * of the person ends (a thief's too), and every other reset link with it. The address is
- * verified by the way (the link came through it).
+ * of the person ends (a thief's too), and every other reset, verification and unlock link with
+ * it. The address is verified by the way (the link came through it). The mailbox proven from
+ * this client network, its password count starts again; the code count too (whoever knew the
+ * old password is shut out).
  */
-export async function resetPassword(env: Env, token: string, password: string, now = new Date()) {
+export async function resetPassword(env: Env, token: string, password: string, network: string, now = new Date()) {
   const problem = passwordProblem(password, "new_password");
   if (problem) throw new ApiError(422, problem);
   const db = controlDb(env.DB);
@@ -66,10 +74,11 @@ export async function resetPassword(env: Env, token: string, password: string, n
       .where(eq(users.id, userId)),
     db.delete(sessions).where(eq(sessions.userId, userId)),
     closeTokensStatement(db, userId, "reset", now),
+    closeTokensStatement(db, userId, "verify", now),
     closeTokensStatement(db, userId, "mfa", now),
-    // The link came through the mailbox, as the unlock link does: a pause of sign-in ends.
-    unlockStatement(db, userId),
     closeTokensStatement(db, userId, "unlock", now),
+    clearPasswordFailuresStatement(db, userId, await clientKey(userId, network)),
+    clearCodeFailuresStatement(db, userId),
     auditStatement(db, { organizationId: null, actor: `user:${userId}`, action: "user.password_reset", target: `user:${userId}` }, now),
   ]);
   return { userId, email: user.email };

@@ -407,10 +407,17 @@ export async function overrideCleared(env: Env, organizationId: number, at: Date
   if (mirror) await syncSubscription(env, db, stateOfMirror(mirror), at, organizationId, "override.cleared");
 }
 
-/** Month close by hand (the admin API): the same close the Cron Trigger runs, for one ended month. */
-export async function closeBillingMonth(env: Env, month: string, at: Date) {
+/** Month close by hand (the admin API): the same close the Cron Trigger runs, for one ended month, audited as `billing.close` with the operator's name. */
+export async function closeBillingMonth(env: Env, actor: Actor, month: string, at: Date) {
   if (!hasEnded(month, at)) throw new ApiError(422, `month: ${month} has not ended yet (months are UTC); close it from the 1st of the next month.`);
-  return closeMonth(env, controlDb(env.DB), month, at);
+  const db = controlDb(env.DB);
+  const closed = await closeMonth(env, db, month, at);
+  await auditStatement(
+    db,
+    { organizationId: null, actor, action: "billing.close", target: `month:${month}`, detail: { closes: closed.closes.length, pending: closed.pending.length } },
+    at,
+  ).run();
+  return closed;
 }
 
 export const billingCloses = (env: Env, month?: string) => listCloses(controlDb(env.DB), month);

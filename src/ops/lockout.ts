@@ -1,54 +1,61 @@
 /**
- * The sign-in failure budget as the operations use it (control/lockout.ts holds the rule): a
- * failure is counted, and the 10th in a row mails the owner once, with a link that unlocks
- * the account at once; following it (a POST from its page) ends the pause.
+ * The sign-in failure budgets as the operations use them (control/lockout.ts holds the rules):
+ * a failure is counted, and the 10th in a row (of one network's passwords, or of the person's
+ * codes) mails the owner once, within a daily budget, a link that signs them in once whatever
+ * pauses are running (ops/sessions.ts `signInWithUnlock`).
  */
-import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens";
+import { issueToken } from "../control/account-tokens";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
-import { type FailureKind, recordFailure, unlockStatement } from "../control/lockout";
+import { type FailureKind, recordCodeFailure, recordPasswordFailure } from "../control/lockout";
+import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget";
 import { ApiError } from "../errors";
 import { noMailBase, sendMail } from "../mail/send";
 import { lockoutMail } from "../mail/templates";
+import { log } from "../obs/log";
 import { LINK_WORDS } from "./accounts";
 
-/** Counts a failure of the person; at the 10th in a row, mails them (once) the unlock link. Answers the pause set, if any. */
-export async function noteFailure(env: Env, user: { id: number; email: string }, kind: FailureKind, base: string | null, now: Date) {
-  const db = controlDb(env.DB);
-  const { until, justLocked } = await recordFailure(db, user.id, kind, now);
-  if (justLocked && until) {
-    await db.batch([auditStatement(db, { organizationId: null, actor: `user:${user.id}`, action: "user.sign_in_paused", target: `user:${user.id}`, detail: { kind } }, now)]);
-    if (!base) noMailBase("lockout");
-    else {
-      const token = await issueToken(db, "unlock", user.id, now);
-      const when = until.toISOString().slice(0, 16).replace("T", " ");
-      await sendMail(env, lockoutMail(user.email, { what: kind, until: when, link: `${base}/unlock/${token}`, forgot: `${base}/forgot` }), now);
-    }
-  }
+export interface Counted {
+  id: number;
+  email: string;
+  /** Unverified accounts are counted like any other, but get no mail: they have no password to sign in with. */
+  emailVerifiedAt: string | null;
+}
+
+/** Counts a wrong password of the person from the network; at the 10th in a row from it, mails them the link. Answers the pause set, if any. */
+export async function notePasswordFailure(env: Env, user: Counted, network: string, base: string | null, now: Date) {
+  const { until, justLocked } = await recordPasswordFailure(controlDb(env.DB), user.id, network, now);
+  if (justLocked && until) await paused(env, user, "password", until, base, now);
   return until;
 }
 
-/** The refusal while a person's sign-in is paused (the second step and the account's two-factor forms), with `Retry-After` in seconds. */
+/** Counts a wrong code of the person (from anywhere); at the 10th in a row, mails them the link. Answers the pause set, if any. */
+export async function noteCodeFailure(env: Env, user: Counted, base: string | null, now: Date) {
+  const { until, justLocked } = await recordCodeFailure(controlDb(env.DB), user.id, now);
+  if (justLocked && until) await paused(env, user, "code", until, base, now);
+  return until;
+}
+
+/** A pause began: audited; the owner mailed the link that signs them in once (at most MAIL_LIMITS.lockout a day, so many networks cannot flood the mailbox). */
+async function paused(env: Env, user: Counted, kind: FailureKind, until: Date, base: string | null, now: Date) {
+  const db = controlDb(env.DB);
+  await db.batch([auditStatement(db, { organizationId: null, actor: `user:${user.id}`, action: "user.sign_in_paused", target: `user:${user.id}`, detail: { kind } }, now)]);
+  if (!user.emailVerifiedAt) return;
+  if (!base) return noMailBase("lockout");
+  const spent = await spendMailBudget(db, [{ key: `lockout:user:${user.id}`, max: MAIL_LIMITS.lockout }], now);
+  if (!spent.ok) return log("info", "mail.limited", { kind: "lockout", user_id: user.id });
+  const token = await issueToken(db, "unlock", user.id, now);
+  const when = until.toISOString().slice(0, 16).replace("T", " ");
+  await sendMail(env, lockoutMail(user.email, { what: kind, until: when, link: `${base}/unlock#${token}`, forgot: `${base}/forgot` }), now);
+}
+
+/** The refusal while a pause is running (the code step, and the account's forms that check the password or a code), with `Retry-After` in seconds. */
 export const pausedError = (until: Date, now: Date) =>
   new ApiError(
     429,
-    `Too many wrong tries in a row: signing in to this account is paused until ${until.toISOString().slice(0, 16).replace("T", " ")} UTC. We mailed the account's address a link that unlocks it now.`,
+    `Too many wrong tries in a row: this is paused until ${until.toISOString().slice(0, 16).replace("T", " ")} UTC. We mailed the account's address a link that signs you in once now.`,
     undefined,
     { "Retry-After": String(Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000))) },
   );
 
-export async function unlockLinkState(env: Env, token: string, now: Date) {
-  return (await peekToken(controlDb(env.DB), "unlock", token, now)).state;
-}
-
-/** Follows an unlock link (once, within 24 hours): both failure counts to 0 and the pause ends. */
-export async function unlockAccount(env: Env, token: string, now: Date) {
-  const db = controlDb(env.DB);
-  const claimed = await claimToken(db, "unlock", token, now);
-  if (claimed.state !== "open") throw new ApiError(410, claimed.state === "expired" ? "This link has expired (unlock links work for 24 hours)." : LINK_WORDS[claimed.state]);
-  await db.batch([
-    unlockStatement(db, claimed.userId),
-    closeTokensStatement(db, claimed.userId, "unlock", now),
-    auditStatement(db, { organizationId: null, actor: `user:${claimed.userId}`, action: "user.unlock", target: `user:${claimed.userId}` }, now),
-  ]);
-}
+export const UNLOCK_WORDS = { ...LINK_WORDS, expired: "This link has expired (these links work for 24 hours)." } as const;

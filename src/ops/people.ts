@@ -70,6 +70,9 @@ async function spendInvitation(env: Env, inviter: Inviter, organizationId: numbe
   );
 }
 
+/** An invitation's link: the token in the fragment (`/invitations#<token>`), which no request line carries (docs/decisions.md, one-time tokens). */
+export const invitationLink = (base: string, token: string) => `${base}/invitations#${token}`;
+
 /**
  * A one-time invitation, mailed to the address. `url` is the link made from `invitationsBase`
  * and the token: the admin API (the operator's tool) answers it; the dashboard shows only that
@@ -89,7 +92,7 @@ export async function invite(
   const inv = await createInvitation(controlDb(env.DB), { organizationId, email: input.email, role: input.role, invitedBy: inviter.userId, actor: inviter.actor }, now);
   // Whether it went out or waits for its retry is kept on the invitation (the Members page shows it).
   await mailInvitation(env, inv.id, inv.token, mailLinks, now);
-  return { id: inv.id, email: inv.email, role: inv.role, url: `${invitationsBase}/invitations/${inv.token}`, expires_at: inv.expires_at };
+  return { id: inv.id, email: inv.email, role: inv.role, url: invitationLink(invitationsBase, inv.token), expires_at: inv.expires_at };
 }
 
 /** `base`: of the mailed link (src/links.ts `mailBase`); null: no DASHBOARD_URL outside local development, so no mail (logged). */
@@ -105,7 +108,7 @@ async function mailInvitation(env: Env, invitationId: number, token: string, bas
   if (!row) throw notFound(`Invitation ${invitationId}`);
   const delivery = await sendMail(
     env,
-    invitationMail(row.email, { organization: row.organization, role: row.role, link: `${base}/invitations/${token}`, expiresAt: row.expiresAt }),
+    invitationMail(row.email, { organization: row.organization, role: row.role, link: invitationLink(base, token), expiresAt: row.expiresAt }),
     now,
   );
   const status = delivery === "retry" ? "retrying" : "sent";

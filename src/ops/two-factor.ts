@@ -2,22 +2,22 @@
  * Two-factor sign-in (README "Accounts"; docs/decisions.md "Accounts, the dashboard and mail"): set-up
  * confirmed by a first code, ten recovery codes shown once and stored hashed, the second step of
  * sign-in, setting it up again or turning it off with the password and a current code, and owners
- * requiring it for their organization. Every code checked counts towards the person's failure
- * budget (control/lockout.ts).
+ * requiring it for their organization. Every code checked counts towards the person's code
+ * budget, every password towards the (person, client network) one (control/lockout.ts).
  */
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
-import { pausedUntil, recordSuccess } from "../control/lockout";
-import { verifyPassword } from "../control/passwords";
+import { clearPasswordFailures, codePausedUntil, passwordStanding, recordCodeSuccess } from "../control/lockout";
+import { passwordMatches } from "../control/people";
 import { memberships, organizations, recoveryCodes, users } from "../control/schema";
 import { endOtherSessionsStatements } from "../control/sessions";
 import { acceptCode, looksLikeRecoveryCode, newRecoveryCodes, newTotpSecret, recoveryHash } from "../control/totp";
 import { ApiError } from "../errors";
 import { noMailBase, sendMail } from "../mail/send";
 import { twoFactorChangedMail, twoFactorMail } from "../mail/templates";
-import { noteFailure, pausedError } from "./lockout";
+import { type Counted, noteCodeFailure, notePasswordFailure, pausedError } from "./lockout";
 
 export const WRONG_CODE = "code: that code is not right. Enter the 6 digits your authenticator app shows now, or one of your recovery codes.";
 
@@ -46,7 +46,7 @@ export async function confirmTwoFactor(
   user: { userId: number; email: string; tokenHash: string },
   setup: string,
   code: string,
-  reauth: { password: string; currentCode: string },
+  reauth: { password: string; currentCode: string; network: string },
   base: string | null,
   now = new Date(),
 ) {
@@ -58,7 +58,7 @@ export async function confirmTwoFactor(
   const row = await db.select().from(users).where(eq(users.id, user.userId)).get();
   if (!row) throw new ApiError(410, "This set-up has expired (30 minutes). Start again: a new QR code is shown.");
   const again = !!row.totpSecret;
-  if (again) await reauthenticate(env, row, reauth.password, reauth.currentCode, base, now);
+  if (again) await reauthenticate(env, row, reauth, base, now);
   const claimed = await claimToken(db, "totp_setup", setup, now);
   if (claimed.state !== "open") throw new ApiError(410, "This set-up was confirmed already.");
   const codes = newRecoveryCodes();
@@ -78,41 +78,43 @@ export async function confirmTwoFactor(
 
 /**
  * The person proving it is them before the factor moves: the password and a code of the
- * current factor (an app code never used before, or an unused recovery code). Both count
- * towards the failure budget; while sign-in is paused, both are refused unchecked (429).
+ * current factor (an app code never used before, or an unused recovery code). The password
+ * counts towards the (person, network) budget and the code towards the person's; while either
+ * is paused, it is refused unchecked (429).
  */
-async function reauthenticate(env: Env, row: typeof users.$inferSelect, password: string, code: string, base: string | null, now: Date) {
-  const paused = pausedUntil(row, now);
-  if (paused) throw pausedError(paused, now);
-  if (!(await verifyPassword(password, row.passwordHash))) {
-    await noteFailure(env, row, "password", base, now);
+async function reauthenticate(env: Env, row: typeof users.$inferSelect, proof: { password: string; currentCode: string; network: string }, base: string | null, now: Date) {
+  const db = controlDb(env.DB);
+  const standing = await passwordStanding(db, row.id, proof.network, now);
+  if (standing.pausedUntil) throw pausedError(standing.pausedUntil, now);
+  if (!(await passwordMatches(row, proof.password))) {
+    await notePasswordFailure(env, row, proof.network, base, now);
     throw new ApiError(422, "password: that is not your password. Enter the password you sign in with.");
   }
-  await recordSuccess(controlDb(env.DB), row, "password");
-  await verifySecondFactor(env, row, code, base, now, "current_code");
+  if (standing.failures) await clearPasswordFailures(db, row.id, proof.network);
+  await verifySecondFactor(env, row, proof.currentCode, base, now, "current_code");
 }
 
 /**
- * A second factor checked against the person's failure budget: refused unchecked while sign-in
- * is paused (429), counted when wrong (422 naming `field`), the count cleared when right.
+ * A second factor checked against the person's code budget: refused unchecked while it is
+ * paused (429), counted when wrong (422 naming `field`), the count cleared when right.
  */
 export async function verifySecondFactor(
   env: Env,
-  row: { id: number; email: string; lockedUntil: string | null; passwordFailures: number; codeFailures: number },
+  row: Counted & { lockedUntil: string | null; codeFailures: number },
   code: string,
   base: string | null,
   now: Date,
   field = "code",
 ) {
-  const paused = pausedUntil(row, now);
+  const paused = codePausedUntil(row, now);
   if (paused) throw pausedError(paused, now);
   const how = await checkSecondFactor(env, row.id, code, now);
   if (!how) {
     // This try was simply wrong (422); a pause it started refuses the next ones.
-    await noteFailure(env, row, "code", base, now);
+    await noteCodeFailure(env, row, base, now);
     throw new ApiError(422, WRONG_CODE.replace(/^code:/, `${field}:`));
   }
-  await recordSuccess(controlDb(env.DB), row, "code");
+  await recordCodeSuccess(controlDb(env.DB), row);
   return how;
 }
 
@@ -169,7 +171,7 @@ async function requiringOrganizations(env: Env, userId: number) {
 export async function disableTwoFactor(
   env: Env,
   user: { userId: number; email: string; tokenHash: string },
-  proof: { password: string; code: string },
+  proof: { password: string; code: string; network: string },
   base: string | null,
   now = new Date(),
 ) {
@@ -178,7 +180,7 @@ export async function disableTwoFactor(
   if (!row?.totpSecret) throw new ApiError(409, "Two-factor sign-in is not on.");
   const requiring = await requiringOrganizations(env, user.userId);
   if (requiring.length) throw new ApiError(409, `${requiring.join(", ")} requires two-factor sign-in of its members, so it cannot be turned off.`);
-  await reauthenticate(env, row, proof.password, proof.code, base, now);
+  await reauthenticate(env, row, { password: proof.password, currentCode: proof.code, network: proof.network }, base, now);
   await db.batch([
     db.update(users).set({ totpSecret: null, totpLastStep: null }).where(eq(users.id, user.userId)),
     db.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.userId)),

@@ -44,7 +44,7 @@ import {
 } from "../api/schemas";
 import type { App } from "../context";
 import { dashboardBase, mailBase } from "../links";
-import { decideAttention, listAttention } from "../ops/attention";
+import { decideAttention, operatorReadsAttention } from "../ops/attention";
 import { billingCloses, closeBillingMonth } from "../ops/billing";
 import { eraseOrganization, erasePerson, eraseSite } from "../ops/erasure";
 import { replaceGlossary } from "../ops/glossary";
@@ -259,14 +259,15 @@ adminRoutes.openapi(
     security: admin,
     operationId: "adminListAttention",
     summary: "List a site's translations held back by QA",
-    description: "The site's review queue, as `listAttention` answers it to the site's connector.",
+    description:
+      "The site's review queue, as `listAttention` answers it to the site's connector. The texts are the customer's: each call is audited (`attention.read`, with the operator's name and the number of items shown).",
     tags: ["admin"],
     request: { params: SiteIdParam, query: AttentionQuery },
     responses: { 200: ok(AttentionOut, "A page of the review queue", EXAMPLES.attention), ...adminErrors, ...notFoundResponse },
   }),
   async (c) => {
     const site = await loadSite(c.env, c.req.valid("param").site_id);
-    return c.json(await listAttention(c.env, site, c.req.valid("query"), dashboardBase(c)), 200);
+    return c.json(await operatorReadsAttention(c.env, c.var.adminActor, site, c.req.valid("query"), dashboardBase(c), c.var.clock()), 200);
   },
 );
 
@@ -430,7 +431,7 @@ adminRoutes.openapi(
     operationId: "adminListAudit",
     summary: "The audit log",
     description:
-      "Every change made through the admin API and the dashboard, newest first: who (`admin` or `user:<id>`), what, when and on what. Filter by `organization_id`; follow `next_cursor` (opaque) until it is null.",
+      "Every change made through the admin API and the dashboard, and every operator read of a customer's texts, newest first: who (`admin`, `admin:<name>`, `user:<id>` or `key:<id>`), what, when and on what. Filter by `organization_id`; follow `next_cursor` (opaque) until it is null.",
     tags: ["admin"],
     security: admin,
     request: { query: AuditQuery },
@@ -488,13 +489,14 @@ adminRoutes.openapi(
     description:
       "The same close the daily Cron Trigger runs, for one ended UTC month: each organization's overage (the figures of the usage endpoint) is recorded once; " +
       "organizations that pay through Stripe get it as one invoice item on their next invoice (idempotency key `overage:<org_id>:<YYYY-MM>`). " +
-      "Safe to repeat: closed organizations are skipped. Organizations Stripe could not be reached for are listed in `pending` and stay open for the next run. A month that has not ended is a 422.",
+      "Safe to repeat: closed organizations are skipped. Organizations Stripe could not be reached for are listed in `pending` and stay open for the next run. A month that has not ended is a 422. " +
+      "Each call is audited (`billing.close`, with the operator's name).",
     tags: ["admin"],
     security: admin,
     request: { query: BillingMonthQuery },
     responses: { 200: ok(BillingClosesOut, "Every close of the month"), ...adminErrors },
   }),
-  async (c) => c.json(await closeBillingMonth(c.env, c.req.valid("query").month, c.var.clock()), 200),
+  async (c) => c.json(await closeBillingMonth(c.env, c.var.adminActor, c.req.valid("query").month, c.var.clock()), 200),
 );
 
 adminRoutes.openapi(

@@ -26,7 +26,6 @@ import { CancelIn } from "../api/support.schemas";
 import { discrepancies } from "../billing/reconcile";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
-import { OPERATOR } from "../ops/actor";
 import { cancelJob } from "../ops/jobs";
 import { deepHealth, listOrganizations, listSites, lookupKey, setSuspension, siteDiagnostics, siteJobs } from "../ops/oncall";
 import { loadSite } from "../ops/sites";
@@ -176,7 +175,7 @@ oncallRoutes.openapi(
     request: { params: SiteIdParam, ...body(SuspendIn, ONCALL_EXAMPLES.suspendIn) },
     responses: { 200: ok(SuspensionOut, "The site is suspended", ONCALL_EXAMPLES.suspended), ...adminErrors, ...notFoundResponse, ...bodyErrors },
   }),
-  async (c) => c.json(await setSuspension(c.env, OPERATOR, c.req.valid("param").site_id, c.req.valid("json").reason, c.var.clock()), 200),
+  async (c) => c.json(await setSuspension(c.env, c.var.adminActor, c.req.valid("param").site_id, c.req.valid("json").reason, c.var.clock()), 200),
 );
 
 oncallRoutes.openapi(
@@ -191,7 +190,7 @@ oncallRoutes.openapi(
     request: { params: SiteIdParam },
     responses: { 200: ok(SuspensionOut, "The site is no longer suspended", ONCALL_EXAMPLES.resumed), ...adminErrors, ...notFoundResponse },
   }),
-  async (c) => c.json(await setSuspension(c.env, OPERATOR, c.req.valid("param").site_id, null, c.var.clock()), 200),
+  async (c) => c.json(await setSuspension(c.env, c.var.adminActor, c.req.valid("param").site_id, null, c.var.clock()), 200),
 );
 
 oncallRoutes.openapi(

@@ -27,8 +27,13 @@ describe("erasing a person", () => {
     expect(await count("SELECT count(*) AS n FROM audit_log WHERE instr(detail, ?) > 0", editor.email)).toBeGreaterThan(0);
     expect((await dash("GET", "/dashboard/account", { cookie: editor.cookie })).status).toBe(200);
     const id = (await idOf(editor.email))!;
+    // A wrong password counted for their account (sign_in_failures references the person).
+    expect((await dash("POST", "/dashboard/sign-in", { form: { email: editor.email, password: "not the password" } })).status).toBe(401);
+    for (let i = 0; i < 100 && (await count("SELECT count(*) AS n FROM sign_in_failures WHERE user_id = ?", id)) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await count("SELECT count(*) AS n FROM sign_in_failures WHERE user_id = ?", id)).toBe(1);
 
     expect((await admin("DELETE", `/admin/v1/users/${id}`)).status).toBe(204);
+    expect(await count("SELECT count(*) AS n FROM sign_in_failures WHERE user_id = ?", id)).toBe(0);
     expect(await idOf(editor.email)).toBeUndefined();
     expect(await count("SELECT count(*) AS n FROM sessions WHERE user_id = ?", id)).toBe(0);
     expect(await count("SELECT count(*) AS n FROM memberships WHERE user_id = ?", id)).toBe(0);
@@ -71,7 +76,7 @@ describe("erasing a person", () => {
 });
 
 describe("the daily clean-up", () => {
-  it("removes expired sessions, tokens and invitations, mails older than 30 days and Stripe events older than 90 days; keeps the rest", async () => {
+  it("removes expired sessions, tokens and invitations, sign-in failure counts and mails older than 30 days and Stripe events older than 90 days; keeps the rest", async () => {
     const db = controlDb(env.DB);
     const now = new Date("2032-06-01T03:40:00Z");
     const site = await createSite();
@@ -90,6 +95,9 @@ describe("the daily clean-up", () => {
         "INSERT INTO mail_outbox (kind, \"to\", subject, text, html, status, created_at) VALUES ('reset', 'old@example.com', 's', 't', 'h', 'outbox', '2032-04-01T00:00:00Z'), ('reset', 'new@example.com', 's', 't', 'h', 'outbox', '2032-05-20T00:00:00Z')",
       ),
       env.DB.prepare("INSERT INTO stripe_events (id, type, received_at) VALUES ('evt_old', 'x', '2032-01-01T00:00:00Z'), ('evt_new', 'x', '2032-05-01T00:00:00Z')"),
+      env.DB.prepare(
+        "INSERT INTO sign_in_failures (user_id, client, failures, last_at) VALUES (?, 'old-client', 3, '2032-04-30T00:00:00Z'), (?, 'new-client', 3, '2032-05-20T00:00:00Z')",
+      ).bind(uid, uid),
     ]);
     const run = await cleanUp(db, now, new QueryBudget(800));
     expect(run.unfinished).toBe(false);
@@ -100,6 +108,9 @@ describe("the daily clean-up", () => {
     expect(await count("SELECT count(*) AS n FROM mail_outbox WHERE \"to\" IN ('old@example.com', 'new@example.com')")).toBe(1);
     expect(await count("SELECT count(*) AS n FROM stripe_events WHERE id IN ('evt_old', 'evt_new')")).toBe(1);
     expect(await count("SELECT count(*) AS n FROM stripe_events WHERE id = 'evt_new'")).toBe(1);
+    // A network's wrong passwords are forgotten 30 days after the last one.
+    expect(await count("SELECT count(*) AS n FROM sign_in_failures WHERE client IN ('old-client', 'new-client')")).toBe(1);
+    expect(await count("SELECT count(*) AS n FROM sign_in_failures WHERE client = 'new-client'")).toBe(1);
 
     // Bounded: with a budget of 3 queries the run stops and says so; the next one finishes.
     const small = new QueryBudget(3);

@@ -76,7 +76,7 @@ describe("recovery codes", () => {
       { userId: user.id, email: user.email, tokenHash: "" },
       setup,
       totpCode(secret, now.getTime()),
-      { password: "", currentCode: "" },
+      { password: "", currentCode: "", network: "192.0.2.1" },
       "https://dash.test",
       now,
     );

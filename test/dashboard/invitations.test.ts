@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
 import { acceptInvitation, createInvitation, findUser, openInvitation, roleIn } from "../../src/control/people";
 import { admin, createSite } from "../helpers/api";
-import { dash, person } from "../helpers/dashboard";
+import { dash, openLink, person } from "../helpers/dashboard";
 import { mailsTo } from "../helpers/mail";
 
 let n = 0;
@@ -18,16 +18,27 @@ async function inviteFromDashboard(cookie: string | null, orgId: number, address
   const res = await dash("POST", `/dashboard/organizations/${orgId}/members/invite`, { cookie, form: { email: address, role } });
   expect(res.status).toBe(303);
   const mails = await mailsTo(address, 1, "invitation");
-  const token = /https:\/\/dash\.test\/invitations\/([A-Za-z0-9_-]{43})/.exec(mails.at(-1)!.text)?.[1];
+  const token = /https:\/\/dash\.test\/invitations#([A-Za-z0-9_-]{43})/.exec(mails.at(-1)!.text)?.[1];
   expect(token).toBeDefined();
-  return { token: token!, path: `/dashboard/invitations/${token}` };
+  return linkOf(token!);
 }
 
 async function inviteFromAdmin(orgId: number, address: string, role: "owner" | "admin" | "editor") {
   const res = await admin("POST", `/admin/v1/organizations/${orgId}/invitations`, { email: address, role });
   expect(res.status).toBe(201);
-  const token = new URL(res.body.url).pathname.split("/").pop()!;
-  return { token, path: `/dashboard/invitations/${token}` };
+  return linkOf(new URL(res.body.url).hash.slice(1));
+}
+
+/** A link as the tests use it: the token, the link as mailed, opening it as a browser does (GET, then the page's form posting the token), and accepting (the accept form's POST). */
+function linkOf(token: string) {
+  return {
+    token,
+    link: `/dashboard/invitations#${token}`,
+    open: async (opts: { cookie?: string | null; next?: string } = {}) =>
+      (await openLink(`/dashboard/invitations${opts.next ? `?next=${encodeURIComponent(opts.next)}` : ""}#${token}`, opts)).opened,
+    accept: (opts: { cookie?: string | null; form?: Record<string, string> } = {}) =>
+      dash("POST", "/dashboard/invitations", { cookie: opts.cookie, form: { token, ...opts.form } }),
+  };
 }
 
 const hiddenNext = (html: string) => /name="next" value="([^"]*)"/.exec(html)?.[1]?.replace(/&amp;/g, "&");
@@ -40,7 +51,7 @@ describe("the takeover across organizations (issue 23, finding 1)", () => {
     const b = await createSite({ name: "Org B site" });
     const ownerB = await person(b.orgId, "owner");
     const linkB = await inviteFromDashboard(ownerB.cookie, b.orgId, victim, "editor");
-    const opened = await dash("POST", linkB.path, { form: { password: attackerPassword } });
+    const opened = await linkB.accept({ form: { password: attackerPassword } });
     expect(opened.status).toBe(303);
     const membersB = await dash("GET", `/dashboard/organizations/${b.orgId}/members`, { cookie: ownerB.cookie });
     const victimId = new RegExp(`/dashboard/organizations/${b.orgId}/members/(\\d+)/remove`).exec(membersB.html.slice(membersB.html.indexOf(victim)))?.[1];
@@ -53,16 +64,16 @@ describe("the takeover across organizations (issue 23, finding 1)", () => {
     const linkA = await inviteFromDashboard(ownerA.cookie, a.orgId, victim, "admin");
 
     // The page asks to sign in as that account; it offers no way to accept without one.
-    const page = await dash("GET", linkA.path);
+    const page = await linkA.open();
     expect(page.status).toBe(200);
     expect(page.html).toContain("already has an account");
     expect(page.html).toContain('action="/dashboard/sign-in"');
-    expect(hiddenNext(page.html)).toBe(linkA.path);
+    expect(hiddenNext(page.html)).toBe(linkA.link);
     expect(page.html).not.toContain("Accept invitation");
 
     // Posting to A's link with no sign-in (with or without a password) joins nobody.
     for (const form of [{}, { password: "" }, { password: "a brand new password" }] as Record<string, string>[]) {
-      const post = await dash("POST", linkA.path, { form });
+      const post = await linkA.accept({ form });
       expect(post.status).toBe(401);
       expect(post.cookie).toBeNull();
       expect(post.location).toBeNull();
@@ -72,7 +83,7 @@ describe("the takeover across organizations (issue 23, finding 1)", () => {
     const members = membersA.html.slice(0, membersA.html.indexOf("Open invitations"));
     expect(members).not.toContain(victim);
     expect(membersA.html.slice(membersA.html.indexOf("Open invitations"))).toContain(victim); // still open, for the real person
-    expect((await dash("GET", linkA.path)).status).toBe(200);
+    expect((await linkA.open()).status).toBe(200);
 
     // B's owner signs in with the password he chose: A's keys page does not exist for him, and he cannot make a key.
     const signedIn = await dash("POST", "/dashboard/sign-in", { form: { email: victim, password: attackerPassword } });
@@ -92,22 +103,23 @@ describe("accepting as the invited account", () => {
     const x = await person(c.orgId, "editor", email("x"));
     const link = await inviteFromAdmin(d.orgId, x.email, "admin");
 
-    const page = await dash("GET", `${link.path}?next=${encodeURIComponent(`/dashboard/sites/${d.siteId}`)}`);
+    const page = await link.open({ next: `/dashboard/sites/${d.siteId}` });
     const next = hiddenNext(page.html)!;
-    expect(next).toBe(`${link.path}?next=${encodeURIComponent(`/dashboard/sites/${d.siteId}`)}`);
+    // Back to the link after signing in: its token in the fragment, never in a request line.
+    expect(next).toBe(`/dashboard/invitations?next=${encodeURIComponent(`/dashboard/sites/${d.siteId}`)}#${link.token}`);
     const signIn = await dash("POST", "/dashboard/sign-in", { form: { email: x.email, password: x.password, next } });
     expect(signIn.status).toBe(303);
     expect(signIn.location).toBe(next);
 
-    const back = await dash("GET", signIn.location!, { cookie: signIn.cookie });
+    const back = (await openLink(signIn.location!, { cookie: signIn.cookie })).opened;
     expect(back.status).toBe(200);
     expect(back.html).toContain(`You are signed in as ${x.email}`);
     expect(back.html).toContain("Accept invitation");
-    const accepted = await dash("POST", link.path, { cookie: signIn.cookie, form: { next: hiddenNext(back.html)! } });
+    const accepted = await link.accept({ cookie: signIn.cookie, form: { next: hiddenNext(back.html)! } });
     expect(accepted.status).toBe(303);
     expect(accepted.location).toBe(`/dashboard/sites/${d.siteId}?done=joined`);
     expect((await dash("GET", `/dashboard/sites/${d.siteId}/keys`, { cookie: signIn.cookie })).status).toBe(200); // admin of D now
-    expect((await dash("GET", link.path)).status).toBe(404); // the link worked once
+    expect((await link.open()).status).toBe(404); // the link worked once
     const audit = await admin("GET", `/admin/v1/audit?organization_id=${d.orgId}`);
     expect(audit.body.items.map((i: { action: string }) => i.action)).toContain("invitation.accept");
   });
@@ -134,15 +146,15 @@ describe("signed in as another email", () => {
     const y = await person(e.orgId, "editor", email("y"));
     const link = await inviteFromAdmin(f.orgId, x.email, "editor");
 
-    const page = await dash("GET", link.path, { cookie: y.cookie });
+    const page = await link.open({ cookie: y.cookie });
     expect(page.status).toBe(200);
     expect(page.html).toContain(`You are signed in as <strong>${y.email}</strong>, so you cannot accept an invitation for ${x.email}`);
     expect(page.html).not.toContain("Accept invitation");
-    const post = await dash("POST", link.path, { cookie: y.cookie, form: {} });
+    const post = await link.accept({ cookie: y.cookie });
     expect(post.status).toBe(403);
     expect(post.html).toContain(`This invitation is for ${x.email}, but you are signed in as ${y.email}.`);
     expect((await dash("GET", `/dashboard/sites/${f.siteId}`, { cookie: y.cookie })).status).toBe(404);
-    expect((await dash("GET", link.path)).status).toBe(200); // still open
+    expect((await link.open()).status).toBe(200); // still open
 
     const db = controlDb(env.DB);
     const yUser = (await findUser(db, y.email))!;
@@ -156,19 +168,19 @@ describe("signed in as another email", () => {
     const z = email("z");
     const link = await inviteFromAdmin(g.orgId, z, "editor");
 
-    const page = await dash("GET", link.path, { cookie: y.cookie });
+    const page = await link.open({ cookie: y.cookie });
     expect(page.html).not.toContain("Choose a password");
-    const post = await dash("POST", link.path, { cookie: y.cookie, form: { password: "a long enough password" } });
+    const post = await link.accept({ cookie: y.cookie, form: { password: "a long enough password" } });
     expect(post.status).toBe(403);
     expect(post.cookie).toBeNull();
     expect(await findUser(controlDb(env.DB), z)).toBeUndefined();
 
     const out = await dash("POST", "/dashboard/sign-out", { cookie: y.cookie, form: { next: hiddenNext(page.html)! } });
     expect(out.status).toBe(303);
-    expect(out.location).toBe(`${link.path}?done=signed-out`);
-    const fresh = await dash("GET", out.location!);
+    expect(out.location).toBe(`/dashboard/invitations?done=signed-out#${link.token}`);
+    const fresh = (await openLink(out.location!)).opened;
     expect(fresh.html).toContain("Choose a password");
-    const created = await dash("POST", link.path, { form: { password: "a long enough password" } });
+    const created = await link.accept({ form: { password: "a long enough password" } });
     expect(created.status).toBe(303);
     expect(created.location).toBe("/dashboard?done=joined");
   });
@@ -180,12 +192,12 @@ describe("next on invitations and sign-in", () => {
     const newcomer = email("crlf");
     const link = await inviteFromAdmin(orgId, newcomer, "editor");
     for (const next of ["/dashboard\r\nSet-Cookie: a=b", "/dashboard\n", "/dashboard/\u0000", "/dashboard/\u007f", "/dashboard/\u0085"]) {
-      const res = await dash("POST", link.path, { form: { password: "a long enough password", next } });
+      const res = await link.accept({ form: { password: "a long enough password", next } });
       expect(res.status, JSON.stringify(next)).toBe(400);
       expect(res.cookie).toBeNull();
     }
     expect(await findUser(controlDb(env.DB), newcomer)).toBeUndefined(); // no account made, the link still open
-    expect((await dash("GET", link.path)).status).toBe(200);
+    expect((await link.open()).status).toBe(200);
 
     const p = await person(orgId, "editor", email("signin"));
     const bad = await dash("POST", "/dashboard/sign-in", { form: { email: p.email, password: p.password, next: "/dashboard\r\nLocation: https://evil.example" } });

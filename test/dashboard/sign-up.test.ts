@@ -1,12 +1,12 @@
-/** Self-serve sign-up (SIGNUP=open in the test pool): sign-up → verification mail → organization → site → a key that answers GET /v1/site. */
+/** Self-serve sign-up (SIGNUP=open in the test pool): sign-up → verification mail, whose page sets the password → organization → site → a key that answers GET /v1/site. */
 
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { createSite, request } from "../helpers/api";
-import { dash, person } from "../helpers/dashboard";
-import { linkIn, mailsTo } from "../helpers/mail";
+import { dash, openLink, person } from "../helpers/dashboard";
+import { linkIn, mailsTo, tokenIn } from "../helpers/mail";
 
 const unique = () => `new-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
 
@@ -14,29 +14,38 @@ describe("sign-up", () => {
   it("leads a newcomer from sign-up through verification, organization and site to an API key that answers GET /v1/site", async () => {
     const email = unique();
     expect((await dash("GET", "/dashboard")).html).toContain('href="/dashboard/sign-up"');
-    const signed = await dash("POST", "/dashboard/sign-up", { form: { name: "Ada Newcomer", email, password: "a long enough password" } });
+    const signed = await dash("POST", "/dashboard/sign-up", { form: { name: "Ada Newcomer", email } });
     expect(signed.status).toBe(200);
     expect(signed.html).toContain("Confirm your address");
+    expect(signed.html).toContain("choose your password");
     expect(signed.cookie).toBeNull(); // nobody is signed in by signing up
 
-    // Unverified: signing in answers as a wrong password does, and makes no session.
+    // Unverified: there is no password yet; signing in answers as a wrong password does, and makes no session.
     const early = await dash("POST", "/dashboard/sign-in", { form: { email, password: "a long enough password" } });
     expect(early.status).toBe(401);
     expect(early.cookie).toBeNull();
 
     const [mail] = await mailsTo(email, 1, "verify");
-    expect(mail.html).toContain("Confirm my address");
+    expect(mail.html).toContain("Confirm and choose a password");
+    expect(mail.text).toContain("If it was not you, ignore this mail");
     const link = linkIn(mail.text, "verify");
-    // The link opens a page whose button verifies; then the person signs in with the password.
-    const page = await dash("GET", link);
+    // The link's page asks for the password; confirming sets it and signs nobody in.
+    const { opened: page, token } = await openLink(link);
     expect(page.status).toBe(200);
-    expect(page.html).toContain(`action="${link}"`);
-    const verified = await dash("POST", link);
-    expect(verified.status).toBe(200);
-    expect(verified.html).toContain("Your address is confirmed");
+    expect(page.html).toContain(email);
+    expect(page.html).toContain('value="Ada Newcomer"');
+    expect(page.html).toContain('action="/dashboard/verify"');
+    const confirm = (password: string, t = token) => dash("POST", "/dashboard/verify", { form: { token: t, name: "Ada Newcomer", password } });
+    const weak = await confirm("short");
+    expect(weak.status).toBe(422);
+    expect(weak.html).toContain("password: use at least 10 characters");
+    const verified = await confirm("a long enough password");
+    expect(verified.status).toBe(303);
+    expect(verified.location).toBe("/dashboard?done=confirmed");
     expect(verified.cookie).toBeNull();
-    expect((await dash("GET", link)).status).toBe(410); // once
-    expect((await dash("POST", link)).status).toBe(410);
+    expect((await dash("GET", verified.location!)).html).toContain("Your address is confirmed and your password saved");
+    expect((await openLink(link)).opened.status).toBe(410); // once
+    expect((await confirm("another long password")).status).toBe(410);
     const signedIn = await dash("POST", "/dashboard/sign-in", { form: { email, password: "a long enough password" } });
     expect(signedIn.status).toBe(303);
     const cookie = signedIn.cookie;
@@ -86,8 +95,8 @@ describe("sign-up", () => {
   it("an address that already has an account gets a mail saying so, and the same page", async () => {
     const { orgId } = await createSite();
     const p = await person(orgId, "editor");
-    const taken = await dash("POST", "/dashboard/sign-up", { form: { name: "Someone", email: p.email.toUpperCase(), password: "another long password" } });
-    const fresh = await dash("POST", "/dashboard/sign-up", { form: { name: "Someone", email: unique(), password: "another long password" } });
+    const taken = await dash("POST", "/dashboard/sign-up", { form: { name: "Someone", email: p.email.toUpperCase() } });
+    const fresh = await dash("POST", "/dashboard/sign-up", { form: { name: "Someone", email: unique() } });
     expect(taken.status).toBe(200);
     expect(taken.html).toBe(fresh.html);
     const [mail] = await mailsTo(p.email, 1, "already_registered");
@@ -99,14 +108,14 @@ describe("sign-up", () => {
 
   it("a new verification link can be asked for; following one ends the others", async () => {
     const email = unique();
-    await dash("POST", "/dashboard/sign-up", { form: { name: "Twice", email, password: "a long enough password" } });
+    await dash("POST", "/dashboard/sign-up", { form: { name: "Twice", email } });
     // Signed out (an unverified address cannot sign in): from the sign-in page's link.
     expect((await dash("GET", "/dashboard")).html).toContain('href="/dashboard/verify/resend"');
     const resent = await dash("POST", "/dashboard/verify/resend", { form: { email } });
     expect(resent.html).toContain("a new link is on its way");
     const [first, second] = await mailsTo(email, 2, "verify");
-    expect((await dash("POST", linkIn(second.text, "verify"))).status).toBe(200);
-    const old = await dash("GET", linkIn(first.text, "verify"));
+    expect((await dash("POST", "/dashboard/verify", { form: { token: tokenIn(second.text, "verify"), name: "Twice", password: "a long enough password" } })).status).toBe(303);
+    const old = (await openLink(linkIn(first.text, "verify"))).opened;
     expect(old.status).toBe(410);
     expect(old.html).toContain("This link was used already");
     const signedIn = await dash("POST", "/dashboard/sign-in", { form: { email, password: "a long enough password" } });
@@ -114,13 +123,15 @@ describe("sign-up", () => {
   });
 
   it("refuses a bad form naming the field, and limits sign-ups per client", async () => {
-    const short = await dash("POST", "/dashboard/sign-up", { form: { name: "X", email: unique(), password: "short" } });
-    expect(short.status).toBe(422);
-    expect(short.html).toContain("password: use at least 10 characters");
+    const nameless = await dash("POST", "/dashboard/sign-up", { form: { name: " ", email: unique() } });
+    expect(nameless.status).toBe(422);
+    expect(nameless.html).toContain("name: enter your name");
+    const bad = await dash("POST", "/dashboard/sign-up", { form: { name: "X", email: "not an address" } });
+    expect(bad.status).toBe(422);
+    expect(bad.html).toContain("email: enter an email address");
     const headers = { "cf-connecting-ip": `198.51.100.${Math.floor(Math.random() * 200)}` };
     const answers = [];
-    for (let i = 0; i < 11; i++)
-      answers.push((await dash("POST", "/dashboard/sign-up", { form: { name: "X", email: unique(), password: "a long enough password" }, headers })).status);
+    for (let i = 0; i < 11; i++) answers.push((await dash("POST", "/dashboard/sign-up", { form: { name: "X", email: unique() }, headers })).status);
     expect(answers.slice(0, 10).every((s) => s === 200)).toBe(true);
     expect(answers[10]).toBe(429);
   });

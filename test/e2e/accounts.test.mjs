@@ -1,13 +1,17 @@
 /**
  * Accounts in the browser (`npm run test:e2e`), against a fresh `wrangler dev --local` with
  * the local outbox (DEV_MAILBOX=true) and SIGNUP=open: a forgotten password through the
- * outbox, two-factor set-up and sign-in with a code computed as an authenticator app would,
- * and a newcomer's sign-up through verification to an API key that answers GET /v1/site.
+ * outbox (with JavaScript, the link's token read from its fragment; without, the code pasted),
+ * two-factor set-up and sign-in with a code computed as an authenticator app would, a pause of
+ * sign-in that never reaches the owner's network and the mailed link that signs them in once,
+ * and a newcomer's sign-up through the confirmation (where the password is chosen) to an API key
+ * that answers GET /v1/site. No request the browser sends ever carries a link's token.
  * Every page is checked by axe-core and screenshotted to test/e2e/screenshots/accounts-*.png.
  */
 
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Secret, TOTP } from "otpauth";
 import { chromium } from "playwright-core";
@@ -37,14 +41,32 @@ async function look(name) {
   await lookAt(page, `accounts-${name}`);
 }
 
-/** The newest mail to `to` in the local outbox page, as text; its first link under /dashboard/<path>/. */
+/** The newest mail to `to` in the local outbox page, as text: its first link under /dashboard/<path> (the token after `#`), and that token. */
 async function mailLink(to, path) {
   await page.goto(`${server.base}/dashboard/dev/mail`);
   const mail = page.locator("article.mail", { has: page.locator(".mail-to", { hasText: to }) }).first();
   const text = await mail.locator(".mail-text").innerText();
-  const m = new RegExp(`(http://127\\.0\\.0\\.1:\\d+/dashboard/${path}/[A-Za-z0-9_-]+)`).exec(text);
-  assert.ok(m, `no /${path}/ link in the mail to ${to}: ${text}`);
-  return m[1];
+  const m = new RegExp(`(http://127\\.0\\.0\\.1:\\d+/dashboard/${path}(?:\\?[^#\\s]*)?#([A-Za-z0-9_-]+))`).exec(text);
+  assert.ok(m, `no /${path}#… link in the mail to ${to}: ${text}`);
+  assert.ok(text.includes(`copy this one:\n\n${m[2]}`), "the mail prints the code for a browser without JavaScript");
+  return { link: m[1], token: m[2] };
+}
+
+/**
+ * Each test's requests come from a network of their own (wrangler dev passes the client address
+ * through, as Cloudflare does): the sign-in limits count 10 a minute per network, and these
+ * tests send more than that in a minute between them.
+ */
+let networks = 0;
+const newNetwork = () => page.setExtraHTTPHeaders({ "cf-connecting-ip": `198.51.100.${++networks}` });
+
+/** Every URL the browser requests (the fragment is never sent; these say so for the tokens). */
+const requested = [];
+
+/** No request line of the browser held the token. */
+function neverRequested(token) {
+  assert.ok(requested.length > 0);
+  for (const url of requested) assert.ok(!url.includes(token), `a request carried the token: ${url}`);
 }
 
 async function signIn(email, password) {
@@ -65,11 +87,14 @@ before(async () => {
   browser = await chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--no-first-run"] });
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
+  page.on("request", (r) => requested.push(r.url()));
+  await newNetwork();
   const org = (await api("POST", "/admin/v1/organizations", { body: { name: "Readers Club" } })).body;
   const inv = await api("POST", `/admin/v1/organizations/${org.id}/invitations`, { body: { email: PERSON, role: "owner" } });
   assert.equal(inv.status, 201);
   await page.goto(inv.body.url);
   await page.getByLabel("Choose a password").fill(PASSWORD);
+  neverRequested(new URL(inv.body.url).hash.slice(1));
   await page.getByRole("button", { name: /Join|Accept|Create/ }).click();
   await page.getByRole("heading", { name: "Your sites" }).waitFor();
   world.org = org;
@@ -81,6 +106,7 @@ after(async () => {
 });
 
 test("a forgotten password: a one-time link through the outbox; an unknown address gets the same page", async () => {
+  await newNetwork();
   await signOut();
   await page.getByRole("link", { name: "Forgot your password?" }).click();
   await look("forgot");
@@ -94,21 +120,55 @@ test("a forgotten password: a one-time link through the outbox; an unknown addre
   assert.equal(await page.locator("main").innerText(), unknownText, "the same page whether or not the address has an account");
   await look("forgot-sent");
 
-  const link = await mailLink(PERSON, "reset");
+  const { link, token } = await mailLink(PERSON, "reset");
   await look("outbox");
   await page.goto(link);
+  // The page's script read the token from the fragment, took it out of the address bar, and opened the link.
   await page.getByLabel("New password").fill("a fresh password 2026");
+  assert.ok(!page.url().includes(token), `the address bar still holds the token: ${page.url()}`);
   await look("reset");
   await page.getByRole("button", { name: "Save the new password" }).click();
   await page.getByText("Your new password is saved").waitFor();
   await page.goto(link);
   await page.getByText("This link was used already").waitFor();
   await look("reset-used");
+  neverRequested(token);
   await signIn(PERSON, "a fresh password 2026");
   await page.getByRole("heading", { name: "Your sites" }).waitFor();
 });
 
+test("without JavaScript, a link's page asks for the code printed in the mail, and finishes the same", async () => {
+  await newNetwork();
+  const plain = await browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false, extraHTTPHeaders: { "cf-connecting-ip": "198.51.100.200" } });
+  const noScript = await plain.newPage();
+  try {
+    await noScript.goto(`${server.base}/dashboard/forgot`);
+    await noScript.getByLabel("Email").fill(PERSON);
+    await noScript.getByRole("button", { name: "Mail me a link" }).click();
+    await noScript.getByRole("heading", { name: "Check your mail" }).waitFor();
+    const { link, token } = await mailLink(PERSON, "reset");
+    await noScript.goto(link);
+    await noScript.getByLabel("Code from the mail").waitFor();
+    // (axe runs in the page, so it is run on the same page with JavaScript below; here, the screenshot.)
+    await noScript.screenshot({ path: join(SHOTS, "accounts-link-code-no-js.png"), fullPage: true });
+    await noScript.getByLabel("Code from the mail").fill(token);
+    await noScript.getByRole("button", { name: "Continue" }).click();
+    await noScript.getByLabel("New password").fill("a fresh password 2026 too");
+    await noScript.getByRole("button", { name: "Save the new password" }).click();
+    await noScript.getByText("Your new password is saved").waitFor();
+  } finally {
+    await plain.close();
+  }
+  // The same page with JavaScript and no token in the address (the script leaves it alone): axe and a screenshot.
+  await page.goto(`${server.base}/dashboard/reset`);
+  await page.getByLabel("Code from the mail").waitFor();
+  await look("link-code");
+  await signIn(PERSON, "a fresh password 2026 too");
+  await page.getByRole("heading", { name: "Your sites" }).waitFor();
+});
+
 test("two-factor sign-in: set up with a QR code and a first code; sign-in asks for a code and refuses a wrong one", async () => {
+  await newNetwork();
   await page.goto(`${server.base}/dashboard/account`);
   await look("account");
   await page.getByRole("link", { name: "Set up two-factor sign-in" }).click();
@@ -120,11 +180,12 @@ test("two-factor sign-in: set up with a QR code and a first code; sign-in asks f
   await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
   await page.getByRole("heading", { name: "Two-factor sign-in is on" }).waitFor();
   assert.equal(await page.locator(".recovery-codes li").count(), 10);
+  world.codes = await page.locator(".recovery-codes li").allInnerTexts();
   await look("recovery-codes");
 
   await page.goto(`${server.base}/dashboard`);
   await signOut();
-  await signIn(PERSON, "a fresh password 2026");
+  await signIn(PERSON, "a fresh password 2026 too");
   await page.getByRole("heading", { name: "Enter your sign-in code" }).waitFor();
   await page.getByLabel("Code").fill("000000");
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -136,22 +197,65 @@ test("two-factor sign-in: set up with a QR code and a first code; sign-in asks f
   await page.getByRole("heading", { name: "Your sites" }).waitFor();
 });
 
+test("ten wrong passwords from another network pause only that network; the owner signs in, and the mailed link signs them in once", async () => {
+  await newNetwork();
+  // Someone elsewhere guesses the owner's password (wrangler dev passes the client address through, as Cloudflare does).
+  const guess = (password) =>
+    fetch(`${server.base}/dashboard/sign-in`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { origin: server.base, "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": "203.0.113.66" },
+      body: new URLSearchParams({ email: PERSON, password }),
+    });
+  for (let i = 0; i < 10; i++) assert.equal((await guess(`a wrong guess ${i}`)).status, 401);
+  // That network is paused now (and past its per-minute limit anyway: test/dashboard covers the pause beyond it).
+
+  // The owner, from their own network, signs in as usual.
+  await page.goto(`${server.base}/dashboard`);
+  await signOut();
+  await signIn(PERSON, "a fresh password 2026 too");
+  await page.getByRole("heading", { name: "Enter your sign-in code" }).waitFor();
+  // (This 30-second step's app codes were used: a recovery code, as an owner without their phone would.)
+  await page.getByLabel("Code").fill(world.codes[0]);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Your sites" }).waitFor();
+
+  // The mail about the pause carries a link that signs in once, pause or not.
+  await signOut();
+  const { link, token } = await mailLink(PERSON, "unlock");
+  await page.goto(link);
+  await page.getByRole("heading", { name: "Sign in with your link" }).waitFor();
+  await look("unlock");
+  await page.getByLabel("Password").fill("a fresh password 2026 too");
+  await page.getByLabel("Code from your authenticator app, or a recovery code").fill(world.codes[1]);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Your sites" }).waitFor();
+  await page.goto(link);
+  await page.getByText("This link was used already").waitFor();
+  neverRequested(token);
+  await page.goto(`${server.base}/dashboard`);
+});
+
 test("a newcomer signs up, verifies by mail, creates an organization and a site, and leaves with a key that answers GET /v1/site", async () => {
+  await newNetwork();
   await signOut();
   await page.getByRole("link", { name: "Sign up" }).click();
   await page.getByLabel("Your name").fill("Nora Newcomer");
   await page.getByLabel("Email").fill("nora@example.com");
-  await page.getByLabel("Password").fill("a long enough password");
   await look("sign-up");
   await page.getByRole("button", { name: "Sign up" }).click();
   await page.getByRole("heading", { name: "Confirm your address" }).waitFor();
   await look("check-mail");
 
-  // Not signed in yet: the mail's link opens a page whose button confirms; then sign in with the password.
-  await page.goto(await mailLink("nora@example.com", "verify"));
-  await page.getByRole("button", { name: "Confirm my address" }).click();
-  await page.getByRole("heading", { name: "Your address is confirmed" }).waitFor();
+  // Not signed in yet: the mail's link opens the page where confirming is choosing the password; then sign in with it.
+  const { link, token } = await mailLink("nora@example.com", "verify");
+  await page.goto(link);
+  await page.getByLabel("Choose a password").fill("a long enough password");
+  await look("verify");
+  await page.getByRole("button", { name: "Confirm and save the password" }).click();
+  await page.getByText("Your address is confirmed and your password saved").waitFor();
   await look("verified");
+  neverRequested(token);
   await signIn("nora@example.com", "a long enough password");
   await page.getByRole("link", { name: "Create your organization" }).click();
   await page.getByLabel("Organization name").fill("Nora's Books");

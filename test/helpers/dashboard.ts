@@ -44,9 +44,26 @@ let people = 0;
 export async function person(orgId: number, role: "owner" | "admin" | "editor", email = `person${++people}-${Date.now()}@example.com`, password = "a long enough password") {
   const inv = await admin("POST", `/admin/v1/organizations/${orgId}/invitations`, { email, role });
   if (inv.status !== 201) throw new Error(`invitation: ${inv.status} ${JSON.stringify(inv.body)}`);
-  // DASHBOARD_URL is https://dash.test in tests; this Worker serves the page under /dashboard.
-  const path = `/dashboard${new URL(inv.body.url).pathname}`;
-  const accepted = await dash("POST", path, { form: { password } });
+  // The link carries its token in the fragment; the page posts it with the password.
+  const token = new URL(inv.body.url).hash.slice(1);
+  const accepted = await dash("POST", "/dashboard/invitations", { form: { token, password } });
   if (accepted.status !== 303) throw new Error(`accept: ${accepted.status} ${accepted.html.slice(0, 500)}`);
-  return { email, password, cookie: accepted.cookie, invitationPath: path };
+  return { email, password, cookie: accepted.cookie };
+}
+
+/**
+ * A one-time link (`https://dash.test/<kind>#<token>`, or a path) as a browser follows it: the
+ * GET without the fragment (which browsers never send), then the page's form posting the token
+ * to `…/open`. Answers the opened page, the GET's page, and the token; every request line of it
+ * is in `lines`.
+ */
+export async function openLink(link: string, opts: { cookie?: string | null } = {}) {
+  const url = new URL(link, "https://dash.test");
+  const path = url.pathname.startsWith("/dashboard") ? url.pathname : `/dashboard${url.pathname}`;
+  const token = url.hash.slice(1);
+  const landing = await dash("GET", `${path}${url.search}`, opts);
+  const action = /<form method="post" action="([^"]+)"[^>]*data-link-code/.exec(landing.html)?.[1]?.replace(/&amp;/g, "&");
+  if (!action) throw new Error(`no code form on ${path}: ${landing.status} ${landing.html.slice(0, 300)}`);
+  const opened = await dash("POST", action, { ...opts, form: { token } });
+  return { landing, opened, token, lines: [`GET ${path}${url.search}`, `POST ${action}`] };
 }

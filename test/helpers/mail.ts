@@ -19,9 +19,12 @@ export async function mailsTo(to: string, atLeast = 1, kind?: string) {
 /** The pool's bindings with DEV_MAILBOX off (unless `extra` says otherwise) and an EMAIL binding that sends through `send`. */
 export const sendingEnv = (send: (message: never) => unknown, extra: Partial<Env> = {}) => ({ ...env, DEV_MAILBOX: "false", ...extra, EMAIL: { send } as unknown as SendEmail });
 
-/** The dashboard path of a link in a mail's text (DASHBOARD_URL is https://dash.test in tests; this Worker serves it under /dashboard). */
+/** A one-time link in a mail's text (DASHBOARD_URL is https://dash.test in tests): `https://dash.test/<path>#<token>`. */
 export function linkIn(text: string, path: string): string {
-  const m = new RegExp(`https://dash\\.test(/${path}/[A-Za-z0-9_-]+)`).exec(text);
-  if (!m) throw new Error(`no /${path}/ link in: ${text}`);
-  return `/dashboard${m[1]}`;
+  const m = new RegExp(`https://dash\\.test/${path}(\\?[^#\\s]*)?#[A-Za-z0-9_-]+`).exec(text);
+  if (!m) throw new Error(`no /${path}#… link in: ${text}`);
+  return m[0];
 }
+
+/** The token of a one-time link in a mail's text. */
+export const tokenIn = (text: string, path: string) => new URL(linkIn(text, path)).hash.slice(1);

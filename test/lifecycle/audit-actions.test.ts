@@ -8,15 +8,17 @@
  * Also here: the dashboard routes no other test called (glossary term removal, job cancel,
  * units/open, the new-site form).
  */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
 import { AUDIT_ACTIONS, type AuditAction } from "../../src/control/audit";
 import { totpCode } from "../../src/control/totp";
 import { fingerprint } from "../../src/site/fingerprint";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { job } from "../helpers/jobs";
-import { linkIn, mailsTo } from "../helpers/mail";
+import { mailsTo, tokenIn } from "../helpers/mail";
 
 type Person = Awaited<ReturnType<typeof person>>;
 
@@ -56,6 +58,25 @@ async function heldItem() {
   ok(await c().put("/v1/units", unit(key, [{ key: "title", text: `Hello held world ${held}`, max_length: 12 }])));
   await job(c(), site.siteId);
   return (await c().get("/v1/attention")).body.items.find((i: { unit: string }) => i.unit === key).id as string;
+}
+
+/** A named operator's token (ADMIN_TOKENS, as admin-tokens.test.ts sets it): the audit should name them `admin:alice`. */
+const ALICE = "alice-token-0123456789abcdefghijklmnop";
+async function asAlice(method: string, path: string, body?: unknown) {
+  const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(ALICE)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const ctx = createExecutionContext();
+  const res = await createApp().fetch(
+    new Request(`https://api.test${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ALICE}`, "content-type": "application/json", "cf-connecting-ip": `198.51.100.${Math.floor(Math.random() * 250)}` },
+      body: body ? JSON.stringify(body) : undefined,
+    }),
+    { ...env, ADMIN_TOKENS: JSON.stringify({ alice: digest }) } as Env,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
 }
 
 interface Row {
@@ -301,7 +322,7 @@ const ROWS: Partial<Record<AuditAction, Row>> = {
   "user.sign_up": {
     async produce() {
       const email = `audited-signup-${Date.now()}@example.com`;
-      ok(await dash("POST", "/dashboard/sign-up", { form: { name: "Audited", email, password: "a long enough password" } }));
+      ok(await dash("POST", "/dashboard/sign-up", { form: { name: "Audited", email } }));
       // The account is made after the answer; its verification mail is the signal that it exists.
       await mailsTo(email, 1, "verify");
       const id = await userId(email);
@@ -321,7 +342,7 @@ const ROWS: Partial<Record<AuditAction, Row>> = {
       const p = await person(site.orgId, "editor");
       ok(await dash("POST", "/dashboard/forgot", { form: { email: p.email } }));
       const [mail] = await mailsTo(p.email, 1, "reset");
-      ok(await dash("POST", linkIn(mail.text, "reset"), { form: { new_password: "a brand new long password" } }));
+      ok(await dash("POST", "/dashboard/reset", { form: { token: tokenIn(mail.text, "reset"), new_password: "a brand new long password" } }));
       const id = await userId(p.email);
       return { actor: `user:${id}`, target: `user:${id}`, organization_id: null };
     },
@@ -363,7 +384,12 @@ const ROWS: Partial<Record<AuditAction, Row>> = {
     async produce() {
       const p = await twoFactorPerson();
       const { disableTwoFactor } = await import("../../src/ops/two-factor");
-      await disableTwoFactor(env, { userId: p.id, email: p.email, tokenHash: "" }, { password: p.password, code: totpCode(p.secret, Date.now()) }, "https://dash.test");
+      await disableTwoFactor(
+        env,
+        { userId: p.id, email: p.email, tokenHash: "" },
+        { password: p.password, code: totpCode(p.secret, Date.now()), network: "192.0.2.1" },
+        "https://dash.test",
+      );
       return { actor: `user:${p.id}`, target: `user:${p.id}`, organization_id: null };
     },
   },
@@ -377,7 +403,7 @@ const ROWS: Partial<Record<AuditAction, Row>> = {
         { userId: p.id, email: p.email, tokenHash: "" },
         setup,
         totpCode(secret, Date.now()),
-        { password: p.password, currentCode: p.codes[0] },
+        { password: p.password, currentCode: p.codes[0], network: "192.0.2.1" },
         "https://dash.test",
       );
       return { actor: `user:${p.id}`, target: `user:${p.id}`, organization_id: null };
@@ -386,9 +412,9 @@ const ROWS: Partial<Record<AuditAction, Row>> = {
   "user.verify": {
     async produce() {
       const email = `audited-verify-${Date.now()}@example.com`;
-      ok(await dash("POST", "/dashboard/sign-up", { form: { name: "Audited", email, password: "a long enough password" } }));
+      ok(await dash("POST", "/dashboard/sign-up", { form: { name: "Audited", email } }));
       const [mail] = await mailsTo(email, 1, "verify");
-      ok(await dash("POST", linkIn(mail.text, "verify"), { form: {} }));
+      ok(await dash("POST", "/dashboard/verify", { form: { token: tokenIn(mail.text, "verify"), name: "Audited", password: "a long enough password" } }));
       const id = await userId(email);
       return { actor: `user:${id}`, target: `user:${id}`, organization_id: null };
     },
@@ -397,19 +423,20 @@ const ROWS: Partial<Record<AuditAction, Row>> = {
     async produce() {
       const p = await person(site.orgId, "editor");
       const id = await userId(p.email);
-      const { noteFailure } = await import("../../src/ops/lockout");
-      for (let i = 0; i < 10; i++) await noteFailure(env, { id, email: p.email }, "password", "https://dash.test", new Date());
-      return { actor: `user:${id}`, target: `user:${id}`, organization_id: null };
+      const { notePasswordFailure } = await import("../../src/ops/lockout");
+      for (let i = 0; i < 10; i++) await notePasswordFailure(env, { id, email: p.email, emailVerifiedAt: "2026-01-01" }, "192.0.2.10", "https://dash.test", new Date());
+      return { actor: `user:${id}`, target: `user:${id}`, organization_id: null, detail: JSON.stringify({ kind: "password" }) };
     },
   },
   "user.unlock": {
     async produce() {
       const p = await person(site.orgId, "editor");
       const id = await userId(p.email);
-      const { noteFailure } = await import("../../src/ops/lockout");
-      for (let i = 0; i < 10; i++) await noteFailure(env, { id, email: p.email }, "password", "https://dash.test", new Date());
+      const { notePasswordFailure } = await import("../../src/ops/lockout");
+      for (let i = 0; i < 10; i++) await notePasswordFailure(env, { id, email: p.email, emailVerifiedAt: "2026-01-01" }, "192.0.2.11", "https://dash.test", new Date());
       const [mail] = await mailsTo(p.email, 1, "lockout");
-      ok(await dash("POST", linkIn(mail.text, "unlock"), { form: {} }));
+      // The link signs the owner in once, with the password.
+      ok(await dash("POST", "/dashboard/unlock", { form: { token: tokenIn(mail.text, "unlock"), password: p.password } }));
       return { actor: `user:${id}`, target: `user:${id}`, organization_id: null };
     },
   },
@@ -421,25 +448,44 @@ const ROWS: Partial<Record<AuditAction, Row>> = {
       return { actor: "admin", target: `user:${id}`, organization_id: site.orgId };
     },
   },
+  // The on-call actions, by a named operator (ADMIN_TOKENS): the row names them (planted bug: the constant `admin`).
   "key.lookup": {
     async produce() {
-      ok(await admin("POST", "/admin/v1/keys/lookup", { key: site.key }));
-      return { actor: "admin", organization_id: site.orgId };
+      ok(await asAlice("POST", "/admin/v1/keys/lookup", { key: site.key }));
+      return { actor: "admin:alice", organization_id: site.orgId };
     },
   },
   "site.suspend": {
     async produce() {
       const other = await createSite();
-      ok(await admin("POST", `/admin/v1/sites/${other.siteId}/suspend`, { reason: "audited" }));
-      return { actor: "admin", target: `site:${other.siteId}` };
+      ok(await asAlice("POST", `/admin/v1/sites/${other.siteId}/suspend`, { reason: "audited" }));
+      return { actor: "admin:alice", target: `site:${other.siteId}` };
     },
   },
   "site.resume": {
     async produce() {
       const other = await createSite();
       ok(await admin("POST", `/admin/v1/sites/${other.siteId}/suspend`, { reason: "audited" }));
-      ok(await admin("DELETE", `/admin/v1/sites/${other.siteId}/suspend`));
-      return { actor: "admin", target: `site:${other.siteId}` };
+      ok(await asAlice("DELETE", `/admin/v1/sites/${other.siteId}/suspend`));
+      return { actor: "admin:alice", target: `site:${other.siteId}` };
+    },
+  },
+  // The month closed by hand (planted bug: no row at all).
+  "billing.close": {
+    async produce() {
+      ok(await asAlice("POST", "/admin/v1/billing/close?month=2020-01"));
+      return { actor: "admin:alice", target: "month:2020-01", organization_id: null };
+    },
+  },
+  // The operator reading a customer's texts (planted bug: no row); the row holds a count, never a text.
+  "attention.read": {
+    async produce() {
+      await heldItem();
+      const page = await asAlice("GET", `/admin/v1/sites/${site.siteId}/attention`);
+      ok(page);
+      const items = (page.body as { items: unknown[] }).items.length;
+      expect(items).toBeGreaterThan(0);
+      return { actor: "admin:alice", target: `site:${site.siteId}`, organization_id: site.orgId, detail: JSON.stringify({ items }) };
     },
   },
 };
@@ -482,7 +528,7 @@ async function twoFactorPerson() {
     { userId: id, email: p.email, tokenHash: "" },
     setup,
     totpCode(secret, before.getTime()),
-    { password: p.password, currentCode: "" },
+    { password: p.password, currentCode: "", network: "192.0.2.1" },
     "https://dash.test",
     before,
   );
@@ -517,6 +563,29 @@ describe("every audit action", () => {
     const after = await logged(action);
     expect(after.length, action).toBe(before + 1);
     expect(after[0]).toMatchObject(expected);
+  });
+});
+
+describe("a named operator", () => {
+  it("is named on the row of every admin action, the on-call ones included (job cancel, key look-up, suspend, resume)", async () => {
+    ok(await c().put("/v1/units", unit("post:alice-cancel", [{ key: "title", text: "A job an operator cancels" }])));
+    const queued = (await c().post("/v1/jobs", { confirm: true })).body;
+    const other = await createSite({ orgId: site.orgId, handshake: false });
+    const calls: [AuditAction, () => Promise<{ status: number }>][] = [
+      ["job.cancel", () => asAlice("POST", `/admin/v1/sites/${site.siteId}/jobs/${queued.id}/cancel`)],
+      ["key.lookup", () => asAlice("POST", "/admin/v1/keys/lookup", { key: site.key })],
+      ["site.suspend", () => asAlice("POST", `/admin/v1/sites/${other.siteId}/suspend`, { reason: "named" })],
+      ["site.resume", () => asAlice("DELETE", `/admin/v1/sites/${other.siteId}/suspend`)],
+      ["site.update", () => asAlice("PATCH", `/admin/v1/sites/${other.siteId}`, { name: "Renamed by Alice" })],
+      ["key.create", () => asAlice("POST", `/admin/v1/sites/${other.siteId}/keys`, { name: "by alice" })],
+      ["glossary.replace", () => asAlice("PUT", `/admin/v1/organizations/${site.orgId}/glossary`, { terms: [] })],
+      ["billing.close", () => asAlice("POST", "/admin/v1/billing/close?month=2020-02")],
+      ["attention.read", () => asAlice("GET", `/admin/v1/sites/${other.siteId}/attention`)],
+    ];
+    for (const [action, call] of calls) {
+      ok(await call());
+      expect((await logged(action))[0]?.actor, action).toBe("admin:alice");
+    }
   });
 });
 

@@ -38,6 +38,8 @@ describe("audit log", () => {
     expect(items.map((i) => [i.actor, i.action, i.target])).toEqual([
       ["admin", "subscription.delete", `organization:${site.orgId}`],
       ["admin", "attention.fix", `site:${site.siteId}`],
+      // The operator read the queue's texts before deciding: a read row.
+      ["admin", "attention.read", `site:${site.siteId}`],
       ["admin", "glossary.replace", `organization:${site.orgId}`],
       ["admin", "key.revoke", `site:${site.siteId}`],
       ["admin", "key.create", `site:${site.siteId}`],
@@ -51,10 +53,11 @@ describe("audit log", () => {
       expect(Date.parse(item.at)).not.toBeNaN();
     }
     expect(items[1].detail).toEqual({ result_id: held.id });
-    expect(items[4].detail).toEqual({ key_id: key.id, name: "deploy" });
-    expect(items[6].detail).toMatchObject({ plan: "agency", status: "active", sites: 1 });
+    expect(items[2].detail).toEqual({ items: 1 });
+    expect(items[5].detail).toEqual({ key_id: key.id, name: "deploy" });
+    expect(items[7].detail).toMatchObject({ plan: "agency", status: "active", sites: 1 });
     const text = JSON.stringify(items);
-    for (const secret of [site.key, key.key, "secret-text"]) expect(text).not.toContain(secret);
+    for (const secret of [site.key, key.key, "secret-text", "Hello world"]) expect(text).not.toContain(secret);
   });
 
   it("without organization_id lists everyone's changes; cursors and limits are validated", async () => {

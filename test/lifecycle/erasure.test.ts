@@ -206,6 +206,10 @@ describe("DELETE /admin/v1/organizations/{org_id}", () => {
         now,
         later,
       ),
+      // Wrong passwords counted for both (the table references the person: the one who leaves takes theirs along).
+      env.DB.prepare(
+        "INSERT INTO sign_in_failures (user_id, client, failures, last_at) SELECT id, 'c-' || email, 2, ? FROM users WHERE email IN ('only@a.test', 'both@a.test')",
+      ).bind(now),
     ]);
 
     expect((await admin("DELETE", `/admin/v1/organizations/${a.orgId}`)).status).toBe(204);
@@ -222,6 +226,7 @@ describe("DELETE /admin/v1/organizations/{org_id}", () => {
     expect(await q("SELECT id FROM organizations WHERE id = ?", a.orgId)).toEqual([]);
     expect((await q("SELECT email FROM users WHERE email LIKE '%@a.test'")).map((r) => r.email)).toEqual(["both@a.test"]);
     expect((await q("SELECT token_hash FROM sessions")).map((r) => r.token_hash)).toEqual(["h-both@a.test"]);
+    expect((await q("SELECT client FROM sign_in_failures WHERE client LIKE 'c-%@a.test'")).map((r) => r.client)).toEqual(["c-both@a.test"]);
     expect(await q("SELECT organization_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = 'both@a.test'")).toEqual([{ organization_id: other.orgId }]);
     // billing records stay; the audit keeps the erasure without details of the organization
     expect((await q("SELECT count(*) AS n FROM usage_ledger WHERE organization_id = ?", a.orgId))[0].n).toBeGreaterThan(0);

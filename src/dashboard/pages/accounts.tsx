@@ -1,4 +1,4 @@
-/** Pages of accounts: forgotten password, the second sign-in step, sign-up, verification and the local mailbox. */
+/** Pages of accounts: forgotten password, one-time links, the second sign-in step, sign-up, verification and the local mailbox. */
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { Layout, Time, type Viewer } from "./layout";
@@ -56,10 +56,37 @@ export function ForgotSentPage() {
   );
 }
 
+/** The token of a one-time link, carried from page to page in a hidden field (never in a URL). */
+const TokenField = (p: { token: string }) => <input type="hidden" name="token" value={p.token} />;
+
+/**
+ * The page a one-time link opens (`/dashboard/reset#<token>` …). The token is in the link's
+ * fragment, which the browser never sends: /dashboard-link.js (the page's only script, allowed
+ * by its CSP) puts it in the field and continues at once. Without JavaScript the person pastes
+ * the code the mail prints under the link. Continuing only looks the link up; nothing changes
+ * before the next page's form.
+ */
+export function LinkCodePage(p: { title: string; action: string; error?: string | null }) {
+  return (
+    <Narrow title={p.title} error={p.error}>
+      <form method="post" action={p.action} class="stack" data-link-code>
+        <label for="token">Code from the mail</label>
+        <input id="token" name="token" class="mono" required maxlength={300} autocomplete="off" aria-describedby="token-hint" />
+        <p id="token-hint" class="muted small">
+          Your browser fills this in from the mail's link and continues by itself. If the field stays empty, copy the code printed under the link in the mail and paste it here.
+        </p>
+        <button type="submit">Continue</button>
+      </form>
+      <script src="/dashboard-link.js"></script>
+    </Narrow>
+  );
+}
+
 export function ResetPage(p: { token: string; error?: string | null }) {
   return (
     <Narrow title="Choose a new password" error={p.error}>
-      <form method="post" action={`/dashboard/reset/${p.token}`} class="stack">
+      <form method="post" action="/dashboard/reset" class="stack">
+        <TokenField token={p.token} />
         <PasswordField id="new_password" label="New password" />
         <p class="muted small">Saving it signs you out on every device; then sign in with the new password.</p>
         <button type="submit">Save the new password</button>
@@ -162,13 +189,15 @@ export function RecoveryCodesPage(p: { viewer: Viewer; codes: string[] }) {
 export function SignUpPage(p: { values?: { email: string; name: string }; error?: string | null }) {
   return (
     <Narrow title="Create your Transync account" error={p.error}>
-      <p class="muted">Keep your website's translations in step: sign up, confirm your address, then create your organization and first site.</p>
+      <p class="muted">Keep your website's translations in step: sign up, confirm your address and choose your password, then create your organization and first site.</p>
       <form method="post" action="/dashboard/sign-up" class="stack">
         <label for="name">Your name</label>
         <input id="name" name="name" autocomplete="name" required maxlength={100} value={p.values?.name ?? ""} />
         <label for="email">Email</label>
-        <input id="email" name="email" type="email" autocomplete="username" required maxlength={254} value={p.values?.email ?? ""} />
-        <PasswordField id="password" label="Password" />
+        <input id="email" name="email" type="email" autocomplete="email" required maxlength={254} value={p.values?.email ?? ""} aria-describedby="email-hint" />
+        <p id="email-hint" class="muted small">
+          We mail this address a link; you choose your password on its page.
+        </p>
         <button type="submit">Sign up</button>
       </form>
       <p>
@@ -181,7 +210,7 @@ export function SignUpPage(p: { values?: { email: string; name: string }; error?
 export function CheckMailPage(p: { viewer?: Viewer | null; resent?: boolean }) {
   return (
     <Narrow title="Confirm your address" viewer={p.viewer} notice={p.resent ? "If that address has an account waiting for confirmation, a new link is on its way." : null}>
-      <p>We sent a link to your address. Follow it to confirm the address; then sign in. It works once, for 24 hours.</p>
+      <p>We sent a link to your address. Follow it to confirm the address and choose your password; then sign in. It works once, for 24 hours.</p>
       {p.viewer ? (
         <>
           <p>Until then your account can do nothing else. No mail? Check the spam folder, or send a new link.</p>
@@ -207,47 +236,53 @@ export function CheckMailPage(p: { viewer?: Viewer | null; resent?: boolean }) {
   );
 }
 
-/** A verification link's page: nothing happens until its button is pressed (a POST, never the GET a mail scanner makes). */
-export function VerifyPage(p: { token: string }) {
+/**
+ * A verification link's page: confirming is choosing the password, so the account's only
+ * password is the mailbox owner's (whoever signed up). Nothing happens until the form is sent.
+ */
+export function VerifyPage(p: { token: string; email: string; name: string; error?: string | null }) {
   return (
-    <Narrow title="Confirm your address">
-      <p>Confirm that this address is yours to finish signing up. Confirming signs out every session of the account; then sign in with your password.</p>
-      <form method="post" action={`/dashboard/verify/${p.token}`}>
-        <button type="submit">Confirm my address</button>
-      </form>
-    </Narrow>
-  );
-}
-
-/** After confirming: sign in with the password, or (the mailbox proved who you are) choose a new one. */
-export function VerifiedPage(p: { setPassword: string }) {
-  return (
-    <Narrow title="Your address is confirmed">
+    <Narrow title="Confirm your address" error={p.error}>
       <p>
-        <a class="button" href="/dashboard">
-          Sign in
-        </a>{" "}
-        with the password you chose when you signed up.
+        Confirm that <strong>{p.email}</strong> is yours by choosing the password of its Transync account. Confirming signs out every session of the account; then sign in with this
+        password.
       </p>
-      <h2>Did not choose this password?</h2>
-      <p>If you signed up more than once, do not remember the password, or someone else may have signed up with your address, choose a new password now:</p>
-      <form method="post" action={`/dashboard/reset/${p.setPassword}`} class="stack">
-        <PasswordField id="new_password" label="New password" />
-        <button type="submit">Save the new password</button>
+      <form method="post" action="/dashboard/verify" class="stack">
+        <TokenField token={p.token} />
+        <input type="hidden" name="email" value={p.email} autocomplete="username" />
+        <label for="name">Your name</label>
+        <input id="name" name="name" autocomplete="name" required maxlength={100} value={p.name} />
+        <PasswordField id="password" label="Choose a password" />
+        <button type="submit">Confirm and save the password</button>
       </form>
+      <p class="muted small">Did not sign up? Leave this page: nobody can use the account until a password is chosen here.</p>
     </Narrow>
   );
 }
 
-/** An unlock link's page: its button ends the pause of sign-in. */
-export function UnlockPage(p: { token: string }) {
+/** The link mailed when a pause began: it signs the owner in once, with the password (and a code), pause or not. */
+export function UnlockPage(p: { token: string; email: string; twoFactor: boolean; error?: string | null }) {
   return (
-    <Narrow title="Unlock your account">
-      <p>Signing in to your account is paused after too many wrong tries. Unlock it to sign in again now.</p>
-      <form method="post" action={`/dashboard/unlock/${p.token}`}>
-        <button type="submit">Unlock my account</button>
+    <Narrow title="Sign in with your link" error={p.error}>
+      <p>
+        After too many wrong tries, signing in to <strong>{p.email}</strong> was paused. This link signs you in once, pause or not.
+      </p>
+      <form method="post" action="/dashboard/unlock" class="stack">
+        <TokenField token={p.token} />
+        <input type="hidden" name="email" value={p.email} autocomplete="username" />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required maxlength={1000} />
+        {p.twoFactor ? (
+          <>
+            <label for="code">Code from your authenticator app, or a recovery code</label>
+            <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength={20} />
+          </>
+        ) : null}
+        <button type="submit">Sign in</button>
       </form>
-      <p class="muted small">If the wrong tries were not yours, choose a new password after unlocking.</p>
+      <p>
+        <a href="/dashboard/forgot">Forgot your password? Choose a new one</a> (it ends the pause too).
+      </p>
     </Narrow>
   );
 }

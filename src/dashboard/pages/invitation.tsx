@@ -23,7 +23,8 @@ export function InvitationPage(props: {
   next?: string;
 }) {
   const inv = props.invitation;
-  const here = `/dashboard/invitations/${props.token}${props.next ? `?next=${encodeURIComponent(props.next)}` : ""}`;
+  // Back to this link after signing in or out: its token in the fragment, as the mail has it (dashboard/one-time-links.tsx).
+  const here = `/dashboard/invitations${props.next ? `?next=${encodeURIComponent(props.next)}` : ""}#${props.token}`;
   const signedInAs = props.viewer?.email ?? null;
   const situation = signedInAs ? (signedInAs.toLowerCase() === inv.email ? "accept" : "other") : inv.hasAccount ? "sign-in" : "new";
   return (
@@ -34,7 +35,8 @@ export function InvitationPage(props: {
           You are invited as {ROLE_TEXT[inv.role]}, with the email <strong>{inv.email}</strong>. The link works once, until <Time at={inv.expiresAt} />.
         </p>
         {situation === "new" ? (
-          <form method="post" action={`/dashboard/invitations/${props.token}`} class="stack">
+          <form method="post" action="/dashboard/invitations" class="stack">
+            <input type="hidden" name="token" value={props.token} />
             <input type="hidden" name="next" value={props.next ?? ""} />
             <input type="hidden" name="email" value={inv.email} autocomplete="username" />
             <label for="password">Choose a password</label>
@@ -59,7 +61,8 @@ export function InvitationPage(props: {
             </form>
           </>
         ) : situation === "accept" ? (
-          <form method="post" action={`/dashboard/invitations/${props.token}`} class="stack">
+          <form method="post" action="/dashboard/invitations" class="stack">
+            <input type="hidden" name="token" value={props.token} />
             <input type="hidden" name="next" value={props.next ?? ""} />
             <p>
               You are signed in as {signedInAs}: accepting adds {inv.organization} to your account.
