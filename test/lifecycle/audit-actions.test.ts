@@ -572,7 +572,7 @@ describe("a named operator", () => {
     const queued = (await c().post("/v1/jobs", { confirm: true })).body;
     const other = await createSite({ orgId: site.orgId, handshake: false });
     const calls: [AuditAction, () => Promise<{ status: number }>][] = [
-      ["job.cancel", () => asAlice("POST", `/admin/v1/sites/${site.siteId}/jobs/${queued.id}/cancel`)],
+      ["job.cancel", () => asAlice("POST", `/admin/v1/sites/${site.siteId}/jobs/${queued.id}/cancel`, { reason: "Cancelled by Alice" })],
       ["key.lookup", () => asAlice("POST", "/admin/v1/keys/lookup", { key: site.key })],
       ["site.suspend", () => asAlice("POST", `/admin/v1/sites/${other.siteId}/suspend`, { reason: "named" })],
       ["site.resume", () => asAlice("DELETE", `/admin/v1/sites/${other.siteId}/suspend`)],
