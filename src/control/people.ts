@@ -9,7 +9,7 @@ import { sha256Hex } from "../digest";
 import { ApiError, notFound } from "../errors";
 import { auditStatement } from "./audit";
 import type { ControlDb } from "./db";
-import { hashPassword, randomToken, verifyPassword } from "./passwords";
+import { type HashPassword, hashPassword, randomToken, verifyPassword } from "./passwords";
 import { invitations, memberships, organizations, sites, users } from "./schema";
 
 export const ROLES = ["editor", "admin", "owner"] as const;
@@ -56,7 +56,7 @@ export async function checkCredentials(db: ControlDb, email: string, password: s
 const DUMMY_HASH = "pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
 
 /** The update that sets a new password, after checking the current one and the rule (422 naming the field). */
-export async function passwordChangeStatement(db: ControlDb, userId: number, current: string, next: string) {
+export async function passwordChangeStatement(db: ControlDb, userId: number, current: string, next: string, hash: HashPassword = hashPassword) {
   const user = await db.select().from(users).where(eq(users.id, userId)).get();
   if (!user || !(await verifyPassword(current, user.passwordHash))) throw new ApiError(422, "current_password: that is not your current password.");
   const problem = passwordProblem(next, "new_password");
@@ -65,7 +65,7 @@ export async function passwordChangeStatement(db: ControlDb, userId: number, cur
   return {
     update: db
       .update(users)
-      .set({ passwordHash: await hashPassword(next) })
+      .set({ passwordHash: await hash(next) })
       .where(eq(users.id, userId)),
   };
 }
@@ -253,7 +253,7 @@ export interface SignedIn {
  * Every refusal comes before the token is claimed, so it leaves the link usable. The claim is
  * one conditional update, so a link works exactly once even when opened twice at once.
  */
-export async function acceptInvitation(db: ControlDb, token: string, who: { signedIn: SignedIn | null; password?: string }, now = new Date()) {
+export async function acceptInvitation(db: ControlDb, token: string, who: { signedIn: SignedIn | null; password?: string }, now = new Date(), hash: HashPassword = hashPassword) {
   const invitation = await openInvitation(db, token, now);
   if (!invitation) throw new ApiError(404, "This invitation link is not valid any more: it was used already, withdrawn, or it expired. Ask for a new one.");
   const { signedIn } = who;
@@ -267,7 +267,7 @@ export async function acceptInvitation(db: ControlDb, token: string, who: { sign
   if (!signedIn) {
     const problem = passwordProblem(who.password ?? "");
     if (problem) throw new ApiError(422, problem);
-    passwordHash = await hashPassword(who.password!);
+    passwordHash = await hash(who.password!);
   }
   const claimed = await db
     .update(invitations)

@@ -36,7 +36,7 @@ account.post("/account/password", async (c) => {
   const user = requireUser(c);
   const f = await form(c);
   try {
-    await changePassword(c.env, user, str(f, "current_password"), str(f, "new_password"));
+    await changePassword(c.env, user, str(f, "current_password"), str(f, "new_password"), c.var.hashPassword);
   } catch (err) {
     if (err instanceof ApiError) return render(c, await accountPage(c, { error: err.detail }), 422);
     throw err;

@@ -52,7 +52,7 @@ passwordReset.post("/reset/:token", async (c) => {
   const retry = await limited(c, [`ip:${clientIp(c)}`]);
   if (retry !== null) return tooMany(c, retry);
   try {
-    await resetPassword(c.env, token, str(await form(c), "new_password"));
+    await resetPassword(c.env, token, str(await form(c), "new_password"), new Date(), c.var.hashPassword);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     if (err.status === 422) return render(c, <ResetPage token={token} error={err.detail} />, 422);

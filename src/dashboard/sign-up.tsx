@@ -51,7 +51,7 @@ signUpApp.post("/sign-up", async (c) => {
   const problem = signUpProblem(input);
   if (problem) return render(c, <SignUpPage values={input} error={problem} />, 422);
   // The same page whether or not the address has an account; what differs is mailed, after the answer.
-  await afterAnswer(c, signUp(c.env, input, mailBase(c), c.var.clock()));
+  await afterAnswer(c, signUp(c.env, input, mailBase(c), c.var.clock(), c.var.hashPassword));
   return render(c, <CheckMailPage />);
 });
 

@@ -9,7 +9,7 @@ import { claimToken, closeTokensStatement, issueToken, peekToken } from "../cont
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { unlockStatement } from "../control/lockout";
-import { hashPassword } from "../control/passwords";
+import { type HashPassword, hashPassword } from "../control/passwords";
 import { findUser, passwordProblem } from "../control/people";
 import { sessions, users } from "../control/schema";
 import { endOtherSessionsStatements, endSessionById, listSessions } from "../control/sessions";
@@ -50,7 +50,7 @@ export async function resetLinkState(env: Env, token: string, now = new Date()) 
  * of the person ends (a thief's too), and every other reset link with it. The address is
  * verified by the way (the link came through it).
  */
-export async function resetPassword(env: Env, token: string, password: string, now = new Date()) {
+export async function resetPassword(env: Env, token: string, password: string, now = new Date(), hash: HashPassword = hashPassword) {
   const problem = passwordProblem(password, "new_password");
   if (problem) throw new ApiError(422, problem);
   const db = controlDb(env.DB);
@@ -62,7 +62,7 @@ export async function resetPassword(env: Env, token: string, password: string, n
   await db.batch([
     db
       .update(users)
-      .set({ passwordHash: await hashPassword(password), emailVerifiedAt: user.emailVerifiedAt ?? now.toISOString() })
+      .set({ passwordHash: await hash(password), emailVerifiedAt: user.emailVerifiedAt ?? now.toISOString() })
       .where(eq(users.id, userId)),
     db.delete(sessions).where(eq(sessions.userId, userId)),
     closeTokensStatement(db, userId, "reset", now),

@@ -6,6 +6,7 @@
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { pausedUntil, recordSuccess } from "../control/lockout";
+import type { HashPassword } from "../control/passwords";
 import { checkCredentials, membershipsOf, passwordChangeStatement, sitesOf } from "../control/people";
 import { createSession, endOtherSessionsStatements, endSession } from "../control/sessions";
 import { userActor } from "./actor";
@@ -55,10 +56,10 @@ export async function signOut(env: Env, token: string) {
   await endSession(controlDb(env.DB), token);
 }
 
-export async function changePassword(env: Env, user: { userId: number; tokenHash: string }, current: string, next: string) {
+export async function changePassword(env: Env, user: { userId: number; tokenHash: string }, current: string, next: string, hash?: HashPassword) {
   const db = controlDb(env.DB);
   const actor = userActor(user.userId);
-  const { update } = await passwordChangeStatement(db, user.userId, current, next);
+  const { update } = await passwordChangeStatement(db, user.userId, current, next, hash);
   await db.batch([
     update,
     ...endOtherSessionsStatements(db, user.userId, user.tokenHash),
