@@ -1,7 +1,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { ALARMS, BILLING, NODE, SLOW, SLOW_WORKERS, STORAGE, WHOLE_DATABASE, WORKERS, WORKERS_EXCLUDE } from "./test/loops";
+import { ALARMS, BILLING, NODE, SLOW, SLOW_WORKERS, STORAGE, WHOLE_DATABASE, WORKERS, WORKERS_EXCLUDE } from "./test/loops.ts";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations/control"));

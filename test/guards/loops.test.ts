@@ -5,11 +5,12 @@
  * twice, once in the wrong environment. The projects are read from the Vitest configuration
  * itself, and matched as Vitest finds files (tinyglobby, its include and exclude).
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
 import { glob } from "tinyglobby";
 import { describe, expect, it } from "vitest";
 import type { TestProjectInlineConfiguration } from "vitest/config";
-import { ALL_TESTS, NODE_TEST_RUNNER } from "../loops";
+import { ALL_TESTS, NODE, NODE_TEST_RUNNER, SLOW } from "../loops";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -27,7 +28,28 @@ function nodeTestRunnerSuites(): string[] {
   return [...new Set(scripts.flatMap((s) => (s.includes("node --test") ? (s.match(/test\/\S+\.test\.mjs/g) ?? []) : [])))];
 }
 
+/** The `cloudflare:` modules a file reaches through its relative imports, with the file that imports each. */
+function workersImports(file: string, seen = new Set<string>()): string[] {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  const found: string[] = [];
+  const text = readFileSync(file, "utf8");
+  for (const [, spec] of text.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) {
+    if (spec.startsWith("cloudflare:")) found.push(`${spec} (${relative(ROOT, file)})`);
+    if (!spec.startsWith(".")) continue;
+    const base = resolve(dirname(file), spec.replace(/\?raw$/, ""));
+    const target = [base, `${base}.ts`, `${base}.tsx`, base.replace(/\.js$/, ".ts"), `${base}/index.ts`].find((f) => existsSync(f) && statSync(f).isFile());
+    if (target && /\.(ts|tsx|js|mjs)$/.test(target)) found.push(...workersImports(target, seen));
+  }
+  return found;
+}
+
 describe("the test loops", () => {
+  it("the Node project's files reach nothing of the Workers runtime (no cloudflare: module, directly or through what they import)", async () => {
+    const reached = (await files(NODE, SLOW)).flatMap((file) => workersImports(`${ROOT}${file}`).map((m) => `${file}: ${m}`));
+    expect(reached).toEqual([]);
+  });
+
   it("run every test file of test/ exactly once: in one project of npm test or of test:slow, or in a node --test suite", async () => {
     const owners = new Map<string, string[]>();
     for (const file of await files(ALL_TESTS)) owners.set(file, []);
