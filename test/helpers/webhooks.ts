@@ -76,11 +76,11 @@ export function heldQueue() {
   // What the binding answers (workers-sdk's queues example answers the same).
   const metadata = { metrics: { backlogCount: 0, backlogBytes: 0, oldestMessageTimestamp: new Date(0) } };
   const send = vi.spyOn(env.WEBHOOK_QUEUE, "send").mockImplementation(async (body, opts) => {
-    held.push({ body, delaySeconds: opts?.delaySeconds });
+    held.push({ body: body as WebhookMessage, delaySeconds: opts?.delaySeconds });
     return { metadata };
   });
   const sendBatch = vi.spyOn(env.WEBHOOK_QUEUE, "sendBatch").mockImplementation(async (messages) => {
-    held.push(...[...messages].map((m) => ({ body: m.body, delaySeconds: m.delaySeconds })));
+    held.push(...[...messages].map((m) => ({ body: m.body as WebhookMessage, delaySeconds: m.delaySeconds })));
     return { metadata };
   });
   onTestFinished(() => {
