@@ -100,6 +100,13 @@ module.exports = {
       to: { path: "^(test|bench|scripts)/" },
     },
     {
+      name: "service-imports-no-test-tools",
+      comment: "The Worker never imports the test tools (Vitest, the pool, MSW, fast-check): src/tsconfig.json has not their types either.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { path: "node_modules/(vitest|@vitest|@cloudflare/vitest-plugin|msw|fast-check)/" },
+    },
+    {
       name: "client-stands-alone",
       comment: "@transync/client is a package of its own: it never imports the service.",
       severity: "error",
@@ -112,7 +119,7 @@ module.exports = {
     // Type-only imports count too: a type that runs back up ties the floors as much as a value.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    exclude: { path: "^(client/dist|node_modules)/" },
+    exclude: { path: "^client/dist/" },
     enhancedResolveOptions: { extensions: [".ts", ".tsx", ".js", ".mjs", ".d.ts"] },
   },
 };
