@@ -25,8 +25,11 @@ export const NODE = [
   "test/guards/**/*.test.ts",
 ];
 
-/** Suites that pass over the whole control database (crons, sweeps): each file gets fresh storage, so what they count is theirs. */
-export const WHOLE_DATABASE = ["test/ops/oncall.test.ts", "test/mail/mail.test.ts", "test/webhooks/sweeper.test.ts"];
+/**
+ * Suites that pass over the whole control database (crons, sweeps; cross-org compares every table
+ * before and after each attempt): each file gets fresh storage, so what they read is theirs.
+ */
+export const WHOLE_DATABASE = ["test/ops/oncall.test.ts", "test/mail/mail.test.ts", "test/webhooks/sweeper.test.ts", "test/dashboard/cross-org.test.ts"];
 
 /** Suites with bindings of their own (vitest.config.ts). */
 export const STORAGE = ["test/storage/**/*.test.ts"];
