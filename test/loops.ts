@@ -16,10 +16,8 @@ export const NODE = [
   "test/markup/**/*.test.ts",
   "test/client/split.*.test.ts",
   "test/client/cli.*.test.ts",
-  "test/engines/split.test.ts",
-  "test/engines/http.test.ts",
-  "test/engines/pseudo.test.ts",
-  "test/engines/registry.test.ts",
+  // The engines, their HTTP answered by MSW handlers behind a fetch spy (test/helpers/http.ts).
+  "test/engines/**/*.test.ts",
   "test/config/**/*.test.ts",
   "test/api/batch-unit.test.ts",
   "test/guards/**/*.test.ts",
