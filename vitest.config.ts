@@ -61,13 +61,15 @@ export default defineConfig(async () => {
       // `npm test` runs every project but the slow- ones; `npm run test:slow` runs those (package.json).
       projects: [
         // Pure modules in Node: no runtime to start.
-        { test: { name: "node", environment: "node", include: NODE, exclude: SLOW, testTimeout: 30_000 } },
-        { plugins: [held()], test: { ...shared, name: "workers", include: WORKERS, exclude: WORKERS_EXCLUDE } },
-        { plugins: [held()], test: { ...fresh, name: "whole-database", include: WHOLE_DATABASE, exclude: SLOW } },
+        { test: { name: "node", environment: "node", include: NODE, exclude: SLOW, testTimeout: 30_000, sequence: { groupOrder: 1 } } },
+        // A group of its own: Vitest keeps a shared runtime only while the next file queued is of the same
+        // project, so mixed in with the other projects' files it would be started again and again.
+        { plugins: [held()], test: { ...shared, name: "workers", include: WORKERS, exclude: WORKERS_EXCLUDE, sequence: { groupOrder: 0 } } },
+        { plugins: [held()], test: { ...fresh, name: "whole-database", include: WHOLE_DATABASE, exclude: SLOW, sequence: { groupOrder: 1 } } },
         {
           // A small site storage limit, so the size guard's refusal is reached with a few pushes (src/site/object.ts, guardStorage).
           plugins: [workers({ JOB_ALARM_DELAY_MS: "3600000", SITE_STORAGE_LIMIT_BYTES: String(4 * 1024 * 1024) })],
-          test: { ...shared, name: "storage", include: STORAGE, exclude: SLOW },
+          test: { ...shared, name: "storage", include: STORAGE, exclude: SLOW, sequence: { groupOrder: 1 } },
         },
         {
           // Billing through Stripe: the secrets and prices set (the other projects run the embedded
@@ -84,7 +86,7 @@ export default defineConfig(async () => {
               STRIPE_PRICE_SCALE: "price_scale_test",
             }),
           ],
-          test: { ...fresh, name: "billing", include: BILLING, exclude: SLOW },
+          test: { ...fresh, name: "billing", include: BILLING, exclude: SLOW, sequence: { groupOrder: 1 } },
         },
         // The slow loop: scale suites on fresh storage, and jobs on the real self-scheduling alarm path
         // (alarms fire on their own, as in production).
