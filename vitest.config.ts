@@ -1,6 +1,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { ALARMS, BILLING, NODE, SLOW, SLOW_WORKERS, STORAGE, WHOLE_DATABASE, WORKERS, WORKERS_EXCLUDE } from "./test/loops.ts";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations/control"));
@@ -44,28 +45,36 @@ export default defineConfig(async () => {
   // The service's info lines (one http.request per request, job events) are not printed: tests that are about them spy on console.
   const quiet = (log: string) => (/^\{"level":"(info|debug)","event":/.test(log) ? false : undefined);
   const common = { setupFiles: ["./test/setup.ts"], testTimeout: 30_000, hookTimeout: 30_000 };
+  // The files of a Workers project share one runtime, its modules and its storage (isolate: false): a
+  // runtime per file cost more than the tests themselves (docs/decisions.md "The test loops"). Tests
+  // make their own organizations and sites; the suites that pass over the whole database get fresh
+  // storage per file (isolate: true).
+  const shared = { ...common, isolate: false };
+  const fresh = { ...common, isolate: true };
+  // Tests run job alarms with runDurableObjectAlarm, never on their own.
+  const held = () => workers({ JOB_ALARM_DELAY_MS: "3600000" });
   return {
     test: {
       onConsoleLog: quiet,
+      // Two at a time on two cores: a file waits on the runtime, D1 and the objects as much as it computes.
+      maxWorkers: 2,
+      // `npm test` runs every project but the slow- ones; `npm run test:slow` runs those (package.json).
       projects: [
-        {
-          // Tests run job alarms with runDurableObjectAlarm, never on their own.
-          plugins: [workers({ JOB_ALARM_DELAY_MS: "3600000" })],
-          test: {
-            ...common,
-            name: "workers",
-            include: ["test/**/*.test.ts"],
-            exclude: ["test/alarms/**", "test/billing/**", "test/storage/**", "test/client/cli.commands.test.ts"],
-          },
-        },
+        // Pure modules in Node: no runtime to start.
+        { test: { name: "node", environment: "node", include: NODE, exclude: SLOW, testTimeout: 30_000, sequence: { groupOrder: 1 } } },
+        // A group of its own: Vitest keeps a shared runtime only while the next file queued is of the same
+        // project, so mixed in with the other projects' files it would be started again and again.
+        { plugins: [held()], test: { ...shared, name: "workers", include: WORKERS, exclude: WORKERS_EXCLUDE, sequence: { groupOrder: 0 } } },
+        { plugins: [held()], test: { ...fresh, name: "whole-database", include: WHOLE_DATABASE, exclude: SLOW, sequence: { groupOrder: 1 } } },
         {
           // A small site storage limit, so the size guard's refusal is reached with a few pushes (src/site/object.ts, guardStorage).
           plugins: [workers({ JOB_ALARM_DELAY_MS: "3600000", SITE_STORAGE_LIMIT_BYTES: String(4 * 1024 * 1024) })],
-          test: { ...common, name: "storage", include: ["test/storage/**/*.test.ts"] },
+          test: { ...shared, name: "storage", include: STORAGE, exclude: SLOW, sequence: { groupOrder: 1 } },
         },
         {
-          // Billing through Stripe: the secrets and prices set (the other projects run the
-          // embedded default, `manual`). Stripe's API is mocked at the HTTP level (test/helpers/stripe.ts).
+          // Billing through Stripe: the secrets and prices set (the other projects run the embedded
+          // default, `manual`). Stripe's API is mocked at the HTTP level (test/helpers/stripe.ts).
+          // Fresh storage per file: the month close passes over every subscription.
           plugins: [
             workers({
               JOB_ALARM_DELAY_MS: "3600000",
@@ -77,18 +86,12 @@ export default defineConfig(async () => {
               STRIPE_PRICE_SCALE: "price_scale_test",
             }),
           ],
-          test: { ...common, name: "billing", include: ["test/billing/**/*.test.ts"] },
+          test: { ...fresh, name: "billing", include: BILLING, exclude: SLOW, sequence: { groupOrder: 1 } },
         },
-        {
-          // Jobs on the real self-scheduling alarm path: alarms fire on their own, as in production.
-          plugins: [workers({ JOB_ALARM_DELAY_MS: "0" })],
-          test: { ...common, name: "alarms", include: ["test/alarms/**/*.test.ts"] },
-        },
-        {
-          // The CLI's commands read and write files (node:fs): plain Node, the API answered by an
-          // in-process fake behind a fetch spy (test/client/fake-api.ts).
-          test: { name: "cli", environment: "node", include: ["test/client/cli.commands.test.ts"] },
-        },
+        // The slow loop: scale suites on fresh storage, and jobs on the real self-scheduling alarm path
+        // (alarms fire on their own, as in production).
+        { plugins: [held()], test: { ...fresh, name: "slow-workers", include: SLOW_WORKERS, exclude: ALARMS } },
+        { plugins: [workers({ JOB_ALARM_DELAY_MS: "0" })], test: { ...fresh, name: "slow-alarms", include: ALARMS } },
       ],
     },
   };

@@ -12,6 +12,7 @@ import { HealthOut } from "./api/schemas";
 import { adminAuth, apiKeyAuth, declaredBodyLimit } from "./auth";
 import { type Clock, systemClock } from "./clock";
 import type { App } from "./context";
+import { type HashPassword, hashPassword, PBKDF2_ITERATIONS } from "./control/passwords";
 import { dashboard } from "./dashboard";
 import { ApiError, ensureErrorBody, errorBody, renderError } from "./errors";
 import { LIMITS } from "./limits";
@@ -50,9 +51,11 @@ function adminTarget(path: string): { site_id?: number | string; org_id?: number
   return m[1] === "sites" ? { site_id: Number(m[2]) } : { org_id: Number(m[2]) };
 }
 
-export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
+export function createApp(deps: { clock?: Clock; now?: () => number; passwordIterations?: number } = {}) {
   const clock = deps.clock ?? systemClock;
   const now = deps.now ?? (() => clock().getTime());
+  const iterations = deps.passwordIterations ?? PBKDF2_ITERATIONS;
+  const hashNew: HashPassword = (password) => hashPassword(password, iterations);
   const app = new OpenAPIHono<App>({
     defaultHook: (result) => {
       if (!result.success) throw new ApiError(422, validationDetail(result.error, undefined, (result as { data?: unknown }).data));
@@ -70,6 +73,7 @@ export function createApp(deps: { clock?: Clock; now?: () => number } = {}) {
     const started = Date.now();
     c.set("requestId", id);
     c.set("clock", clock);
+    c.set("hashPassword", hashNew);
     c.header("X-Request-Id", id);
     await withLogContext({ request_id: id }, async () => {
       await next();

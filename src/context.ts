@@ -1,4 +1,5 @@
 import type { Clock } from "./clock";
+import type { HashPassword } from "./control/passwords";
 import type { SiteSettings } from "./control/sites";
 
 /** Hono's type parameter for this app: bindings and per-request variables. */
@@ -8,6 +9,8 @@ export interface App {
     requestId: string;
     /** The service's clock (createApp's): handlers pass `c.var.clock()` to the operations as `at`. */
     clock: Clock;
+    /** Hashes a new dashboard password at the app's cost (createApp's; production's is PBKDF2_ITERATIONS). */
+    hashPassword: HashPassword;
     /** The authenticated site (public API only). */
     site: SiteSettings;
     keyId: number;

@@ -1,9 +1,11 @@
 /**
- * What the service reads from the world besides its inputs: the time, and the wait between an
- * engine's retries. Production builds it once, here; tests build their own (test/worker.ts)
- * and hand it to the same constructors (STYLE.md habit 9: seams passed in, not patched in).
+ * What the service reads from the world besides its inputs: the time, the wait between an
+ * engine's retries, and the cost of hashing a password. Production builds it once, here; tests
+ * build their own (test/worker.ts) and hand it to the same constructors (STYLE.md habit 9:
+ * seams passed in, not patched in).
  */
 import { type Clock, systemClock } from "./clock";
+import { PBKDF2_ITERATIONS } from "./control/passwords";
 import { realSleep } from "./engines/http";
 import type { Sleep } from "./engines/types";
 
@@ -19,6 +21,8 @@ export interface Deps {
   sleep: Sleep;
   /** The object's point-in-time recovery; production's is the storage's own. */
   pointInTime?: (ctx: DurableObjectState) => PointInTime;
+  /** PBKDF2 iterations of new dashboard passwords (src/control/passwords.ts); production's are the full PBKDF2_ITERATIONS. */
+  passwordIterations: number;
 }
 
 export const storagePointInTime = (ctx: DurableObjectState): PointInTime => ({
@@ -27,4 +31,4 @@ export const storagePointInTime = (ctx: DurableObjectState): PointInTime => ({
   abort: (reason) => ctx.abort(reason),
 });
 
-export const PRODUCTION_DEPS: Deps = { clock: systemClock, sleep: realSleep, pointInTime: storagePointInTime };
+export const PRODUCTION_DEPS: Deps = { clock: systemClock, sleep: realSleep, pointInTime: storagePointInTime, passwordIterations: PBKDF2_ITERATIONS };

@@ -10,9 +10,9 @@ import { consumeDeadLetters } from "./webhooks/sweeper";
 export { OrgMemoryObject } from "./memory/object";
 export { SiteObject } from "./site/object";
 
-/** The Worker's handlers, built with the given clock (tests build theirs: test/worker.ts). */
-export function createWorker(deps: Pick<Deps, "clock"> = PRODUCTION_DEPS) {
-  const app = createApp({ clock: deps.clock });
+/** The Worker's handlers, built with the given clock and password cost (tests build theirs: test/worker.ts). */
+export function createWorker(deps: Pick<Deps, "clock" | "passwordIterations"> = PRODUCTION_DEPS) {
+  const app = createApp({ clock: deps.clock, passwordIterations: deps.passwordIterations });
   return {
     fetch: app.fetch,
     /**

@@ -2,8 +2,13 @@
  * Dashboard passwords: PBKDF2-SHA256 through WebCrypto, 100,000 iterations (the most the
  * Workers runtime accepts) and a 16-byte random salt. Stored as
  * `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>`; the password itself is never stored.
+ * The iterations of new hashes come from the Worker's deps (src/deps.ts: production's are
+ * PBKDF2_ITERATIONS; the tests' fewer); a stored hash is verified with its own count.
  */
 export const PBKDF2_ITERATIONS = 100_000;
+
+/** Hashes a new password (a `Deps` seam: `c.var.hashPassword` in the app). */
+export type HashPassword = (password: string) => Promise<string>;
 const SALT_BYTES = 16;
 const HASH_BITS = 256;
 
@@ -16,10 +21,10 @@ async function derive(password: string, salt: Uint8Array, iterations: number): P
   return new Uint8Array(bits);
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, iterations = PBKDF2_ITERATIONS): Promise<string> {
   const salt = crypto.getRandomValues(new Uint8Array(SALT_BYTES));
-  const hash = await derive(password, salt, PBKDF2_ITERATIONS);
-  return `pbkdf2-sha256$${PBKDF2_ITERATIONS}$${b64(salt)}$${b64(hash)}`;
+  const hash = await derive(password, salt, iterations);
+  return `pbkdf2-sha256$${iterations}$${b64(salt)}$${b64(hash)}`;
 }
 
 /** Constant-time over the derived hash; a malformed stored value never matches. */

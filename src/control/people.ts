@@ -9,7 +9,7 @@ import { sha256Hex } from "../digest";
 import { ApiError, notFound } from "../errors";
 import { auditStatement } from "./audit";
 import type { ControlDb } from "./db";
-import { hashPassword, randomToken, verifyPassword } from "./passwords";
+import { type HashPassword, hashPassword, randomToken, verifyPassword } from "./passwords";
 import { invitations, memberships, organizations, sites, users } from "./schema";
 
 export const ROLES = ["editor", "admin", "owner"] as const;
@@ -65,14 +65,14 @@ export async function checkCredentials(db: ControlDb, email: string, password: s
 }
 
 /** The update that sets a new password, after checking the rule (422 naming `field`). The current password is the caller's to check (ops/sessions.ts, counted). */
-export async function setPasswordStatement(db: ControlDb, userId: number, next: string, field = "new_password") {
+export async function setPasswordStatement(db: ControlDb, userId: number, next: string, field = "new_password", hash: HashPassword = hashPassword) {
   const problem = passwordProblem(next, field);
   if (problem) throw new ApiError(422, problem);
   // Wrapped: a drizzle query is a thenable, and an async function would run it.
   return {
     update: db
       .update(users)
-      .set({ passwordHash: await hashPassword(next) })
+      .set({ passwordHash: await hash(next) })
       .where(eq(users.id, userId)),
   };
 }
@@ -260,7 +260,7 @@ export interface SignedIn {
  * Every refusal comes before the token is claimed, so it leaves the link usable. The claim is
  * one conditional update, so a link works exactly once even when opened twice at once.
  */
-export async function acceptInvitation(db: ControlDb, token: string, who: { signedIn: SignedIn | null; password?: string }, now = new Date()) {
+export async function acceptInvitation(db: ControlDb, token: string, who: { signedIn: SignedIn | null; password?: string }, now = new Date(), hash: HashPassword = hashPassword) {
   const invitation = await openInvitation(db, token, now);
   if (!invitation) throw new ApiError(404, "This invitation link is not valid any more: it was used already, withdrawn, or it expired. Ask for a new one.");
   const { signedIn } = who;
@@ -274,7 +274,7 @@ export async function acceptInvitation(db: ControlDb, token: string, who: { sign
   if (!signedIn) {
     const problem = passwordProblem(who.password ?? "");
     if (problem) throw new ApiError(422, problem);
-    passwordHash = await hashPassword(who.password!);
+    passwordHash = await hash(who.password!);
   }
   const claimed = await db
     .update(invitations)

@@ -43,7 +43,7 @@ account.post("/account/password", async (c) => {
   const f = await form(c);
   const input = { current: str(f, "current_password").slice(0, 1000), next: str(f, "new_password"), network: clientIp(c) };
   try {
-    await changePassword(c.env, user, input, mailBase(c), c.var.clock());
+    await changePassword(c.env, user, input, mailBase(c), c.var.clock(), c.var.hashPassword);
   } catch (err) {
     if (!(err instanceof ApiError) || (err.status !== 422 && err.status !== 429)) throw err;
     for (const [name, value] of Object.entries(err.headers ?? {})) c.header(name, value);

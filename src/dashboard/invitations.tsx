@@ -50,7 +50,7 @@ invitations.post("/invitations", async (c) => {
   const user = c.get("user");
   let accepted: Awaited<ReturnType<typeof acceptInvitation>>;
   try {
-    accepted = await acceptInvitation(c.env, token, { signedIn: user, password: str(f, "password") });
+    accepted = await acceptInvitation(c.env, token, { signedIn: user, password: str(f, "password") }, c.var.hashPassword);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     const inv = err.status === 404 ? undefined : await openInvitationOf(c.env, token);

@@ -69,7 +69,7 @@ passwordReset.post("/reset", async (c) => {
   const f = await form(c);
   const token = tokenOf(f);
   try {
-    await resetPassword(c.env, token, str(f, "new_password"), clientIp(c), c.var.clock());
+    await resetPassword(c.env, token, str(f, "new_password"), clientIp(c), c.var.clock(), c.var.hashPassword);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     if (err.status === 422) return render(c, <ResetPage token={token} error={err.detail} />, 422);

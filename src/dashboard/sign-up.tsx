@@ -125,7 +125,7 @@ signUpApp.post("/verify", async (c) => {
   const input = { name: str(f, "name").slice(0, 200), password: str(f, "password").slice(0, 1000) };
   let verified: Awaited<ReturnType<typeof verifyEmail>>;
   try {
-    verified = await verifyEmail(c.env, token, input, c.var.clock());
+    verified = await verifyEmail(c.env, token, input, c.var.clock(), c.var.hashPassword);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     const link = err.status === 422 ? await verifyLinkOf(c.env, token, c.var.clock()) : null;

@@ -10,7 +10,7 @@ import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { clearCodeFailuresStatement, clearPasswordFailuresStatement, clientKey } from "../control/lockout";
 import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget";
-import { hashPassword } from "../control/passwords";
+import { type HashPassword, hashPassword } from "../control/passwords";
 import { findUser, passwordProblem } from "../control/people";
 import { sessions, users } from "../control/schema";
 import { endOtherSessionsStatements, endSessionById, listSessions } from "../control/sessions";
@@ -58,7 +58,7 @@ export async function resetLinkState(env: Env, token: string, now = new Date()) 
  * this client network, its password count starts again; the code count too (whoever knew the
  * old password is shut out).
  */
-export async function resetPassword(env: Env, token: string, password: string, network: string, now = new Date()) {
+export async function resetPassword(env: Env, token: string, password: string, network: string, now = new Date(), hash: HashPassword = hashPassword) {
   const problem = passwordProblem(password, "new_password");
   if (problem) throw new ApiError(422, problem);
   const db = controlDb(env.DB);
@@ -70,7 +70,7 @@ export async function resetPassword(env: Env, token: string, password: string, n
   await db.batch([
     db
       .update(users)
-      .set({ passwordHash: await hashPassword(password), emailVerifiedAt: user.emailVerifiedAt ?? now.toISOString() })
+      .set({ passwordHash: await hash(password), emailVerifiedAt: user.emailVerifiedAt ?? now.toISOString() })
       .where(eq(users.id, userId)),
     db.delete(sessions).where(eq(sessions.userId, userId)),
     closeTokensStatement(db, userId, "reset", now),

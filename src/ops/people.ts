@@ -10,7 +10,7 @@ import type { InvitationCreate } from "../api/schemas";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget";
-import { randomToken } from "../control/passwords";
+import { type HashPassword, randomToken } from "../control/passwords";
 import {
   acceptInvitation as accept,
   canInvite,
@@ -165,6 +165,6 @@ export async function openInvitationOf(env: Env, token: string) {
 }
 
 /** A link alone never adds an existing account: it must be signed in as itself (control/people.ts `acceptInvitation`). */
-export async function acceptInvitation(env: Env, token: string, who: { signedIn: SignedIn | null; password?: string }) {
-  return accept(controlDb(env.DB), token, who);
+export async function acceptInvitation(env: Env, token: string, who: { signedIn: SignedIn | null; password?: string }, hash?: HashPassword) {
+  return accept(controlDb(env.DB), token, who, new Date(), hash);
 }

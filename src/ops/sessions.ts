@@ -10,6 +10,7 @@ import { claimToken, closeTokensStatement, peekToken } from "../control/account-
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { clearCodeFailuresStatement, clearPasswordFailures, clearPasswordFailuresStatement, clientKey, passwordStanding } from "../control/lockout";
+import type { HashPassword } from "../control/passwords";
 import { findUser, membershipsOf, passwordMatches, setPasswordStatement, sitesOf } from "../control/people";
 import { users } from "../control/schema";
 import { createSession, endOtherSessionsStatements, endSession } from "../control/sessions";
@@ -139,6 +140,7 @@ export async function changePassword(
   input: { current: string; next: string; network: string },
   base: string | null,
   now = new Date(),
+  hash?: HashPassword,
 ) {
   const db = controlDb(env.DB);
   const actor = userActor(user.userId);
@@ -150,7 +152,7 @@ export async function changePassword(
     await notePasswordFailure(env, row, input.network, base, now);
     throw new ApiError(422, "current_password: that is not your current password.");
   }
-  const { update } = await setPasswordStatement(db, row.id, input.next);
+  const { update } = await setPasswordStatement(db, row.id, input.next, undefined, hash);
   await db.batch([
     update,
     ...endOtherSessionsStatements(db, user.userId, user.tokenHash),

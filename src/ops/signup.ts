@@ -10,7 +10,7 @@ import { claimToken, closeTokensStatement, issueToken, peekToken } from "../cont
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget";
-import { hashPassword } from "../control/passwords";
+import { type HashPassword, hashPassword } from "../control/passwords";
 import { findUser, NO_PASSWORD, normalizeEmail, passwordProblem } from "../control/people";
 import { memberships, organizations, recoveryCodes, sessions, users } from "../control/schema";
 import { ENGINES, type EngineName, engineConfiguration } from "../engines/registry";
@@ -114,13 +114,13 @@ export async function verifyLinkOf(env: Env, token: string, now = new Date()): P
  * have set up rightly (an unverified account) go. It signs nobody in (the person signs in with
  * the password just chosen). A link of an account verified since (by a reset) does nothing.
  */
-export async function verifyEmail(env: Env, token: string, input: { name: string; password: string }, now = new Date()) {
+export async function verifyEmail(env: Env, token: string, input: { name: string; password: string }, now = new Date(), hash: HashPassword = hashPassword) {
   const problem = nameProblem(input.name) ?? passwordProblem(input.password);
   if (problem) throw new ApiError(422, problem);
   const db = controlDb(env.DB);
   const opened = await verifyLinkOf(env, token, now);
   if ("gone" in opened) throw new ApiError(410, opened.gone);
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hash(input.password);
   const claimed = await claimToken(db, "verify", token, now);
   if (claimed.state !== "open") throw new ApiError(410, VERIFY_WORDS[claimed.state]);
   const userId = claimed.userId;

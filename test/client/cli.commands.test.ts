@@ -57,7 +57,9 @@ describe("pull", () => {
 
     const first = await pull(config(), out);
     expect(first.written).toEqual([{ path: "content/fr/guide.md", language: "fr" }]);
-    expect(first.skipped).toEqual([{ path: "content/de/guide.md", language: "de", reason: expect.stringContaining("1 segment(s) not translated yet") }]);
+    // The CLI declares whole_unit: German's results are held back by the service until the unit is whole there.
+    expect(api.capabilities).toContain("whole_unit");
+    expect(first.skipped).toEqual([]);
     expect(existsSync(join(dir, "content/de/guide.md"))).toBe(false);
     const fr = readFileSync(join(dir, "content/fr/guide.md"), "utf8");
     for (const text of ["[fr] Install guide", "[fr] First paragraph.", "[fr] Second paragraph."]) expect(fr).toContain(text);
@@ -96,8 +98,57 @@ describe("pull", () => {
     writeFileSync(join(dir, "content/guide.md"), `${GUIDE}\nA third paragraph.\n`);
     const pulled = await pull(config(), out);
     expect(pulled.written).toEqual([]);
+    expect(pulled.skipped).toEqual([{ path: "content/fr/guide.md", language: "fr", reason: expect.stringContaining("1 segment(s) not translated yet") }]);
     expect(existsSync(join(dir, "content/fr/guide.md"))).toBe(false);
     expect(pulled.acknowledged).toBe(0);
+  });
+
+  it("an edited block's translations go stale: the file is not written again with them, and waits for the block's new translation", async () => {
+    translateAll("de");
+    expect((await pull(config(), out)).written).toEqual([{ path: "content/de/guide.md", language: "de" }]);
+    const [title, , second] = segmentKeys();
+
+    writeFileSync(join(dir, "content/guide.md"), GUIDE.replace("Second paragraph.", "Second paragraph, edited."));
+    const pushed = await push(config(), out);
+    // The edited block keeps its key; its translation (German's) is stale.
+    expect(segmentKeys()[2]).toBe(second);
+    expect(pushed.result).toMatchObject({ changed: 1, unchanged: 2, stale_translations: 1 });
+    expect(api.isStale(KEY, second, "de")).toBe(true);
+
+    // A new translation of the title arrives while the edited block's is still the stale one: the file waits.
+    api.translate(KEY, title, "de", "[de] Install guide, again");
+    const waiting = await pull(config(), out);
+    expect(waiting).toMatchObject({ written: [], acknowledged: 0 });
+    expect(readFileSync(join(dir, "content/de/guide.md"), "utf8")).not.toContain("again");
+
+    // The edited block's translation arrives: the file is written whole, with neither earlier text.
+    api.translate(KEY, second, "de", "[de] Second paragraph, edited.");
+    const done = await pull(config(), out);
+    expect(done).toMatchObject({ written: [{ path: "content/de/guide.md", language: "de" }], acknowledged: 2 });
+    const de = readFileSync(join(dir, "content/de/guide.md"), "utf8");
+    for (const text of ["[de] Install guide, again", "[de] First paragraph.", "[de] Second paragraph, edited."]) expect(de).toContain(text);
+    expect(de).not.toMatch(/^\[de\] Second paragraph\.$/m);
+    expect(pending()).toEqual([]);
+  });
+
+  it("follows the result pages to the end: every file of every language is written and acknowledged", async () => {
+    // A service answering at most two results a page: each unit's group of three comes whole, one a page.
+    api.restore();
+    api = fakeApi(undefined, { pageSize: 2 });
+    for (const name of ["a", "b", "c"]) writeFileSync(join(dir, `content/${name}.md`), GUIDE.replace("Install guide", `Guide ${name}`));
+    await push(config(), out);
+    expect(api.units.size).toBe(4);
+    for (const [unit, snapshot] of api.units) for (const s of snapshot.segments) for (const lang of ["de", "fr"]) api.translate(unit, s.key, lang, `[${lang}] ${s.text}`);
+
+    const pulled = await pull(config(), out);
+    expect(pulled.written).toHaveLength(8);
+    expect(new Set(pulled.written.map((w) => w.path))).toEqual(new Set(["a", "b", "c", "guide"].flatMap((f) => [`content/de/${f}.md`, `content/fr/${f}.md`])));
+    expect(pulled.acknowledged).toBe(24);
+    expect(pending()).toEqual([]);
+    // Eight pages, each asked with the previous page's cursor.
+    const pages = api.requests.filter((r) => r.path === "/v1/results");
+    expect(pages).toHaveLength(8);
+    expect(pages.map((r) => r.query.cursor)).toEqual([undefined, "1", "2", "3", "4", "5", "6", "7"]);
   });
 });
 

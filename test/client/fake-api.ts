@@ -2,11 +2,18 @@
  * An in-process fake of the API for the CLI's tests: the endpoints the CLI calls, answering the
  * openapi-fetch client's requests (behind a fetch spy) with bodies typed by the generated
  * schema, so a change of the contract's shapes fails to compile here. State is in memory: units
- * as pushed, and per segment and language a translation the test sets (`translate`).
+ * as pushed, and per segment and language a translation the test sets (`translate`), made from
+ * the segment's text of that moment.
  *
- * Not the service's rules (the Worker's own tests cover those): only what the CLI depends on —
- * results listed until acknowledged, a unit's status with its texts and results, reviews
- * counted, unknown units 404.
+ * Not all the service's rules (the Worker's own tests cover those): only what the CLI depends on
+ * (docs/interface.md, docs/decisions.md "Results, reviews and the review queue") — a push that
+ * changes a segment's text makes its translations stale (its state `stale`, its results no
+ * longer listed, the status still showing the earlier translation, as the service does);
+ * results listed until acknowledged, in pages of at most `pageSize` that follow `next_cursor`;
+ * with `whole_unit` declared, a unit's results in a language listed only when none of its
+ * segments there is missing or stale, a page ending before a group that does not fit and a group
+ * larger than a page coming whole; a unit's status with its texts and results; reviews counted;
+ * unknown units 404.
  */
 import { vi } from "vitest";
 import type { operations, Schemas } from "../../client/src/client.js";
@@ -19,15 +26,21 @@ interface Translation {
   text: string;
   status: Schemas["SegmentResultOut"]["status"];
   acknowledged: boolean;
+  /** The segment's source text it translates: another text now makes it stale. */
+  source: string;
 }
 
 export interface FakeApi {
   units: Map<string, Schemas["UnitSnapshotIn"]>;
   /** By `unit\0segment\0language`. */
   translations: Map<string, Translation>;
-  requests: { method: string; path: string; body: unknown }[];
-  /** A translation of a segment (a new result, listed in GET /v1/results until acknowledged). */
+  requests: { method: string; path: string; body: unknown; query: Record<string, string> }[];
+  /** The capabilities of the last handshake. */
+  capabilities: string[];
+  /** A translation of a segment's current text (a new result, listed in GET /v1/results until acknowledged). */
   translate(unit: string, segment: string, language: string, text: string): string;
+  /** Whether the translation of a segment in a language translates another text than the segment's now. */
+  isStale(unit: string, segment: string, language: string): boolean;
   restore(): void;
 }
 
@@ -36,18 +49,35 @@ const tkey = (unit: string, segment: string, language: string) => `${unit}\u0000
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 const problem = (status: number, detail: string) => json({ detail } satisfies Schemas["ErrorOut"], status);
 
-export function fakeApi(origin = "https://fake.transync.test"): FakeApi {
+const sourceOf = (units: Map<string, Schemas["UnitSnapshotIn"]>, unit: string, segment: string) => units.get(unit)?.segments.find((s) => s.key === segment)?.text;
+
+/** `pageSize`: the most results a page of GET /v1/results holds, whatever `limit` asks (the service's own bound is larger). */
+export function fakeApi(origin = "https://fake.transync.test", options: { pageSize?: number } = {}): FakeApi {
   let seq = 0;
   const fake: FakeApi = {
     units: new Map(),
     translations: new Map(),
     requests: [],
+    capabilities: [],
     translate(unit, segment, language, text) {
+      const source = sourceOf(fake.units, unit, segment);
+      if (source === undefined) throw new Error(`the fake API has no segment ${unit} ${segment}`);
       const id = `r_${++seq}`;
-      fake.translations.set(tkey(unit, segment, language), { id, text, status: "machine_translated", acknowledged: false });
+      fake.translations.set(tkey(unit, segment, language), { id, text, status: "machine_translated", acknowledged: false, source });
       return id;
     },
+    isStale(unit, segment, language) {
+      const t = fake.translations.get(tkey(unit, segment, language));
+      return !!t && t.source !== sourceOf(fake.units, unit, segment);
+    },
     restore: () => spy.mockRestore(),
+  };
+  /** The state of a segment in a language, as the service counts it (no QA here: never `attention`). */
+  const stateOf = (unit: string, segment: string, lang: string): Schemas["SegmentStatusOut"]["states"][string] => {
+    const t = fake.translations.get(tkey(unit, segment, lang));
+    if (!t) return "missing";
+    if (fake.isStale(unit, segment, lang)) return "stale";
+    return t.status === "approved" ? "ok" : "review";
   };
   const site: SiteAnswer = {
     id: 1,
@@ -66,13 +96,18 @@ export function fakeApi(origin = "https://fake.transync.test"): FakeApi {
       const results: Record<string, Schemas["SegmentResultOut"]> = {};
       const states: Record<string, Schemas["SegmentStatusOut"]["states"][string]> = {};
       for (const lang of LANGUAGES) {
+        // The current translation, stale or not (the service's result look-up shows it beside the state).
         const t = fake.translations.get(tkey(key, s.key, lang));
         if (t) results[lang] = { id: t.id, text: t.text, origin: "mt", status: t.status };
-        states[lang] = !t ? "missing" : t.status === "approved" ? "ok" : "review";
+        states[lang] = stateOf(key, s.key, lang);
       }
       return { key: s.key, field: s.field ?? "", kind: s.kind ?? "", parent_key: s.parent_key ?? "", position, states, text: s.text, results };
     });
-    const languages = LANGUAGES.map((code) => ({ code, ok: 0, stale: 0, review: 0, missing: 0, attention: 0 }));
+    const languages = LANGUAGES.map((code) => {
+      const counts = { code, ok: 0, stale: 0, review: 0, missing: 0, attention: 0 };
+      for (const s of segments) counts[s.states[code]]++;
+      return counts;
+    });
     return {
       external_key: key,
       label: unit.label ?? "",
@@ -80,7 +115,7 @@ export function fakeApi(origin = "https://fake.transync.test"): FakeApi {
       adapter: unit.adapter,
       last_synced_at: null,
       segments_total: segments.length,
-      segments_needing_work: 0,
+      segments_needing_work: segments.filter((s) => Object.values(s.states).some((state) => state !== "ok")).length,
       languages,
       segments,
       dashboard_url: "",
@@ -92,12 +127,13 @@ export function fakeApi(origin = "https://fake.transync.test"): FakeApi {
     if (url.origin !== origin) throw new Error(`unexpected request to ${request.url}`);
     const body = request.method === "GET" ? undefined : await request.json().catch(() => undefined);
     const path = url.pathname;
-    fake.requests.push({ method: request.method, path, body });
+    fake.requests.push({ method: request.method, path, body, query: Object.fromEntries(url.searchParams) });
     if (request.headers.get("authorization") !== "Bearer tsk_fake") return problem(401, "The API key is not valid.");
     const route = `${request.method} ${path}`;
     if (route === "GET /v1/site") return json(site);
     if (route === "POST /v1/handshake") {
       const hs = body as Schemas["HandshakeIn"];
+      fake.capabilities = hs.capabilities ?? [];
       const answer: HandshakeAnswer = {
         ...site,
         review_mode: "draft",
@@ -110,20 +146,24 @@ export function fakeApi(origin = "https://fake.transync.test"): FakeApi {
     if (route === "PUT /v1/units/batch") {
       const { units } = body as Schemas["BatchIn"];
       const results = units.map((u): Schemas["BatchItemOut"] => {
-        const created = !fake.units.has(u.external_key);
+        const before = new Map((fake.units.get(u.external_key)?.segments ?? []).map((s) => [s.key, s.text]));
+        const staleBefore = LANGUAGES.flatMap((lang) => [...before.keys()].filter((k) => fake.isStale(u.external_key, k, lang))).length;
         fake.units.set(u.external_key, u);
+        const kept = u.segments.filter((s) => before.has(s.key));
+        const changed = kept.filter((s) => before.get(s.key) !== s.text).length;
+        const staleAfter = LANGUAGES.flatMap((lang) => u.segments.filter((s) => fake.isStale(u.external_key, s.key, lang))).length;
         return {
           external_key: u.external_key,
           ok: true,
           error: null,
           result: {
             external_key: u.external_key,
-            unit_created: created,
-            added: created ? u.segments.length : 0,
-            changed: 0,
-            removed: 0,
-            unchanged: created ? 0 : u.segments.length,
-            stale_translations: 0,
+            unit_created: before.size === 0,
+            added: u.segments.length - kept.length,
+            changed,
+            removed: [...before.keys()].filter((k) => !u.segments.some((s) => s.key === k)).length,
+            unchanged: kept.length - changed,
+            stale_translations: Math.max(0, staleAfter - staleBefore),
             imported_translations: 0,
             fingerprint_mismatches: [],
           },
@@ -137,15 +177,7 @@ export function fakeApi(origin = "https://fake.transync.test"): FakeApi {
       const units = known.map((k) => ({ external_key: k, segments: fake.units.get(k)!.segments.map((g) => ({ key: g.key, text: g.text })) }));
       return json({ units, unknown: keys.filter((k) => !fake.units.has(k)), more: [] } satisfies Schemas["UnitTextsOut"]);
     }
-    if (route === "GET /v1/results") {
-      const results: Schemas["ResultOut"][] = [];
-      for (const [k, t] of fake.translations) {
-        if (t.acknowledged || t.status === "approved") continue;
-        const [unit, key, language] = k.split("\u0000");
-        results.push({ id: t.id, unit, key, language, text: t.text, format: "text", source_fingerprint: "", origin: "mt", engine: "pseudo", job_id: null, qa: [] });
-      }
-      return json({ results, next_cursor: null } satisfies Schemas["ResultsOut"]);
-    }
+    if (route === "GET /v1/results") return json(resultsPage(Number(url.searchParams.get("limit") ?? 100), url.searchParams.get("cursor")));
     if (route === "POST /v1/results/ack") {
       const { ids } = body as Schemas["AckIn"];
       let acknowledged = 0;
@@ -174,6 +206,38 @@ export function fakeApi(origin = "https://fake.transync.test"): FakeApi {
       return found ? json(found) : problem(404, "There is no such unit.");
     }
     throw new Error(`the fake API has no ${route}`);
+  }
+
+  /**
+   * Results ready to be written: unacknowledged, in review, for the segment's current text. In
+   * groups of a unit and a language (one group a result without `whole_unit`); with `whole_unit`, a
+   * group only when none of the unit's segments in that language is missing or stale. The cursor
+   * is the number of groups already answered.
+   */
+  function resultsPage(limit: number, cursor: string | null): Schemas["ResultsOut"] {
+    const whole = fake.capabilities.includes("whole_unit");
+    const groups = new Map<string, Schemas["ResultOut"][]>();
+    for (const [k, t] of fake.translations) {
+      const [unit, key, language] = k.split("\u0000");
+      if (t.acknowledged || t.status !== "machine_translated" || fake.isStale(unit, key, language)) continue;
+      const group = whole ? `${unit}\u0000${language}` : t.id;
+      groups.set(group, [
+        ...(groups.get(group) ?? []),
+        { id: t.id, unit, key, language, text: t.text, format: "text", source_fingerprint: "", origin: "mt", engine: "pseudo", job_id: null, qa: [] },
+      ]);
+    }
+    const listed = [...groups.entries()].filter(([group]) => {
+      if (!whole) return true;
+      const [unit, language] = group.split("\u0000");
+      return fake.units.get(unit)!.segments.every((s) => !["missing", "stale"].includes(stateOf(unit, s.key, language)));
+    });
+    const size = Math.min(limit, options.pageSize ?? Number.POSITIVE_INFINITY);
+    const start = Number(cursor ?? 0);
+    const results: Schemas["ResultOut"][] = [];
+    let next = start;
+    // A page ends before a group that does not fit; a group larger than a page comes whole.
+    while (next < listed.length && (results.length === 0 || results.length + listed[next][1].length <= size)) results.push(...listed[next++][1]);
+    return { results, next_cursor: next < listed.length ? String(next) : null };
   }
 
   const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => answer(new Request(input as RequestInfo, init)));

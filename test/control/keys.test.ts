@@ -23,7 +23,7 @@ describe("keys", () => {
     expect(JSON.stringify(row)).not.toContain(created.key);
     expect((await listKeys(env, ref)).map((k) => k.id)).toContain(created.id);
     const audit = await db.select().from(auditLog).where(eq(auditLog.action, "key.create"));
-    expect(audit.find((a) => (a.detail as { key_id?: number }).key_id === created.id)).toMatchObject({
+    expect(audit.find((a) => (a.detail as { key_id?: number } | null)?.key_id === created.id)).toMatchObject({
       actor: "admin",
       target: `site:${site.siteId}`,
       detail: { key_id: created.id, name: "ci" },

@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { meteredD1, QueryBudget } from "../../src/control/budget";
 import { controlDb } from "../../src/control/db";
-import { cleanUp } from "../../src/ops/cleanup";
+import { CLEANUP_PAGE, cleanUp } from "../../src/ops/cleanup";
 import { admin, createSite } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { mailsTo } from "../helpers/mail";
@@ -40,8 +40,10 @@ describe("erasing a person", () => {
     expect(await count('SELECT count(*) AS n FROM mail_outbox WHERE "to" = ?', editor.email)).toBe(0);
     expect(await count("SELECT count(*) AS n FROM audit_log WHERE instr(detail, ?) > 0 OR instr(actor, ?) > 0", editor.email, editor.email)).toBe(0);
     expect(await count("SELECT count(*) AS n FROM audit_log WHERE action = 'person.erase' AND target = ? AND organization_id = ?", `user:${id}`, site.orgId)).toBe(1);
-    // Their session no longer opens the dashboard.
-    expect((await dash("GET", "/dashboard/account", { cookie: editor.cookie })).status).not.toBe(200);
+    // Their session no longer opens the dashboard: it is sent to sign in.
+    const gone = await dash("GET", "/dashboard/account", { cookie: editor.cookie });
+    expect(gone.status).toBe(303);
+    expect(gone.location).toBe(`/dashboard?next=${encodeURIComponent("/dashboard/account")}`);
     expect((await admin("DELETE", `/admin/v1/users/${id}`)).status).toBe(404);
 
     // The organization's only owner stays until another member is owner.
@@ -64,7 +66,9 @@ describe("erasing a person", () => {
     expect(done.status).toBe(303);
     expect(done.location).toBe("/dashboard?done=account-deleted");
     expect(await idOf(admin_.email)).toBeUndefined();
-    expect((await dash("GET", "/dashboard/account", { cookie: admin_.cookie })).status).not.toBe(200);
+    const signedOut = await dash("GET", "/dashboard/account", { cookie: admin_.cookie });
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.location).toBe(`/dashboard?next=${encodeURIComponent("/dashboard/account")}`);
 
     // The only owner is told what to do instead.
     const solo = await createSite();
@@ -116,5 +120,43 @@ describe("the daily clean-up", () => {
     const small = new QueryBudget(3);
     expect((await cleanUp(controlDb(meteredD1(env.DB, small)), now, small)).unfinished).toBe(true);
     expect(small.used).toBeLessThanOrEqual(3);
+  });
+
+  it(`removes more than a page (CLEANUP_PAGE = ${CLEANUP_PAGE}) of each kind in one run: a full page is followed by the next`, async () => {
+    const now = new Date("2033-06-01T03:40:00Z");
+    const site = await createSite();
+    const p = await person(site.orgId, "editor");
+    const uid = (await idOf(p.email))!;
+    const rows = 2 * CLEANUP_PAGE + 1;
+    // `rows` expired rows of each kind, made in SQL (n = 1 … rows), tagged so the counts below are this test's own.
+    const series = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${rows})`;
+    await env.DB.batch([
+      env.DB.prepare(
+        `INSERT INTO sessions (token_hash, user_id, created_at, expires_at) ${series} SELECT 'page-session-' || i, ?, '2033-05-01T00:00:00Z', '2033-05-15T00:00:00Z' FROM n`,
+      ).bind(uid),
+      env.DB.prepare(
+        `INSERT INTO account_tokens (token_hash, purpose, user_id, created_at, expires_at) ${series} SELECT 'page-token-' || i, 'reset', ?, '2033-05-01T00:00:00Z', '2033-05-01T01:00:00Z' FROM n`,
+      ).bind(uid),
+      env.DB.prepare(
+        `INSERT INTO invitations (organization_id, email, role, token_hash, created_at, expires_at) ${series} SELECT ?, 'page' || i || '@example.com', 'editor', 'page-invitation-' || i, '2033-05-01T00:00:00Z', '2033-05-08T00:00:00Z' FROM n`,
+      ).bind(site.orgId),
+      env.DB.prepare(
+        `INSERT INTO mail_outbox (kind, "to", subject, text, html, status, created_at) ${series} SELECT 'reset', 'page-mail@example.com', 's', 't', 'h', 'sent', '2033-04-01T00:00:00Z' FROM n`,
+      ),
+      env.DB.prepare(`INSERT INTO stripe_events (id, type, received_at) ${series} SELECT 'evt_page_' || i, 'x', '2033-01-01T00:00:00Z' FROM n`),
+    ]);
+    const left = async () => ({
+      sessions: await count("SELECT count(*) AS n FROM sessions WHERE token_hash LIKE 'page-session-%'"),
+      account_tokens: await count("SELECT count(*) AS n FROM account_tokens WHERE token_hash LIKE 'page-token-%'"),
+      invitations: await count("SELECT count(*) AS n FROM invitations WHERE token_hash LIKE 'page-invitation-%'"),
+      mails: await count("SELECT count(*) AS n FROM mail_outbox WHERE \"to\" = 'page-mail@example.com'"),
+      stripe_events: await count("SELECT count(*) AS n FROM stripe_events WHERE id LIKE 'evt_page_%'"),
+    });
+    expect(await left()).toEqual({ sessions: rows, account_tokens: rows, invitations: rows, mails: rows, stripe_events: rows });
+
+    const run = await cleanUp(controlDb(env.DB), now, new QueryBudget(800));
+    expect(run.unfinished).toBe(false);
+    expect(await left()).toEqual({ sessions: 0, account_tokens: 0, invitations: 0, mails: 0, stripe_events: 0 });
+    for (const kind of ["sessions", "account_tokens", "invitations", "mails", "stripe_events"]) expect(run.removed[kind]).toBeGreaterThanOrEqual(rows);
   });
 });

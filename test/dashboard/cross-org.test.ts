@@ -32,7 +32,7 @@ const b = {
   editorId: 0,
   jobId: 0,
   resultId: "",
-  deliveryId: "msg_0123456789abcdef0123456789abcdef",
+  deliveryId: `msg_${crypto.randomUUID().replaceAll("-", "")}`,
   sessionId: "",
 };
 

@@ -57,7 +57,8 @@ describe("callJson", () => {
     mockFetch([
       http.post(URL_, async () => {
         peak = Math.max(peak, ++open);
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        // A few turns of the event loop (no wait on the clock): the other callers queue meanwhile.
+        for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 0));
         open--;
         return HttpResponse.json({ ok: true });
       }),
@@ -206,7 +207,8 @@ describe("mapWithConcurrency", () => {
     const out = await mapWithConcurrency([5, 1, 4, 2, 3, 0], 2, async (n) => {
       running++;
       peak = Math.max(peak, running);
-      await new Promise((r) => setTimeout(r, n));
+      // n turns of the event loop: calls end out of order (no wait on the clock).
+      for (let i = 0; i < n; i++) await new Promise((r) => setTimeout(r, 0));
       running--;
       return n * 10;
     });

@@ -1,7 +1,8 @@
 /**
- * The clock and the sleep the test Worker and its site objects are built with (test/worker.ts):
- * the real time and real waits, unless a test pins the clock or records the waits. The switches
- * live here, in the tests: src/ holds no setter production could call (STYLE.md habit 9).
+ * The clock, the sleep and the password cost the test Worker and its site objects are built with
+ * (test/worker.ts): the real time and real waits, unless a test pins the clock or records the
+ * waits; passwords hashed at a small cost. The switches live here, in the tests: src/ holds no
+ * setter production could call (STYLE.md habit 9).
  */
 import { onTestFinished } from "vitest";
 import { type Deps, type PointInTime, storagePointInTime } from "../../src/deps";
@@ -12,10 +13,14 @@ let pinned: Date | undefined;
 let sleeper: Sleep | undefined;
 let pointInTime: PointInTime | undefined;
 
+/** The PBKDF2 iterations of passwords the test Worker hashes: a test's sign-ups and sign-ins cost little (production's: PBKDF2_ITERATIONS, test/control/passwords-cost.test.ts). */
+export const TEST_PASSWORD_ITERATIONS = 1_000;
+
 export const TEST_DEPS: Deps = {
   clock: () => (pinned ? new Date(pinned) : new Date()),
   sleep: (ms) => (sleeper ?? realSleep)(ms),
   pointInTime: (ctx) => pointInTime ?? storagePointInTime(ctx),
+  passwordIterations: TEST_PASSWORD_ITERATIONS,
 };
 
 /** The local runtime has no point-in-time recovery: the site objects use this recording fake for this test. */

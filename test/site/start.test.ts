@@ -102,6 +102,29 @@ describe("a running job that is cancelled", () => {
     expect(reserved.results).toEqual([]);
   });
 
+  it("keeps its reservation until the runner has written its ledger rows: the estimate a client sees never drops the characters it committed", async () => {
+    const { site, c } = await siteWithPage(["de"], keyed(texts(120, "Held entry")), { plan: "scale", included_characters: 1_000_000 });
+    const jobId = (await c.post("/v1/jobs", { confirm: true })).body.id as number;
+    const cost = async () => (await c.post("/v1/jobs", { estimate_only: true })).body.cost as { used_characters: number; reserved_characters: number };
+    const reservation = (await cost()).reserved_characters;
+    expect(reservation).toBeGreaterThan(0);
+    // One slice commits; D1 refuses its ledger row, which waits in the object's outbox.
+    const ledgerDown = flakyDb(env.DB, { down: (sql) => /^insert into "usage_ledger"/i.test(sql) });
+    expect(await invocation(site.siteId, 1, ledgerDown)).toBeGreaterThan(0);
+    const running = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(running).toMatchObject({ status: "running", done_segments: 50 });
+    expect(running.characters).toBeGreaterThan(0);
+
+    expect((await c.post(`/v1/jobs/${jobId}/cancel`)).body.status).toBe("cancelled");
+    // Not billed yet (its row is not in D1), still reserved: the characters it committed count against the plan.
+    expect(await cost()).toMatchObject({ used_characters: 0, reserved_characters: reservation });
+
+    // D1 is back: the runner writes the row, then releases the reservation.
+    for (let i = 0; i < 5 && (await invocation(site.siteId, 1)) !== null; i++);
+    expect(await cost()).toMatchObject({ used_characters: running.characters, reserved_characters: 0 });
+    expect((await c.get("/v1/usage")).body.used_characters).toBe(running.characters);
+  });
+
   it("a queued job's reservation goes with the cancel itself", async () => {
     const { site, c, jobId } = await siteWithJob(10);
     const reserved = () => env.DB.prepare("SELECT job_id FROM reservations WHERE site_id = ?").bind(site.siteId).all();

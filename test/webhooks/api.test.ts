@@ -1,7 +1,8 @@
 /**
  * Webhooks through the Worker: the /v1/webhook operations and their 422s, the Queue consumer
- * in the Workers pool (the Worker's own `queue` export, as the platform calls it), and events
- * from a real job, received and verified as a connector would.
+ * (the Worker's own `queue` export, driven with `createMessageBatch` as the platform calls it:
+ * helpers/webhooks.ts `heldQueue`), and events from a real job, received and verified as a
+ * connector would.
  */
 import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -23,7 +24,7 @@ import { client, createSite, unit } from "../helpers/api";
 import { mockFetch, type RecordedRequest } from "../helpers/http";
 import { job, runJob } from "../helpers/jobs";
 import { stubOf } from "../helpers/site";
-import { siteRef } from "../helpers/webhooks";
+import { heldQueue, siteRef } from "../helpers/webhooks";
 
 /** Each test its own endpoint: retries of an earlier test's deliveries may still arrive (answered 410, and not counted). */
 let HOOK = "";
@@ -112,15 +113,18 @@ describe("the /v1/webhook operations", () => {
   });
 });
 
-describe("the Queue consumer in the Workers pool", () => {
+describe("the Queue consumer", () => {
   it("a test ping goes through the queue to the endpoint, signed; the log shows it delivered", async () => {
     const c = client((await createSite()).key);
     const { secret } = (await c.put("/v1/webhook", { url: HOOK })).body;
     const fetches = receive(() => new HttpResponse(null, { status: 204 }));
+    const queue = heldQueue();
     const test = await c.post("/v1/webhook/test");
     expect(test.status).toBe(202);
-    // The platform's consumer (max_batch_timeout 1 s) takes the message; nothing here calls it.
-    await vi.waitFor(async () => expect((await deliveries(c))[0]).toMatchObject({ id: test.body.id, status: "delivered" }), { timeout: 15_000, interval: 200 });
+    // The message the Worker sent, handed to its queue handler: attempted once, delivered, acknowledged.
+    expect(queue.held.map((m) => m.body)).toEqual([{ kind: "deliver", id: test.body.id }]);
+    expect(await queue.deliver()).toEqual([{ outcome: "ok", retryBatch: { retry: false }, ackAll: false, retryMessages: [], explicitAcks: [expect.any(String)] }]);
+    expect((await deliveries(c))[0]).toMatchObject({ id: test.body.id, status: "delivered" });
     const [ping] = fetches.requests;
     expect(verify(secret, ping)).toMatchObject({ type: "ping", data: {} });
     expect(ping.headers.get("webhook-id")).toBe(test.body.id);
@@ -157,6 +161,7 @@ describe("events from the job pipeline", () => {
     const c = client(site.key);
     const { secret } = (await c.put("/v1/webhook", { url: HOOK })).body;
     const fetches = receive(() => new HttpResponse(null, { status: 200 }));
+    const queue = heldQueue();
     await c.put(
       "/v1/units",
       unit("post:1", [
@@ -166,13 +171,10 @@ describe("events from the job pipeline", () => {
     );
     const done = await job(c, site.siteId);
     expect(done.status).toBe("succeeded");
-    await vi.waitFor(
-      async () => {
-        const events = (await deliveries(c)).filter((d) => d.status === "delivered").map((d) => d.event);
-        expect(events).toEqual(expect.arrayContaining(["job.finished", "results.available"]));
-      },
-      { timeout: 20_000, interval: 250 },
-    );
+    await queue.until(async () => {
+      const events = (await deliveries(c)).filter((d) => d.status === "delivered").map((d) => d.event);
+      expect(events).toEqual(expect.arrayContaining(["job.finished", "results.available"]));
+    });
     const bodies = fetches.requests.map((r) => verify(secret, r));
     expect(bodies.find((b) => b.type === "job.finished")!.data).toEqual((await c.get(`/v1/jobs/${done.id}`)).body);
     expect(bodies.find((b) => b.type === "results.available")!.data).toEqual({ pending: 4, languages: ["de", "fr"] });
@@ -183,10 +185,11 @@ describe("events from the job pipeline", () => {
     const c = client(site.key);
     await c.put("/v1/webhook", { url: HOOK, events: ["job.finished"] });
     const fetches = receive(() => new HttpResponse(null, { status: 204 }));
+    const queue = heldQueue();
     await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello" }]));
     const created = await c.post("/v1/jobs", { confirm: true });
     expect((await c.post(`/v1/jobs/${created.body.id}/cancel`)).body.status).toBe("cancelled");
-    await vi.waitFor(() => expect(fetches.requests).toHaveLength(1), { timeout: 15_000, interval: 200 });
+    await queue.until(() => expect(fetches.requests).toHaveLength(1));
     expect(fetches.requests[0].json()).toMatchObject({ type: "job.finished", data: { id: created.body.id, status: "cancelled" } });
   });
 
@@ -195,6 +198,7 @@ describe("events from the job pipeline", () => {
     const c = client(site.key);
     await c.put("/v1/webhook", { url: HOOK });
     receive(() => HttpResponse.error());
+    const queue = heldQueue();
     // The endpoint is unreachable: the push and the job go on as without a webhook.
     expect((await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Hello" }]))).status).toBe(200);
     expect((await job(c, site.siteId)).status).toBe("succeeded");
@@ -226,7 +230,9 @@ describe("events from the job pipeline", () => {
     expect((await runJob(c, site.siteId, created.body.id)).status).toBe("succeeded");
     await vi.waitFor(() => expect(logged.mock.calls.some(([line]) => String(line).includes('"event":"webhook.not_published"'))).toBe(true));
     logged.mockRestore();
-    // The unreachable endpoint's retries end here (the next attempt finds no endpoint).
+    // The unreachable endpoint: each attempt fails and is retried later; nothing failed above.
+    const rounds = await queue.deliver();
+    expect(rounds.flatMap((r) => r.retryMessages).length).toBeGreaterThan(0);
     expect((await c.del("/v1/webhook")).status).toBe(204);
   });
 
@@ -235,6 +241,7 @@ describe("events from the job pipeline", () => {
     const c = client(site.key);
     const { secret } = (await c.put("/v1/webhook", { url: HOOK, events: ["attention.created"] })).body;
     const fetches = receive(() => new HttpResponse(null, { status: 204 }));
+    const queue = heldQueue();
     // The pseudo engine lengthens text by about 30%: a max_length of 12 is a QA error.
     await c.put(
       "/v1/units",
@@ -244,7 +251,7 @@ describe("events from the job pipeline", () => {
       ]),
     );
     await job(c, site.siteId);
-    await vi.waitFor(() => expect(fetches.requests).toHaveLength(1), { timeout: 15_000, interval: 200 });
+    await queue.until(() => expect(fetches.requests).toHaveLength(1));
     const event = verify(secret, fetches.requests[0]);
     expect(event).toMatchObject({ type: "attention.created", data: { count: 1 } });
     expect(event.data.items).toEqual((await c.get("/v1/attention")).body.items);
@@ -255,9 +262,10 @@ describe("events from the job pipeline", () => {
     const c = client(site.key);
     await c.put("/v1/webhook", { url: HOOK, events: ["usage.threshold"] });
     const fetches = receive(() => new HttpResponse(null, { status: 204 }));
+    const queue = heldQueue();
     await c.put("/v1/units", unit("post:1", [{ key: "a", text: "Twenty-six characters here" }]));
     await job(c, site.siteId);
-    await vi.waitFor(() => expect(fetches.requests).toHaveLength(1), { timeout: 15_000, interval: 200 });
+    await queue.until(() => expect(fetches.requests).toHaveLength(1));
     const usage = (await c.get("/v1/usage")).body;
     expect(fetches.requests[0].json()).toMatchObject({
       type: "usage.threshold",
@@ -266,14 +274,14 @@ describe("events from the job pipeline", () => {
     // Past 100 %: that one, once; 80 % is not announced again.
     await c.put("/v1/units", unit("post:2", [{ key: "a", text: "More text" }]));
     await job(c, site.siteId);
-    await vi.waitFor(() => expect(fetches.requests).toHaveLength(2), { timeout: 15_000, interval: 200 });
+    await queue.until(() => expect(fetches.requests).toHaveLength(2));
     expect(fetches.requests[1].json()).toMatchObject({ type: "usage.threshold", data: { used_characters: 35, percent: 100 } });
     await c.put("/v1/units", unit("post:3", [{ key: "a", text: "Even more" }]));
     await job(c, site.siteId);
-    // The third job was billed; what the consumer composes for it now (its own call, not a wait
-    // for a delivery that must not come) announces nothing, and the log holds the two deliveries.
+    // The third job was billed; what the consumer composes for it announces nothing, and the log holds the two deliveries.
     expect((await c.get("/v1/usage")).body.used_characters).toBe(44);
     expect(await newThresholds(controlDb(env.DB), site.siteId, Date.now())).toEqual([]);
+    await queue.deliver();
     const logged = await env.DB.prepare("SELECT event FROM webhook_deliveries WHERE site_id = ?").bind(site.siteId).all<{ event: string }>();
     expect(logged.results.map((r) => r.event)).toEqual(["usage.threshold", "usage.threshold"]);
     expect(fetches.requests).toHaveLength(2);

@@ -1,13 +1,14 @@
 /** The dashboard's Webhooks page: admins and owners manage the endpoint; editors do not see it. */
 import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
 import { findEndpoint } from "../../src/control/webhooks";
 import { DELIVERY } from "../../src/webhooks/policy";
 import { client, createSite } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { mockFetch } from "../helpers/http";
+import { heldQueue } from "../helpers/webhooks";
 
 const HOOK = "https://hooks.example.test/dash";
 
@@ -35,10 +36,11 @@ describe("the Webhooks page", () => {
     expect((await dash("GET", base, { cookie })).html).not.toContain(secret!);
 
     const fetches = mockFetch([http.post(HOOK, () => new HttpResponse("nope", { status: 410 }))]);
+    const queue = heldQueue();
     const test = await dash("POST", `${base}/test`, { cookie });
     expect(test.location).toBe(`${base}?done=webhook-test`);
-    await vi.waitFor(() => expect(fetches.requests).toHaveLength(1), { timeout: 15_000, interval: 200 });
-    await vi.waitFor(async () => expect((await dash("GET", base, { cookie })).html).toContain("HTTP 410"), { timeout: 10_000, interval: 200 });
+    await queue.until(() => expect(fetches.requests).toHaveLength(1));
+    expect((await dash("GET", base, { cookie })).html).toContain("HTTP 410");
     const listed = (await dash("GET", base, { cookie })).html;
     const deliveryId = /deliveries\/(msg_[0-9a-f]{32})\/redeliver/.exec(listed)?.[1];
     expect(deliveryId).toBeDefined();
@@ -46,7 +48,7 @@ describe("the Webhooks page", () => {
     // Redeliver: the same webhook-id again.
     const again = await dash("POST", `${base}/deliveries/${deliveryId}/redeliver`, { cookie });
     expect(again.location).toBe(`${base}?done=webhook-redelivered`);
-    await vi.waitFor(() => expect(fetches.requests).toHaveLength(2), { timeout: 15_000, interval: 200 });
+    await queue.until(() => expect(fetches.requests).toHaveLength(2));
     expect(fetches.requests[1].headers.get("webhook-id")).toBe(deliveryId);
 
     const rotated = await dash("POST", `${base}/rotate`, { cookie });

@@ -90,7 +90,7 @@ export interface RunnerDeps {
   engineFor?: (name: EngineName) => Engine;
   /** How the runner lets waiting requests in between its steps (default: the next turn of the event loop). */
   nextTurn?: (at: TurnPoint) => Promise<void>;
-  /** Wall clock in ms the runner paces its steps by (default Date.now; a test seam). */
+  /** Wall clock in ms the runner measures its budgets and paces its steps by (default Date.now; a test seam). */
   now?: () => number;
   /** Webhook events (src/webhooks/emit.ts): returns at once, never throws. */
   emit?: Emit;
@@ -127,7 +127,8 @@ export interface RunOptions {
 /** What one invocation shares between its slices: budgets, engine gates, the glossary, the pace. */
 export class Invocation {
   readonly meter: RequestMeter = { requests: 0 };
-  readonly startedAt = Date.now();
+  /** When the invocation started, on its clock (RunnerDeps.now). */
+  readonly startedAt: number;
   readonly options: Required<Omit<RunOptions, "scopeChunk" | "sliceItems" | "stepWork">> & Pick<RunOptions, "scopeChunk" | "sliceItems" | "stepWork">;
   /** Turns of the event loop this invocation gave waiting requests. */
   turns = 0;
@@ -165,6 +166,7 @@ export class Invocation {
     readonly deps: RunnerDeps,
     options: RunOptions = {},
   ) {
+    this.startedAt = this.now();
     this.options = {
       budgetMs: options.budgetMs ?? INVOCATION_BUDGET_MS,
       maxSlices: options.maxSlices ?? Number.POSITIVE_INFINITY,
@@ -216,7 +218,7 @@ export class Invocation {
     this.turns++;
     this.turning = (this.deps.nextTurn ?? nextTurn)(at)
       .then(() => {
-        if (this.options.stepWork === undefined) this.pace(done, (this.deps.now ?? Date.now)());
+        if (this.options.stepWork === undefined) this.pace(done, this.now());
       })
       .finally(() => {
         this.turning = undefined;
@@ -271,24 +273,29 @@ export class Invocation {
     return this.committers.reduce((n, c) => n + c.commits, 0);
   }
 
+  /** The wall clock the invocation's budgets and pace are measured by. */
+  private now(): number {
+    return (this.deps.now ?? Date.now)();
+  }
+
   /** Whether another engine batch may start: within the batch window and the subrequest and commit budgets. */
   mayLaunch(): boolean {
     if (this.stopped) return false;
-    if (Date.now() - this.startedAt >= Math.max(this.options.budgetMs, this.options.batchWindowMs)) return false;
+    if (this.now() - this.startedAt >= Math.max(this.options.budgetMs, this.options.batchWindowMs)) return false;
     if (this.meter.requests + 4 * (this.inFlight() + 1) > SUBREQUEST_BUDGET) return false;
     return this.commits() < COMMIT_BUDGET;
   }
 
   /** Whether another chunk of a job's scope may be fixed in this invocation. */
   mayFixChunk(): boolean {
-    return !this.stopped && Date.now() - this.startedAt < this.options.budgetMs;
+    return !this.stopped && this.now() - this.startedAt < this.options.budgetMs;
   }
 
   /** Whether another slice may start (the first always does, unless maxSlices is 0 or the invocation stopped). */
   mayStartSlice(): boolean {
     if (this.stopped || this.slicesStarted >= this.options.maxSlices) return false;
     if (this.slicesStarted === 0) return true;
-    if (Date.now() - this.startedAt >= this.options.budgetMs) return false;
+    if (this.now() - this.startedAt >= this.options.budgetMs) return false;
     return this.mayLaunch();
   }
 
