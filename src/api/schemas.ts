@@ -209,12 +209,10 @@ export const HandshakeOut = Site.extend({
     description: "`editors`: QA errors are delivered, flagged, to connectors declaring `qa_errors`; `separate`: results with QA errors are held back for review in the dashboard.",
   }),
   capabilities: z.array(z.enum(CAPABILITIES)).openapi({ description: "The declared capabilities the service understood (`qa_errors`, `whole_unit`)." }),
-  warnings: z
-    .array(z.string())
-    .openapi({
-      description:
-        "Human-readable mismatches: a differing source language, target languages the website lacks (not writable), languages of the website that are neither a target nor the source of the site (named), adapters not enabled; empty when none.",
-    }),
+  warnings: z.array(z.string()).openapi({
+    description:
+      "Human-readable mismatches: a differing source language, target languages the website lacks (not writable), languages of the website that are neither a target nor the source of the site (named), adapters not enabled; empty when none.",
+  }),
 }).openapi("HandshakeOut");
 
 // ---------------------------------------------------------------- units
