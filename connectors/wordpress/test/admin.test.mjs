@@ -75,6 +75,13 @@ test("the plugin installs from its zip like any plugin (Plugins → Add New → 
   await Promise.all([page.waitForURL(/plugins\.php/), page.getByRole("link", { name: "Activate Plugin" }).click()]);
   await page.getByText("Plugin activated.").waitFor();
   assert.ok(await page.locator('tr[data-slug="transync"].active').count(), "active in the plugins list");
+  // Before its first pass the settings page says so, and what comes next; the languages are not known yet.
+  await page.goto(`${wp.base}/wp-admin/options-general.php?page=transync`);
+  const text = await page.locator(".transync-settings").innerText();
+  assert.match(text, /Not contacted yet\s+The first pass runs within a minute \(WP-Cron\); Sync now tries at once\./);
+  assert.match(text, /DE\s+Yes\s+Not known yet \(the service has not answered\)/);
+  assert.doesNotMatch(text, /not a language of the site in Transync/);
+  await look("settings-before-first-pass", ".transync-settings");
 });
 
 test("the settings page: the connection, the languages, the queue, the settings", async () => {
@@ -164,6 +171,10 @@ test("the posts list's column and the edit screens' box, with a conflict", async
   await cell.waitFor();
   assert.match(await cell.innerText(), /DE Conflict/);
   assert.match(await cell.innerText(), /FR In review/);
+  // Wide enough for its badges, each on one line (the lists' table is fixed-width).
+  const width = (await cell.boundingBox()).width;
+  assert.ok(width >= 110, `the column is ${width}px wide`);
+  for (const badge of await cell.locator(".transync-badge").all()) assert.ok((await badge.boundingBox()).height < 30, "a badge on one line");
   await look("posts-list", ".wp-list-table .column-transync");
 
   await page.goto(`${wp.base}/wp-admin/post.php?post=${id}&action=edit`);
