@@ -103,6 +103,23 @@ test("the edit view's panel: each locale's state, the conflict with the editor's
   await lookAt("edit-view-taken", "aside", t);
 });
 
+test("a language the site translates into that this Strapi lacks is named on the page, with where to add it", async (t) => {
+  await service.admin("PATCH", `/admin/v1/sites/${service.siteId}`, { target_languages: ["de", "fr", "it"].map((code) => ({ code, engine: "pseudo" })) });
+  try {
+    await cms.pass(); // its handshake hears of it
+    await page.goto(`${cms.base}/admin/plugins/transync`);
+    const main = page.getByRole("main");
+    const alert = main.getByRole("status").filter({ hasText: "Locales this Strapi lacks" }); // a warning Alert is a status
+    await alert.waitFor();
+    assert.match(await alert.textContent(), /The site translates into it, but this Strapi has no such locale\. Add it in Settings → Internationalization with the same code/);
+    assert.equal(await alert.getByRole("link", { name: "Settings → Internationalization" }).getAttribute("href"), "/admin/settings/internationalization");
+    await lookAt("transync-page-locale-missing", "main", t);
+  } finally {
+    await service.admin("PATCH", `/admin/v1/sites/${service.siteId}`, { target_languages: ["de", "fr"].map((code) => ({ code, engine: "pseudo" })) });
+    await cms.pass();
+  }
+});
+
 test("a wrong key shows on the page, in words that say what to do", async (t) => {
   const good = process.env.TRANSYNC_KEY;
   process.env.TRANSYNC_KEY = "tsk_wrong_0000000000000000000000000000";

@@ -450,6 +450,14 @@ test("locales: a Strapi locale the site lacks is warned about on the page; once 
   assert.deepEqual(page.handshake.warnings, []);
   assert.deepEqual(page.backfill, []);
   assert.ok(cms.logs.some((l) => /the site now translates into es: a job back-fills it/.test(l.message)));
+  assert.deepEqual(page.locales.notInStrapi, []);
+  // The other way round: a language of the site this Strapi has no locale for is named for the page.
+  await service.admin("PATCH", `/admin/v1/sites/${service.siteId}`, { target_languages: ["de", "fr", "es", "it"].map((code) => ({ code, engine: "pseudo" })) });
+  await cms.pass();
+  assert.deepEqual((await overview()).locales.notInStrapi, ["it"]);
+  await service.admin("PATCH", `/admin/v1/sites/${service.siteId}`, { target_languages: ["de", "fr", "es"].map((code) => ({ code, engine: "pseudo" })) });
+  await cms.pass();
+  assert.deepEqual((await overview()).locales.notInStrapi, []);
 });
 
 test("deleting a source: its target drafts stay (onSourceDelete unlink) or the never-published ones go (delete), logged either way", async () => {

@@ -75,6 +75,13 @@ test("the plugin installs from its zip like any plugin (Plugins → Add New → 
   await Promise.all([page.waitForURL(/plugins\.php/), page.getByRole("link", { name: "Activate Plugin" }).click()]);
   await page.getByText("Plugin activated.").waitFor();
   assert.ok(await page.locator('tr[data-slug="transync"].active').count(), "active in the plugins list");
+  // Before its first pass the settings page says so, and what comes next; the languages are not known yet.
+  await page.goto(`${wp.base}/wp-admin/options-general.php?page=transync`);
+  const text = await page.locator(".transync-settings").innerText();
+  assert.match(text, /Not contacted yet\s+The first pass runs within a minute \(WP-Cron\); Sync now tries at once\./);
+  assert.match(text, /DE\s+Yes\s+Not known yet \(the service has not answered\)/);
+  assert.doesNotMatch(text, /not a language of the site in Transync/);
+  await look("settings-before-first-pass", ".transync-settings");
 });
 
 test("the settings page: the connection, the languages, the queue, the settings", async () => {
@@ -102,6 +109,48 @@ test("the settings page: the connection, the languages, the queue, the settings"
   await look("settings", ".transync-settings");
 });
 
+test("published and updated in the block editor, an English post keeps its drafts linked (Polylang's box, loaded before they came, never unlinks them)", async () => {
+  // The block editor posts Polylang's Languages box after every save, with the translations it
+  // showed when the screen was loaded: without the plugin's guard, the drafts that came since
+  // were unlinked (and the next result wrote a second draft).
+  await page.goto(`${wp.base}/wp-admin/post-new.php`);
+  const canvas = (await page.locator("iframe[name='editor-canvas']").count()) ? page.frameLocator("iframe[name='editor-canvas']") : page;
+  await canvas.getByRole("textbox", { name: "Add title" }).click();
+  await page.keyboard.type("Opening hours");
+  await page.keyboard.press("Enter");
+  await page.keyboard.type("We open every day at nine.");
+  await page.click(".editor-post-publish-panel__toggle");
+  await page.click(".editor-post-publish-panel .editor-post-publish-button");
+  await page.locator(".post-publish-panel__postpublish").waitFor();
+  const id = Number(new URL(page.url()).searchParams.get("post"));
+  const drafts = () =>
+    wp.php(
+      `echo json_encode(get_posts(['post_type' => 'post', 'post_status' => 'any', 'lang' => '', 'meta_key' => '_transync_source', 'meta_value' => ${id}, 'fields' => 'ids', 'orderby' => 'ID', 'order' => 'ASC']));`,
+    );
+  await waitFor("the drafts", () => drafts().length === 2);
+  const saved = () => page.waitForFunction(() => !window.wp.data.select("core/edit-post").isSavingMetaBoxes());
+  await saved();
+  const content = (post) => wp.php(`echo json_encode(get_post(${post})->post_content);`);
+  const germanBefore = content(drafts()[0]);
+  // A typo fixed in the same screen, opened before the drafts came.
+  await page.click(".editor-post-publish-panel__header button[aria-label='Close panel']");
+  await canvas.getByText("We open every day at nine.").click();
+  await page.keyboard.press("End");
+  await page.keyboard.type(" Welcome.");
+  await page.click(".editor-post-publish-button");
+  await page.locator(".components-snackbar", { hasText: "Post updated." }).waitFor();
+  await saved();
+  const [de, fr] = drafts();
+  assert.deepEqual(wp.php(`echo json_encode((object) pll_get_post_translations(${id}));`), { en: id, de, fr });
+  // The update's results go into those drafts: no second draft.
+  await waitFor("the update translated", () => content(de) !== germanBefore);
+  assert.deepEqual(drafts(), [de, fr]);
+  await page.reload();
+  await page.locator("#transync").waitFor({ timeout: 60_000 });
+  assert.match(await page.locator("#transync").innerText(), /DE\s+In review/);
+  await look("edit-source-after-update", "#transync");
+});
+
 test("the posts list's column and the edit screens' box, with a conflict", async () => {
   const id = wp.php("echo json_encode(get_posts(['title' => 'Hello world', 'post_type' => 'post', 'lang' => 'en', 'fields' => 'ids'])[0]);");
   const { de } = wp.php(`echo json_encode((object) pll_get_post_translations(${id}));`);
@@ -122,6 +171,10 @@ test("the posts list's column and the edit screens' box, with a conflict", async
   await cell.waitFor();
   assert.match(await cell.innerText(), /DE Conflict/);
   assert.match(await cell.innerText(), /FR In review/);
+  // Wide enough for its badges, each on one line (the lists' table is fixed-width).
+  const width = (await cell.boundingBox()).width;
+  assert.ok(width >= 110, `the column is ${width}px wide`);
+  for (const badge of await cell.locator(".transync-badge").all()) assert.ok((await badge.boundingBox()).height < 30, "a badge on one line");
   await look("posts-list", ".wp-list-table .column-transync");
 
   await page.goto(`${wp.base}/wp-admin/post.php?post=${id}&action=edit`);

@@ -76,6 +76,8 @@ export const adminController = ({ strapi }: { strapi: Any }) => {
             // null before the first handshake: not known yet.
             return { locale, language, atSite: handshake ? Boolean(target) : null, writable: target?.writable ?? false };
           }),
+          // The site's languages this Strapi has no locale for (the owner adds them in Settings → Internationalization).
+          notInStrapi: (handshake?.targets ?? []).map((t) => t.code).filter((code) => !locales.targets.some((l) => locales.language(l) === code)),
         },
         backfill: (await s.getStored<string[]>("backfill")) ?? [],
         jobs: { policy: config.jobs, active: [] as Schemas["JobOut"][] },

@@ -140,6 +140,9 @@ final class Admin {
 	 * @param \WP_Post $post The post.
 	 */
 	public static function box( \WP_Post $post ): void {
+		if ( Plugin::languages() instanceof Polylang ) {
+			echo Links::seen_field( $post->ID ); // phpcs:ignore WordPress.Security.EscapeOutput.OutputNotEscaped -- escaped there.
+		}
 		if ( Content::is_source( $post ) ) {
 			self::source_box( $post );
 			return;

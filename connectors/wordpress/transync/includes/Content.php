@@ -167,6 +167,65 @@ final class Content {
 	}
 
 	/**
+	 * The plugin's own drafts of a source (post meta `_transync_source`, not trashed), by
+	 * language, the newest where there are several.
+	 *
+	 * @param int $source_id The source.
+	 * @return array<string, int>
+	 */
+	public static function own_drafts( int $source_id ): array {
+		$languages = Plugin::languages();
+		if ( null === $languages ) {
+			return array();
+		}
+		$ids = get_posts(
+			array(
+				'post_type'        => (string) get_post_type( $source_id ),
+				'post_status'      => 'any',
+				'lang'             => '', // Every language (Polylang filters queries by language otherwise).
+				'meta_key'         => '_transync_source', // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_key -- the plugin's drafts of one post: a handful of rows.
+				'meta_value'       => (string) $source_id, // phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_meta_value
+				'fields'           => 'ids',
+				'posts_per_page'   => 100,
+				'orderby'          => 'ID',
+				'order'            => 'ASC',
+				'no_found_rows'    => true,
+				'suppress_filters' => true,
+			)
+		);
+		$out = array();
+		foreach ( $ids as $id ) {
+			$language = $languages->of( (int) $id );
+			if ( null !== $language && $language !== $languages->source() ) {
+				$out[ $language ] = (int) $id;
+			}
+		}
+		return $out;
+	}
+
+	/**
+	 * The post a result in a language is written into: the linked translation; else the plugin's
+	 * own draft of that language, unlinked by something else (Polylang's box saved from a screen
+	 * loaded before the draft came, or two saves at once), linked again; else null (a new draft).
+	 *
+	 * @param \WP_Post $source   The source.
+	 * @param string   $language The language.
+	 */
+	public static function translation_to_write( \WP_Post $source, string $language ): ?\WP_Post {
+		$linked = self::translation( $source, $language );
+		$ids    = Plugin::languages() ? Plugin::languages()->translations( $source->ID ) : array();
+		if ( $linked || isset( $ids[ $language ] ) ) {
+			return $linked;
+		}
+		$own = self::own_drafts( $source->ID )[ $language ] ?? 0;
+		if ( ! $own ) {
+			return null;
+		}
+		Plugin::languages()->link( $source->ID, $own, $language );
+		return get_post( $own );
+	}
+
+	/**
 	 * Writes one unit's results in one language into the translated post: a new draft linked
 	 * to the source, or the existing post through Mapping::merge. Never publishes.
 	 *
@@ -180,7 +239,7 @@ final class Content {
 	 */
 	public static function write( \WP_Post $source, string $language, array $results, array $ids, callable $earlier ): int {
 		$unit     = self::unit( $source );
-		$target   = self::translation( $source, $language );
+		$target   = self::translation_to_write( $source, $language );
 		$current  = $target ? self::fields( $target ) : null;
 		$written  = $target ? self::meta( $target->ID, '_transync_written' ) : null;
 		$missing  = null === $target;
@@ -205,6 +264,7 @@ final class Content {
 							'post_title'   => $merge['fields']['title'] ?? '',
 							'post_excerpt' => $merge['fields']['excerpt'] ?? '',
 							'post_content' => $merge['fields']['content'] ?? '',
+							'meta_input'   => array( '_transync_source' => $source->ID ), // Before it is linked: findable as the plugin's at once.
 						)
 					),
 					true
@@ -213,7 +273,6 @@ final class Content {
 					throw new \RuntimeException( $id->get_error_message() );
 				}
 				Plugin::languages()->link( $source->ID, (int) $id, $language );
-				update_post_meta( (int) $id, '_transync_source', $source->ID );
 				$target = get_post( (int) $id );
 			} elseif ( $merge['fields'] ) {
 				$update = array( 'ID' => $target->ID );

@@ -80,6 +80,9 @@ final class Plugin {
 		if ( is_admin() ) {
 			Admin::register();
 			Settings::register();
+			if ( self::languages() instanceof Polylang ) {
+				Links::register();
+			}
 		}
 	}
 

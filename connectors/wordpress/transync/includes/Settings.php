@@ -187,7 +187,11 @@ final class Settings {
 			/* translators: %s: time since. */
 			$status = self::badge_text( 'ok', sprintf( __( 'Connected (last contact %s ago)', 'transync' ), human_time_diff( (int) $connection['at'] ) ) );
 		} elseif ( '' === $state ) {
-			$status = self::badge_text( 'none', __( 'Not contacted yet', 'transync' ) );
+			$status = self::badge_text( 'none', __( 'Not contacted yet', 'transync' ) ) . ' <span class="transync-muted">' . esc_html(
+				'' === Client::key()
+					? __( 'The plugin contacts the service once TRANSYNC_KEY is set.', 'transync' )
+					: __( 'The first pass runs within a minute (WP-Cron); Sync now tries at once.', 'transync' )
+			) . '</span>';
 		} else {
 			$labels = array(
 				'wrong_key'   => __( 'Wrong API key', 'transync' ),
@@ -232,7 +236,7 @@ final class Settings {
 				'<tr><td>%s</td><td>%s</td><td>%s</td></tr>',
 				esc_html( strtoupper( $code ) ),
 				in_array( $code, $site_languages, true ) ? esc_html( $source ? __( 'Yes (the source)', 'transync' ) : __( 'Yes', 'transync' ) ) : esc_html__( 'No', 'transync' ),
-				$source ? '—' : ( isset( $targets[ $code ] ) ? ( $targets[ $code ]['writable'] ? esc_html__( 'Yes', 'transync' ) : esc_html__( 'No (not writable in the dashboard)', 'transync' ) ) : esc_html__( 'No (not a language of the site in Transync)', 'transync' ) )
+				$source ? '—' : ( ! $handshake ? esc_html__( 'Not known yet (the service has not answered)', 'transync' ) : ( isset( $targets[ $code ] ) ? ( $targets[ $code ]['writable'] ? esc_html__( 'Yes', 'transync' ) : esc_html__( 'No (not writable in the dashboard)', 'transync' ) ) : esc_html__( 'No (not a language of the site in Transync)', 'transync' ) ) )
 			);
 		}
 		echo '</tbody></table>';

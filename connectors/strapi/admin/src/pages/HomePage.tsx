@@ -19,7 +19,7 @@ interface Overview {
   service: { url: string };
   connection: { state: string; message: string | null; at: string };
   handshake: { at: string; warnings: string[]; reviewMode: string } | null;
-  locales: { source: string; targets: { locale: string; language: string; atSite: boolean | null; writable: boolean }[] };
+  locales: { source: string; targets: { locale: string; language: string; atSite: boolean | null; writable: boolean }[]; notInStrapi: string[] };
   backfill: string[];
   jobs: { policy: string; active: { id: number; type: string; status: string; languages: string[]; done_segments: number; estimated_segments: number }[] };
   queue: { pending: number; failing: { unit: string; kind: string; attempts: number; error: string }[] };
@@ -70,6 +70,8 @@ export function HomePage() {
   if (!data) return <Page.Loading />;
   const connection = CONNECTION[data.connection.state] ?? CONNECTION.error;
   const missingAtSite = data.locales.targets.filter((t) => t.atSite === false);
+  const notInStrapi = data.locales.notInStrapi;
+  const them = (n: number) => (n === 1 ? "it" : "them");
 
   return (
     <Page.Main>
@@ -106,13 +108,28 @@ export function HomePage() {
             </Typography>
           </Section>
 
-          {data.handshake?.warnings.length || missingAtSite.length || data.backfill.length ? (
+          {data.handshake?.warnings.length || missingAtSite.length || notInStrapi.length || data.backfill.length ? (
             <Flex direction="column" alignItems="stretch" gap={2}>
               {data.handshake?.warnings.map((w) => (
                 <Alert key={w} variant="warning" title="The service warns" closeLabel="Close">
                   {w}
                 </Alert>
               ))}
+              {notInStrapi.length ? (
+                <Alert variant="warning" title="Locales this Strapi lacks" closeLabel="Close">
+                  The site translates into{" "}
+                  {notInStrapi.map((code, i) => (
+                    <React.Fragment key={code}>
+                      {i ? ", " : ""}
+                      <code>{code}</code>
+                    </React.Fragment>
+                  ))}
+                  , but this Strapi has no such locale. Add {them(notInStrapi.length)} in{" "}
+                  <Link href="/admin/settings/internationalization">Settings → Internationalization</Link> with the same code
+                  {notInStrapi.length === 1 ? "" : "s"} (or map other codes with the plugin's <code>locales</code> setting); the next sync translates every entry into{" "}
+                  {them(notInStrapi.length)}.
+                </Alert>
+              ) : null}
               {missingAtSite.length ? (
                 <Alert variant="warning" title="Locales the site lacks" closeLabel="Close">
                   {missingAtSite.map((t) => t.locale).join(", ")}: not translated until the site's owner adds {missingAtSite.length === 1 ? "it" : "them"} in the dashboard; then a job
@@ -128,63 +145,69 @@ export function HomePage() {
           ) : null}
 
           <Section title="Languages">
-            <Table colCount={7} rowCount={(data.site?.languages.length ?? 0) + 1}>
-              <Thead>
-                <Tr>
-                  <Th>
-                    <Typography variant="sigma">Locale</Typography>
-                  </Th>
-                  <Th>
-                    <Typography variant="sigma">Up to date</Typography>
-                  </Th>
-                  <Th>
-                    <Typography variant="sigma">In review</Typography>
-                  </Th>
-                  <Th>
-                    <Typography variant="sigma">Stale</Typography>
-                  </Th>
-                  <Th>
-                    <Typography variant="sigma">Missing</Typography>
-                  </Th>
-                  <Th>
-                    <Typography variant="sigma">Held back</Typography>
-                  </Th>
-                  <Th>
-                    <Typography variant="sigma">At the site</Typography>
-                  </Th>
-                </Tr>
-              </Thead>
-              <Tbody>
-                {data.locales.targets.map((t) => {
-                  const c = data.site?.languages.find((l) => l.code === t.language);
-                  return (
-                    <Tr key={t.locale}>
-                      <Td>
-                        <Typography fontWeight="bold">{t.locale}</Typography>
-                      </Td>
-                      <Td>
-                        <Typography>{c?.ok ?? "–"}</Typography>
-                      </Td>
-                      <Td>
-                        <Typography>{c?.review ?? "–"}</Typography>
-                      </Td>
-                      <Td>
-                        <Typography>{c?.stale ?? "–"}</Typography>
-                      </Td>
-                      <Td>
-                        <Typography>{c?.missing ?? "–"}</Typography>
-                      </Td>
-                      <Td>
-                        <Typography>{c?.attention ?? "–"}</Typography>
-                      </Td>
-                      <Td>
-                        <Typography>{t.atSite === null ? "not known yet" : t.atSite ? (t.writable ? "translated" : "not writable") : "missing"}</Typography>
-                      </Td>
-                    </Tr>
-                  );
-                })}
-              </Tbody>
-            </Table>
+            {data.locales.targets.length === 0 ? (
+              <Typography variant="omega" tag="p">
+                This Strapi has no locale besides {data.locales.source}, so nothing is translated yet: add the site's languages in Settings → Internationalization.
+              </Typography>
+            ) : (
+              <Table colCount={7} rowCount={(data.site?.languages.length ?? 0) + 1}>
+                <Thead>
+                  <Tr>
+                    <Th>
+                      <Typography variant="sigma">Locale</Typography>
+                    </Th>
+                    <Th>
+                      <Typography variant="sigma">Up to date</Typography>
+                    </Th>
+                    <Th>
+                      <Typography variant="sigma">In review</Typography>
+                    </Th>
+                    <Th>
+                      <Typography variant="sigma">Stale</Typography>
+                    </Th>
+                    <Th>
+                      <Typography variant="sigma">Missing</Typography>
+                    </Th>
+                    <Th>
+                      <Typography variant="sigma">Held back</Typography>
+                    </Th>
+                    <Th>
+                      <Typography variant="sigma">At the site</Typography>
+                    </Th>
+                  </Tr>
+                </Thead>
+                <Tbody>
+                  {data.locales.targets.map((t) => {
+                    const c = data.site?.languages.find((l) => l.code === t.language);
+                    return (
+                      <Tr key={t.locale}>
+                        <Td>
+                          <Typography fontWeight="bold">{t.locale}</Typography>
+                        </Td>
+                        <Td>
+                          <Typography>{c?.ok ?? "–"}</Typography>
+                        </Td>
+                        <Td>
+                          <Typography>{c?.review ?? "–"}</Typography>
+                        </Td>
+                        <Td>
+                          <Typography>{c?.stale ?? "–"}</Typography>
+                        </Td>
+                        <Td>
+                          <Typography>{c?.missing ?? "–"}</Typography>
+                        </Td>
+                        <Td>
+                          <Typography>{c?.attention ?? "–"}</Typography>
+                        </Td>
+                        <Td>
+                          <Typography>{t.atSite === null ? "not known yet" : t.atSite ? (t.writable ? "translated" : "not writable") : "missing"}</Typography>
+                        </Td>
+                      </Tr>
+                    );
+                  })}
+                </Tbody>
+              </Table>
+            )}
           </Section>
 
           <Section title="Queue">
@@ -217,7 +240,11 @@ export function HomePage() {
 
           <Section title="Entries with work">
             {data.units.length === 0 ? (
-              <Typography variant="omega">{data.site ? "Every entry is translated and approved." : "Not available until the service answers (see Connection)."}</Typography>
+              <Typography variant="omega">{!data.site
+                  ? "Not available until the service answers (see Connection)."
+                  : data.site.units_total === 0
+                    ? `Nothing sent yet: entries are sent when they are published in ${data.locales.source}.`
+                    : "Every entry is translated and approved."}</Typography>
             ) : (
               <Table colCount={3} rowCount={data.units.length + 1}>
                 <Thead>
