@@ -9,6 +9,7 @@ import m0006 from './0006_memory_fuzzy.sql';
 import m0007 from './0007_results_job_text_short.sql';
 import m0008 from './0008_results_job_text_repeated.sql';
 import m0009 from './0009_ledger_outbox.sql';
+import m0010 from './0010_change_sequence.sql';
 
   export default {
     journal,
@@ -22,7 +23,8 @@ m0005,
 m0006,
 m0007,
 m0008,
-m0009
+m0009,
+m0010
     }
   }
   
