@@ -100,8 +100,8 @@ export const segments = sqliteTable(
     /** 1 while the key is absent from the latest snapshot; it comes back with its translations. */
     removed: integer("removed").notNull().default(0),
     /**
-     * The site's change sequence (src/site/change-seq.ts) when the segment was added or came back
-     * from removed: a job created before that leaves it to the next job.
+     * The site's change sequence (src/site/change-seq.ts) when the segment was added, came back
+     * from removed or its text got longer: a job created before that leaves it to the next job.
      */
     seq: integer("seq").notNull().default(0),
   },
