@@ -180,7 +180,7 @@ export function markJob(store: Store, settings: SiteSettings, job: JobRow, lates
  * been written since it was taken (in this instance of the object, for the same source
  * language), and on a sharing site the organization's memory answers the version it had then
  * (`orgVersion`: one call, no read of the scope). Undefined otherwise: the start estimates again
- * (the scope may have grown: spec "Job status transitions").
+ * (the job's work may have shrunk since; runner.ts, start).
  */
 export async function storedEstimate(store: Store, settings: SiteSettings, job: JobRow, orgVersion: () => Promise<string>): Promise<ScopeEstimate | undefined> {
   const mark = store.estimateMarks.get(job.id);
