@@ -5,7 +5,7 @@
 // (src/site/jobs/budget.ts). So a confirmed job never fails because the site changed, and its cost only shrinks.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { JobIn, UnitSnapshotIn } from "../../src/api/schemas";
 import type { SiteSettings } from "../../src/control/sites";
 import { fingerprint } from "../../src/site/fingerprint";
@@ -355,9 +355,19 @@ describe("the most a job bills is its estimate", () => {
       { key: "a", text: "Hello" },
       { key: "b", text: "Bye." },
     ]);
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
     const done = await runJob(c, siteId, created.id);
+    vi.restoreAllMocks();
     // The start counts 9 (5 + 4) and keeps 5: "Hello" fits, "Bye." does not.
     expect(done).toMatchObject({ status: "succeeded", estimated_segments: 2, estimated_characters: 5, done_segments: 1, characters: 5, errors: [] });
+    // Operators see it (docs/ops/observability.md), with ids and figures, never a text.
+    const reached = lines
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.event === "job.budget_reached");
+    expect(reached).toEqual([expect.objectContaining({ level: "info", site_id: siteId, job_id: created.id, language: "de", count: 1, characters: 4 })]);
+    expect(JSON.stringify(reached)).not.toContain("Bye.");
     expect(await states(c, "post:1")).toEqual({ a: { de: "review" }, b: { de: "missing" } });
     const next = await runJob(c, siteId, (await create(c)).id);
     expect(next).toMatchObject({ done_segments: 1, characters: 4 });
