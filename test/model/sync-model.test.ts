@@ -35,6 +35,8 @@ const knobs = env as unknown as { MODEL_RUNS?: string; MODEL_SEED?: string; MODE
 const RUNS = Number(knobs.MODEL_RUNS || 25);
 /** Sequences run with tiny slices (MODEL_TINY_RUNS): a job of a few items spans several slices and overlapping commits. */
 const TINY_RUNS = Number(knobs.MODEL_TINY_RUNS || 5);
+/** Sequences of jobs whose work changes between their request and their start (busyArb): half as many as MODEL_RUNS. */
+const BUSY_RUNS = Math.ceil(RUNS / 2);
 /** Items per slice in the tiny mode: a seam the runner takes (RunOptions.sliceItems), not a patched constant. */
 const TINY_SLICE = 2;
 
@@ -68,6 +70,8 @@ type Command =
       between?: PushSpec;
       /** An import pushed while the job's first engine call is out (docs/decisions.md "Jobs": the import wins). */
       during?: { unit: number; key: string; lang: string; n: number };
+      /** More changes between the request and the start, after `between`: pushes and reviews. */
+      more?: (PushSpec | ReviewCommand)[];
       /** A push once the job has started and its items are fixed, before any is loaded (each is checked again when loaded). */
       fixed?: PushSpec;
       /** A push just before the job's first commit is written (its items fixed, some of them loaded and translated). */
@@ -76,7 +80,8 @@ type Command =
     }
   | { type: "settings"; change: number }
   | { type: "ack"; picks: number[]; stale: number | null; unknown: boolean }
-  | { type: "review"; items: { pick: number; from: "waiting" | "any"; outcome: "approved" | "rejected"; text?: string }[] };
+  | ReviewCommand;
+type ReviewCommand = { type: "review"; items: { pick: number; from: "waiting" | "any"; outcome: "approved" | "rejected"; text?: string }[] };
 
 const segmentArb: fc.Arbitrary<SegmentSpec> = fc.record(
   {
@@ -110,6 +115,58 @@ const pushArb: fc.Arbitrary<PushSpec> = fc.oneof(
   },
   { weight: 5, arbitrary: fc.tuple(fc.nat(2), mutationArb).map(([unit, m]) => ({ kind: "mutate" as const, unit, ...m })) },
 );
+
+/** A review of up to two results, rejected: a translation that turns into work. */
+const rejectionArb: fc.Arbitrary<ReviewCommand> = fc
+  .array(fc.record({ pick: fc.nat(20), from: fc.constant("waiting" as const), outcome: fc.constant("rejected" as const) }), { minLength: 1, maxLength: 2 })
+  .map((items) => ({ type: "review" as const, items }));
+
+/** A push that changes what a unit holds: edits, reverts, removals, restores, writable languages (no "same"). */
+const changeArb: fc.Arbitrary<PushSpec> = fc.tuple(fc.nat(2), mutationArb).map(([unit, m]) => ({
+  kind: "mutate" as const,
+  unit,
+  ...m,
+  op: m.op === "same" || m.op === "structure" ? ("edit" as const) : m.op,
+}));
+
+/**
+ * Sequences where work arises between a job's creation and its start, often: three units with
+ * content, then jobs (the first translates, so later changes turn translations into work), each
+ * with changes between its request and its start (and possibly while it runs).
+ */
+const busyArb: fc.Arbitrary<Command[]> = fc
+  .tuple(
+    fc.uniqueArray(
+      fc.record({
+        kind: fc.constant("fresh" as const),
+        unit: fc.nat(2),
+        segments: fc.uniqueArray(segmentArb, { selector: (s) => s.key, minLength: 2, maxLength: 4 }),
+        writable: fc.constantFrom(0, 0, 3, 6),
+      }),
+      { selector: (p) => p.unit, minLength: 2, maxLength: 3 },
+    ),
+    fc.array(
+      fc.tuple(
+        fc.record({
+          type: fc.constant("job" as const),
+          job: fc.constant("delta" as const),
+          units: fc.constant([] as string[]),
+          force: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+          between: changeArb,
+          more: fc.array(fc.oneof(changeArb, changeArb, rejectionArb), { maxLength: 3 }),
+          cancel: fc.constant(false),
+        }),
+        fc.oneof(fc.constant({}), fc.record({ fixed: changeArb }), fc.record({ midway: changeArb })),
+      ),
+      { minLength: 2, maxLength: 4 },
+    ),
+  )
+  .map(([pushes, jobs]) => [
+    ...pushes.map((push): Command => ({ type: "push", push })),
+    // The first job runs untouched: the next ones find translations to turn into work.
+    { type: "job", job: "delta", units: [], force: false, cancel: false },
+    ...jobs.map(([job, running]): Command => ({ ...job, ...running })),
+  ]);
 
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 6, arbitrary: pushArb.map((push) => ({ type: "push" as const, push })) },
@@ -404,6 +461,15 @@ function checkDone(job: any, done: Triple[], allowed: Triple[], required: Triple
       expect(Math.max(...texts(t).map(characters)), `${what}: ${tripleKey(t)} left out though it fit in what was left of the job's estimate (${left})`).toBeGreaterThan(left);
 }
 
+/** The job command's changes between its request and its start: `between`, then `more`. */
+async function changesBetween(c: Client, model: Model, cmd: Extract<Command, { type: "job" }>) {
+  if (cmd.between) await push(c, model, cmd.between);
+  for (const change of cmd.more ?? []) {
+    if ("type" in change) await review(c, model, change);
+    else await push(c, model, change);
+  }
+}
+
 async function runJobCommand(c: Client, siteId: number, model: Model, cmd: Extract<Command, { type: "job" }>, running: JobRunning, billing: Billing) {
   const request: Record<string, unknown> = { type: cmd.job, force: cmd.force };
   if (cmd.job === "delta" && cmd.prefix) request.prefix = cmd.prefix;
@@ -418,7 +484,7 @@ async function runJobCommand(c: Client, siteId: number, model: Model, cmd: Extra
   if (refused) {
     expect(created.status, JSON.stringify(created.body)).toBe(422);
     expect(typeof created.body.detail).toBe("string");
-    if (cmd.between) await push(c, model, cmd.between);
+    await changesBetween(c, model, cmd);
     return;
   }
   expect(created.status, JSON.stringify(created.body)).toBe(202);
@@ -427,8 +493,8 @@ async function runJobCommand(c: Client, siteId: number, model: Model, cmd: Extra
   expect(created.body).toMatchObject({ status: "queued", languages, force: cmd.force, estimated_segments: mark.scope.length });
   expect(await d1Billing(siteId, created.body.id), "a queued job's reservation holds its estimate").toEqual({ ledger: 0, reservation: created.body.estimated_characters });
 
-  // A push between the request and the start: what it changed in the job's scope is left out, what it added is the next job's.
-  if (cmd.between) await push(c, model, cmd.between);
+  // Changes between the request and the start: what they added or turned into work is the next job's.
+  await changesBetween(c, model, cmd);
   if (cmd.cancel) {
     const cancelled = await c.post(`/v1/jobs/${created.body.id}/cancel`);
     expect(cancelled.body).toMatchObject({ status: "cancelled" });
@@ -509,7 +575,7 @@ async function runJobCommand(c: Client, siteId: number, model: Model, cmd: Extra
  * takes at `at` (with a turn at every step: RunOptions.stepWork 1). Answers whether it was pushed;
  * when it was not, it is pushed after the job.
  */
-async function pushDuringJob(siteId: number, model: Model, spec: PushSpec, at: TurnPoint, running: JobRunning) {
+async function pushDuringJob(siteId: number, model: Model, spec: PushSpec, at: TurnPoint, running: JobRunning, before: (o: SiteObject) => void = () => {}) {
   let pushed = false;
   await runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
     const settings = o.store.getMeta<SiteSettings>("settings")!;
@@ -518,6 +584,8 @@ async function pushDuringJob(siteId: number, model: Model, spec: PushSpec, at: T
       nextTurn: async (point) => {
         if (pushed || point !== at) return;
         pushed = true;
+        // What the job stored so far, for the model to know before the push.
+        before(o);
         const p = resolvePush(model, spec);
         const expected = model.push(p.unit, p.segments, p.writable);
         const res = await o.pushUnit(settings, UnitSnapshotIn.parse(body(p)));
@@ -527,32 +595,50 @@ async function pushDuringJob(siteId: number, model: Model, spec: PushSpec, at: T
     while (await runJobs(deps, { budgetMs: 60_000, stepWork: 1, ...running.options }));
   });
   if (!pushed) {
-    const p = resolvePush(model, spec);
-    const expected = model.push(p.unit, p.segments, p.writable);
-    const res = await runInDurableObject(stubOf(siteId), (o: SiteObject) => o.pushUnit(o.store.getMeta<SiteSettings>("settings")!, UnitSnapshotIn.parse(body(p))));
-    expect(res, `push after the job ${JSON.stringify(body(p))}`).toEqual({ ...expected, fingerprint_mismatches: [] });
+    await runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
+      before(o);
+      const p = resolvePush(model, spec);
+      const expected = model.push(p.unit, p.segments, p.writable);
+      const res = await o.pushUnit(o.store.getMeta<SiteSettings>("settings")!, UnitSnapshotIn.parse(body(p)));
+      expect(res, `push after the job ${JSON.stringify(body(p))}`).toEqual({ ...expected, fingerprint_mismatches: [] });
+    });
   }
   return { pushed };
 }
 
+/** The results a job has stored, with the segment and the source fingerprint each was made from. */
+const storedResults = (o: SiteObject, jobId: number) =>
+  o.store.all<{ id: number; unit: string; key: string; lang: Lang; fingerprint: string }>(
+    `SELECT r.id, u.external_key AS unit, s.key, r.language AS lang, r.source_fingerprint AS fingerprint
+     FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id WHERE r.job_id = ? ORDER BY r.id`,
+    jobId,
+  );
+
 /**
- * A push just before the job's first commit is written: some items were loaded and translated
- * before it, the others are loaded after it. Every result is of a pair of the job's work as it
- * stood before the push; every pair still the job's work after the push has one (a pair the job
- * loaded before the push is translated from the text it read, and may be stale now). The results
+ * A push at the job's first turn before a commit is written (a commit may have landed before it
+ * without a turn: the model learns what the job stored before it pushes): some items were loaded
+ * and translated before it, the others are loaded after it. Every result is of a pair of the job's
+ * work as it stood before the push; every pair still the job's work after the push has one (a pair
+ * the job loaded before the push is translated from the text it read, and may be stale now). The results
  * are learnt with the text each was made from.
  */
 async function runMidway(c: Client, siteId: number, model: Model, mark: JobMark, spec: PushSpec, running: JobRunning, created: any) {
   const work = model.jobWork(mark);
-  await pushDuringJob(siteId, model, spec, "commit", running);
-  const after = model.jobWork(mark);
-  const produced = await runInDurableObject(stubOf(siteId), (o: SiteObject) =>
-    o.store.all<{ id: number; unit: string; key: string; lang: Lang; fingerprint: string }>(
-      `SELECT r.id, u.external_key AS unit, s.key, r.language AS lang, r.source_fingerprint AS fingerprint
-       FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id WHERE r.job_id = ? ORDER BY r.id`,
-      created.id,
-    ),
-  );
+  const learnt = new Set<number>();
+  const learn = (results: ReturnType<typeof storedResults>) => {
+    for (const r of results) {
+      if (learnt.has(r.id)) continue;
+      learnt.add(r.id);
+      const source = model.history(r.unit, r.key).find((t) => fingerprint(t) === r.fingerprint);
+      expect(source, `${tripleKey(r)}: the text its result was made from`).toBeDefined();
+      model.translated({ unit: r.unit, key: r.key, lang: r.lang }, resultId(r.id), source);
+    }
+  };
+  const { pushed } = await pushDuringJob(siteId, model, spec, "commit", running, (o) => learn(storedResults(o, created.id)));
+  // The job's work as it stood when it reached each pair: after the push, for a push during it (the pairs it translated
+  // before are learnt, no longer work); before it, for a job that ended first.
+  const required = pushed ? model.jobWork(mark) : work;
+  const produced = await runInDurableObject(stubOf(siteId), (o: SiteObject) => storedResults(o, created.id));
   const done = (await c.get(`/v1/jobs/${created.id}`)).body;
   expect(done, `job with a push at its first commit ${JSON.stringify(spec)}`).toMatchObject({
     status: "succeeded",
@@ -560,12 +646,8 @@ async function runMidway(c: Client, siteId: number, model: Model, mark: JobMark,
     estimated_segments: work.length,
   });
   // A pair loaded before the push was read with a text it may no longer have: any of the key's texts.
-  checkDone(done, produced, work, after, (t) => model.history(t.unit, t.key), "job with a push at its first commit");
-  for (const r of produced) {
-    const source = model.history(r.unit, r.key).find((t) => fingerprint(t) === r.fingerprint);
-    expect(source, `${tripleKey(r)}: the text its result was made from`).toBeDefined();
-    model.translated({ unit: r.unit, key: r.key, lang: r.lang }, resultId(r.id), source);
-  }
+  checkDone(done, produced, work, required, (t) => model.history(t.unit, t.key), "job with a push at its first commit");
+  learn(produced);
 }
 
 /**
@@ -752,6 +834,17 @@ describe("the service follows the reference model of the state machine", () => {
       );
     },
     Math.max(180_000, RUNS * 15_000),
+  );
+
+  it(
+    "jobs whose work changes between their request and their start, and while they run",
+    async () => {
+      await assertWithSeed(
+        fc.asyncProperty(busyArb, fc.constantFrom(3, 500), (commands, pageSize) => runSequence(commands, pageSize)),
+        BUSY_RUNS,
+      );
+    },
+    Math.max(180_000, BUSY_RUNS * 15_000),
   );
 
   it(
