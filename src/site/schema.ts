@@ -253,7 +253,7 @@ export const jobs = sqliteTable(
     scopeCursor: integer("scope_cursor"),
     /**
      * The site's change sequence when the job's estimate was taken (src/site/change-seq.ts): its
-     * scope is the work that existed then. Null for jobs created before migration 0010.
+     * scope is the work that existed then. Null for jobs created before site migration 0011.
      */
     watermark: integer("watermark"),
     createdAt: text("created_at").notNull(),
