@@ -17,7 +17,7 @@ import type { SiteSettings } from "../../control/sites";
 import { createEngine } from "../../engines/registry";
 import type { Engine, EngineLimits, GlossaryTerm } from "../../engines/types";
 import { runQA } from "../../qa";
-import { glossaryMatcher } from "../../qa/glossary";
+import { glossaryMatcher } from "../../qa/glossary.check";
 import { capabilities } from "../settings";
 import { outcomeOf, type Produced } from "./commit";
 import type { Committer } from "./committer";
