@@ -3,7 +3,7 @@
  * CSV import), add and remove one term, list and export. Each change is one D1 batch with its
  * audit row; then every site of the organization is handed the whole current glossary, so
  * each site's status count and QA use the new terms at once (a site that cannot be reached
- * reloads from D1 within GLOSSARY_MAX_AGE_MS, src/site/jobs/glossary.ts).
+ * reloads from D1 within GLOSSARY_MAX_AGE_MS, src/site/jobs/glossary-copy.ts).
  */
 import { eq } from "drizzle-orm";
 import type { GlossaryTerm } from "../api/schemas";
@@ -13,7 +13,7 @@ import { countTerms, deleteTermStatement, findTerm, glossaryCsv, insertTermState
 import { sites } from "../control/schema";
 import { ApiError, notFound } from "../errors";
 import { log, redactError } from "../obs/log";
-import { readGlossary } from "../site/jobs/glossary";
+import { readGlossary } from "../site/jobs/glossary-copy";
 import { siteStub } from "../site/stub";
 import type { Actor } from "./actor";
 import { requireOrganization } from "./organizations";

@@ -22,7 +22,7 @@ import { AlarmScheduler } from "./alarms/scheduler";
 import { eraseStorage, wasErased } from "./erase";
 import { HeldSettings } from "./held-settings";
 import { jobCreated, jobFinished } from "./jobs/events";
-import { ensureGlossary, glossaryCount, replaceGlossary } from "./jobs/glossary";
+import { ensureGlossary, glossaryCount, replaceGlossary } from "./jobs/glossary-copy";
 import { cancelJob, checkJobUnits, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, reserveJob } from "./jobs/jobs";
 import { type ScopeEstimate, scopeOf } from "./jobs/scope";
 import { estimateWithShared } from "./jobs/shared-hits";

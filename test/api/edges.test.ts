@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { UnitSnapshotIn } from "../../src/api/schemas";
 import type { SiteSettings } from "../../src/control/sites";
-import { GLOSSARY_MAX_AGE_MS } from "../../src/site/jobs/glossary";
+import { GLOSSARY_MAX_AGE_MS } from "../../src/site/jobs/glossary-copy";
 import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
 import { admin, client, createSite, request, unit } from "../helpers/api";

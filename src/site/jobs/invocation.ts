@@ -26,7 +26,7 @@ import { infra } from "../faults";
 import type { Store } from "../store";
 import { nextTurn } from "../turn";
 import type { Committer } from "./committer";
-import { glossaryDue, glossaryFor, readGlossary, replaceGlossary } from "./glossary";
+import { glossaryDue, glossaryFor, readGlossary, replaceGlossary } from "./glossary-copy";
 import { LedgerWriter } from "./ledger";
 import { UnitContexts } from "./neighbours";
 

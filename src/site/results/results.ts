@@ -8,7 +8,7 @@ import { ApiError } from "../../errors";
 import type { Format } from "../../limits";
 import { type QAIssue, runQA } from "../../qa";
 import { decodeCursor, encodeCursor, isNumber } from "../cursor";
-import { glossaryFor } from "../jobs/glossary";
+import { glossaryFor } from "../jobs/glossary-copy";
 import { rememberTranslation } from "../memory/entries";
 import { parseResultId, resultId } from "../result-id";
 import { capabilities, siteTargets } from "../settings";
