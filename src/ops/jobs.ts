@@ -6,7 +6,7 @@
  * not (the audit log holds the operator's and people's changes).
  */
 import type { Job, JobRequest } from "../api/schemas";
-import { estimateCost } from "../billing/billing";
+import { estimateCost } from "../billing/metering";
 import { auditStatement } from "../control/audit";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";

@@ -2,7 +2,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { EXAMPLES } from "../api/examples";
 import { JobEstimateOut, JobIdParam, JobIn, JobOut, JobsQuery, UsageOut } from "../api/schemas";
-import { usageOut } from "../billing/billing";
+import { usageOut } from "../billing/metering";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
 import { cancelJob, requestJob } from "../ops/jobs";

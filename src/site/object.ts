@@ -8,7 +8,7 @@ import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/site/migrations.js";
 import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot, UnitStatusInclude } from "../api/schemas";
-import { release } from "../billing/billing";
+import { release } from "../billing/metering";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites";
 import { type Deps, type PointInTime, PRODUCTION_DEPS, storagePointInTime } from "../deps";

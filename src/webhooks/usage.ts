@@ -4,7 +4,7 @@
  * and 100 % of the included volume, each once per month and site (a mark in D1).
  */
 import type { UsageThreshold } from "../api/webhook.schemas";
-import { usageOut } from "../billing/billing";
+import { usageOut } from "../billing/metering";
 import type { ControlDb } from "../control/db";
 import { getSite } from "../control/sites";
 import { markOnce } from "../control/webhooks";

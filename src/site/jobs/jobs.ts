@@ -4,7 +4,7 @@
  * its estimate's counts, are in scope.ts.
  */
 import type { Job } from "../../api/schemas";
-import { reserve } from "../../billing/billing";
+import { reserve } from "../../billing/metering";
 import type { ControlDb } from "../../control/db";
 import type { SiteSettings } from "../../control/sites";
 import { invalid, notFound } from "../../errors";

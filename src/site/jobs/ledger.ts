@@ -13,7 +13,7 @@
  * bill (billing.ts, reservedCharacters), so a row still in the outbox leaves `used + reserved`
  * as it would be with the row written: estimates and quotas see no difference.
  */
-import { type UsageRow, writeUsage } from "../../billing/billing";
+import { type UsageRow, writeUsage } from "../../billing/metering";
 import { monthOf } from "../../billing/plans";
 import { controlDb } from "../../control/db";
 import type { SiteSettings } from "../../control/sites";

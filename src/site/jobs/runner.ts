@@ -14,7 +14,7 @@
  * an invocation answers only once its rows are written, and a job is settled only once its
  * rows are.
  */
-import { estimateCost, releaseInactive, reserve, settleJob } from "../../billing/billing";
+import { estimateCost, releaseInactive, reserve, settleJob } from "../../billing/metering";
 import { controlDb } from "../../control/db";
 import { orgMemory } from "../../memory/stub";
 import { redactError } from "../../obs/log";
