@@ -16,9 +16,9 @@ import { billingCloses, stripeSubscriptions, subscriptions, usageLedger } from "
 import type { Plan } from "../limits";
 import { redactError } from "../obs/log";
 import { record } from "../obs/metrics";
+import { type OrganizationUsage, organizationsUsage } from "./organization-usage";
 import { monthOf } from "./plans";
 import { billingProvider, type Provider, stripeClient } from "./stripe";
-import { type OrganizationUsage, organizationsUsage } from "./usage";
 
 export interface CloseOut {
   organization_id: number;

@@ -8,10 +8,10 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { closeEndedMonths, closeMonth, hasEnded, listCloses } from "../billing/close";
+import { organizationUsage } from "../billing/organization-usage";
 import { PLANS } from "../billing/plans";
 import { billingProvider, contractStatus, type Provider, priceOf, type Stripe, stripeClient, verifyEvent } from "../billing/stripe";
 import { coveredSiteIds, mirrorOf, STRIPE_ACTOR, siteLimitOf, stateOf, stateOfMirror, syncSubscription } from "../billing/stripe-sync";
-import { organizationUsage } from "../billing/usage";
 import { auditStatement } from "../control/audit";
 import type { QueryBudget } from "../control/budget";
 import { type ControlDb, controlDb } from "../control/db";

@@ -9,7 +9,7 @@
  * billing"): `billingProblemMails` is the hook its webhook handler calls.
  */
 import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
-import { type OrganizationUsage, organizationsUsage } from "../billing/usage";
+import { type OrganizationUsage, organizationsUsage } from "../billing/organization-usage";
 import { QueryBudget } from "../control/budget";
 import { readCursor, saveCursor } from "../control/cron-cursors";
 import { type ControlDb, controlDb, idList } from "../control/db";

@@ -4,7 +4,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Organization, OrganizationCreate } from "../api/schemas";
-import { type OrganizationUsage, organizationUsage } from "../billing/usage";
+import { type OrganizationUsage, organizationUsage } from "../billing/organization-usage";
 import { auditStatement, listAudit } from "../control/audit";
 import { controlDb } from "../control/db";
 import { findOrganization, insertOrganizationStatement } from "../control/organizations";

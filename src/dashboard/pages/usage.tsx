@@ -1,4 +1,4 @@
-import type { OrganizationUsage } from "../../billing/usage";
+import type { OrganizationUsage } from "../../billing/organization-usage";
 import { Card } from "../components/Card";
 import { DataTable } from "../components/DataTable";
 import { Stat } from "../components/Stat";
