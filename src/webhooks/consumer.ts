@@ -13,7 +13,7 @@ import { publishDeps } from "./emit";
 import type { WebhookMessage } from "./events";
 import { logDelivery, type PublishDeps, queueDelivery, wants } from "./publish";
 import { loopbackAllowed } from "./url";
-import { newThresholds } from "./usage";
+import { newThresholds } from "./usage-threshold";
 
 export interface ConsumerDeps {
   publish: PublishDeps;

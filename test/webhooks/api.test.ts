@@ -19,7 +19,7 @@ import type { SiteObject } from "../../src/site/object";
 import { emitter } from "../../src/webhooks/emit";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { logDelivery } from "../../src/webhooks/publish";
-import { newThresholds } from "../../src/webhooks/usage";
+import { newThresholds } from "../../src/webhooks/usage-threshold";
 import { client, createSite, unit } from "../helpers/api";
 import { mockFetch, type RecordedRequest } from "../helpers/http";
 import { job, runJob } from "../helpers/jobs";
