@@ -17,9 +17,9 @@ import { beginTwoFactor, confirmTwoFactor, disableTwoFactor, pendingSecret, reco
 import { requireUser } from "./access";
 import { clearSessionCookie, clientIp, type DashApp, type DashContext, limited } from "./auth";
 import { form, str, strs } from "./form";
-import { AccountPage } from "./pages/account";
-import { RecoveryCodesPage, TwoFactorSetupPage } from "./pages/accounts";
-import { TooManyAttemptsPage } from "./pages/sign-in";
+import { AccountPage } from "./pages/account.page";
+import { RecoveryCodesPage, TwoFactorSetupPage } from "./pages/accounts.page";
+import { TooManyAttemptsPage } from "./pages/sign-in.page";
 import { notice, render, viewer } from "./respond";
 
 export const account = new Hono<DashApp>();

@@ -7,7 +7,7 @@ import { decideAttention, listAttention } from "../ops/attention";
 import { siteAccess } from "./access";
 import type { DashApp } from "./auth";
 import { form, id, str } from "./form";
-import { AttentionConfirmPage, AttentionPage } from "./pages/attention";
+import { AttentionConfirmPage, AttentionPage } from "./pages/attention.page";
 import { parsed } from "./parse";
 import { dashboardTarget, withDone } from "./redirect";
 import { notice, render, siteFrame } from "./respond";

@@ -6,7 +6,7 @@ import { membersOf } from "../ops/people";
 import { orgAccess } from "./access";
 import type { DashApp } from "./auth";
 import { id } from "./form";
-import { AuditPage } from "./pages/audit";
+import { AuditPage } from "./pages/audit.page";
 import { orgFrame, render } from "./respond";
 
 export const audit = new Hono<DashApp>();

@@ -14,7 +14,7 @@ import { DASHBOARD_CSP } from "../page-headers";
 import { type OrgAccess, orgAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { form } from "./form";
-import { BillingPage, type SiteChoice } from "./pages/billing";
+import { BillingPage, type SiteChoice } from "./pages/billing.page";
 
 const NOTICES: Record<string, string> = {
   checkout: "Thank you. The subscription starts as soon as Stripe confirms the payment (usually within seconds): reload this page to see it.",

@@ -13,7 +13,7 @@ import { devMailboxOn, isLocalHost } from "../local-host";
 import { outbox } from "../mail/send";
 import type { DashApp } from "./auth";
 import { id } from "./form";
-import { DevMailPage } from "./pages/accounts";
+import { DevMailPage } from "./pages/accounts.page";
 import { render } from "./respond";
 
 export const devMail = new Hono<DashApp>();

@@ -5,7 +5,7 @@ import { addTerm, exportCsv, importCsv, listTerms, removeTerm } from "../ops/glo
 import { siteAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { form, id, str } from "./form";
-import { GlossaryPage } from "./pages/glossary";
+import { GlossaryPage } from "./pages/glossary.page";
 import { notice, render, type SiteAccess, siteFrame } from "./respond";
 
 export const glossary = new Hono<DashApp>();

@@ -10,8 +10,8 @@ import { startSession } from "../ops/sessions";
 import { clientIp, type DashApp, type DashContext, limited, setSessionCookie } from "./auth";
 import { form, str } from "./form";
 import { linkCodePage, oldLink, tokenOf } from "./one-time-links";
-import { InvitationGonePage, InvitationPage } from "./pages/invitation";
-import { TooManyAttemptsPage } from "./pages/sign-in";
+import { InvitationGonePage, InvitationPage } from "./pages/invitation.page";
+import { TooManyAttemptsPage } from "./pages/sign-in.page";
 import { dashboardPath, dashboardTarget, withDone } from "./redirect";
 import { notice, render } from "./respond";
 

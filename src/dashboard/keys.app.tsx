@@ -5,7 +5,7 @@ import { createKey, listKeys, revokeKey } from "../ops/keys";
 import { siteAccess } from "./access";
 import type { DashApp } from "./auth";
 import { form, id, str } from "./form";
-import { KeysPage } from "./pages/keys";
+import { KeysPage } from "./pages/keys.page";
 import { parsed } from "./parse";
 import { notice, render, siteFrame } from "./respond";
 

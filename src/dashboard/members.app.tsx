@@ -14,7 +14,7 @@ import { organizationRequiresTwoFactor, setTwoFactorRequirement } from "../ops/t
 import { type OrgAccess, orgAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { form, id, str } from "./form";
-import { MembersPage } from "./pages/members";
+import { MembersPage } from "./pages/members.page";
 import { notice, orgFrame, render } from "./respond";
 
 export const members = new Hono<DashApp>();

@@ -10,7 +10,7 @@ import { deleteMemory, editMemory, exportTmx, importTmx, listMemory, memoryEntry
 import { siteAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { form, id, str } from "./form";
-import { MemoryEntryPage, type MemoryFilters, MemoryPage } from "./pages/memory";
+import { MemoryEntryPage, type MemoryFilters, MemoryPage } from "./pages/memory.page";
 import { parsed } from "./parse";
 import { notice, type PageStatus, render, type SiteAccess, siteFrame } from "./respond";
 

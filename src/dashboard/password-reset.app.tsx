@@ -15,8 +15,8 @@ import type { DashApp, DashContext } from "./auth";
 import { clientIp, limited, setSessionCookie } from "./auth";
 import { form, str } from "./form";
 import { linkCodePage, oldLink, tokenOf } from "./one-time-links";
-import { ForgotPage, ForgotSentPage, LinkGonePage, ResetPage, UnlockPage } from "./pages/accounts";
-import { TooManyAttemptsPage } from "./pages/sign-in";
+import { ForgotPage, ForgotSentPage, LinkGonePage, ResetPage, UnlockPage } from "./pages/accounts.page";
+import { TooManyAttemptsPage } from "./pages/sign-in.page";
 import { afterAnswer, render } from "./respond";
 
 export const passwordReset = new Hono<DashApp>();

@@ -17,9 +17,9 @@ import { completeSignIn, homeOf, signIn, signOut } from "../ops/sessions";
 import { secondStepOf } from "../ops/two-factor";
 import { clearSessionCookie, clientIp, type DashApp, type DashContext, isLocalHttp, limited, setSessionCookie } from "./auth";
 import { form, str } from "./form";
-import { SecondStepPage } from "./pages/accounts";
-import { HomePage } from "./pages/home";
-import { SignInPage, TooManyAttemptsPage } from "./pages/sign-in";
+import { SecondStepPage } from "./pages/accounts.page";
+import { HomePage } from "./pages/home.page";
+import { SignInPage, TooManyAttemptsPage } from "./pages/sign-in.page";
 import { dashboardPath, dashboardTarget, withDone } from "./redirect";
 import { afterAnswer, notice, render, viewer } from "./respond";
 

@@ -10,7 +10,7 @@ import { updateSiteSettings } from "../ops/sites";
 import { can, siteAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { type Form, form, id, str, strs } from "./form";
-import { SettingsPage } from "./pages/settings";
+import { SettingsPage } from "./pages/settings.page";
 import { parsed } from "./parse";
 import { notice, render, type SiteAccess, siteFrame } from "./respond";
 

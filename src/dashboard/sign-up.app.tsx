@@ -30,8 +30,8 @@ import { orgAccess, requireUser } from "./access";
 import { clearSessionCookie, clientIp, type DashApp, type DashContext, limited } from "./auth";
 import { type Form, form, id, str, strs } from "./form";
 import { linkCodePage, oldLink, tokenOf } from "./one-time-links";
-import { CheckMailPage, FirstKeyPage, LinkGonePage, NewOrganizationPage, NewSitePage, SignUpPage, VerifyPage } from "./pages/accounts";
-import { TooManyAttemptsPage } from "./pages/sign-in";
+import { CheckMailPage, FirstKeyPage, LinkGonePage, NewOrganizationPage, NewSitePage, SignUpPage, VerifyPage } from "./pages/accounts.page";
+import { TooManyAttemptsPage } from "./pages/sign-in.page";
 import { afterAnswer, render, viewer } from "./respond";
 
 export const signUpApp = new Hono<DashApp>();

@@ -8,7 +8,7 @@ import { siteOverview } from "../ops/sites";
 import { siteAccess } from "./access";
 import type { DashApp } from "./auth";
 import { type Form, form, id, str, strs } from "./form";
-import { EstimatePage, SitePage } from "./pages/site";
+import { EstimatePage, SitePage } from "./pages/site.page";
 import { parsed } from "./parse";
 import { notice, render, siteFrame } from "./respond";
 

@@ -5,8 +5,8 @@ import { unitOf, unitsOf } from "../ops/units";
 import { siteAccess } from "./access";
 import type { DashApp } from "./auth";
 import { id } from "./form";
-import { UnitPage } from "./pages/unit";
-import { UnitsPage } from "./pages/units";
+import { UnitPage } from "./pages/unit.page";
+import { UnitsPage } from "./pages/units.page";
 import { render, siteFrame } from "./respond";
 
 export const units = new Hono<DashApp>();

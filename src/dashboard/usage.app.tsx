@@ -5,7 +5,7 @@ import { usageOf } from "../ops/organizations";
 import { orgAccess } from "./access";
 import type { DashApp } from "./auth";
 import { id } from "./form";
-import { UsagePage } from "./pages/usage";
+import { UsagePage } from "./pages/usage.page";
 import { parsed } from "./parse";
 import { orgFrame, render } from "./respond";
 

@@ -7,7 +7,7 @@ import { deleteWebhook, enableWebhook, getWebhook, listWebhookDeliveries, putWeb
 import { siteAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { form, id, str, strs } from "./form";
-import { WebhooksPage, type WebhooksView } from "./pages/webhooks";
+import { WebhooksPage, type WebhooksView } from "./pages/webhooks.page";
 import { parsed } from "./parse";
 import { notice, render, type SiteAccess, siteFrame } from "./respond";
 
