@@ -18,7 +18,7 @@ export interface OrganizationUsage {
   overage_characters: number;
   overage_cents: number;
   currency: string;
-  /** The month's credits together (src/ops/credits.ts); taken off the overage, never below zero. */
+  /** The month's credits together (src/ops/credits.ops.ts); taken off the overage, never below zero. */
   credited_characters: number;
   credits: { id: number; characters: number; reason: string; created_at: string }[];
   sites: { site_id: number; name: string | null; used_characters: number }[];

@@ -1,5 +1,5 @@
 /**
- * Erasure's D1 part (the whole, in order, is `src/ops/erasure.ts`): ending access (keys
+ * Erasure's D1 part (the whole, in order, is `src/ops/erasure.ops.ts`): ending access (keys
  * deleted, cached look-ups dropped) and, last, the control-plane rows with the audit entry in
  * one batch.
  *

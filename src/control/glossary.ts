@@ -1,6 +1,6 @@
 /**
  * An organization's glossary terms in D1 (shared by its sites): rows, the statements that
- * replace, add and remove them (src/ops/glossary.ts batches them with the audit row), and CSV
+ * replace, add and remove them (src/ops/glossary.ops.ts batches them with the audit row), and CSV
  * in and out. Every way in is validated by the admin API's schema (GlossaryIn), so the rules
  * are the same everywhere.
  */

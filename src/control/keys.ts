@@ -142,7 +142,7 @@ export async function authenticate(db: ControlDb, key: string, now = Date.now())
 
 /**
  * A new key and the statement that stores it (its hash, never the key): the caller runs it in
- * one batch with the audit row (src/ops/keys.ts). `keyIdOf` is a SQL expression for the new
+ * one batch with the audit row (src/ops/keys.ops.ts). `keyIdOf` is a SQL expression for the new
  * row's id, usable in later statements of the same batch.
  */
 export async function newKey(db: ControlDb, siteId: number, name: string, now = new Date()) {

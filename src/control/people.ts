@@ -64,7 +64,7 @@ export async function checkCredentials(db: ControlDb, email: string, password: s
   return { user, ok: await passwordMatches(user, password) };
 }
 
-/** The update that sets a new password, after checking the rule (422 naming `field`). The current password is the caller's to check (ops/sessions.ts, counted). */
+/** The update that sets a new password, after checking the rule (422 naming `field`). The current password is the caller's to check (ops/sessions.ops.ts, counted). */
 export async function setPasswordStatement(db: ControlDb, userId: number, next: string, field = "new_password", hash: HashPassword = hashPassword) {
   const problem = passwordProblem(next, field);
   if (problem) throw new ApiError(422, problem);

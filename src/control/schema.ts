@@ -347,7 +347,7 @@ export const billingCloses = sqliteTable(
 /**
  * Characters the operator credits an organization for a month (a runaway job cancelled, an
  * incident): taken off the month's overage at its close, never below zero, never carried over.
- * Refused once the month is closed (src/ops/credits.ts).
+ * Refused once the month is closed (src/ops/credits.ops.ts).
  */
 export const credits = sqliteTable(
   "credits",
@@ -516,7 +516,7 @@ export const mailBudget = sqliteTable(
 /**
  * Where a paged cron task stopped: the last organization id it finished (`month_close:<YYYY-MM>`,
  * `usage_mails`, `digest:<day>`, `cleanup`). The next invocation goes on from there, so no
- * invocation runs more than its D1 query budget (src/ops/scheduled.ts).
+ * invocation runs more than its D1 query budget (src/ops/scheduled.ops.ts).
  */
 export const cronCursors = sqliteTable("cron_cursors", {
   name: text("name").primaryKey(),

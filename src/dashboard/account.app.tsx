@@ -3,17 +3,17 @@
  * sessions (end one, or all others), two-factor sign-in (set up with a QR code made here,
  * confirmed by a first code; set up again or turned off only with the password and a current
  * code, limited and counted like sign-in's codes), which mails they get, and deleting the account
- * (src/ops/erasure.ts erasePerson; refused for an organization's only owner).
+ * (src/ops/erasure.ops.ts erasePerson; refused for an organization's only owner).
  */
 import { Hono } from "hono";
 import { groupedKey, totpQrSvg, totpUri } from "../control/totp";
 import { ApiError } from "../errors";
 import { mailBase } from "../links";
-import { endAllOtherSessions, endOneSession, mailPreferences, sessionsOf, setMailPreferences } from "../ops/accounts";
+import { endAllOtherSessions, endOneSession, mailPreferences, sessionsOf, setMailPreferences } from "../ops/accounts.ops";
 import { userActor } from "../ops/actor";
-import { erasePerson } from "../ops/erasure";
-import { changePassword } from "../ops/sessions";
-import { beginTwoFactor, confirmTwoFactor, disableTwoFactor, pendingSecret, recoveryCodesLeft } from "../ops/two-factor";
+import { erasePerson } from "../ops/erasure.ops";
+import { changePassword } from "../ops/sessions.ops";
+import { beginTwoFactor, confirmTwoFactor, disableTwoFactor, pendingSecret, recoveryCodesLeft } from "../ops/two-factor.ops";
 import { requireUser } from "./access";
 import { clearSessionCookie, clientIp, type DashApp, type DashContext, limited } from "./auth";
 import { form, str, strs } from "./form";
@@ -34,7 +34,7 @@ account.get("/account", async (c) => render(c, await accountPage(c)));
 
 account.post("/account/password", async (c) => {
   const user = requireUser(c);
-  // Sign-in's limits before the form is read (a stolen session must not guess the current password quickly), then its budget (ops/sessions.ts).
+  // Sign-in's limits before the form is read (a stolen session must not guess the current password quickly), then its budget (ops/sessions.ops.ts).
   const retry = await limited(c, [`ip:${clientIp(c)}`, `password:user:${user.userId}`]);
   if (retry !== null) {
     c.header("Retry-After", String(retry));

@@ -1,9 +1,9 @@
-/** The review queue: held-back translations side by side with their source, fix or discard. The decision is ops/attention.ts's. */
+/** The review queue: held-back translations side by side with their source, fix or discard. The decision is ops/attention.ops.ts's. */
 import { Hono } from "hono";
 import { AttentionDecisionIn, type QAIssue } from "../api/schemas";
 import { ApiError } from "../errors";
 import { dashboardBase } from "../links";
-import { decideAttention, listAttention } from "../ops/attention";
+import { decideAttention, listAttention } from "../ops/attention.ops";
 import { siteAccess } from "./access";
 import type { DashApp } from "./auth";
 import { form, id, str } from "./form";

@@ -1,8 +1,8 @@
 /** The organization's audit log (owners), newest first, actors shown by their email. */
 import { Hono } from "hono";
 import { ApiError } from "../errors";
-import { auditOf } from "../ops/organizations";
-import { membersOf } from "../ops/people";
+import { auditOf } from "../ops/organizations.ops";
+import { membersOf } from "../ops/people.ops";
 import { orgAccess } from "./access";
 import type { DashApp } from "./auth";
 import { id } from "./form";

@@ -2,14 +2,14 @@
  * The Billing sub-app: `/dashboard/organizations/{org_id}/billing` and its owners' actions.
  * Mounted by the dashboard (after its security headers, CSRF check and session loading), so
  * errors render through the dashboard's error page. Every rule and Stripe call is in
- * src/ops/billing.ts; this file parses forms, checks the role and redirects.
+ * src/ops/billing.ops.ts; this file parses forms, checks the role and redirects.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { PLANS } from "../billing/plans";
 import { ApiError } from "../errors";
 import { dashboardBase } from "../links";
-import { billingView, changePlan, PlanIn, portalSession, setCancelAtPeriodEnd, setCoveredSites, startCheckout } from "../ops/billing";
+import { billingView, changePlan, PlanIn, portalSession, setCancelAtPeriodEnd, setCoveredSites, startCheckout } from "../ops/billing.ops";
 import { DASHBOARD_CSP } from "../page-headers";
 import { type OrgAccess, orgAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";

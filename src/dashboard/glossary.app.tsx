@@ -1,7 +1,7 @@
-/** The organization's glossary (admins): add and remove terms, CSV export and import. Changes go through ops/glossary.ts. */
+/** The organization's glossary (admins): add and remove terms, CSV export and import. Changes go through ops/glossary.ops.ts. */
 import { Hono } from "hono";
 import { ApiError } from "../errors";
-import { addTerm, exportCsv, importCsv, listTerms, removeTerm } from "../ops/glossary";
+import { addTerm, exportCsv, importCsv, listTerms, removeTerm } from "../ops/glossary.ops";
 import { siteAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { form, id, str } from "./form";

@@ -1,12 +1,12 @@
 /**
  * Opening and accepting an invitation link (/dashboard/invitations#<token>, as one-time-links.tsx
- * says: the token never in a URL). Who may accept is ops/people.ts's rule (an existing account
+ * says: the token never in a URL). Who may accept is ops/people.ops.ts's rule (an existing account
  * only signed in as itself); a refusal shows the page again, saying why.
  */
 import { Hono } from "hono";
 import { ApiError } from "../errors";
-import { acceptInvitation, openInvitationOf } from "../ops/people";
-import { startSession } from "../ops/sessions";
+import { acceptInvitation, openInvitationOf } from "../ops/people.ops";
+import { startSession } from "../ops/sessions.ops";
 import { clientIp, type DashApp, type DashContext, limited, setSessionCookie } from "./auth";
 import { form, str } from "./form";
 import { linkCodePage, oldLink, tokenOf } from "./one-time-links";

@@ -2,15 +2,15 @@
  * The organization's members and invitations: invite (by mail only: the inviter never sees the
  * link), resend, withdraw, remove; whether two-factor sign-in is required of every member
  * (owners); and deleting the organization (owners, after typing its name). Who may invite whom
- * is decided in ops/people.ts, for both doors.
+ * is decided in ops/people.ops.ts, for both doors.
  */
 import { Hono } from "hono";
 import { InvitationIn } from "../api/schemas";
 import { ApiError } from "../errors";
 import { dashboardBase, mailBase } from "../links";
-import { eraseOrganization } from "../ops/erasure";
-import { type Inviter, invite, membersOf, removeMember, resendInvitation, withdrawInvitation } from "../ops/people";
-import { organizationRequiresTwoFactor, setTwoFactorRequirement } from "../ops/two-factor";
+import { eraseOrganization } from "../ops/erasure.ops";
+import { type Inviter, invite, membersOf, removeMember, resendInvitation, withdrawInvitation } from "../ops/people.ops";
+import { organizationRequiresTwoFactor, setTwoFactorRequirement } from "../ops/two-factor.ops";
 import { type OrgAccess, orgAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { form, id, str } from "./form";

@@ -1,12 +1,12 @@
 /**
  * A site's translation memory (admins and owners): search and filter, correct an entry (it
  * becomes human), delete one, TMX export (all pairs or one) and import. Everything goes through
- * ops/memory.ts; changes are audited there.
+ * ops/memory.ops.ts; changes are audited there.
  */
 import { Hono } from "hono";
 import { MemoryEditIn, MemoryKeyIn } from "../api/schemas";
 import { ApiError } from "../errors";
-import { deleteMemory, editMemory, exportTmx, importTmx, listMemory, memoryEntry } from "../ops/memory";
+import { deleteMemory, editMemory, exportTmx, importTmx, listMemory, memoryEntry } from "../ops/memory.ops";
 import { siteAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { form, id, str } from "./form";

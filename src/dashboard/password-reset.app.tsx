@@ -9,8 +9,8 @@
 import { Hono } from "hono";
 import { ApiError } from "../errors";
 import { mailBase } from "../links";
-import { LINK_WORDS, requestPasswordReset, resetLinkState, resetPassword } from "../ops/accounts";
-import { signInWithUnlock, unlockLinkOf } from "../ops/sessions";
+import { LINK_WORDS, requestPasswordReset, resetLinkState, resetPassword } from "../ops/accounts.ops";
+import { signInWithUnlock, unlockLinkOf } from "../ops/sessions.ops";
 import type { DashApp, DashContext } from "./auth";
 import { clientIp, limited, setSessionCookie } from "./auth";
 import { form, str } from "./form";

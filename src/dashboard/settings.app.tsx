@@ -1,12 +1,12 @@
-/** A site's settings (admins) and deleting the site (owners, after typing its name). Changes go through ops/sites.ts. */
+/** A site's settings (admins) and deleting the site (owners, after typing its name). Changes go through ops/sites.ops.ts. */
 import { Hono } from "hono";
 import { SitePatchIn } from "../api/schemas";
 import type { SiteSettings } from "../control/sites";
 import { ENGINES } from "../engines/registry";
 import { ApiError } from "../errors";
 import { ADAPTERS, FORMALITIES } from "../limits";
-import { eraseSite } from "../ops/erasure";
-import { updateSiteSettings } from "../ops/sites";
+import { eraseSite } from "../ops/erasure.ops";
+import { updateSiteSettings } from "../ops/sites.ops";
 import { can, siteAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { type Form, form, id, str, strs } from "./form";

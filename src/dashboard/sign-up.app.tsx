@@ -25,7 +25,7 @@ import {
   signupOpen,
   verifyEmail,
   verifyLinkOf,
-} from "../ops/signup";
+} from "../ops/signup.ops";
 import { orgAccess, requireUser } from "./access";
 import { clearSessionCookie, clientIp, type DashApp, type DashContext, limited } from "./auth";
 import { type Form, form, id, str, strs } from "./form";

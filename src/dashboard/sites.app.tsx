@@ -1,10 +1,10 @@
-/** A site's overview (connector, counts, jobs) and its jobs: estimate → confirm → start, cancel. The rules are in ops/jobs.ts. */
+/** A site's overview (connector, counts, jobs) and its jobs: estimate → confirm → start, cancel. The rules are in ops/jobs.ops.ts. */
 import { Hono } from "hono";
 import { JobIn } from "../api/schemas";
 import { ApiError } from "../errors";
-import { cancelJob, requestJob } from "../ops/jobs";
-import { rememberStarter } from "../ops/notices";
-import { siteOverview } from "../ops/sites";
+import { cancelJob, requestJob } from "../ops/jobs.ops";
+import { rememberStarter } from "../ops/notices.ops";
+import { siteOverview } from "../ops/sites.ops";
 import { siteAccess } from "./access";
 import type { DashApp } from "./auth";
 import { type Form, form, id, str, strs } from "./form";
@@ -37,7 +37,7 @@ sites.get("/sites/:site_id", async (c) => {
       jobs={jobs.slice(0, 20)}
       notice={startedNotice ?? notice(c)}
       error={
-        // Suspended by the operator (src/ops/oncall.ts): said on the site's first page, where its people look.
+        // Suspended by the operator (src/ops/oncall.ops.ts): said on the site's first page, where its people look.
         a.site.suspended ? `This site is suspended: ${a.site.suspended}. Its connector's keys are refused and its jobs are paused; contact support.` : null
       }
     />,
@@ -70,7 +70,7 @@ sites.post("/sites/:site_id/jobs/estimate", async (c) => {
 sites.post("/sites/:site_id/jobs", async (c) => {
   const a = await siteAccess(c, id(c.req.param("site_id")), "editor");
   const answer = await requestJob(c.env, a.actor, a.site, jobRequest(await form(c), true), c.var.clock());
-  // The person who started it is mailed when it ends (ops/notices.ts, the 15-minute cron).
+  // The person who started it is mailed when it ends (ops/notices.ops.ts, the 15-minute cron).
   if (answer.kind === "created") await rememberStarter(c.env, a.site.id, answer.job.id, a.userId);
   return c.redirect(`/dashboard/sites/${a.site.id}${answer.kind === "created" ? `?started=${answer.job.id}` : ""}`, 303);
 });

@@ -1,7 +1,7 @@
 /** A site's units: those that need work (or all), and one unit's segment × language matrix. */
 import { Hono } from "hono";
 import { dashboardBase } from "../links";
-import { unitOf, unitsOf } from "../ops/units";
+import { unitOf, unitsOf } from "../ops/units.ops";
 import { siteAccess } from "./access";
 import type { DashApp } from "./auth";
 import { id } from "./form";

@@ -1,9 +1,9 @@
-/** The Webhooks page (admins and owners): the site's endpoint, its secret, tests, the delivery log. The operations are in ops/webhooks.ts. */
+/** The Webhooks page (admins and owners): the site's endpoint, its secret, tests, the delivery log. The operations are in ops/webhooks.ops.ts. */
 import { Hono } from "hono";
 import { WebhookIn } from "../api/webhook.schemas";
 import { ApiError, notFound } from "../errors";
 import { LIMITS } from "../limits";
-import { deleteWebhook, enableWebhook, getWebhook, listWebhookDeliveries, putWebhook, redeliver, rotateWebhookSecret, testWebhook } from "../ops/webhooks";
+import { deleteWebhook, enableWebhook, getWebhook, listWebhookDeliveries, putWebhook, redeliver, rotateWebhookSecret, testWebhook } from "../ops/webhooks.ops";
 import { siteAccess } from "./access";
 import type { DashApp, DashContext } from "./auth";
 import { form, id, str, strs } from "./form";

@@ -44,16 +44,16 @@ import {
 } from "../api/schemas";
 import type { App } from "../context";
 import { dashboardBase, mailBase } from "../links";
-import { decideAttention, operatorReadsAttention } from "../ops/attention";
-import { billingCloses, closeBillingMonth } from "../ops/billing";
-import { eraseOrganization, erasePerson, eraseSite } from "../ops/erasure";
-import { replaceGlossary } from "../ops/glossary";
-import { createKey, listKeys, revokeKey } from "../ops/keys";
-import { auditOf, createOrganization, requireOrganization, usageOf } from "../ops/organizations";
-import { invite } from "../ops/people";
-import { previewRestore, restoreSite } from "../ops/restore";
-import { createSite, loadSite, siteDetail, siteOut, updateSiteSettings } from "../ops/sites";
-import { deleteSubscription, setSubscription } from "../ops/subscriptions";
+import { decideAttention, operatorReadsAttention } from "../ops/attention.ops";
+import { billingCloses, closeBillingMonth } from "../ops/billing.ops";
+import { eraseOrganization, erasePerson, eraseSite } from "../ops/erasure.ops";
+import { replaceGlossary } from "../ops/glossary.ops";
+import { createKey, listKeys, revokeKey } from "../ops/keys.ops";
+import { auditOf, createOrganization, requireOrganization, usageOf } from "../ops/organizations.ops";
+import { invite } from "../ops/people.ops";
+import { previewRestore, restoreSite } from "../ops/restore.ops";
+import { createSite, loadSite, siteDetail, siteOut, updateSiteSettings } from "../ops/sites.ops";
+import { deleteSubscription, setSubscription } from "../ops/subscriptions.ops";
 import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
 import { adminErrors, body, bodyErrors, limitedBy, notFoundResponse, ok } from "./common";
 

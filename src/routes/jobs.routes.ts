@@ -5,7 +5,7 @@ import { JobEstimateOut, JobIdParam, JobIn, JobOut, JobsQuery, UsageOut } from "
 import { usageOut } from "../billing/metering";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
-import { cancelJob, requestJob } from "../ops/jobs";
+import { cancelJob, requestJob } from "../ops/jobs.ops";
 import { authErrors, bearer, billingErrors, body, bodyErrors, errors, notFoundResponse, ok, siteObject } from "./common";
 
 export const jobRoutes = new OpenAPIHono<App>();

@@ -2,7 +2,7 @@
  * The operator's on-call endpoints of the admin API (docs/decisions.md "Operating the service"): deep
  * health, organizations and sites, a site's diagnostics and jobs, key look-up, suspension and
  * the billing discrepancies. Same door as src/routes/admin.routes.ts (ADMIN_TOKEN, checked in
- * src/auth.ts); each handler calls one operation of src/ops/oncall.ts, which audits changes.
+ * src/auth.ts); each handler calls one operation of src/ops/oncall.ops.ts, which audits changes.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
@@ -26,9 +26,9 @@ import { CancelIn } from "../api/support.schemas";
 import { discrepancies } from "../billing/reconcile";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
-import { cancelJob } from "../ops/jobs";
-import { deepHealth, listOrganizations, listSites, lookupKey, setSuspension, siteDiagnostics, siteJobs } from "../ops/oncall";
-import { loadSite } from "../ops/sites";
+import { cancelJob } from "../ops/jobs.ops";
+import { deepHealth, listOrganizations, listSites, lookupKey, setSuspension, siteDiagnostics, siteJobs } from "../ops/oncall.ops";
+import { loadSite } from "../ops/sites.ops";
 import { adminErrors, body, bodyErrors, notFoundResponse, ok } from "./common";
 
 export const oncallRoutes = new OpenAPIHono<App>();

@@ -24,7 +24,7 @@ import {
 import type { App } from "../context";
 import { LIMITS } from "../limits";
 import { dashboardBase } from "../links";
-import { pushBatch, pushUnit } from "../ops/push";
+import { pushBatch, pushUnit } from "../ops/push.ops";
 import { BATCH_PATH } from "./body-bounds";
 import { authErrors, bearer, body, bodyErrors, errors, notFoundResponse, ok, siteObject, storageErrors } from "./common";
 

@@ -6,7 +6,7 @@
  * The usage ledger is a billing record that erasure keeps: the rows the site's commits queued
  * and D1 has not taken yet (jobs/ledger.ts) are written first, once no job can queue more.
  * While D1 refuses them the erasure fails with nothing deleted, and is retried
- * (src/ops/erasure.ts): the work a job did before the erasure stays billed.
+ * (src/ops/erasure.ops.ts): the work a job did before the erasure stays billed.
  */
 
 import type { Clock } from "../clock";

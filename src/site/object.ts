@@ -346,7 +346,7 @@ export class SiteObject extends DurableObject<Env> {
 
   // ------------------------------------------------------------------ size and diagnostics
 
-  /** The deep health's probe (src/ops/oncall.ts): the object answers; nothing is read or written. */
+  /** The deep health's probe (src/ops/oncall.ops.ts): the object answers; nothing is read or written. */
   async ping() {
     return { ok: true };
   }

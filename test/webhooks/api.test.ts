@@ -13,7 +13,7 @@ import { controlDb } from "../../src/control/db";
 import type { SiteSettings } from "../../src/control/sites";
 import { findDelivery } from "../../src/control/webhooks";
 import worker from "../../src/index";
-import { putWebhook } from "../../src/ops/webhooks";
+import { putWebhook } from "../../src/ops/webhooks.ops";
 import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
 import { emitter } from "../../src/webhooks/emit";

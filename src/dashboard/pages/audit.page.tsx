@@ -1,4 +1,4 @@
-import type { auditOf } from "../../ops/organizations";
+import type { auditOf } from "../../ops/organizations.ops";
 import { DataTable } from "../components/DataTable";
 import { Empty, Layout, type OrgNav, Pager, Time, type Viewer } from "./layout";
 

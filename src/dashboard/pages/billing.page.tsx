@@ -3,7 +3,7 @@
 import { PLANS } from "../../billing/plans";
 import type { Plan } from "../../limits";
 import { PLANS as PLAN_CODES } from "../../limits";
-import type { BillingView } from "../../ops/billing";
+import type { BillingView } from "../../ops/billing.ops";
 import { DataTable } from "../components/DataTable";
 import { Stat } from "../components/Stat";
 import { Badge, Empty, Layout, n, type OrgNav, Time, type Viewer } from "./layout";

@@ -1,4 +1,4 @@
-import type { listTerms } from "../../ops/glossary";
+import type { listTerms } from "../../ops/glossary.ops";
 import { Card } from "../components/Card";
 import { DataTable } from "../components/DataTable";
 import { PostButton } from "../components/PostButton";

@@ -1,4 +1,4 @@
-import type { listMemory, memoryEntry } from "../../ops/memory";
+import type { listMemory, memoryEntry } from "../../ops/memory.ops";
 import { TMX_LIMITS } from "../../site/memory/tmx";
 import { Card } from "../components/Card";
 import { DataTable } from "../components/DataTable";

@@ -1,5 +1,5 @@
 import type { UnitStatus } from "../../api/schemas";
-import type { unitOf } from "../../ops/units";
+import type { unitOf } from "../../ops/units.ops";
 import { Findings } from "../components/Findings";
 import { Badge, Layout, type SiteNav, Time, type Viewer } from "./layout";
 

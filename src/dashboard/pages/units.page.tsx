@@ -1,4 +1,4 @@
-import type { unitsOf } from "../../ops/units";
+import type { unitsOf } from "../../ops/units.ops";
 import { DataTable } from "../components/DataTable";
 import { Filters, LanguageSelect } from "../components/Filters";
 import { Badge, Empty, Layout, Pager, type SiteNav, Time, type Viewer } from "./layout";

@@ -10,7 +10,7 @@ import { type DeliveryRow, listDeliveries as deliveriesOf, findEndpoint, findSit
 import { ApiError, notFound } from "../errors";
 import { DEAD_LETTER_ERROR } from "../webhooks/sweeper";
 import type { Actor, SiteRef } from "./actor";
-import { redeliver, webhookOut } from "./webhooks";
+import { redeliver, webhookOut } from "./webhooks.ops";
 
 export type OperatorDelivery = WebhookDelivery & { next_attempt_at: string | null };
 

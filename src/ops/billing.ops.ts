@@ -19,7 +19,7 @@ import { sites, stripeEvents, stripeSubscriptions, subscriptionSites, subscripti
 import { ApiError } from "../errors";
 import { PLANS as PLAN_CODES, type Plan } from "../limits";
 import { log, redactError } from "../obs/log";
-import { billingProblemMails } from "./notices";
+import { billingProblemMails } from "./notices.ops";
 
 /** Who the audit log names: `user:<id>` (the dashboard) or `admin` (the operator); house's `ops/actor.ts` type fits. */
 export type Actor = string;
@@ -342,7 +342,7 @@ async function contractBefore(db: ControlDb, subscriptionId: string, organizatio
 }
 
 /**
- * What the owners are mailed about after an event (src/ops/notices.ts `billingProblemMails`,
+ * What the owners are mailed about after an event (src/ops/notices.ops.ts `billingProblemMails`,
  * the `billing` mail kind): a failed payment, and a subscription that stopped being active.
  */
 export function billingProblemOf(eventType: string, before: string | null, after: { status: string; applied: boolean; stripeStatus: string }): string | null {

@@ -2,7 +2,7 @@
  * The sign-in failure budgets as the operations use them (control/lockout.ts holds the rules):
  * a failure is counted, and the 10th in a row (of one network's passwords, or of the person's
  * codes) mails the owner once, within a daily budget, a link that signs them in once whatever
- * pauses are running (ops/sessions.ts `signInWithUnlock`).
+ * pauses are running (ops/sessions.ops.ts `signInWithUnlock`).
  */
 import { issueToken } from "../control/account-tokens";
 import { auditStatement } from "../control/audit";
@@ -13,7 +13,7 @@ import { ApiError } from "../errors";
 import { noMailBase, sendMail } from "../mail/send";
 import { lockoutMail } from "../mail/templates";
 import { log } from "../obs/log";
-import { LINK_WORDS } from "./accounts";
+import { LINK_WORDS } from "./accounts.ops";
 
 export interface Counted {
   id: number;

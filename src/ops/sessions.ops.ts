@@ -1,6 +1,6 @@
 /**
  * Signing in and out of the dashboard (the password, then a code when two-factor is on: see
- * ops/two-factor.ts), the mailed link that signs the owner in once whatever pauses run, and
+ * ops/two-factor.ops.ts), the mailed link that signs the owner in once whatever pauses run, and
  * changing one's password (which ends the person's other sessions, in the same batch as the new
  * password and the audit row). Passwords count towards the (person, client network) budget and
  * codes towards the person's (control/lockout.ts).
@@ -16,8 +16,8 @@ import { users } from "../control/schema";
 import { createSession, endOtherSessionsStatements, endSession } from "../control/sessions";
 import { ApiError } from "../errors";
 import { userActor } from "./actor";
-import { noteCodeFailure, notePasswordFailure, pausedError, UNLOCK_WORDS } from "./lockout";
-import { beginSecondStep, checkSecondFactor, completeSecondStep, WRONG_CODE } from "./two-factor";
+import { noteCodeFailure, notePasswordFailure, pausedError, UNLOCK_WORDS } from "./lockout.ops";
+import { beginSecondStep, checkSecondFactor, completeSecondStep, WRONG_CODE } from "./two-factor.ops";
 
 /** Runs work after the answer (the door's `waitUntil`); without one, before returning. Work is handed over unstarted, so none of it runs before the answer. */
 export type Defer = (work: () => Promise<unknown>) => void;

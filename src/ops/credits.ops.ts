@@ -12,7 +12,7 @@ import { controlDb } from "../control/db";
 import { billingCloses, credits } from "../control/schema";
 import { ApiError, invalid } from "../errors";
 import type { Actor } from "./actor";
-import { requireOrganization } from "./organizations";
+import { requireOrganization } from "./organizations.ops";
 
 export interface CreditInput {
   month: string;

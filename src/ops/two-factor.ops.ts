@@ -17,7 +17,7 @@ import { acceptCode, looksLikeRecoveryCode, newRecoveryCodes, newTotpSecret, rec
 import { ApiError } from "../errors";
 import { noMailBase, sendMail } from "../mail/send";
 import { twoFactorChangedMail, twoFactorMail } from "../mail/templates";
-import { type Counted, noteCodeFailure, notePasswordFailure, pausedError } from "./lockout";
+import { type Counted, noteCodeFailure, notePasswordFailure, pausedError } from "./lockout.ops";
 
 export const WRONG_CODE = "code: that code is not right. Enter the 6 digits your authenticator app shows now, or one of your recovery codes.";
 

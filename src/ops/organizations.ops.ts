@@ -1,6 +1,6 @@
 /**
  * Organizations: create (the operator), and what both doors read of one: its month of usage
- * and its audit log. The subscription is in subscriptions.ts, members in people.ts.
+ * and its audit log. The subscription is in subscriptions.ops.ts, members in people.ops.ts.
  */
 import { sql } from "drizzle-orm";
 import type { Organization, OrganizationCreate } from "../api/schemas";

@@ -18,10 +18,10 @@ import { ApiError } from "../errors";
 import { noMailBase, sendMail } from "../mail/send";
 import { alreadyRegisteredMail, verifyMail } from "../mail/templates";
 import { log } from "../obs/log";
-import { LINK_WORDS } from "./accounts";
+import { LINK_WORDS } from "./accounts.ops";
 import type { Actor } from "./actor";
-import { createKey } from "./keys";
-import { createSite } from "./sites";
+import { createKey } from "./keys.ops";
+import { createSite } from "./sites.ops";
 
 export const signupOpen = (env: Env) => env.SIGNUP === "open";
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -171,7 +171,7 @@ export async function createSiteAsOwner(env: Env, organizationId: number, input:
   const runnable = runnableEngines(env);
   const bad = parsed.data.target_languages.find((t) => !runnable.includes(t.engine as EngineName));
   if (bad) throw new ApiError(422, `target_languages: the engine ${bad.engine} (for ${bad.code}) is not set up on this service; choose one of ${runnable.join(", ")}.`);
-  // The one path that creates a site (ops/sites.ts): the row and its audit row in one batch.
+  // The one path that creates a site (ops/sites.ops.ts): the row and its audit row in one batch.
   return createSite(env, actor, parsed.data);
 }
 

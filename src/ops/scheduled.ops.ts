@@ -11,9 +11,9 @@ import { controlDb } from "../control/db";
 import { log, redactError } from "../obs/log";
 import { record } from "../obs/metrics";
 import { sweepDeliveries } from "../webhooks/sweeper";
-import { scheduledClose } from "./billing";
-import { cleanUp } from "./cleanup";
-import { mailTick } from "./notices";
+import { scheduledClose } from "./billing.ops";
+import { cleanUp } from "./cleanup.ops";
+import { mailTick } from "./notices.ops";
 
 export const MONTH_CLOSE_CRON = "20 0 * * *";
 export const QUARTER_HOUR_CRON = "*/15 * * * *";

@@ -1,6 +1,6 @@
 /**
  * Account operations (README "Accounts"; docs/decisions.md "Accounts, the dashboard and mail"): password reset, sessions and mail
- * preferences (invitation mails are in ops/people.ts). Each takes what the door parsed, writes
+ * preferences (invitation mails are in ops/people.ops.ts). Each takes what the door parsed, writes
  * D1 with its audit row, sends what has to go out (never failing on a mail) and answers what
  * the page shows.
  */

@@ -16,7 +16,7 @@ import { changedFields, insertSiteStatement, patchStatement, requireSite, type S
 import { notFound } from "../errors";
 import { siteStub } from "../site/stub";
 import type { Actor } from "./actor";
-import { requireOrganization } from "./organizations";
+import { requireOrganization } from "./organizations.ops";
 
 /** The admin API's site body: Site plus organization id, qa_mode and review_mode. */
 export function siteOut(site: SiteSettings) {

@@ -8,8 +8,8 @@ import { controlDb } from "../control/db";
 import { deleteSubscriptionStatements, setSubscriptionStatements, siteOrganizations } from "../control/organizations";
 import { ApiError } from "../errors";
 import type { Actor } from "./actor";
-import { overrideCleared } from "./billing";
-import { requireOrganization } from "./organizations";
+import { overrideCleared } from "./billing.ops";
+import { requireOrganization } from "./organizations.ops";
 
 export async function setSubscription(env: Env, actor: Actor, orgId: number, input: SubscriptionSet): Promise<Subscription> {
   await requireOrganization(env, orgId);

@@ -16,7 +16,7 @@ import { log, redactError } from "../obs/log";
 import { readGlossary } from "../site/jobs/glossary-copy";
 import { siteStub } from "../site/stub";
 import type { Actor } from "./actor";
-import { requireOrganization } from "./organizations";
+import { requireOrganization } from "./organizations.ops";
 
 /** Sites are told a few at a time. */
 const FAN_OUT = 6;
