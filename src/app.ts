@@ -12,7 +12,7 @@ import { HealthOut } from "./api/schemas";
 import { adminAuth, apiKeyAuth, declaredBodyLimit } from "./auth";
 import { type Clock, systemClock } from "./clock";
 import type { App } from "./context";
-import { type HashPassword, hashPassword, PBKDF2_ITERATIONS } from "./control/passwords";
+import { type HashPassword, hashPassword, PBKDF2_ITERATIONS } from "./control/passwords.control";
 import { dashboard } from "./dashboard";
 import { ApiError, ensureErrorBody, errorBody, renderError } from "./errors";
 import { LIMITS } from "./limits";

@@ -9,8 +9,8 @@
  * that, the customer's invoice items are searched for one carrying this organization and month).
  */
 import { asc, eq, inArray, sql } from "drizzle-orm";
-import { QueryBudget } from "../control/budget";
-import { readCursor, saveCursor } from "../control/cron-cursors";
+import { QueryBudget } from "../control/budget.control";
+import { readCursor, saveCursor } from "../control/cron-cursors.control";
 import { type ControlDb, idList } from "../control/db";
 import { billingCloses, stripeSubscriptions, subscriptions, usageLedger } from "../control/schema";
 import type { Plan } from "../limits";

@@ -7,7 +7,7 @@ import { and, asc, eq, gt, inArray, lt, or, sql, sum } from "drizzle-orm";
 import type { Estimate } from "../api/schemas";
 import type { ControlDb } from "../control/db";
 import { reservations, subscriptionSites, subscriptions, usageLedger } from "../control/schema";
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import { LIMITS, type Plan } from "../limits";
 import { CURRENCY, monthOf, PAST_DUE_GRACE_MS, PLANS } from "./plans";
 

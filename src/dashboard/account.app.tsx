@@ -6,7 +6,7 @@
  * (src/ops/erasure.ops.ts erasePerson; refused for an organization's only owner).
  */
 import { Hono } from "hono";
-import { groupedKey, totpQrSvg, totpUri } from "../control/totp";
+import { groupedKey, totpQrSvg, totpUri } from "../control/totp.control";
 import { ApiError } from "../errors";
 import { mailBase } from "../links";
 import { endAllOtherSessions, endOneSession, mailPreferences, sessionsOf, setMailPreferences } from "../ops/accounts.ops";

@@ -4,7 +4,7 @@
  * only a 10-minute step token (an HttpOnly cookie, hashed in D1) that a code completes; the
  * session is made only then. Passwords and codes are both limited by SIGNIN_LIMITER (10 a
  * minute per client network, and per person for codes), and by the failure budgets
- * (control/lockout.ts: 10 wrong passwords in a row pause that network's password step for the
+ * (control/lockout.control.ts: 10 wrong passwords in a row pause that network's password step for the
  * account, 10 wrong codes the account's code step). No limit counts per email alone: anyone
  * could spend it and keep the owner out. An address not verified yet cannot sign in: the answer
  * is the wrong-password one.

@@ -9,7 +9,7 @@
  */
 import { Hono } from "hono";
 import { controlDb } from "../control/db";
-import { sitesOf } from "../control/people";
+import { sitesOf } from "../control/people.control";
 import { ApiError } from "../errors";
 import { ADAPTERS } from "../limits";
 import { mailBase } from "../links";

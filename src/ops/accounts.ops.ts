@@ -5,15 +5,15 @@
  * the page shows.
  */
 import { eq } from "drizzle-orm";
-import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens";
-import { auditStatement } from "../control/audit";
+import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens.control";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import { clearCodeFailuresStatement, clearPasswordFailuresStatement, clientKey } from "../control/lockout";
-import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget";
-import { type HashPassword, hashPassword } from "../control/passwords";
-import { findUser, passwordProblem } from "../control/people";
+import { clearCodeFailuresStatement, clearPasswordFailuresStatement, clientKey } from "../control/lockout.control";
+import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget.control";
+import { type HashPassword, hashPassword } from "../control/passwords.control";
+import { findUser, passwordProblem } from "../control/people.control";
 import { sessions, users } from "../control/schema";
-import { endOtherSessionsStatements, endSessionById, listSessions } from "../control/sessions";
+import { endOtherSessionsStatements, endSessionById, listSessions } from "../control/sessions.control";
 import { ApiError, notFound } from "../errors";
 import { OPTIONAL_KINDS, type OptionalKind } from "../mail/message";
 import { noMailBase, sendMail } from "../mail/send";

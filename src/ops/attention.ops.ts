@@ -5,9 +5,9 @@
  * audit detail).
  */
 import type { AttentionDecision } from "../api/schemas";
-import { auditStatement } from "../control/audit";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import { siteStub } from "../site/stub";
 import type { Actor } from "./actor";
 

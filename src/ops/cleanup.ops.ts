@@ -6,8 +6,8 @@
  * D1 budget lasts; what is left waits for the next day's run (or the next invocation).
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { QueryBudget } from "../control/budget";
-import { forgetCursors } from "../control/cron-cursors";
+import type { QueryBudget } from "../control/budget.control";
+import { forgetCursors } from "../control/cron-cursors.control";
 import type { ControlDb } from "../control/db";
 import { accountTokens, invitations, mailOutbox, sessions, signInFailures, stripeEvents } from "../control/schema";
 
@@ -15,7 +15,7 @@ export const CLEANUP_PAGE = 500;
 const DAY = 86_400_000;
 export const MAIL_KEEP_DAYS = 30;
 export const STRIPE_EVENT_KEEP_DAYS = 90;
-/** A network's wrong passwords for an account are forgotten a month after the last one (control/lockout.ts): the pause never exceeds a day. */
+/** A network's wrong passwords for an account are forgotten a month after the last one (control/lockout.control.ts): the pause never exceeds a day. */
 export const SIGN_IN_FAILURE_KEEP_DAYS = 30;
 
 export async function cleanUp(db: ControlDb, now: Date, budget: QueryBudget) {

@@ -7,7 +7,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { monthOf } from "../billing/plans";
-import { auditStatement } from "../control/audit";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
 import { billingCloses, credits } from "../control/schema";
 import { ApiError, invalid } from "../errors";

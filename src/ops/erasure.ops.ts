@@ -19,7 +19,7 @@ import {
   organizationToErase,
   siteToErase,
   soleOwnerships,
-} from "../control/erasure";
+} from "../control/erasure.control";
 import { memberships, users } from "../control/schema";
 import { ApiError, notFound } from "../errors";
 import { orgMemory } from "../memory/stub";
@@ -87,7 +87,7 @@ export async function eraseOrganization(env: Env, actor: Actor, orgId: number): 
  * Erases one person (DELETE /admin/v1/users/{user_id}, "Delete my account" on the account page):
  * refused with 409 while they are the only owner of an organization (another owner first, or the
  * organization's erasure); otherwise their sessions, tokens, recovery codes, memberships, mails
- * and address go at once (src/control/erasure.ts erasePersonRows), audited in each organization.
+ * and address go at once (src/control/erasure.control.ts erasePersonRows), audited in each organization.
  */
 export async function erasePerson(env: Env, actor: Actor, userId: number): Promise<void> {
   const db = controlDb(env.DB);

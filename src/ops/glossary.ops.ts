@@ -7,9 +7,19 @@
  */
 import { eq } from "drizzle-orm";
 import type { GlossaryTerm } from "../api/schemas";
-import { auditStatement } from "../control/audit";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import { countTerms, deleteTermStatement, findTerm, glossaryCsv, insertTermStatement, listGlossary, parseGlossaryCsv, replaceStatements, validateTerms } from "../control/glossary";
+import {
+  countTerms,
+  deleteTermStatement,
+  findTerm,
+  glossaryCsv,
+  insertTermStatement,
+  listGlossary,
+  parseGlossaryCsv,
+  replaceStatements,
+  validateTerms,
+} from "../control/glossary.control";
 import { sites } from "../control/schema";
 import { ApiError, notFound } from "../errors";
 import { log, redactError } from "../obs/log";

@@ -7,9 +7,9 @@
  */
 import type { Job, JobRequest } from "../api/schemas";
 import { estimateCost } from "../billing/metering";
-import { auditStatement } from "../control/audit";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import { ApiError } from "../errors";
 import { siteStub } from "../site/stub";
 import type { Actor } from "./actor";

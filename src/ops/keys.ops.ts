@@ -6,9 +6,9 @@
  */
 import { sql } from "drizzle-orm";
 import type { ApiKey, KeyCreate, KeyCreated } from "../api/schemas";
-import { auditStatement } from "../control/audit";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import { findKey, forgetSite, listKeys as keysOf, newKey, revokeStatement } from "../control/keys";
+import { findKey, forgetSite, listKeys as keysOf, newKey, revokeStatement } from "../control/keys.control";
 import { notFound } from "../errors";
 import type { Actor, SiteRef } from "./actor";
 

@@ -1,14 +1,14 @@
 /**
- * The sign-in failure budgets as the operations use them (control/lockout.ts holds the rules):
+ * The sign-in failure budgets as the operations use them (control/lockout.control.ts holds the rules):
  * a failure is counted, and the 10th in a row (of one network's passwords, or of the person's
  * codes) mails the owner once, within a daily budget, a link that signs them in once whatever
  * pauses are running (ops/sessions.ops.ts `signInWithUnlock`).
  */
-import { issueToken } from "../control/account-tokens";
-import { auditStatement } from "../control/audit";
+import { issueToken } from "../control/account-tokens.control";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import { type FailureKind, recordCodeFailure, recordPasswordFailure } from "../control/lockout";
-import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget";
+import { type FailureKind, recordCodeFailure, recordPasswordFailure } from "../control/lockout.control";
+import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget.control";
 import { ApiError } from "../errors";
 import { noMailBase, sendMail } from "../mail/send";
 import { lockoutMail } from "../mail/templates";

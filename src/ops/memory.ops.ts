@@ -5,9 +5,9 @@
  * entry's key, never its texts: audit details hold no translations).
  */
 import type { MemoryEdit, MemoryKeyInput } from "../api/schemas";
-import { type AuditAction, auditStatement } from "../control/audit";
+import { type AuditAction, auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import type { MemorySearch } from "../site/memory/search";
 import { readTmx, TMX_END, tmxStart, tmxUnit, writable } from "../site/memory/tmx";
 import { siteStub } from "../site/stub";

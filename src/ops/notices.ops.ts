@@ -10,11 +10,11 @@
  */
 import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { type OrganizationUsage, organizationsUsage } from "../billing/organization-usage";
-import { QueryBudget } from "../control/budget";
-import { readCursor, saveCursor } from "../control/cron-cursors";
+import { QueryBudget } from "../control/budget.control";
+import { readCursor, saveCursor } from "../control/cron-cursors.control";
 import { type ControlDb, controlDb, idList } from "../control/db";
 import { jobStarters, mailOnce, memberships, organizations, sites, subscriptions, users } from "../control/schema";
-import { getSite, siteSettingsOf } from "../control/sites";
+import { getSite, siteSettingsOf } from "../control/sites.control";
 import type { Mail, OptionalKind } from "../mail/message";
 import { compose, quoted } from "../mail/message";
 import { retryMails, sendMails } from "../mail/send";

@@ -6,11 +6,11 @@
  */
 import { and, asc, eq, gt, like, or, sql } from "drizzle-orm";
 import { billingProvider } from "../billing/stripe";
-import { auditStatement } from "../control/audit";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import { forgetSite, hashKey, isWellFormedKey } from "../control/keys";
+import { forgetSite, hashKey, isWellFormedKey } from "../control/keys.control";
 import { apiKeys, organizations, sites, subscriptions } from "../control/schema";
-import { requireSite } from "../control/sites";
+import { requireSite } from "../control/sites.control";
 import { ENGINES, engineConfiguration } from "../engines/registry";
 import { ApiError, notFound } from "../errors";
 import { devMailbox } from "../mail/send";

@@ -5,9 +5,9 @@
 import { sql } from "drizzle-orm";
 import type { Organization, OrganizationCreate } from "../api/schemas";
 import { type OrganizationUsage, organizationUsage } from "../billing/organization-usage";
-import { auditStatement, listAudit } from "../control/audit";
+import { auditStatement, listAudit } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import { findOrganization, insertOrganizationStatement } from "../control/organizations";
+import { findOrganization, insertOrganizationStatement } from "../control/organizations.control";
 import { notFound } from "../errors";
 import type { Actor } from "./actor";
 

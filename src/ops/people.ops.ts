@@ -7,10 +7,10 @@
  */
 import { and, eq, isNull } from "drizzle-orm";
 import type { InvitationCreate } from "../api/schemas";
-import { auditStatement } from "../control/audit";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget";
-import { type HashPassword, randomToken } from "../control/passwords";
+import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget.control";
+import { type HashPassword, randomToken } from "../control/passwords.control";
 import {
   acceptInvitation as accept,
   canInvite,
@@ -23,7 +23,7 @@ import {
   removeMember as remove,
   revokeInvitation,
   type SignedIn,
-} from "../control/people";
+} from "../control/people.control";
 import { invitations as invitationRows, organizations } from "../control/schema";
 import { sha256Hex } from "../digest";
 import { ApiError, notFound, tooManyRequests } from "../errors";
@@ -164,7 +164,7 @@ export async function openInvitationOf(env: Env, token: string) {
   return openInvitation(controlDb(env.DB), token);
 }
 
-/** A link alone never adds an existing account: it must be signed in as itself (control/people.ts `acceptInvitation`). */
+/** A link alone never adds an existing account: it must be signed in as itself (control/people.control.ts `acceptInvitation`). */
 export async function acceptInvitation(env: Env, token: string, who: { signedIn: SignedIn | null; password?: string }, hash?: HashPassword) {
   return accept(controlDb(env.DB), token, who, new Date(), hash);
 }

@@ -10,10 +10,10 @@
  * to `restored_at` (the moment before this restore).
  */
 import { eq, sql } from "drizzle-orm";
-import { auditStatement } from "../control/audit";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
 import { reservations } from "../control/schema";
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import { ApiError } from "../errors";
 import { log } from "../obs/log";
 import { siteStub } from "../site/stub";

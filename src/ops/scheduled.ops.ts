@@ -1,12 +1,12 @@
 /**
  * The Cron Triggers (wrangler.toml [triggers], dispatched on the cron's text). Every invocation
- * gets one D1 query budget (src/control/budget.ts: CRON_QUERY_BUDGET of Cloudflare's 1,000), its
+ * gets one D1 query budget (src/control/budget.control.ts: CRON_QUERY_BUDGET of Cloudflare's 1,000), its
  * tasks run in order within what is left, stop where the budget ends and resume there on the next
  * invocation (cursors in `cron_cursors`), and one `cron.run` line says what each did and what is left.
  */
 
 import { lateUsageCheck } from "../billing/reconcile";
-import { CRON_QUERY_BUDGET, meteredEnv, QueryBudget } from "../control/budget";
+import { CRON_QUERY_BUDGET, meteredEnv, QueryBudget } from "../control/budget.control";
 import { controlDb } from "../control/db";
 import { log, redactError } from "../obs/log";
 import { record } from "../obs/metrics";

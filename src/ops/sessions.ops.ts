@@ -3,17 +3,17 @@
  * ops/two-factor.ops.ts), the mailed link that signs the owner in once whatever pauses run, and
  * changing one's password (which ends the person's other sessions, in the same batch as the new
  * password and the audit row). Passwords count towards the (person, client network) budget and
- * codes towards the person's (control/lockout.ts).
+ * codes towards the person's (control/lockout.control.ts).
  */
 import { eq } from "drizzle-orm";
-import { claimToken, closeTokensStatement, peekToken } from "../control/account-tokens";
-import { auditStatement } from "../control/audit";
+import { claimToken, closeTokensStatement, peekToken } from "../control/account-tokens.control";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import { clearCodeFailuresStatement, clearPasswordFailures, clearPasswordFailuresStatement, clientKey, passwordStanding } from "../control/lockout";
-import type { HashPassword } from "../control/passwords";
-import { findUser, membershipsOf, passwordMatches, setPasswordStatement, sitesOf } from "../control/people";
+import { clearCodeFailuresStatement, clearPasswordFailures, clearPasswordFailuresStatement, clientKey, passwordStanding } from "../control/lockout.control";
+import type { HashPassword } from "../control/passwords.control";
+import { findUser, membershipsOf, passwordMatches, setPasswordStatement, sitesOf } from "../control/people.control";
 import { users } from "../control/schema";
-import { createSession, endOtherSessionsStatements, endSession } from "../control/sessions";
+import { createSession, endOtherSessionsStatements, endSession } from "../control/sessions.control";
 import { ApiError } from "../errors";
 import { userActor } from "./actor";
 import { noteCodeFailure, notePasswordFailure, pausedError, UNLOCK_WORDS } from "./lockout.ops";
@@ -57,7 +57,7 @@ export async function signIn(
     return null;
   }
   if (!user.emailVerifiedAt) return null;
-  // A right password starts this network's count again; never the code count (control/lockout.ts).
+  // A right password starts this network's count again; never the code count (control/lockout.control.ts).
   if (standing.failures) await clearPasswordFailures(db, user.id, input.network);
   if (user.totpSecret) return { kind: "code", step: await beginSecondStep(env, user.id, input.next, now) };
   return { kind: "session", token: await createSession(db, user.id, now, input.userAgent) };

@@ -6,12 +6,12 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { validationDetail } from "../api/issues";
 import { OrganizationIn, SiteCreateIn } from "../api/schemas";
-import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens";
-import { auditStatement } from "../control/audit";
+import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens.control";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget";
-import { type HashPassword, hashPassword } from "../control/passwords";
-import { findUser, NO_PASSWORD, normalizeEmail, passwordProblem } from "../control/people";
+import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget.control";
+import { type HashPassword, hashPassword } from "../control/passwords.control";
+import { findUser, NO_PASSWORD, normalizeEmail, passwordProblem } from "../control/people.control";
 import { memberships, organizations, recoveryCodes, sessions, users } from "../control/schema";
 import { ENGINES, type EngineName, engineConfiguration } from "../engines/registry";
 import { ApiError } from "../errors";

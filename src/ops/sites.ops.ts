@@ -9,10 +9,10 @@
  */
 import { sql } from "drizzle-orm";
 import type { SiteCreate, SitePatch } from "../api/schemas";
-import { auditStatement } from "../control/audit";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import { forgetSite } from "../control/keys";
-import { changedFields, insertSiteStatement, patchStatement, requireSite, type SiteSettings, siteSettingsOf } from "../control/sites";
+import { forgetSite } from "../control/keys.control";
+import { changedFields, insertSiteStatement, patchStatement, requireSite, type SiteSettings, siteSettingsOf } from "../control/sites.control";
 import { notFound } from "../errors";
 import { siteStub } from "../site/stub";
 import type { Actor } from "./actor";

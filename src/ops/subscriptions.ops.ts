@@ -3,9 +3,9 @@
  * sites and an optional volume override, replaced as a whole with its audit row in one batch.
  */
 import type { Subscription, SubscriptionSet } from "../api/schemas";
-import { auditStatement } from "../control/audit";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import { deleteSubscriptionStatements, setSubscriptionStatements, siteOrganizations } from "../control/organizations";
+import { deleteSubscriptionStatements, setSubscriptionStatements, siteOrganizations } from "../control/organizations.control";
 import { ApiError } from "../errors";
 import type { Actor } from "./actor";
 import { overrideCleared } from "./billing.ops";

@@ -3,17 +3,17 @@
  * confirmed by a first code, ten recovery codes shown once and stored hashed, the second step of
  * sign-in, setting it up again or turning it off with the password and a current code, and owners
  * requiring it for their organization. Every code checked counts towards the person's code
- * budget, every password towards the (person, client network) one (control/lockout.ts).
+ * budget, every password towards the (person, client network) one (control/lockout.control.ts).
  */
 import { and, eq, isNull, lt, or } from "drizzle-orm";
-import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens";
-import { auditStatement } from "../control/audit";
+import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens.control";
+import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
-import { clearPasswordFailures, codePausedUntil, passwordStanding, recordCodeSuccess } from "../control/lockout";
-import { passwordMatches } from "../control/people";
+import { clearPasswordFailures, codePausedUntil, passwordStanding, recordCodeSuccess } from "../control/lockout.control";
+import { passwordMatches } from "../control/people.control";
 import { memberships, organizations, recoveryCodes, users } from "../control/schema";
-import { endOtherSessionsStatements } from "../control/sessions";
-import { acceptCode, looksLikeRecoveryCode, newRecoveryCodes, newTotpSecret, recoveryHash } from "../control/totp";
+import { endOtherSessionsStatements } from "../control/sessions.control";
+import { acceptCode, looksLikeRecoveryCode, newRecoveryCodes, newTotpSecret, recoveryHash } from "../control/totp.control";
 import { ApiError } from "../errors";
 import { noMailBase, sendMail } from "../mail/send";
 import { twoFactorChangedMail, twoFactorMail } from "../mail/templates";

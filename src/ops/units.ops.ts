@@ -1,5 +1,5 @@
 /** What the dashboard reads of a site's units (the connector reads the same through the public API's routes). */
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import { siteStub } from "../site/stub";
 import type { UnitListItem } from "../site/sync/unit-list";
 

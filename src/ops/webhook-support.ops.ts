@@ -6,7 +6,7 @@
  */
 import type { WebhookDelivery, WebhookEventType } from "../api/webhook.schemas";
 import { controlDb } from "../control/db";
-import { type DeliveryRow, listDeliveries as deliveriesOf, findEndpoint, findSiteDelivery, listDeadLetters } from "../control/webhooks";
+import { type DeliveryRow, listDeliveries as deliveriesOf, findEndpoint, findSiteDelivery, listDeadLetters } from "../control/webhooks.control";
 import { ApiError, notFound } from "../errors";
 import { DEAD_LETTER_ERROR } from "../webhooks/sweeper";
 import type { Actor, SiteRef } from "./actor";

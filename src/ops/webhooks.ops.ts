@@ -7,7 +7,7 @@
 
 import type { WebhookEventType } from "../api/webhook.schemas";
 import { WEBHOOK_EVENTS, type Webhook, type WebhookDelivery, type WebhookInput, type WebhookWithSecret } from "../api/webhook.schemas";
-import { type AuditAction, auditStatement } from "../control/audit";
+import { type AuditAction, auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
 import {
   deleteEndpointStatement,
@@ -19,7 +19,7 @@ import {
   putEndpointStatement,
   resetDeliveryStatement,
   rotateStatement,
-} from "../control/webhooks";
+} from "../control/webhooks.control";
 import { notFound } from "../errors";
 import { publishDeps } from "../webhooks/emit";
 import { DELIVERY } from "../webhooks/policy";

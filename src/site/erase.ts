@@ -1,5 +1,5 @@
 /**
- * Erasing a site's data plane (src/control/erasure.ts decides when): the alarm, then all storage
+ * Erasing a site's data plane (src/control/erasure.control.ts decides when): the alarm, then all storage
  * (SQLite tables included). What is left is a mark that refuses every later call, so nothing
  * can write the site again; site ids are never reused.
  *
@@ -10,7 +10,7 @@
  */
 
 import type { Clock } from "../clock";
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import { flushUsage } from "./jobs/ledger";
 import { Store } from "./store";
 

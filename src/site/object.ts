@@ -10,7 +10,7 @@ import migrations from "../../migrations/site/migrations.js";
 import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot, UnitStatusInclude } from "../api/schemas";
 import { release } from "../billing/metering";
 import { controlDb } from "../control/db";
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import { type Deps, type PointInTime, PRODUCTION_DEPS, storagePointInTime } from "../deps";
 import type { GlossaryTerm } from "../engines/types";
 import { ApiError, type RpcFailure, toRpcFailure, unauthorized } from "../errors";
@@ -57,7 +57,7 @@ export class SiteObject extends DurableObject<Env> {
   private readonly needs: SiteNeeds;
   /** The newest settings the object has seen (held-settings.ts). */
   private readonly held: HeldSettings;
-  /** The site was erased (src/control/erasure.ts): its storage holds only this mark, and every call is refused. */
+  /** The site was erased (src/control/erasure.control.ts): its storage holds only this mark, and every call is refused. */
   private erased = false;
   /** The latest estimate of a job request (POST /v1/jobs estimates, then creates): its job's start may take it as it is (jobs.ts, markJob). */
   private latestEstimate?: MarkedEstimate;

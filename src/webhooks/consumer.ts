@@ -6,7 +6,7 @@
  * shortens or lengthens the schedule.
  */
 import { controlDb } from "../control/db";
-import { findEndpoint } from "../control/webhooks";
+import { findEndpoint } from "../control/webhooks.control";
 import { log, redactError } from "../obs/log";
 import { attempt, type DeliverDeps } from "./deliver";
 import { publishDeps } from "./emit";

@@ -6,8 +6,8 @@
 import type { UsageThreshold } from "../api/webhook.schemas";
 import { usageOut } from "../billing/metering";
 import type { ControlDb } from "../control/db";
-import { getSite } from "../control/sites";
-import { markOnce } from "../control/webhooks";
+import { getSite } from "../control/sites.control";
+import { markOnce } from "../control/webhooks.control";
 
 export const THRESHOLDS = [80, 100] as const;
 

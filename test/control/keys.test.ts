@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
-import { authenticate, hashKey, isWellFormedKey, KEY_CACHE_MS } from "../../src/control/keys";
+import { authenticate, hashKey, isWellFormedKey, KEY_CACHE_MS } from "../../src/control/keys.control";
 import { apiKeys, auditLog } from "../../src/control/schema";
 import { OPERATOR } from "../../src/ops/actor";
 import { createKey, listKeys, revokeKey } from "../../src/ops/keys.ops";

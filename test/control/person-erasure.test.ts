@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { meteredD1, QueryBudget } from "../../src/control/budget";
+import { meteredD1, QueryBudget } from "../../src/control/budget.control";
 import { controlDb } from "../../src/control/db";
 import { CLEANUP_PAGE, cleanUp } from "../../src/ops/cleanup.ops";
 import { admin, createSite } from "../helpers/api";

@@ -7,8 +7,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
-import { MAIL_LIMITS } from "../../src/control/mail-budget";
-import { pendingInvitations } from "../../src/control/people";
+import { MAIL_LIMITS } from "../../src/control/mail-budget.control";
+import { pendingInvitations } from "../../src/control/people.control";
 import { invitationMail, usageMail } from "../../src/mail/templates";
 import { invite } from "../../src/ops/people.ops";
 import { signUp } from "../../src/ops/signup.ops";

@@ -1,6 +1,6 @@
 /// <reference types="vite/client" />
 /**
- * Every audit action (src/control/audit.ts `AUDIT_ACTIONS`) is produced by a call here and read
+ * Every audit action (src/control/audit.control.ts `AUDIT_ACTIONS`) is produced by a call here and read
  * back from the log with its actor and target; an action added to the list without a row here
  * fails the first test. The billing actions need the Stripe-configured pool: their rows name the
  * test file of the billing project that produces and asserts them (checked to mention them).
@@ -12,8 +12,8 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { AUDIT_ACTIONS, type AuditAction } from "../../src/control/audit";
-import { totpCode } from "../../src/control/totp";
+import { AUDIT_ACTIONS, type AuditAction } from "../../src/control/audit.control";
+import { totpCode } from "../../src/control/totp.control";
 import { fingerprint } from "../../src/site/fingerprint";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";

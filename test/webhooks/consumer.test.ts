@@ -8,7 +8,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { findDelivery, listDeliveries } from "../../src/control/webhooks";
+import { findDelivery, listDeliveries } from "../../src/control/webhooks.control";
 import { putWebhook } from "../../src/ops/webhooks.ops";
 import { type ConsumerDeps, consumeBatch } from "../../src/webhooks/consumer";
 import type { WebhookMessage } from "../../src/webhooks/events";

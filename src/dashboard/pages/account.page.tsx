@@ -1,4 +1,4 @@
-import type { SessionInfo } from "../../control/sessions";
+import type { SessionInfo } from "../../control/sessions.control";
 import { OPTIONAL_WORDS, type OptionalKind } from "../../mail/message";
 import { Layout, Time, type Viewer } from "./layout";
 

@@ -1,4 +1,4 @@
-import type { Membership } from "../../control/people";
+import type { Membership } from "../../control/people.control";
 import { Empty, Layout, type Viewer } from "./layout";
 
 export interface HomeSite {

@@ -1,4 +1,4 @@
-import type { Role } from "../../control/people";
+import type { Role } from "../../control/people.control";
 import { Layout, Time, type Viewer } from "./layout";
 
 const ROLE_TEXT: Record<Role, string> = {

@@ -1,4 +1,4 @@
-import type { Role } from "../../control/people";
+import type { Role } from "../../control/people.control";
 import { Card } from "../components/Card";
 import { ConfirmDelete } from "../components/ConfirmDelete";
 import { DataTable } from "../components/DataTable";

@@ -1,4 +1,4 @@
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import type { EngineName } from "../../engines/registry";
 import { engineLabel } from "../../engines/registry";
 import type { Adapter } from "../../limits";

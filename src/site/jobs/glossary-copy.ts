@@ -8,7 +8,7 @@
 import { asc, eq } from "drizzle-orm";
 import { type ControlDb, controlDb } from "../../control/db";
 import { glossaryTerms } from "../../control/schema";
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import type { GlossaryTerm } from "../../engines/types";
 import { log, redactError } from "../../obs/log";
 import type { Store } from "../store";

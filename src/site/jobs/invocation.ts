@@ -16,7 +16,7 @@
  * while a job works").
  */
 import { controlDb } from "../../control/db";
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { Semaphore } from "../../engines/concurrency";
 import { type EngineName, engineConcurrency } from "../../engines/registry";
 import type { Engine, EngineEnv, GlossaryTerm, RequestMeter, Sleep } from "../../engines/types";

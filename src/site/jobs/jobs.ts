@@ -6,7 +6,7 @@
 import type { Job } from "../../api/schemas";
 import { reserve } from "../../billing/metering";
 import type { ControlDb } from "../../control/db";
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { invalid, notFound } from "../../errors";
 import { LIMITS } from "../../limits";
 import { getHandshake, lower, writableLanguages } from "../settings";

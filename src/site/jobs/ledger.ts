@@ -16,7 +16,7 @@
 import { type UsageRow, writeUsage } from "../../billing/metering";
 import { monthOf } from "../../billing/plans";
 import { controlDb } from "../../control/db";
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import type { Emit } from "../../webhooks/emit";
 import { infra } from "../faults";
 import type { Store } from "../store";

@@ -13,7 +13,7 @@
  * is launched; items of batches not launched stay pending for the next slice.
  */
 
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { createEngine } from "../../engines/registry";
 import type { Engine, EngineLimits, GlossaryTerm } from "../../engines/types";
 import { runQA } from "../../qa";

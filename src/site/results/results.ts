@@ -3,7 +3,7 @@
  * reviews, and the attention queue of translations held back by QA errors.
  */
 import type { AttentionDecision, Result, Review } from "../../api/schemas";
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { ApiError } from "../../errors";
 import type { Format } from "../../limits";
 import { type QAIssue, runQA } from "../../qa";

@@ -4,7 +4,7 @@
  * their source fingerprint no longer matches, and current again if the text is reverted.
  */
 import type { SegmentInput, SyncResult, UnitSnapshot } from "../../api/schemas";
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { characters, fingerprint } from "../fingerprint";
 import { rememberTranslation } from "../memory/entries";
 import { lower, siteTargets, targetCodeMap } from "../settings";

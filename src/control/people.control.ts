@@ -7,9 +7,9 @@
 import { and, asc, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import { sha256Hex } from "../digest";
 import { ApiError, notFound } from "../errors";
-import { auditStatement } from "./audit";
+import { auditStatement } from "./audit.control";
 import type { ControlDb } from "./db";
-import { type HashPassword, hashPassword, randomToken, verifyPassword } from "./passwords";
+import { type HashPassword, hashPassword, randomToken, verifyPassword } from "./passwords.control";
 import { invitations, memberships, organizations, sites, users } from "./schema";
 
 export const ROLES = ["editor", "admin", "owner"] as const;

@@ -12,7 +12,7 @@ import { sha256Hex } from "../digest";
 import { log, redactError } from "../obs/log";
 import type { ControlDb } from "./db";
 import { apiKeys } from "./schema";
-import { getSite, type SiteSettings } from "./sites";
+import { getSite, type SiteSettings } from "./sites.control";
 
 export const KEY_PREFIX = "tsk_";
 const RANDOM_CHARS = 32;

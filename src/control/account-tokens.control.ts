@@ -6,7 +6,7 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { sha256Hex } from "../digest";
 import type { ControlDb } from "./db";
-import { randomToken } from "./passwords";
+import { randomToken } from "./passwords.control";
 import { accountTokens } from "./schema";
 
 export type TokenPurpose = "reset" | "verify" | "mfa" | "totp_setup" | "unlock";

@@ -9,9 +9,9 @@
  */
 
 import { and, eq, inArray, notExists, sql } from "drizzle-orm";
-import { auditStatement } from "./audit";
+import { auditStatement } from "./audit.control";
 import { type ControlDb, idList } from "./db";
-import { forgetSite } from "./keys";
+import { forgetSite } from "./keys.control";
 import {
   accountTokens,
   apiKeys,
@@ -34,7 +34,7 @@ import {
   usageLedger,
   users,
 } from "./schema";
-import { deleteWebhookRows } from "./webhooks";
+import { deleteWebhookRows } from "./webhooks.control";
 
 /** R2 prefix of a site's batch bodies; the site object refuses any other. */
 export const batchPrefix = (siteId: number) => `batches/${siteId}/`;

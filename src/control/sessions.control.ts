@@ -7,7 +7,7 @@
 import { and, desc, eq, gt, like, lte, ne, sql } from "drizzle-orm";
 import { sha256Hex } from "../digest";
 import type { ControlDb } from "./db";
-import { randomToken } from "./passwords";
+import { randomToken } from "./passwords.control";
 import { memberships, organizations, sessions, users } from "./schema";
 
 export const SESSION_DAYS = 14;
