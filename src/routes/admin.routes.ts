@@ -17,7 +17,7 @@ import {
   RestoreOut,
   RestorePreviewOut,
   UsageMonthQuery,
-} from "../api/operator.schemas";
+} from "../api/oncall.schemas";
 import {
   AdminSiteDetailOut,
   AdminSiteOut,

@@ -1,7 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { EXAMPLES } from "../api/examples";
-import { ONCALL_EXAMPLES, StorageFullOut } from "../api/operator.schemas";
+import { ONCALL_EXAMPLES, StorageFullOut } from "../api/oncall.schemas";
 import { BillingErrorOut, ErrorOut } from "../api/schemas";
 import type { App } from "../context";
 import { siteStub } from "../site/stub";

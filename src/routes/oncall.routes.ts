@@ -20,7 +20,7 @@ import {
   SitesQuery,
   SuspendIn,
   SuspensionOut,
-} from "../api/operator.schemas";
+} from "../api/oncall.schemas";
 import { ErrorOut, JobOut, SiteIdParam } from "../api/schemas";
 import { CancelIn } from "../api/support.schemas";
 import { discrepancies } from "../billing/reconcile";
