@@ -1,127 +1,9 @@
-/** Bodies of the operator's lifecycle endpoints (admin API): audit log and organization usage. */
+/**
+ * Bodies of the on-call engineer's endpoints (src/routes/oncall.routes.ts, docs/decisions.md "Operating the
+ * service"): deep health, organizations and sites, a site's diagnostics and jobs, key look-up, suspension,
+ * billing discrepancies.
+ */
 import { z } from "@hono/zod-openapi";
-import { LIMITS } from "../limits";
-import { page } from "./schemas";
-
-export const AuditQuery = z.object({
-  organization_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
-  cursor: z.string().max(512).optional(),
-  limit: z.coerce.number().int().min(1).max(LIMITS.pageMax).default(LIMITS.pageDefault),
-});
-
-export const AuditItemOut = z
-  .object({
-    at: z.string().openapi({ example: "2026-11-23T14:03:11.512Z", description: "When it happened." }),
-    actor: z.string().openapi({
-      description: "`admin` (the single ADMIN_TOKEN), `admin:<name>` (a named operator token of ADMIN_TOKENS), `user:<id>` (a dashboard user) or `key:<id>` (a site's API key)",
-      example: "admin:alice",
-    }),
-    action: z.string().openapi({ description: "A dotted verb", example: "key.create" }),
-    target: z.string().openapi({ example: "site:12", description: "What it concerned, as `type:id` (e.g. `site:12`, `organization:3`)." }),
-    detail: z
-      .record(z.string(), z.unknown())
-      .nullable()
-      .openapi({ description: "What changed; never a secret", example: { name: "production", key_id: 4 } }),
-  })
-  .openapi("AuditItemOut");
-
-export const AuditOut = page("AuditOut", "items", AuditItemOut, "A page of entries, newest first.");
-
-export const UsageMonthQuery = z.object({
-  month: z
-    .string()
-    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, "must be a month as YYYY-MM")
-    .openapi({ example: "2026-11" }),
-});
-
-export const OrganizationUsageOut = z
-  .object({
-    month: z.string().openapi({ description: "The month (`YYYY-MM`)." }),
-    plan: z.enum(["pro", "agency", "growth", "scale"]).nullable().openapi({ description: "The plan code; null without a subscription." }),
-    included_characters: z.number().int().nullable().openapi({ description: "null when not metered (scale) or without a subscription" }),
-    used_characters: z.number().int().openapi({ description: "Billable characters used in the month, all sites together." }),
-    overage_characters: z.number().int().openapi({ description: "Characters beyond the included volume, after the month's credits: what the month's close bills." }),
-    overage_cents: z.number().int().openapi({ description: "Their charge, in cents of `currency`." }),
-    currency: z.string().openapi({ description: "ISO 4217 code, lowercase." }),
-    credited_characters: z.number().int().openapi({ description: "The month's credits together (`credits`), taken off the overage, never below zero." }),
-    credits: z
-      .array(
-        z.object({
-          id: z.number().int().openapi({ description: "The credit's id." }),
-          characters: z.number().int().openapi({ description: "Characters credited." }),
-          reason: z.string().openapi({ description: "Why, as the organization's people read it on the usage page." }),
-          created_at: z.string().openapi({ description: "When it was granted." }),
-        }),
-      )
-      .openapi({ description: "The month's credits, oldest first (`POST /admin/v1/organizations/{org_id}/credits`)." }),
-    sites: z
-      .array(
-        z.object({
-          site_id: z.number().int().openapi({ description: "The site's id." }),
-          name: z.string().nullable().openapi({ description: "null for an erased site" }),
-          used_characters: z.number().int().openapi({ description: "Billable characters the site used in the month." }),
-        }),
-      )
-      .openapi({ description: "Use per site (erased sites included)." }),
-    days: z
-      .array(
-        z.object({
-          date: z.string().openapi({ description: "The day (`YYYY-MM-DD`, UTC)." }),
-          used_characters: z.number().int().openapi({ description: "Billable characters used that day." }),
-        }),
-      )
-      .openapi({ description: "Use per day (UTC), every day of the month." }),
-  })
-  .openapi("OrganizationUsageOut");
-
-export const BillingCloseOut = z
-  .object({
-    organization_id: z.number().int().openapi({ description: "The organization closed." }),
-    month: z.string().openapi({ example: "2026-10", description: "The month closed (`YYYY-MM`)." }),
-    plan: z.enum(["pro", "agency", "growth", "scale"]).nullable().openapi({ description: "The plan the month was closed under; null without a subscription" }),
-    used_characters: z.number().int().openapi({ description: "Billable characters used in the month." }),
-    overage_characters: z.number().int().openapi({ description: "Characters beyond the included volume." }),
-    overage_cents: z.number().int().openapi({ description: "Their charge, in cents." }),
-    provider: z
-      .enum(["manual", "stripe"])
-      .openapi({ description: "`stripe`: an invoice item was added to the customer's next invoice; `manual`: the operator invoices from this row" }),
-    invoice_item_id: z.string().nullable().openapi({ description: "Stripe's invoice item (`ii_…`); null for manual closes and months without overage", example: "ii_1QxYz" }),
-    closed_at: z.string().openapi({ description: "When the month was closed." }),
-    credited_characters: z.number().int().openapi({ description: "The month's credits when it was closed, taken off its overage (`overage_characters` is after them)." }),
-  })
-  .openapi("BillingCloseOut");
-
-export const BillingClosesOut = z
-  .object({
-    closes: z.array(BillingCloseOut).openapi({ description: "The month's closes, one per organization." }),
-    pending: z
-      .array(
-        z.object({
-          organization_id: z.number().int().openapi({ description: "The organization left open." }),
-          detail: z.string().openapi({ description: "Why it could not be closed." }),
-        }),
-      )
-      .optional()
-      .openapi({ description: "Organizations this run left open (Stripe could not be reached); the next run, by hand or by the Cron Trigger, retries them" }),
-  })
-  .openapi("BillingClosesOut");
-
-export const BillingMonthQuery = z.object({
-  month: z
-    .string()
-    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, "must be a month as YYYY-MM")
-    .openapi({ example: "2026-10" }),
-});
-
-export const OptionalMonthQuery = z.object({
-  month: z
-    .string()
-    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, "must be a month as YYYY-MM")
-    .optional()
-    .openapi({ example: "2026-10", description: "Only this month's closes; all closes without it" }),
-});
-
-// ---------------------------------------------------------------- on call (docs/decisions.md "Operating the service")
 
 const at = "2026-11-23T14:03:11.512Z";
 
@@ -296,13 +178,6 @@ export const DiscrepanciesOut = z
   })
   .openapi("DiscrepanciesOut");
 
-export const StorageFullOut = z
-  .object({
-    detail: z.string().openapi({ description: "What is wrong, in plain language." }),
-    code: z.literal("site_storage_full").openapi({ description: "The site's storage is at its limit: delete units, or contact support. Retrying does not help." }),
-  })
-  .openapi("StorageFullOut");
-
 export const ONCALL_EXAMPLES = {
   health: {
     d1: "ok",
@@ -353,62 +228,11 @@ export const ONCALL_EXAMPLES = {
   },
 } as const;
 
-export const RestoreIn = z
+export const CancelIn = z
   .object({
-    at: z.iso
-      .datetime({ offset: true, message: "at: must be an ISO 8601 date and time, e.g. 2027-01-05T10:00:00Z" })
-      .openapi({ description: "The moment to restore the site's object storage to: within the last 30 days, not in the future.", example: "2027-01-05T10:00:00Z" }),
-    dry_run: z.boolean().default(false).openapi({
-      description: "Change nothing: answer what the site held at `at`, what would go back, the jobs a restore would cancel, and whether this runtime can restore at all.",
+    reason: z.string().trim().min(1).max(300).optional().openapi({
+      description: "Why the job is cancelled, in words for the customer: kept on the job (`cancel_reason`) and shown on the site's page of the dashboard.",
+      example: "Cancelled by support: the job was retranslating the whole site (about 1.8 million characters) after a settings change; the characters done are credited.",
     }),
   })
-  .openapi("RestoreIn");
-
-const count = (description: string) => z.number().int().openapi({ description });
-
-export const RestorePreviewOut = z
-  .object({
-    site_id: z.number().int().openapi({ description: "The site." }),
-    at: z.string().openapi({ description: "The moment asked for." }),
-    dry_run: z.literal(true).openapi({ description: "Nothing was changed." }),
-    restorable: z.boolean().openapi({ description: "Whether this runtime can restore the site to `at` (false locally: `detail` says why)." }),
-    bookmark: z.string().nullable().openapi({ description: "The storage bookmark of `at`; null when `restorable` is false." }),
-    detail: z.string().nullable().openapi({ description: "Why the site cannot be restored here; null when it can." }),
-    now: z
-      .object({
-        units: count("Units (not deleted)."),
-        jobs: count("Jobs."),
-        results: count("Results (translations delivered or waiting)."),
-        memory_entries: count("The site's memory entries."),
-      })
-      .openapi({ description: "What the site holds now." }),
-    at_time: z
-      .object({
-        units: count("Units last pushed by `at` and not deleted by then (units pushed since existed then too when they were not new: see `since.units_pushed`)."),
-        jobs: count("Jobs made by `at`."),
-        results: count("Results made by `at` (those purged since by retention come back too, and are not counted)."),
-      })
-      .openapi({ description: "What the site held at `at`, as far as its own timestamps tell." }),
-    since: z
-      .object({
-        units_pushed: count("Units pushed after `at`: each goes back to its state then, or goes if it is newer."),
-        units_deleted: count("Units deleted after `at`: they come back."),
-        jobs: count("Jobs made after `at`: they go (their billed usage stays billed)."),
-        results: count("Results made after `at`: they go; the connector keeps what it wrote."),
-        memory_entries: count("The site's memory entries written after `at`: they go (the organization's shared memory keeps its copies)."),
-      })
-      .openapi({ description: "What changed after `at`, and so goes back." }),
-    cancelled_on_restore: z.array(z.number().int()).openapi({ description: "Jobs queued or running at `at`: the restored site cancels them (with a reason the customer reads)." }),
-  })
-  .openapi("RestorePreviewOut");
-
-export const RestoreOut = z
-  .object({
-    site_id: z.number().int().openapi({ description: "The site restored." }),
-    at: z.string().openapi({ description: "The moment restored to." }),
-    bookmark: z.string().openapi({ description: "The storage bookmark of that moment (Cloudflare's point-in-time recovery)." }),
-    restored_at: z.string().openapi({ description: "When this restore happened: restore to this moment to undo it." }),
-    cancelled_jobs: z.array(z.number().int()).openapi({ description: "Jobs that were queued or running at `at`, cancelled on the restored site with a reason (`cancel_reason`)." }),
-    released_reservations: z.number().int().openapi({ description: "The site's job reservations released in D1 (no job of the restored site is under way)." }),
-  })
-  .openapi("RestoreOut");
+  .openapi("CancelIn");

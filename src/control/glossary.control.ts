@@ -5,8 +5,8 @@
  * are the same everywhere.
  */
 import { and, asc, count, eq } from "drizzle-orm";
+import { GlossaryIn, type GlossaryTerm } from "../api/admin.schemas";
 import { validationDetail } from "../api/issues";
-import { GlossaryIn, type GlossaryTerm } from "../api/schemas";
 import { ApiError } from "../errors";
 import type { ControlDb } from "./db";
 import { glossaryTerms } from "./schema";

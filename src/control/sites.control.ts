@@ -1,6 +1,6 @@
 /** Sites in the control plane, and the settings object handed to a site's Durable Object. */
 import { eq, sql } from "drizzle-orm";
-import type { SiteCreate, SitePatch } from "../api/schemas";
+import type { SiteCreate, SitePatch } from "../api/admin.schemas";
 import type { EngineName } from "../engines/registry";
 import { notFound } from "../errors";
 import { ADAPTERS, type Adapter, type Formality, type QaMode, type ReviewMode } from "../limits";

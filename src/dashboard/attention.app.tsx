@@ -1,6 +1,7 @@
 /** The review queue: held-back translations side by side with their source, fix or discard. The decision is ops/attention.ops.ts's. */
 import { Hono } from "hono";
-import { AttentionDecisionIn, type QAIssue } from "../api/schemas";
+import { AttentionDecisionIn } from "../api/admin.schemas";
+import type { QAIssue } from "../api/schemas";
 import { ApiError } from "../errors";
 import { dashboardBase } from "../links";
 import { decideAttention, listAttention } from "../ops/attention.ops";

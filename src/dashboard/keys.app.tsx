@@ -1,6 +1,6 @@
 /** The Keys page (admins): a site's API keys, create (shown once) and revoke. The operations are in ops/keys.ops.ts. */
 import { Hono } from "hono";
-import { KeyCreateIn } from "../api/schemas";
+import { KeyCreateIn } from "../api/admin.schemas";
 import { createKey, listKeys, revokeKey } from "../ops/keys.ops";
 import { siteAccess } from "./access";
 import type { DashApp } from "./auth";

@@ -5,7 +5,7 @@
  * is decided in ops/people.ops.ts, for both doors.
  */
 import { Hono } from "hono";
-import { InvitationIn } from "../api/schemas";
+import { InvitationIn } from "../api/admin.schemas";
 import { ApiError } from "../errors";
 import { dashboardBase, mailBase } from "../links";
 import { eraseOrganization } from "../ops/erasure.ops";

@@ -4,7 +4,7 @@
  * ops/memory.ops.ts; changes are audited there.
  */
 import { Hono } from "hono";
-import { MemoryEditIn, MemoryKeyIn } from "../api/schemas";
+import { MemoryEditIn, MemoryKeyIn } from "../api/admin.schemas";
 import { ApiError } from "../errors";
 import { deleteMemory, editMemory, exportTmx, importTmx, listMemory, memoryEntry } from "../ops/memory.ops";
 import { siteAccess } from "./access";

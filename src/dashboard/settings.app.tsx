@@ -1,6 +1,6 @@
 /** A site's settings (admins) and deleting the site (owners, after typing its name). Changes go through ops/sites.ops.ts. */
 import { Hono } from "hono";
-import { SitePatchIn } from "../api/schemas";
+import { SitePatchIn } from "../api/admin.schemas";
 import type { SiteSettings } from "../control/sites.control";
 import { ENGINES } from "../engines/registry";
 import { ApiError } from "../errors";

@@ -1,6 +1,6 @@
 /** The organization's month of usage: used, included, overage, per day and per site. */
 import { Hono } from "hono";
-import { UsageMonthQuery } from "../api/oncall.schemas";
+import { UsageMonthQuery } from "../api/admin.schemas";
 import { usageOf } from "../ops/organizations.ops";
 import { orgAccess } from "./access";
 import type { DashApp } from "./auth";

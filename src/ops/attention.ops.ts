@@ -4,7 +4,7 @@
  * the site object's; the audit row follows its answer (the fixed text is content, not an
  * audit detail).
  */
-import type { AttentionDecision } from "../api/schemas";
+import type { AttentionDecision } from "../api/admin.schemas";
 import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites.control";

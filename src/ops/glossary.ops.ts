@@ -6,7 +6,7 @@
  * reloads from D1 within GLOSSARY_MAX_AGE_MS, src/site/jobs/glossary-copy.ts).
  */
 import { eq } from "drizzle-orm";
-import type { GlossaryTerm } from "../api/schemas";
+import type { GlossaryTerm } from "../api/admin.schemas";
 import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
 import {

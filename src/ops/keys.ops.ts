@@ -5,7 +5,7 @@
  * forgets the site at once (other isolates within KEY_CACHE_MS).
  */
 import { sql } from "drizzle-orm";
-import type { ApiKey, KeyCreate, KeyCreated } from "../api/schemas";
+import type { ApiKey, KeyCreate, KeyCreated } from "../api/admin.schemas";
 import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
 import { findKey, forgetSite, listKeys as keysOf, newKey, revokeStatement } from "../control/keys.control";

@@ -4,7 +4,7 @@
  * (src/site/memory/admin.ts); each change is audited right after the object answers (the
  * entry's key, never its texts: audit details hold no translations).
  */
-import type { MemoryEdit, MemoryKeyInput } from "../api/schemas";
+import type { MemoryEdit, MemoryKeyInput } from "../api/admin.schemas";
 import { type AuditAction, auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
 import type { SiteSettings } from "../control/sites.control";

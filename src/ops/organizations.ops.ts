@@ -3,7 +3,7 @@
  * and its audit log. The subscription is in subscriptions.ops.ts, members in people.ops.ts.
  */
 import { sql } from "drizzle-orm";
-import type { Organization, OrganizationCreate } from "../api/schemas";
+import type { Organization, OrganizationCreate } from "../api/admin.schemas";
 import { type OrganizationUsage, organizationUsage } from "../billing/organization-usage";
 import { auditStatement, listAudit } from "../control/audit.control";
 import { controlDb } from "../control/db";

@@ -6,7 +6,7 @@
  * invitation goes by mail (resending makes a new link).
  */
 import { and, eq, isNull } from "drizzle-orm";
-import type { InvitationCreate } from "../api/schemas";
+import type { InvitationCreate } from "../api/admin.schemas";
 import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
 import { MAIL_LIMITS, spendMailBudget } from "../control/mail-budget.control";

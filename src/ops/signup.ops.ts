@@ -4,8 +4,8 @@
  * further sites, and the first API key. `SIGNUP=open` switches it on; the default `invite` keeps entry by invitation only.
  */
 import { and, eq, isNull } from "drizzle-orm";
+import { OrganizationIn, SiteCreateIn } from "../api/admin.schemas";
 import { validationDetail } from "../api/issues";
-import { OrganizationIn, SiteCreateIn } from "../api/schemas";
 import { claimToken, closeTokensStatement, issueToken, peekToken } from "../control/account-tokens.control";
 import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";

@@ -8,7 +8,7 @@
  * carrying an older cached copy never undoes it.
  */
 import { sql } from "drizzle-orm";
-import type { SiteCreate, SitePatch } from "../api/schemas";
+import type { SiteCreate, SitePatch } from "../api/admin.schemas";
 import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
 import { forgetSite } from "../control/keys.control";

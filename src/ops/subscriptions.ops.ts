@@ -2,7 +2,7 @@
  * An organization's subscription as the operator sets it (admin API): plan, status, covered
  * sites and an optional volume override, replaced as a whole with its audit row in one batch.
  */
-import type { Subscription, SubscriptionSet } from "../api/schemas";
+import type { Subscription, SubscriptionSet } from "../api/admin.schemas";
 import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
 import { deleteSubscriptionStatements, setSubscriptionStatements, siteOrganizations } from "../control/organizations.control";

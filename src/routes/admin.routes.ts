@@ -5,27 +5,15 @@
  * calls, with the actor `admin`) and answers; every change is recorded in the audit log there.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { EXAMPLES } from "../api/examples";
-import {
-  AuditOut,
-  AuditQuery,
-  BillingClosesOut,
-  BillingMonthQuery,
-  OptionalMonthQuery,
-  OrganizationUsageOut,
-  RestoreIn,
-  RestoreOut,
-  RestorePreviewOut,
-  UsageMonthQuery,
-} from "../api/oncall.schemas";
 import {
   AdminSiteDetailOut,
   AdminSiteOut,
   AttentionConfirmOut,
   AttentionDecisionIn,
-  AttentionOut,
-  AttentionQuery,
-  ErrorOut,
+  AuditOut,
+  AuditQuery,
+  BillingClosesOut,
+  BillingMonthQuery,
   GlossaryIn,
   InvitationIn,
   InvitationOut,
@@ -34,14 +22,18 @@ import {
   KeysOut,
   OrganizationIn,
   OrganizationOut,
-  OrgIdParam,
+  OrganizationUsageOut,
+  RestoreIn,
+  RestoreOut,
+  RestorePreviewOut,
   SiteCreateIn,
-  SiteIdParam,
   SitePatchIn,
   SubscriptionIn,
   SubscriptionOut,
-  UserIdParam,
-} from "../api/schemas";
+  UsageMonthQuery,
+} from "../api/admin.schemas";
+import { EXAMPLES } from "../api/examples";
+import { AttentionOut, AttentionQuery, ErrorOut, OptionalMonthQuery, OrgIdParam, SiteIdParam, UserIdParam } from "../api/schemas";
 import type { App } from "../context";
 import { dashboardBase, mailBase } from "../links";
 import { decideAttention, operatorReadsAttention } from "../ops/attention.ops";

@@ -7,13 +7,13 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   AdminJobsQuery,
+  CancelIn,
   DeepHealthOut,
   DiagnosticsOut,
   DiscrepanciesOut,
   KeyLookupIn,
   KeyLookupOut,
   ONCALL_EXAMPLES,
-  OptionalMonthQuery,
   OrganizationsOut,
   OrganizationsQuery,
   SitesOut,
@@ -21,8 +21,7 @@ import {
   SuspendIn,
   SuspensionOut,
 } from "../api/oncall.schemas";
-import { ErrorOut, JobOut, SiteIdParam } from "../api/schemas";
-import { CancelIn } from "../api/support.schemas";
+import { ErrorOut, JobOut, OptionalMonthQuery, SiteIdParam } from "../api/schemas";
 import { discrepancies } from "../billing/reconcile";
 import type { App } from "../context";
 import { controlDb } from "../control/db";

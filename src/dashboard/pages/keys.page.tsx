@@ -1,4 +1,4 @@
-import type { ApiKey } from "../../api/schemas";
+import type { ApiKey } from "../../api/admin.schemas";
 import { Card } from "../components/Card";
 import { DataTable } from "../components/DataTable";
 import { PostButton } from "../components/PostButton";

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import type { ConnectorOut, Job, LanguageCounts } from "../../api/schemas";
+import type { ConnectorOut } from "../../api/admin.schemas";
+import type { Job, LanguageCounts } from "../../api/schemas";
 import type { JobAnswer } from "../../ops/jobs.ops";
 import { Card } from "../components/Card";
 import { DataTable } from "../components/DataTable";

@@ -2,7 +2,8 @@
  * Delivery: GET /v1/results (at least once, keyset pages), acknowledgements, editors'
  * reviews, and the attention queue of translations held back by QA errors.
  */
-import type { AttentionDecision, Result, Review } from "../../api/schemas";
+import type { AttentionDecision } from "../../api/admin.schemas";
+import type { Result, Review } from "../../api/schemas";
 import type { SiteSettings } from "../../control/sites.control";
 import { ApiError } from "../../errors";
 import type { Format } from "../../limits";
