@@ -4,6 +4,7 @@
  * billing discrepancies.
  */
 import { z } from "@hono/zod-openapi";
+import { page } from "./schemas";
 
 const at = "2026-11-23T14:03:11.512Z";
 
@@ -35,46 +36,38 @@ export const OrganizationsQuery = z.object({
   cursor: z.string().max(512).optional().openapi({ description: "`next_cursor` of the previous page." }),
 });
 
-export const OrganizationsOut = z
-  .object({
-    organizations: z
-      .array(
-        z.object({
-          id: z.number().int().openapi({ description: "The organization's id." }),
-          name: z.string().openapi({ description: "Its name." }),
-          created_at: z.string().openapi({ description: "When it was created." }),
-          plan: z.string().nullable().openapi({ description: "Its plan; null without a subscription." }),
-          subscription_status: z.string().nullable().openapi({ description: "`active`, `paused` or `canceled`; null without a subscription." }),
-          sites: z.number().int().openapi({ description: "How many sites it has." }),
-        }),
-      )
-      .openapi({ description: "A page of organizations, by id." }),
-    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page." }),
-  })
-  .openapi("OrganizationsOut");
+export const OrganizationsOut = page(
+  "OrganizationsOut",
+  "organizations",
+  z.object({
+    id: z.number().int().openapi({ description: "The organization's id." }),
+    name: z.string().openapi({ description: "Its name." }),
+    created_at: z.string().openapi({ description: "When it was created." }),
+    plan: z.string().nullable().openapi({ description: "Its plan; null without a subscription." }),
+    subscription_status: z.string().nullable().openapi({ description: "`active`, `paused` or `canceled`; null without a subscription." }),
+    sites: z.number().int().openapi({ description: "How many sites it has." }),
+  }),
+  "A page of organizations, by id.",
+);
 
 export const SitesQuery = z.object({
   organization_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description: "Only this organization's sites." }),
   cursor: z.string().max(512).optional().openapi({ description: "`next_cursor` of the previous page." }),
 });
 
-export const SitesOut = z
-  .object({
-    sites: z
-      .array(
-        z.object({
-          id: z.number().int().openapi({ description: "The site's id." }),
-          name: z.string().openapi({ description: "Its name." }),
-          organization_id: z.number().int().openapi({ description: "Its organization." }),
-          source_language: z.string().openapi({ description: "Its source language." }),
-          suspended: z.boolean().openapi({ description: "Whether the operator suspended it." }),
-          suspended_reason: z.string().nullable().openapi({ description: "Why; null when it is not suspended." }),
-        }),
-      )
-      .openapi({ description: "A page of sites, by id." }),
-    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page." }),
-  })
-  .openapi("SitesOut");
+export const SitesOut = page(
+  "SitesOut",
+  "sites",
+  z.object({
+    id: z.number().int().openapi({ description: "The site's id." }),
+    name: z.string().openapi({ description: "Its name." }),
+    organization_id: z.number().int().openapi({ description: "Its organization." }),
+    source_language: z.string().openapi({ description: "Its source language." }),
+    suspended: z.boolean().openapi({ description: "Whether the operator suspended it." }),
+    suspended_reason: z.string().nullable().openapi({ description: "Why; null when it is not suspended." }),
+  }),
+  "A page of sites, by id.",
+);
 
 export const DiagnosticsOut = z
   .object({
