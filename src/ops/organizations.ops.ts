@@ -9,6 +9,7 @@ import { auditStatement, listAudit } from "../control/audit.control";
 import { controlDb } from "../control/db";
 import { findOrganization, insertOrganizationStatement } from "../control/organizations.control";
 import { notFound } from "../errors";
+import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
 import type { Actor } from "./actor";
 
 export async function createOrganization(env: Env, actor: Actor, input: OrganizationCreate): Promise<Organization> {
@@ -38,7 +39,10 @@ export async function usageOf(env: Env, orgId: number, month: string): Promise<O
   return organizationUsage(controlDb(env.DB), orgId, month);
 }
 
-/** A page of the audit log, newest first; `cursor` is the id of the previous page's last entry. */
-export async function auditOf(env: Env, query: { organizationId?: number; cursor?: number; limit: number }) {
-  return listAudit(controlDb(env.DB), query);
+const isAuditCursor = (v: unknown): v is number => isNumber(v) && v > 0;
+
+/** A page of the audit log, newest first, for both doors: `cursor` is the previous page's `next_cursor` (opaque, as every list's). */
+export async function auditOf(env: Env, query: { organizationId?: number; cursor?: string; limit: number }) {
+  const page = await listAudit(controlDb(env.DB), { organizationId: query.organizationId, cursor: decodeCursor(query.cursor, isAuditCursor), limit: query.limit });
+  return { items: page.items, next_cursor: page.next_cursor === null ? null : encodeCursor(page.next_cursor) };
 }

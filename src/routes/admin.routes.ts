@@ -46,7 +46,6 @@ import { invite } from "../ops/people.ops";
 import { previewRestore, restoreSite } from "../ops/restore.ops";
 import { createSite, loadSite, siteDetail, siteOut, updateSiteSettings } from "../ops/sites.ops";
 import { deleteSubscription, setSubscription } from "../ops/subscriptions.ops";
-import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
 import { adminErrors, body, bodyErrors, limitedBy, notFoundResponse, ok } from "./common";
 
 export const adminRoutes = new OpenAPIHono<App>();
@@ -414,8 +413,6 @@ adminRoutes.openapi(
   },
 );
 
-const isAuditCursor = (v: unknown): v is number => isNumber(v) && v > 0;
-
 adminRoutes.openapi(
   createRoute({
     method: "get",
@@ -431,14 +428,8 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const page = await auditOf(c.env, { organizationId: query.organization_id, cursor: decodeCursor(query.cursor, isAuditCursor), limit: query.limit });
-    return c.json(
-      {
-        items: page.items.map((i) => ({ at: i.at, actor: i.actor, action: i.action, target: i.target, detail: i.detail })),
-        next_cursor: page.next_cursor === null ? null : encodeCursor(page.next_cursor),
-      },
-      200,
-    );
+    const page = await auditOf(c.env, { organizationId: query.organization_id, cursor: query.cursor, limit: query.limit });
+    return c.json({ items: page.items.map((i) => ({ at: i.at, actor: i.actor, action: i.action, target: i.target, detail: i.detail })), next_cursor: page.next_cursor }, 200);
   },
 );
 

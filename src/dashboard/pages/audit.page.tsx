@@ -2,7 +2,7 @@ import type { auditOf } from "../../ops/organizations.ops";
 import { DataTable } from "../components/DataTable";
 import { Empty, Layout, type OrgNav, Pager, Time, type Viewer } from "./layout";
 
-/** A page of the audit log as the control plane answers it. */
+/** A page of the audit log as the operation answers it. */
 export type AuditView = Awaited<ReturnType<typeof auditOf>>;
 
 export function AuditPage(p: { nav: OrgNav; viewer: Viewer; data: AuditView; actors: Record<string, string>; cursor: string }) {
@@ -37,7 +37,7 @@ export function AuditPage(p: { nav: OrgNav; viewer: Viewer; data: AuditView; act
         )}
         empty={<Empty title="Nothing recorded yet." />}
       />
-      <Pager next={p.data.next_cursor === null ? null : String(p.data.next_cursor)} href={(c) => `${base}?cursor=${c}`} first={p.cursor ? base : null} />
+      <Pager next={p.data.next_cursor} href={(c) => `${base}?cursor=${c}`} first={p.cursor ? base : null} />
     </Layout>
   );
 }
