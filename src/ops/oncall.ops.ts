@@ -5,6 +5,7 @@
  * Changes (suspend, resume, a key look-up) are audited with the actor, like every admin change.
  */
 import { and, asc, eq, gt, like, or, sql } from "drizzle-orm";
+import { discrepancies } from "../billing/reconcile";
 import { billingProvider } from "../billing/stripe";
 import { auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
@@ -103,6 +104,11 @@ export async function listSites(env: Env, query: { organization_id?: number; cur
     sites: page.map(({ reason, ...r }) => ({ ...r, suspended: reason !== null, suspended_reason: reason })),
     next_cursor: rows.length > ONCALL_PAGE ? encodeCursor(page[page.length - 1].id) : null,
   };
+}
+
+/** Closed months whose usage changed after their close (late usage, credits granted during it); empty when the books agree. */
+export async function billingDiscrepancies(env: Env, month?: string) {
+  return discrepancies(controlDb(env.DB), month);
 }
 
 export async function siteDiagnostics(env: Env, siteId: number) {

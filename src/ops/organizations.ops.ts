@@ -1,13 +1,15 @@
 /**
  * Organizations: create (the operator), and what both doors read of one: its month of usage
- * and its audit log. The subscription is in subscriptions.ops.ts, members in people.ops.ts.
+ * and its audit log; and a site's month as its connector reads it (GET /v1/usage). The subscription is in subscriptions.ops.ts, members in people.ops.ts.
  */
 import { sql } from "drizzle-orm";
 import type { Organization, OrganizationCreate } from "../api/admin.schemas";
+import { usageOut } from "../billing/metering";
 import { type OrganizationUsage, organizationUsage } from "../billing/organization-usage";
 import { auditStatement, listAudit } from "../control/audit.control";
 import { controlDb } from "../control/db";
 import { findOrganization, insertOrganizationStatement } from "../control/organizations.control";
+import type { SiteSettings } from "../control/sites.control";
 import { notFound } from "../errors";
 import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
 import type { Actor } from "./actor";
@@ -40,6 +42,11 @@ export async function usageOf(env: Env, orgId: number, month: string): Promise<O
 }
 
 const isAuditCursor = (v: unknown): v is number => isNumber(v) && v > 0;
+
+/** This month's usage in the site's scope (the site on `pro`, its organization otherwise), as GET /v1/usage answers it. */
+export async function siteUsage(env: Env, site: SiteSettings, at: Date) {
+  return usageOut(controlDb(env.DB), site, at);
+}
 
 /** A page of the audit log, newest first, for both doors: `cursor` is the previous page's `next_cursor` (opaque, as every list's). */
 export async function auditOf(env: Env, query: { organizationId?: number; cursor?: string; limit: number }) {

@@ -22,11 +22,9 @@ import {
   SuspensionOut,
 } from "../api/oncall.schemas";
 import { ErrorOut, JobOut, OptionalMonthQuery, SiteIdParam } from "../api/schemas";
-import { discrepancies } from "../billing/reconcile";
 import type { App } from "../context";
-import { controlDb } from "../control/db";
 import { cancelJob } from "../ops/jobs.ops";
-import { deepHealth, listOrganizations, listSites, lookupKey, setSuspension, siteDiagnostics, siteJobs } from "../ops/oncall.ops";
+import { billingDiscrepancies, deepHealth, listOrganizations, listSites, lookupKey, setSuspension, siteDiagnostics, siteJobs } from "../ops/oncall.ops";
 import { loadSite } from "../ops/sites.ops";
 import { adminErrors, body, bodyErrors, notFoundResponse, ok } from "./common";
 
@@ -205,5 +203,5 @@ oncallRoutes.openapi(
     request: { query: OptionalMonthQuery },
     responses: { 200: ok(DiscrepanciesOut, "The discrepancies", ONCALL_EXAMPLES.discrepancies), ...adminErrors },
   }),
-  async (c) => c.json({ discrepancies: await discrepancies(controlDb(c.env.DB), c.req.valid("query").month) }, 200),
+  async (c) => c.json({ discrepancies: await billingDiscrepancies(c.env, c.req.valid("query").month) }, 200),
 );
