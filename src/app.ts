@@ -1,6 +1,7 @@
 /**
- * The Worker: one Hono app. It authenticates, validates with the zod schemas and calls one
- * method on the site's Durable Object. Every error leaves through `renderError`.
+ * The Worker: one Hono app. It authenticates, validates with the zod schemas, and each handler
+ * calls one operation of src/ops/ (which reaches the site's Durable Object through its stub).
+ * Every error leaves through `renderError`.
  */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";

@@ -1,7 +1,7 @@
 /**
  * What the service reads from the world besides its inputs: the time, the wait between an
  * engine's retries, and the cost of hashing a password. Production builds it once, here; tests
- * build their own (test/worker.ts) and hand it to the same constructors (STYLE.md habit 9:
+ * build their own (test/worker.ts) and hand it to the same constructors (docs/decisions.md "The house: operations, seams, tests":
  * seams passed in, not patched in).
  */
 import { type Clock, systemClock } from "./clock";

@@ -131,7 +131,7 @@ export async function estimateCost(db: ControlDb, site: SiteSettings, characters
   return { ent, estimate: buildEstimate(characters, ent, used, reserved) };
 }
 
-/** One stored commit's billed characters, as the site object's ledger outbox keeps it (src/site/meter.ts). */
+/** One stored commit's billed characters, as the site object's ledger outbox keeps it (src/site/jobs/ledger.ts). */
 export interface UsageRow {
   jobId: number;
   /** The commit's number within its job. */

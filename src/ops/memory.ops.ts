@@ -63,7 +63,7 @@ export interface ExportPair {
 
 /**
  * The memory (or one language pair of it) as a TMX 1.4b document, streamed: the object is read
- * page by page (memory-admin.ts EXPORT_PAGE entries per call), so a large memory never has to
+ * page by page (site/memory/admin.ts EXPORT_PAGE entries per call), so a large memory never has to
  * fit one answer. Texts XML cannot carry (C0 control characters) are left out. Audited when
  * asked for (an export hands the memory out).
  */
