@@ -564,6 +564,9 @@ export const BillingErrorOut = z
 
 // ---------------------------------------------------------------- jobs
 
+/** The contract's pattern of a job's `prefix`: a key type, a colon, and a rest without whitespace. */
+export const JOB_PREFIX_PATTERN = /^[a-z0-9_]+:\S*$/;
+
 export const JobIn = z
   .object({
     type: z
@@ -581,9 +584,14 @@ export const JobIn = z
           "For `translate` only (required there): the unit keys, 1 to 1,000, each naming a unit of the site (a key that names none is a 422 that lists it). A `delta` job refuses `units`, even `[]` (422): leave it out, or narrow the job with `prefix`.",
       }),
     prefix: text(LIMITS.jobPrefix)
-      .regex(/^[a-z0-9_]+:\S*$/)
+      .regex(JOB_PREFIX_PATTERN)
       .nullish()
-      .openapi({ description: "For `delta` only: units whose key starts with it (a key type and optional rest, e.g. `post:`), at most 255 characters." }),
+      // The document shows the contract's pattern; text()'s well-formedness rule is checked too.
+      .openapi({
+        pattern: JOB_PREFIX_PATTERN.source,
+        description:
+          "For `delta` only: units whose key starts with it, at most 255 characters: a key type (lowercase letters, digits or underscores), a colon and optional non-whitespace rest, e.g. `post:`.",
+      }),
     languages: z
       .array(LanguageCode)
       .max(LIMITS.handshakeLanguages)
@@ -828,7 +836,13 @@ export const JobsQuery = z.object({
     .string()
     .regex(/^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/, "must be true, false, 1 or 0")
     .default("false")
-    .openapi({ description: "`true` (or `1`): only queued and running jobs; `false` (default, or `0`): the 20 most recent jobs. Any case (`True`, `FALSE`)." })
+    // A boolean in the document, as the contract has it; the service also takes the spellings common clients send.
+    .openapi({
+      type: "boolean",
+      pattern: undefined,
+      default: false,
+      description: "`true`: only queued and running jobs; `false` (default): the 20 most recent jobs. Any case (`True`, `FALSE`), and `1` or `0`, are taken too.",
+    })
     .transform((v) => v.toLowerCase() === "true" || v === "1"),
 });
 
