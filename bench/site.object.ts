@@ -322,7 +322,7 @@ export class BenchSiteObject extends SiteObject {
 
   /**
    * Scenario g: one alarm invocation of the real runner with no slice (maxSlices 0): the
-   * queued job starts (estimate, cost check, reservation) and fixes its items in chunks for
+   * queued job starts (estimate, subscription check, reservation) and fixes its items in chunks for
    * the invocation's budget; answers the job's status and scope cursor.
    */
   async startStep(budgetMs: number) {

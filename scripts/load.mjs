@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run load [-- --sites 20 --clients 4 --seconds 60]`: a bounded load run that prints
+ * `npm run load [-- --sites 2 --clients 4 --seconds 60]`: a bounded load run that prints
  * figures (not a test), against `wrangler dev --local` on loopback only.
  *
  * Server: without --url it applies the migrations to a fresh state directory
@@ -32,7 +32,10 @@
  *        listed: a lost result makes the right side smaller, a duplicate larger. The
  *        acknowledged side is counted by acknowledging again the ids whose acknowledgement
  *        the service had counted (idempotent: nothing changes);
- *      - acknowledging the final listing counts every id, and the listing is empty after.
+ *      - acknowledging the final listing counts every id, and the listing is empty after;
+ *      - no job failed (failed jobs are printed by reason: with the offline engine none has
+ *        a reason to fail, and a job is never failed because the site changed after it was
+ *        confirmed).
  *    The run ends with "consistency: OK" or "consistency: FAILED (...)"; exit code 0 or 1.
  *
  * Acknowledgements are counted per id: when the service counts fewer ids than were sent
@@ -49,7 +52,7 @@ import { applyMigrations, bold, cyan, dim, ensureDevVars, green, ROOT, readDevVa
 
 const HELP = `Usage: npm run load [-- options]
 A bounded load run against wrangler dev --local on loopback; prints figures and a consistency verdict.
-  --sites N           sites to provision (default 20)
+  --sites N           sites to provision (default 2)
   --clients N         concurrent connectors per site (default 4)
   --seconds N         duration of the load phase (default 60)
   --url URL           use a running wrangler dev on a loopback address instead of starting one
@@ -73,7 +76,7 @@ const PROVISION_CONCURRENCY = 5;
 class UsageError extends Error {}
 
 function parseArgs(argv) {
-  const opts = { sites: 20, clients: 4, seconds: 60, drainSeconds: 300, keep: false };
+  const opts = { sites: 2, clients: 4, seconds: 60, drainSeconds: 300, keep: false };
   const int = (name, v, min, max) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be an integer from ${min} to ${max} (got ${v})`);
@@ -919,9 +922,18 @@ async function main() {
         `${done.reduce((a, j) => a + j.done_segments, 0)} segment translations done, ${done.reduce((a, j) => a + j.tm_segments, 0)} from memory, ${done.reduce((a, j) => a + j.reused_segments, 0)} reused`,
     );
     for (const [m, n] of reasons) console.log(dim(`    job error ×${n}: ${m.slice(0, 200)}`));
+    // Failed jobs by reason (their last error): with the offline engine a job has no reason to fail, so each one is a problem.
+    const failedBy = new Map();
+    for (const job of jobs.filter((j) => j.status === "failed")) {
+      const m = (job.errors?.at(-1)?.message ?? "(no error recorded)").replace(/\d+/g, "N").slice(0, 200);
+      failedBy.set(m, (failedBy.get(m) ?? 0) + 1);
+    }
+    console.log(`  failed jobs: ${[...failedBy.values()].reduce((a, n) => a + n, 0)}`);
+    for (const [m, n] of failedBy) console.log(red(`    failed ×${n}: ${m}`));
 
     const failures = [];
     checks.forEach(({ problems }, i) => problems.forEach((p) => failures.push(`site ${sites[i].id}: ${p}`)));
+    for (const [m, n] of failedBy) failures.push(`${n} job${n === 1 ? "" : "s"} failed: ${m}`);
     for (const f of failures.slice(0, 30)) console.log(red(`  ✗ ${f}`));
     if (failures.length > 30) console.log(red(`  … and ${failures.length - 30} more`));
 
@@ -941,7 +953,7 @@ async function main() {
     console.log(
       green(bold(`consistency: OK`)) +
         dim(
-          ` (${sites.length} sites: every pushed segment accounted for, none missing or stale after the final job, every delivered result acknowledged or still listed, none lost or duplicated)`,
+          ` (${sites.length} sites: every pushed segment accounted for, none missing or stale after the final job, every delivered result acknowledged or still listed, none lost or duplicated, no job failed)`,
         ),
     );
     return 0;

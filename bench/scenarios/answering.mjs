@@ -60,7 +60,11 @@ async function runJob({ stub, items }, turns, lag = false) {
   return ms;
 }
 
-/** The probe calls, each timed from Node; `n` makes every push change a text. */
+/**
+ * The probe calls, each timed from Node; `n` makes every push change a text, always of the same
+ * length: a text that got longer after the job was created would be left to the next job (its
+ * two items not done), and the job's count is checked exactly.
+ */
 function probes(rt, key) {
   let n = 0;
   return {
@@ -71,7 +75,7 @@ function probes(rt, key) {
         body: {
           external_key: "probe:1",
           adapter: "wordpress",
-          segments: Array.from({ length: 5 }, (_, i) => ({ key: `s${i}`, text: i === 0 ? `Probe text, version ${++n}` : `Probe text ${i}` })),
+          segments: Array.from({ length: 5 }, (_, i) => ({ key: `s${i}`, text: i === 0 ? `Probe text, version ${String(++n).padStart(6, "0")}` : `Probe text ${i}` })),
         },
       }),
     results: () => call(rt.mf, "GET", "/v1/results?limit=100", { key }),

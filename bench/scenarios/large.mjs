@@ -2,7 +2,7 @@
  * g. Large scopes: a site of 1,000,000 segments × 10 languages (every pair missing). Times the
  *    estimate of a delta job over the whole site (object side, what POST /v1/jobs runs in the
  *    site object), POST /v1/jobs with estimate_only through HTTP, and the job's start in real
- *    alarm invocations of the runner (no slice): the first one (estimate again, cost check,
+ *    alarm invocations of the runner (no slice): the first one (estimate again, subscription check,
  *    reservation, then fixing items in chunks for its 10 s budget) and the ones after it, until
  *    the whole scope (10,000,000 items) is fixed. Each must stay inside one invocation's CPU
  *    limit (30 s by default). BENCH_G_SEGMENTS changes the size.
@@ -46,7 +46,7 @@ export async function largeScenario(rt) {
     `g. Large scope: ${(UNITS * SEGMENTS_PER_UNIT).toLocaleString("en")} segments × ${LANGUAGES.length} languages (${items.toLocaleString("en")} items), every pair missing`,
     [
       `seeded in ${(seeded.ms / 1000).toFixed(1)} s (bulk SQL, not timed below)`,
-      `start = real runJobs invocations with no slice (budget ${BUDGET_MS / 1000} s each): estimate, cost check and reservation, then items fixed in chunks`,
+      `start = real runJobs invocations with no slice (budget ${BUDGET_MS / 1000} s each): estimate, subscription check and reservation, then items fixed in chunks`,
       `inside workerd the wall time of synchronous SQLite is its CPU time; limit per invocation ${CPU_LIMIT_MS / 1000} s (default)`,
     ].join("\n"),
   );

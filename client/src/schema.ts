@@ -202,7 +202,7 @@ export type paths = {
          * Estimate or start a translation job
          * @description `delta` covers every missing, stale or rejected segment of the site in its writable target languages (`prefix` narrows it to units whose key starts with it); `translate` covers the same segments of the given `units`; a key that names no unit of the site (never pushed, or deleted) is a 422 naming the unknown keys (the first 10), and nothing is created (also with `estimate_only`). `units` on a delta job, or `prefix` on a translate job, is a 422. `languages` that are not writable target languages are dropped; if none remain the answer is 422. `force: true` retranslates every segment in scope (approved, in review and held back ones too), each forced result getting a new result id; without it, segments held back by QA are not retranslated.
          *
-         *     `estimate_only: true` answers 200 with the estimate and creates nothing. Otherwise the job is queued (202) and runs after the site's earlier jobs, one at a time in request order; results appear in `listResults` while it runs. No subscription covering the site: 402. A job with more than 100,000 billable characters, or one that would use characters beyond the plan's included volume, needs confirmation: without `confirm: true` the answer is 409 `confirmation_required` with the `estimate`; repeating the request with `confirm: true` creates it. Billable characters (Unicode code points, per target language) exclude translation-memory hits and repeated texts within the job.
+         *     `estimate_only: true` answers 200 with the estimate and creates nothing. Otherwise the job is queued (202) and runs after the site's earlier jobs, one at a time in request order; results appear in `listResults` while it runs. A job covers the work that existed when it was requested: segments added, restored or made longer after it, units restored or whose `writable_languages` changed, and translations made stale or rejected after it are left to the next job; a segment that needed work and changed since (not longer) is translated as it is now. It never bills more than its `estimated_characters`, and it is never failed because the site changed after it was confirmed. No subscription covering the site: 402. A job with more than 100,000 billable characters, or one that would use characters beyond the plan's included volume, needs confirmation: without `confirm: true` the answer is 409 `confirmation_required` with the `estimate`; repeating the request with `confirm: true` creates it. Billable characters (Unicode code points, per target language) exclude translation-memory hits and repeated texts within the job.
          */
         post: operations["createJob"];
         delete?: never;
@@ -1208,13 +1208,13 @@ export type components = {
             prefix?: string;
             /** @description Whether up-to-date segments are retranslated too. */
             force: boolean;
-            /** @description Segment × language items the job covers. */
+            /** @description Segment × language items the job covers: the work that existed when it was requested (lowered when it starts if that work shrank). */
             estimated_segments: number;
-            /** @description Billable characters expected (memory hits and repeats within the job excluded). */
+            /** @description Billable characters expected (memory hits and repeats within the job excluded): the most the job bills. Never raised after the request; lowered when it starts if its work shrank. */
             estimated_characters: number;
             /** @description Items expected to come from the translation memory. */
             estimated_tm_segments: number;
-            /** @description Items finished so far (translated, from memory or reused). */
+            /** @description Items finished so far (translated, from memory or reused). Items that no longer need work when the job reaches them, and texts that would take it past its `estimated_characters`, are not done: they are the next job's. */
             done_segments: number;
             /** @description Items that failed (see `errors`); they stay missing. */
             failed_segments: number;

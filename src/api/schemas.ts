@@ -630,10 +630,19 @@ export const JobOut = z
     units: z.array(z.string()).nullable().optional().openapi({ description: "The unit keys of a `translate` job; null for `delta`." }),
     prefix: z.string().default("").openapi({ description: "The `prefix` of a `delta` job; empty when none." }),
     force: z.boolean().openapi({ description: "Whether up-to-date segments are retranslated too." }),
-    estimated_segments: z.number().int().openapi({ description: "Segment × language items the job covers." }),
-    estimated_characters: z.number().int().openapi({ description: "Billable characters expected (memory hits and repeats within the job excluded)." }),
+    estimated_segments: z
+      .number()
+      .int()
+      .openapi({ description: "Segment × language items the job covers: the work that existed when it was requested (lowered when it starts if that work shrank)." }),
+    estimated_characters: z.number().int().openapi({
+      description:
+        "Billable characters expected (memory hits and repeats within the job excluded): the most the job bills. Never raised after the request; lowered when it starts if its work shrank.",
+    }),
     estimated_tm_segments: z.number().int().openapi({ description: "Items expected to come from the translation memory." }),
-    done_segments: z.number().int().openapi({ description: "Items finished so far (translated, from memory or reused)." }),
+    done_segments: z.number().int().openapi({
+      description:
+        "Items finished so far (translated, from memory or reused). Items that no longer need work when the job reaches them, and texts that would take it past its `estimated_characters`, are not done: they are the next job's.",
+    }),
     failed_segments: z.number().int().openapi({ description: "Items that failed (see `errors`); they stay missing." }),
     characters: z.number().int().openapi({ description: "Billed source characters sent to engines so far." }),
     qa_failed_segments: z.number().int().openapi({ description: "Items translated but held back by QA errors." }),

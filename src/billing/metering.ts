@@ -3,7 +3,7 @@
  * (idempotent per job and slice); queued and running jobs hold reservations of their
  * expected remaining billable characters.
  */
-import { and, asc, eq, gt, inArray, lt, or, sql, sum } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql, sum } from "drizzle-orm";
 import type { Estimate } from "../api/schemas";
 import type { ControlDb } from "../control/db";
 import { reservations, subscriptionSites, subscriptions, usageLedger } from "../control/schema";
@@ -86,24 +86,17 @@ export async function usedCharacters(db: ControlDb, site: SiteSettings, perSite:
 }
 
 /**
- * Reservations of jobs requested before `before` (a reservation's created_at, with job id as
- * tie-break) in the usage scope. A reservation holds a job's expected billable characters;
- * what the job has billed so far (its ledger rows) is taken off, so it shrinks as the job runs
- * without a write per slice.
+ * Reservations of the usage scope's queued and running jobs. A reservation holds a job's expected
+ * billable characters; what the job has billed so far (its ledger rows) is taken off, so it
+ * shrinks as the job runs without a write per slice.
  */
-export async function reservedCharacters(db: ControlDb, site: SiteSettings, perSite: boolean, before?: { createdAt: string; siteId: number; jobId: number }) {
+export async function reservedCharacters(db: ControlDb, site: SiteSettings, perSite: boolean) {
   const scope = perSite ? eq(reservations.siteId, site.id) : eq(reservations.organizationId, site.organizationId);
-  const earlier = before
-    ? or(
-        lt(reservations.createdAt, before.createdAt),
-        and(eq(reservations.createdAt, before.createdAt), sql`(${reservations.siteId}, ${reservations.jobId}) < (${before.siteId}, ${before.jobId})`),
-      )
-    : undefined;
   const billed = sql`coalesce((SELECT sum(l.characters) FROM usage_ledger l WHERE l.site_id = "reservations"."site_id" AND l.job_id = "reservations"."job_id"), 0)`;
   const [row] = await db
     .select({ n: sql<number>`coalesce(sum(max(0, ${reservations.characters} - ${billed})), 0)` })
     .from(reservations)
-    .where(earlier ? and(scope, earlier) : scope);
+    .where(scope);
   return Number(row?.n ?? 0);
 }
 
@@ -125,9 +118,9 @@ export function buildEstimate(characters: number, ent: Entitlement, used: number
   };
 }
 
-export async function estimateCost(db: ControlDb, site: SiteSettings, characters: number, at: Date, before?: Parameters<typeof reservedCharacters>[3]) {
+export async function estimateCost(db: ControlDb, site: SiteSettings, characters: number, at: Date) {
   const ent = await entitlement(db, site, at);
-  const [used, reserved] = await Promise.all([usedCharacters(db, site, ent.perSite, at), reservedCharacters(db, site, ent.perSite, before)]);
+  const [used, reserved] = await Promise.all([usedCharacters(db, site, ent.perSite, at), reservedCharacters(db, site, ent.perSite)]);
   return { ent, estimate: buildEstimate(characters, ent, used, reserved) };
 }
 

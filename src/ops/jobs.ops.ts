@@ -14,11 +14,15 @@ import { ApiError } from "../errors";
 import { siteStub } from "../site/stub";
 import type { Actor } from "./actor";
 
+/**
+ * The scope's estimate (as answered: without the watermark it was taken at, which only the job
+ * created from it keeps) and its cost; 402 without an entitled subscription.
+ */
 export async function estimateJob(env: Env, site: SiteSettings, request: JobRequest, at: Date) {
-  const scope = await siteStub(env, site.id).estimateJob(site, request);
+  const { watermark, ...scope } = await siteStub(env, site.id).estimateJob(site, request);
   const { ent, estimate } = await estimateCost(controlDb(env.DB), site, scope.estimated_characters, at);
   if (!ent.entitled) throw new ApiError(402, `Hosted translation is not available for this site: ${ent.reason}`, { code: ent.code, estimate: null });
-  return { scope, estimate };
+  return { scope, estimate, watermark };
 }
 
 type Estimated = Awaited<ReturnType<typeof estimateJob>>;
@@ -26,7 +30,7 @@ export type JobAnswer = { kind: "estimate"; body: Estimated["scope"] & { cost: E
 
 /** An estimate (`estimate_only`) or a created job, priced at `at`; `actor` null is the site's connector. */
 export async function requestJob(env: Env, actor: Actor | null, site: SiteSettings, request: JobRequest, at: Date): Promise<JobAnswer> {
-  const { scope, estimate } = await estimateJob(env, site, request, at);
+  const { scope, estimate, watermark } = await estimateJob(env, site, request, at);
   if (request.estimate_only) return { kind: "estimate", body: { ...scope, cost: estimate } };
   if (estimate.requires_confirmation && !request.confirm)
     throw new ApiError(
@@ -36,8 +40,9 @@ export async function requestJob(env: Env, actor: Actor | null, site: SiteSettin
         ". Repeat the request with confirm: true.",
       { code: "confirmation_required", estimate },
     );
+  // The job's scope is the work its estimate counted: created with the estimate's watermark.
   const job = await siteStub(env, site.id).createJob(site, request, {
-    estimate: scope,
+    estimate: { ...scope, watermark },
     confirmedCharacters: request.confirm ? estimate.characters : null,
   });
   if (actor) {

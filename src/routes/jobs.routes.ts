@@ -21,6 +21,7 @@ jobRoutes.openapi(
       "`languages` that are not writable target languages are dropped; if none remain the answer is 422. " +
       "`force: true` retranslates every segment in scope (approved, in review and held back ones too), each forced result getting a new result id; without it, segments held back by QA are not retranslated.\n\n" +
       "`estimate_only: true` answers 200 with the estimate and creates nothing. Otherwise the job is queued (202) and runs after the site's earlier jobs, one at a time in request order; results appear in `listResults` while it runs. " +
+      "A job covers the work that existed when it was requested: segments added, restored or made longer after it, units restored or whose `writable_languages` changed, and translations made stale or rejected after it are left to the next job; a segment that needed work and changed since (not longer) is translated as it is now. It never bills more than its `estimated_characters`, and it is never failed because the site changed after it was confirmed. " +
       "No subscription covering the site: 402. A job with more than 100,000 billable characters, or one that would use characters beyond the plan's included volume, needs confirmation: " +
       "without `confirm: true` the answer is 409 `confirmation_required` with the `estimate`; repeating the request with `confirm: true` creates it. " +
       "Billable characters (Unicode code points, per target language) exclude translation-memory hits and repeated texts within the job.",

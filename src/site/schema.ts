@@ -72,6 +72,11 @@ export const units = sqliteTable(
     snapshotDigest: text("snapshot_digest"),
     /** The last push's fingerprint_mismatches (JSON), answered again with the digest. */
     snapshotMismatches: text("snapshot_mismatches"),
+    /**
+     * The site's change sequence (src/site/change-seq.ts) when the unit was last restored or its
+     * writable languages changed: a job created before that leaves the unit to the next job.
+     */
+    seq: integer("seq").notNull().default(0),
   },
   (t) => [index("units_work").on(t.externalKey).where(sql`needs_work = 1 AND deleted = 0`), index("units_deleted").on(t.deletedAt).where(sql`deleted = 1`)],
 );
@@ -94,6 +99,11 @@ export const segments = sqliteTable(
     parentKey: text("parent_key"),
     /** 1 while the key is absent from the latest snapshot; it comes back with its translations. */
     removed: integer("removed").notNull().default(0),
+    /**
+     * The site's change sequence (src/site/change-seq.ts) when the segment was added, came back
+     * from removed or its text got longer: a job created before that leaves it to the next job.
+     */
+    seq: integer("seq").notNull().default(0),
   },
   (t) => [index("segments_unit_key").on(t.unitId, t.key), index("segments_fingerprint").on(t.fingerprint)],
 );
@@ -116,6 +126,12 @@ export const translations = sqliteTable(
     resultId: integer("result_id"),
     qa: text("qa"),
     updatedAt: text("updated_at").notNull(),
+    /**
+     * The site's change sequence (src/site/change-seq.ts) when the translation last turned into
+     * work (current until its source text changed, or rejected): a job created before that
+     * leaves the pair to the next job.
+     */
+    seq: integer("seq").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.segmentId, t.language] })],
 );
@@ -235,6 +251,11 @@ export const jobs = sqliteTable(
      * the highest segment id covered so far. Null once the whole scope is fixed.
      */
     scopeCursor: integer("scope_cursor"),
+    /**
+     * The site's change sequence when the job's estimate was taken (src/site/change-seq.ts): its
+     * scope is the work that existed then. Null for jobs created before migration 0010.
+     */
+    watermark: integer("watermark"),
     createdAt: text("created_at").notNull(),
     startedAt: text("started_at"),
     finishedAt: text("finished_at"),

@@ -177,12 +177,13 @@ describe("estimates, confirmation and reservations", () => {
     expect((await client(b.key).post("/v1/jobs", { estimate_only: true })).body.cost).toMatchObject({ reserved_characters: 0, used_characters: 2000, remaining_characters: 8000 });
   });
 
-  it("fails a queued job whose cost grew beyond what was confirmed; the client requests again", async () => {
+  it("a confirmed job translates the work that existed when it was requested: a segment added after is the next job's, and nothing fails", async () => {
     const site = await createSite({ plan: "pro", included_characters: 100, target_languages: [{ code: "de" }] });
     const c = client(site.key);
     await c.put("/v1/units", unit("post:1", [{ key: "a", text: text(150) }]));
     const created = await c.post("/v1/jobs", { confirm: true });
     expect(created.status).toBe(202);
+    expect(created.body.estimated_characters).toBe(150);
     await c.put(
       "/v1/units",
       unit("post:1", [
@@ -190,12 +191,16 @@ describe("estimates, confirmation and reservations", () => {
         { key: "b", text: text(50, "x") },
       ]),
     );
-    const failed = await runJob(c, site.siteId, created.body.id);
-    expect(failed).toMatchObject({ status: "failed", done_segments: 0, characters: 0 });
-    expect(failed.errors[0].message).toMatch(/cost has grown to 200 billable characters, beyond the 150 that were confirmed/);
-    expect(await ledger(site.siteId)).toBe(0);
-    // the failed job holds no reservation
-    expect((await c.post("/v1/jobs", { estimate_only: true })).body.cost.reserved_characters).toBe(0);
+    const done = await runJob(c, site.siteId, created.body.id);
+    expect(done).toMatchObject({ status: "succeeded", done_segments: 1, characters: 150, estimated_characters: 150, errors: [] });
+    expect(await ledger(site.siteId)).toBe(150);
+    // The segment added after the request is the next job's: still missing, nothing reserved for it.
+    expect((await c.get("/v1/units/post:1/status")).body.segments.map((s: any) => [s.key, s.states.de])).toEqual([
+      ["a", "review"],
+      ["b", "missing"],
+    ]);
+    const next = await c.post("/v1/jobs", { estimate_only: true });
+    expect(next.body).toMatchObject({ estimated_segments: 1, estimated_characters: 50, cost: { reserved_characters: 0 } });
     const again = await c.post("/v1/jobs", { confirm: true });
     expect((await runJob(c, site.siteId, again.body.id)).status).toBe("succeeded");
     expect(await ledger(site.siteId)).toBe(200);

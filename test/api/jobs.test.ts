@@ -199,12 +199,12 @@ describe("runner", () => {
     await runInDurableObject(stub, async (o: SiteObject) => {
       const deps = runnerDeps(o, { engineFor: () => flaky });
       const realDb = deps.env.DB;
-      // D1 goes down after the job's start (its cost checked, its characters reserved, the glossary read): the writes of the ledger row fail
+      // D1 goes down after the job's start (its subscription checked, its characters reserved, the glossary read): the writes of the ledger row fail
       deps.env = {
         ...deps.env,
         DB: new Proxy(realDb, {
           get: (t, p) =>
-            p === "prepare" && ++calls > 6 && calls < 9
+            p === "prepare" && ++calls > 4 && calls < 7
               ? () => {
                   throw new Error("D1 down");
                 }
@@ -215,7 +215,7 @@ describe("runner", () => {
       // The slice is stored with its ledger row, which waits in the object for D1.
       expect(o.store.all("SELECT job_id, n, characters FROM ledger_outbox")).toEqual([{ job_id: created.id, n: 1, characters: created.estimated_characters }]);
     });
-    expect(calls).toBe(8);
+    expect(calls).toBe(6);
     const mid = (await c.get(`/v1/jobs/${created.id}`)).body;
     // Still running: a job is settled, and finished, only once its ledger rows are in D1.
     expect(mid).toMatchObject({ status: "running", done_segments: 400, characters: created.estimated_characters });

@@ -6,7 +6,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Engine } from "../../src/engines/types";
+import { type Engine, EngineError } from "../../src/engines/types";
 import { persist } from "../../src/site/jobs/commit";
 import { cancelJob, unsettledJobs } from "../../src/site/jobs/jobs";
 import { runAlarm } from "../../src/site/jobs/runner";
@@ -248,5 +248,94 @@ describe("a cancel that arrives while the job's ledger rows are written (cancel 
     expect((await ledger(site.siteId)).sum).toBe(job.characters);
     expect(await inObject(site.siteId, async (deps) => deps.store.all("SELECT * FROM ledger_outbox"))).toEqual([]);
     expect((await env.DB.prepare("SELECT job_id FROM reservations WHERE site_id = ?").bind(site.siteId).all()).results).toEqual([]);
+  });
+});
+
+describe("a job that reaches its estimate (budget.ts: texts changed since its creation would bill more)", () => {
+  /** 120 segments, 60 texts each twice (estimated once each); then 30 second copies change to texts of their own, no longer. */
+  async function siteWithBrokenRepeats() {
+    const base = texts(60, "Budget entry");
+    const segments = keyed([...base, ...base]);
+    const { site, c } = await siteWithPage(["de"], segments);
+    const created = (await c.post("/v1/jobs", { confirm: true })).body;
+    expect(created).toMatchObject({ estimated_segments: 120, estimated_characters: sumCharacters(base) });
+    const changed = segments.map((s, i) => (i >= 60 && i < 90 ? { ...s, text: s.text.replace("Budget entry", "Budget other") } : s));
+    expect((await c.put("/v1/units", unit("page:1", changed))).status).toBe(200);
+    return { site, c, created, changed };
+  }
+
+  it("cancelled midway: what it stored is billed, never more than its estimate, and nothing after the cancel", async () => {
+    const { site, c, created } = await siteWithBrokenRepeats();
+    const engine = taggingEngine();
+    // Slices of 40 items: the first two send the 60 texts of the first copies (the estimate's worth); the 20 changed
+    // texts in the second do not fit and are left to the next job.
+    expect(await inObject(site.siteId, (deps) => runAlarm(deps, { budgetMs: 60_000, maxSlices: 2, sliceItems: 40 }), { engineFor: () => engine })).toBe(0);
+    const mid = (await c.get(`/v1/jobs/${created.id}`)).body;
+    expect(mid).toMatchObject({ status: "running", done_segments: 60, characters: created.estimated_characters });
+    expect(engine.texts).toHaveLength(60);
+    expect((await c.post(`/v1/jobs/${created.id}/cancel`)).body.status).toBe("cancelled");
+    await runAll(site.siteId, engine);
+    const job = (await c.get(`/v1/jobs/${created.id}`)).body;
+    expect(job).toMatchObject({ status: "cancelled", done_segments: 60, characters: mid.characters });
+    expect(engine.texts).toHaveLength(60);
+    const results = await allResults(c);
+    expect(results).toHaveLength(60);
+    expect(job.characters).toBe(sumCharacters(results.map((r) => r.text.slice("en>de: ".length))));
+    expect((await ledger(site.siteId)).sum).toBe(job.characters);
+    expect((await env.DB.prepare("SELECT job_id FROM reservations WHERE site_id = ?").bind(site.siteId).all()).results).toEqual([]);
+  });
+
+  it("to the end: the texts beyond its estimate are left to the next job, which bills them; nothing is billed twice", async () => {
+    const { site, c, created, changed } = await siteWithBrokenRepeats();
+    const engine = taggingEngine();
+    await runAll(site.siteId, engine);
+    const job = (await c.get(`/v1/jobs/${created.id}`)).body;
+    // The 60 first copies and the 30 repeats that stayed fill the estimate; the 30 changed texts do not fit.
+    expect(job).toMatchObject({ status: "succeeded", done_segments: 90, failed_segments: 0, characters: created.estimated_characters, errors: [] });
+    expect((await ledger(site.siteId)).sum).toBe(job.characters);
+    const next = (await c.post("/v1/jobs", { confirm: true })).body;
+    expect(next).toMatchObject({ estimated_segments: 30, estimated_characters: sumCharacters(changed.slice(60, 90).map((s) => s.text)) });
+    await runAll(site.siteId, engine);
+    const second = (await c.get(`/v1/jobs/${next.id}`)).body;
+    expect(second).toMatchObject({ status: "succeeded", done_segments: 30, characters: next.estimated_characters });
+    expect(await allResults(c)).toHaveLength(120);
+    expect((await ledger(site.siteId)).sum).toBe(job.characters + second.characters);
+  });
+
+  it("a batch the engine refuses bills nothing and gives back what it took: a later text fits", async () => {
+    const { site, c } = await siteWithPage(
+      ["de"],
+      [
+        { key: "a", text: "Hello" },
+        { key: "b", text: "Hello" },
+        { key: "c", text: "World" },
+      ],
+    );
+    const created = (await c.post("/v1/jobs", { confirm: true })).body;
+    expect(created.estimated_characters).toBe(10);
+    // b no longer repeats a: the job's texts would bill 15.
+    expect(
+      (
+        await c.put(
+          "/v1/units",
+          unit("page:1", [
+            { key: "a", text: "Hello" },
+            { key: "b", text: "Bye.." },
+            { key: "c", text: "World" },
+          ]),
+        )
+      ).status,
+    ).toBe(200);
+    // The first request (a's text) is refused; one item a slice, all in one invocation (which holds the budget).
+    const engine = fakeEngine({
+      during: (_request, n) => {
+        if (n === 1) throw new EngineError("rejected", "refused for the test");
+      },
+    });
+    expect(await inObject(site.siteId, (deps) => runAlarm(deps, { budgetMs: 60_000, sliceItems: 1 }), { engineFor: () => engine })).toBeNull();
+    const job = (await c.get(`/v1/jobs/${created.id}`)).body;
+    expect(job).toMatchObject({ status: "succeeded", done_segments: 2, failed_segments: 1, characters: 10 });
+    expect(engine.requests).toHaveLength(3);
+    expect((await ledger(site.siteId)).sum).toBe(10);
   });
 });

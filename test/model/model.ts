@@ -16,6 +16,9 @@ export const LANGS = ["de", "fr"] as const;
  */
 export const LIST_ONLY_UNIT_TARGETS = true;
 
+/** Billable characters (docs/interface.md): Unicode code points of the text as pushed. */
+export const characters = (text: string) => [...text].length;
+
 /** Stale compares fingerprints, and the fingerprint normalizes (docs/interface.md): NFC, and \r\n as \n. */
 export const norm = (text: string) => text.replace(/\r\n/g, "\n").normalize("NFC");
 export type Lang = (typeof LANGS)[number];
@@ -83,12 +86,47 @@ export interface Triple {
   lang: Lang;
 }
 
+/** What a job request asks for. */
+export interface JobSpec {
+  type: "delta" | "translate";
+  prefix?: string;
+  units?: string[];
+  force: boolean;
+}
+
+/** A job as created: its request, its languages, its scope then, and the model's tick when it was created. */
+export interface JobMark {
+  job: JobSpec;
+  languages: Lang[];
+  scope: Triple[];
+  tick: number;
+}
+
 const tkey = (unit: string, key: string, lang: string) => `${unit}\u0000${key}\u0000${lang}`;
 
 export class Model {
   readonly units = new Map<string, MUnit>();
   readonly translations = new Map<string, MTranslation>();
   readonly results = new Map<string, MResult>();
+
+  /**
+   * When work arose (spec, as docs/interface.md words it: a job's scope is the work that existed
+   * when it was created; work that arose after is left to the next job). The model's clock ticks
+   * at every push, review and job creation; each map holds the last tick something arose at:
+   */
+  private tick = 0;
+  /** by triple: the pair turned into work (current until a text change made it stale, or rejected); */
+  private readonly pairArose = new Map<string, number>();
+  /** by unit and key: the segment was added, came back from removed or its text got longer; */
+  private readonly segmentArose = new Map<string, number>();
+  /** by unit: the unit was restored or its writable languages changed. */
+  private readonly unitArose = new Map<string, number>();
+
+  /** Missing or stale: what a job not forced translates. */
+  private isWork(unit: string, key: string, lang: Lang): boolean {
+    const st = this.state(unit, key, lang);
+    return st === "missing" || st === "stale";
+  }
 
   isLive(unit: string): boolean {
     const u = this.units.get(unit);
@@ -142,7 +180,27 @@ export class Model {
   // ------------------------------------------------------------------ push
 
   push(unit: string, segments: SegmentSpec[], writable: string[] | null = null): SyncCounts {
+    const tick = ++this.tick;
+    const before = this.liveWork(unit);
+    const arisen = this.pushed(unit, segments, writable);
+    // Pairs that turn into work: were live and not work before, are work now.
+    for (const [key] of this.liveSegments(unit))
+      for (const lang of LANGS) if (before.get(key)?.get(lang) === false && this.isWork(unit, key, lang)) this.pairArose.set(tkey(unit, key, lang), tick);
+    for (const key of arisen.segments) this.segmentArose.set(`${unit}\u0000${key}`, tick);
+    if (arisen.unit) this.unitArose.set(unit, tick);
+    return arisen.out;
+  }
+
+  /** Each live segment's languages: whether the pair is work. */
+  private liveWork(unit: string): Map<string, Map<Lang, boolean>> {
+    return new Map(this.liveSegments(unit).map(([key]) => [key, new Map(LANGS.map((l) => [l, this.isWork(unit, key, l)]))]));
+  }
+
+  /** Applies a push; answers its counts, and the segments (added, back from removed) and unit (restored, writable languages changed) that arose. */
+  private pushed(unit: string, segments: SegmentSpec[], writable: string[] | null): { out: SyncCounts; segments: string[]; unit: boolean } {
     let u = this.units.get(unit);
+    const unitArose = !!u && (u.deleted || JSON.stringify(u.writable) !== JSON.stringify(writable && [...writable]));
+    const segmentsArose: string[] = [];
     const out: SyncCounts = {
       external_key: unit,
       unit_created: !u || u.deleted,
@@ -164,6 +222,8 @@ export class Model {
     segments.forEach((s, i) => {
       seen.add(s.key);
       const old = u!.segments.get(s.key);
+      // New, back from removed, or longer (characters as billed: a job created before would bill more than it estimated).
+      if (!old || old.removed || characters(s.text) > characters(old.text)) segmentsArose.push(s.key);
       if (!old) out.added++;
       else if (old.removed) out.added++;
       else if (norm(old.text) !== norm(s.text)) out.changed++;
@@ -203,7 +263,7 @@ export class Model {
         out.imported_translations++;
       }
     }
-    return out;
+    return { out, segments: segmentsArose, unit: unitArose };
   }
 
   /** Triples whose translation is an import (ok, no result). */
@@ -231,8 +291,34 @@ export class Model {
     return LANGS.filter((l) => wanted.has(l));
   }
 
+  /** A job is created now: its scope is the work that exists now. */
+  createJob(job: JobSpec, languages: Lang[]): JobMark {
+    return { job, languages, scope: this.jobScope(job, languages), tick: ++this.tick };
+  }
+
+  /**
+   * The created job's work as it stands now: the pairs of its scope at creation that are still
+   * live targets of their unit and still need work (every one with force), unless their need
+   * arose after the job was created (the segment added, back or its text longer, the unit
+   * restored or its writable languages changed, the pair turned into work): those are the next
+   * job's. The job may leave more to the next one: it bills at most its estimate (checked where
+   * its results are, in sync-model.test.ts).
+   */
+  jobWork(mark: JobMark): Triple[] {
+    const since = (at: number | undefined) => at !== undefined && at > mark.tick;
+    return mark.scope.filter(
+      (t) =>
+        this.isLive(t.unit) &&
+        this.units.get(t.unit)!.segments.get(t.key)?.removed === false &&
+        this.targets(t.unit).includes(t.lang) &&
+        !since(this.unitArose.get(t.unit)) &&
+        !since(this.segmentArose.get(`${t.unit}\u0000${t.key}`)) &&
+        (mark.job.force || (this.isWork(t.unit, t.key, t.lang) && !since(this.pairArose.get(tkey(t.unit, t.key, t.lang))))),
+    );
+  }
+
   /** What a job translates: missing and stale segments of live units in scope (everything with force). */
-  jobScope(job: { type: "delta" | "translate"; prefix?: string; units?: string[]; force: boolean }, languages: Lang[]): Triple[] {
+  jobScope(job: JobSpec, languages: Lang[]): Triple[] {
     const out: Triple[] = [];
     for (const [unit, u] of this.units) {
       if (u.deleted) continue;
@@ -247,10 +333,12 @@ export class Model {
     return out;
   }
 
-  /** A job produced `id` for the triple: a new result in review; the earlier ones are superseded. */
-  translated(t: Triple, id: string) {
+  /**
+   * A job produced `id` for the triple: a new result in review; the earlier ones are superseded.
+   * `source`: the text it was made from (a text changed while the job worked on it leaves it stale), else the current one.
+   */
+  translated(t: Triple, id: string, source = this.units.get(t.unit)!.segments.get(t.key)!.text) {
     for (const r of this.results.values()) if (r.unit === t.unit && r.key === t.key && r.lang === t.lang) r.superseded = true;
-    const source = this.units.get(t.unit)!.segments.get(t.key)!.text;
     this.results.set(id, { id, ...t, source, superseded: false, acked: false });
     this.translations.set(tkey(t.unit, t.key, t.lang), { status: "review", source, resultId: id });
   }
@@ -289,6 +377,7 @@ export class Model {
    * that is no longer a target are ignored, as such results are no longer listed).
    */
   review(reviews: { id: string; outcome: "approved" | "rejected" }[]): { updated: number; ignored: string[] } {
+    const tick = ++this.tick;
     const ignored: string[] = [];
     for (const rv of reviews) {
       const r = this.results.get(rv.id);
@@ -300,6 +389,8 @@ export class Model {
         continue;
       }
       t.status = rv.outcome === "approved" ? "ok" : "missing";
+      // A rejection turns the pair into work (it was in review).
+      if (rv.outcome === "rejected") this.pairArose.set(tkey(r.unit, r.key, r.lang), tick);
       r.acked = true; // no longer listed in any case
     }
     return { updated: reviews.length - ignored.length, ignored };

@@ -1,10 +1,13 @@
 /**
  * Model-based tests: random sequences of pushes (adds, edits, reverts, removals,
  * reappearances, structure-only changes, imports, batches), deletes, jobs (delta, translate,
- * prefix, language subsets, force, a push between request and start, cancellation), acks and
+ * prefix, language subsets, force, a push between request and start, once its items are fixed or
+ * at its first commit, an import during its first engine call, cancellation), acks and
  * reviews, run against the Worker and against the reference model in ./model.ts. After every
  * step the push counts, every segment's state in every language, GET /v1/results, GET
- * /v1/status and GET /v1/units must agree with the model.
+ * /v1/status and GET /v1/units must agree with the model; after every job, its billing: the
+ * reservation held its estimate while it was queued, it billed at most its estimate, the ledger
+ * holds what it billed, its reservation is gone, and the month's usage is what the jobs billed.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -16,12 +19,14 @@ import { pseudoLocalize } from "../../src/engines/pseudo";
 import { createEngine } from "../../src/engines/registry";
 import type { Engine } from "../../src/engines/types";
 import { fingerprint } from "../../src/site/fingerprint";
+import type { TurnPoint } from "../../src/site/jobs/invocation";
 import { type RunOptions, runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
+import { resultId } from "../../src/site/result-id";
 import { admin, client, createSite, unit as unitBody } from "../helpers/api";
 import { runJob } from "../helpers/jobs";
 import { runnerDeps, stubOf } from "../helpers/site";
-import { LANGS, type Lang, Model, norm, type SegmentSpec, type Triple } from "./model";
+import { characters, type JobMark, LANGS, type Lang, Model, norm, type SegmentSpec, type Triple } from "./model";
 
 type Client = ReturnType<typeof client>;
 
@@ -30,6 +35,8 @@ const knobs = env as unknown as { MODEL_RUNS?: string; MODEL_SEED?: string; MODE
 const RUNS = Number(knobs.MODEL_RUNS || 25);
 /** Sequences run with tiny slices (MODEL_TINY_RUNS): a job of a few items spans several slices and overlapping commits. */
 const TINY_RUNS = Number(knobs.MODEL_TINY_RUNS || 5);
+/** Sequences of jobs whose work changes between their request and their start (busyArb): half as many as MODEL_RUNS. */
+const BUSY_RUNS = Math.ceil(RUNS / 2);
 /** Items per slice in the tiny mode: a seam the runner takes (RunOptions.sliceItems), not a patched constant. */
 const TINY_SLICE = 2;
 
@@ -63,11 +70,18 @@ type Command =
       between?: PushSpec;
       /** An import pushed while the job's first engine call is out (docs/decisions.md "Jobs": the import wins). */
       during?: { unit: number; key: string; lang: string; n: number };
+      /** More changes between the request and the start, after `between`: pushes and reviews. */
+      more?: (PushSpec | ReviewCommand)[];
+      /** A push once the job has started and its items are fixed, before any is loaded (each is checked again when loaded). */
+      fixed?: PushSpec;
+      /** A push just before the job's first commit is written (its items fixed, some of them loaded and translated). */
+      midway?: PushSpec;
       cancel: boolean;
     }
   | { type: "settings"; change: number }
   | { type: "ack"; picks: number[]; stale: number | null; unknown: boolean }
-  | { type: "review"; items: { pick: number; from: "waiting" | "any"; outcome: "approved" | "rejected"; text?: string }[] };
+  | ReviewCommand;
+type ReviewCommand = { type: "review"; items: { pick: number; from: "waiting" | "any"; outcome: "approved" | "rejected"; text?: string }[] };
 
 const segmentArb: fc.Arbitrary<SegmentSpec> = fc.record(
   {
@@ -102,6 +116,58 @@ const pushArb: fc.Arbitrary<PushSpec> = fc.oneof(
   { weight: 5, arbitrary: fc.tuple(fc.nat(2), mutationArb).map(([unit, m]) => ({ kind: "mutate" as const, unit, ...m })) },
 );
 
+/** A review of up to two results, rejected: a translation that turns into work. */
+const rejectionArb: fc.Arbitrary<ReviewCommand> = fc
+  .array(fc.record({ pick: fc.nat(20), from: fc.constant("waiting" as const), outcome: fc.constant("rejected" as const) }), { minLength: 1, maxLength: 2 })
+  .map((items) => ({ type: "review" as const, items }));
+
+/** A push that changes what a unit holds: edits, reverts, removals, restores, writable languages (no "same"). */
+const changeArb: fc.Arbitrary<PushSpec> = fc.tuple(fc.nat(2), mutationArb).map(([unit, m]) => ({
+  kind: "mutate" as const,
+  unit,
+  ...m,
+  op: m.op === "same" || m.op === "structure" ? ("edit" as const) : m.op,
+}));
+
+/**
+ * Sequences where work arises between a job's creation and its start, often: three units with
+ * content, then jobs (the first translates, so later changes turn translations into work), each
+ * with changes between its request and its start (and possibly while it runs).
+ */
+const busyArb: fc.Arbitrary<Command[]> = fc
+  .tuple(
+    fc.uniqueArray(
+      fc.record({
+        kind: fc.constant("fresh" as const),
+        unit: fc.nat(2),
+        segments: fc.uniqueArray(segmentArb, { selector: (s) => s.key, minLength: 2, maxLength: 4 }),
+        writable: fc.constantFrom(0, 0, 3, 6),
+      }),
+      { selector: (p) => p.unit, minLength: 2, maxLength: 3 },
+    ),
+    fc.array(
+      fc.tuple(
+        fc.record({
+          type: fc.constant("job" as const),
+          job: fc.constant("delta" as const),
+          units: fc.constant([] as string[]),
+          force: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
+          between: changeArb,
+          more: fc.array(fc.oneof(changeArb, changeArb, rejectionArb), { maxLength: 3 }),
+          cancel: fc.constant(false),
+        }),
+        fc.oneof(fc.constant({}), fc.record({ fixed: changeArb }), fc.record({ midway: changeArb })),
+      ),
+      { minLength: 2, maxLength: 4 },
+    ),
+  )
+  .map(([pushes, jobs]) => [
+    ...pushes.map((push): Command => ({ type: "push", push })),
+    // The first job runs untouched: the next ones find translations to turn into work.
+    { type: "job", job: "delta", units: [], force: false, cancel: false },
+    ...jobs.map(([job, running]): Command => ({ ...job, ...running })),
+  ]);
+
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 6, arbitrary: pushArb.map((push) => ({ type: "push" as const, push })) },
   {
@@ -116,20 +182,30 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.nat(2).map((unit) => ({ type: "delete" as const, unit })) },
   {
     weight: 4,
-    arbitrary: fc.record(
-      {
-        type: fc.constant("job" as const),
-        job: fc.constantFrom("delta", "delta", "translate") as fc.Arbitrary<"delta" | "translate">,
-        prefix: fc.constantFrom("post:", "page:", "post:1", "x:"),
-        units: fc.subarray([...UNITS, "nope:1"]),
-        languages: fc.subarray(["de", "fr", "DE", "es"]),
-        force: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
-        between: pushArb,
-        during: fc.record({ unit: fc.nat(2), key: fc.constantFrom(...KEYS), lang: fc.constantFrom("de", "fr", "DE", "es"), n: fc.nat(9) }),
-        cancel: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
-      },
-      { requiredKeys: ["type", "job", "units", "force", "cancel"] },
-    ),
+    arbitrary: fc
+      .tuple(
+        fc.record(
+          {
+            type: fc.constant("job" as const),
+            job: fc.constantFrom("delta", "delta", "translate") as fc.Arbitrary<"delta" | "translate">,
+            prefix: fc.constantFrom("post:", "page:", "post:1", "x:"),
+            units: fc.subarray([...UNITS, "nope:1"]),
+            languages: fc.subarray(["de", "fr", "DE", "es"]),
+            force: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+            between: pushArb,
+            cancel: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+          },
+          { requiredKeys: ["type", "job", "units", "force", "cancel"] },
+        ),
+        // At most one change while the job runs, each as likely as none.
+        fc.oneof(
+          fc.constant({}),
+          fc.record({ during: fc.record({ unit: fc.nat(2), key: fc.constantFrom(...KEYS), lang: fc.constantFrom("de", "fr", "DE", "es"), n: fc.nat(9) }) }),
+          fc.record({ fixed: pushArb }),
+          fc.record({ midway: pushArb }),
+        ),
+      )
+      .map(([job, running]) => ({ ...job, ...running })),
   },
   { weight: 1, arbitrary: fc.nat(5).map((change) => ({ type: "settings" as const, change })) },
   {
@@ -338,7 +414,63 @@ async function runJobWith(c: Client, siteId: number, jobId: number, running: Job
   return job;
 }
 
-async function runJobCommand(c: Client, siteId: number, model: Model, cmd: Extract<Command, { type: "job" }>, running: JobRunning) {
+/** What a sequence's jobs billed so far: the month's usage of the site (GET /v1/usage). */
+interface Billing {
+  billed: number;
+}
+
+/** The job's rows in D1: its ledger's characters and its reservation (null when it has none). */
+async function d1Billing(siteId: number, jobId: number) {
+  const ledger = await env.DB.prepare("SELECT coalesce(sum(characters), 0) AS n FROM usage_ledger WHERE site_id = ? AND job_id = ?").bind(siteId, jobId).first<{ n: number }>();
+  const reservation = await env.DB.prepare("SELECT characters FROM reservations WHERE site_id = ? AND job_id = ?").bind(siteId, jobId).first<{ characters: number }>();
+  return { ledger: Number(ledger?.n ?? 0), reservation: reservation?.characters ?? null };
+}
+
+/**
+ * A finished job's billing agrees with what is stored: it billed at most its estimate (which
+ * never grew from the one it was created with), the ledger holds exactly what it billed, its
+ * reservation is released, and the month's usage is what the sequence's jobs billed.
+ */
+async function checkBilling(c: Client, siteId: number, created: any, done: any, billing: Billing) {
+  expect(done.estimated_characters, "a job's estimate never grows").toBeLessThanOrEqual(created.estimated_characters);
+  expect(done.characters, "a job bills at most its estimate").toBeLessThanOrEqual(done.estimated_characters);
+  expect(await d1Billing(siteId, done.id), "the ledger holds what the job billed; its reservation is gone").toEqual({ ledger: done.characters, reservation: null });
+  billing.billed += done.characters;
+  const usage = await c.get("/v1/usage");
+  expect(usage.body.used_characters, "the month's usage is what the jobs billed").toBe(billing.billed);
+}
+
+const tripleKey = (t: { unit: string; key: string; lang: string }) => `${t.unit}/${t.key}/${t.lang}`;
+
+/**
+ * The pairs a job translated (`done`) against its work: each is one of `allowed` (its work), and
+ * each pair of `required` (its work as it stood when the job reached it) it left out did not fit in
+ * what was left of its estimate (budget.ts: the job bills at most its estimate, and a text that
+ * would take it past it is the next job's): that text's characters (at most those of the texts
+ * in `texts`) exceed what the job had not billed of its estimate.
+ */
+function checkDone(job: any, done: Triple[], allowed: Triple[], required: Triple[], texts: (t: Triple) => string[], what: string) {
+  const inWork = new Set(allowed.map(tripleKey));
+  for (const t of done) expect(inWork.has(tripleKey(t)), `${what}: ${tripleKey(t)} is not the job's work`).toBe(true);
+  expect(new Set(done.map(tripleKey)).size, `${what}: one result per pair`).toBe(done.length);
+  expect(job.done_segments, `${what}: done_segments`).toBe(done.length);
+  const made = new Set(done.map(tripleKey));
+  const left = job.estimated_characters - job.characters;
+  for (const t of required)
+    if (!made.has(tripleKey(t)))
+      expect(Math.max(...texts(t).map(characters)), `${what}: ${tripleKey(t)} left out though it fit in what was left of the job's estimate (${left})`).toBeGreaterThan(left);
+}
+
+/** The job command's changes between its request and its start: `between`, then `more`. */
+async function changesBetween(c: Client, model: Model, cmd: Extract<Command, { type: "job" }>) {
+  if (cmd.between) await push(c, model, cmd.between);
+  for (const change of cmd.more ?? []) {
+    if ("type" in change) await review(c, model, change);
+    else await push(c, model, change);
+  }
+}
+
+async function runJobCommand(c: Client, siteId: number, model: Model, cmd: Extract<Command, { type: "job" }>, running: JobRunning, billing: Billing) {
   const request: Record<string, unknown> = { type: cmd.job, force: cmd.force };
   if (cmd.job === "delta" && cmd.prefix) request.prefix = cmd.prefix;
   if (cmd.job === "translate") request.units = cmd.units;
@@ -352,21 +484,26 @@ async function runJobCommand(c: Client, siteId: number, model: Model, cmd: Extra
   if (refused) {
     expect(created.status, JSON.stringify(created.body)).toBe(422);
     expect(typeof created.body.detail).toBe("string");
-    if (cmd.between) await push(c, model, cmd.between);
+    await changesBetween(c, model, cmd);
     return;
   }
   expect(created.status, JSON.stringify(created.body)).toBe(202);
-  expect(created.body).toMatchObject({ status: "queued", languages, force: cmd.force, estimated_segments: model.jobScope(scopeArgs, languages).length });
+  // The job's scope is the work that exists now; work that arises later is the next job's (model.jobWork).
+  const mark = model.createJob(scopeArgs, languages);
+  expect(created.body).toMatchObject({ status: "queued", languages, force: cmd.force, estimated_segments: mark.scope.length });
+  expect(await d1Billing(siteId, created.body.id), "a queued job's reservation holds its estimate").toEqual({ ledger: 0, reservation: created.body.estimated_characters });
 
-  // A push between the request and the start: the job's scope is what it finds when it starts.
-  if (cmd.between) await push(c, model, cmd.between);
+  // Changes between the request and the start: what they added or turned into work is the next job's.
+  await changesBetween(c, model, cmd);
   if (cmd.cancel) {
     const cancelled = await c.post(`/v1/jobs/${created.body.id}/cancel`);
     expect(cancelled.body).toMatchObject({ status: "cancelled" });
-    expect(await runJob(c, siteId, created.body.id)).toMatchObject({ status: "cancelled", done_segments: 0 });
+    const done = await runJob(c, siteId, created.body.id);
+    expect(done).toMatchObject({ status: "cancelled", done_segments: 0, characters: 0 });
+    await checkBilling(c, siteId, created.body, done, billing);
     return;
   }
-  let scope = model.jobScope(scopeArgs, languages);
+  let scope = model.jobWork(mark);
   const before = new Set(model.results.keys());
   let done: any;
   if (cmd.during) {
@@ -386,7 +523,6 @@ async function runJobCommand(c: Client, siteId: number, model: Model, cmd: Extra
       done = (await c.get(`/v1/jobs/${created.body.id}`)).body;
       expect(done, `job ${JSON.stringify(request)} with an import during it`).toMatchObject({
         status: "succeeded",
-        done_segments: scope.length,
         failed_segments: 0,
         estimated_segments: estimated,
       });
@@ -394,28 +530,136 @@ async function runJobCommand(c: Client, siteId: number, model: Model, cmd: Extra
       done = (await c.get(`/v1/jobs/${created.body.id}`)).body;
       expect(done, `job ${JSON.stringify(request)} (the import came after it)`).toMatchObject({
         status: "succeeded",
-        done_segments: scope.length,
         failed_segments: 0,
         estimated_segments: scope.length,
       });
     }
-    learnResults(model, scope, before, await allPages(c, "/v1/results", "results", 500), created.body.id);
+    learnResults(model, scope, before, await allPages(c, "/v1/results", "results", 500), done);
+    await checkBilling(c, siteId, created.body, done, billing);
     if (!imported.during) await imported.after();
     return;
   }
+  if (cmd.fixed) {
+    // Once the items are fixed (the estimate was taken again at the start, before the push): each is checked again when loaded.
+    const estimated = scope.length;
+    const { pushed } = await pushDuringJob(siteId, model, cmd.fixed, "scope", running);
+    expect(pushed, "the job's items were fixed").toBe(true);
+    scope = model.jobWork(mark);
+    done = (await c.get(`/v1/jobs/${created.body.id}`)).body;
+    expect(done, `job ${JSON.stringify(request)} with a push once its items were fixed`).toMatchObject({
+      status: "succeeded",
+      failed_segments: 0,
+      estimated_segments: estimated,
+    });
+    learnResults(model, scope, before, await allPages(c, "/v1/results", "results", 500), done);
+    await checkBilling(c, siteId, created.body, done, billing);
+    return;
+  }
+  if (cmd.midway) {
+    await runMidway(c, siteId, model, mark, cmd.midway, running, created.body);
+    done = (await c.get(`/v1/jobs/${created.body.id}`)).body;
+    await checkBilling(c, siteId, created.body, done, billing);
+    return;
+  }
   done = await runJobWith(c, siteId, created.body.id, running);
-  expect(done, `job ${JSON.stringify(request)}`).toMatchObject({ status: "succeeded", done_segments: scope.length, failed_segments: 0, estimated_segments: scope.length });
+  expect(done, `job ${JSON.stringify(request)}`).toMatchObject({ status: "succeeded", failed_segments: 0, estimated_segments: scope.length });
+  // Nothing changed since it was created: it did all of its work, within its estimate.
+  if (!cmd.between) expect(done.done_segments, `job ${JSON.stringify(request)}: nothing left out`).toBe(scope.length);
 
-  learnResults(model, scope, before, await allPages(c, "/v1/results", "results", 500), created.body.id);
+  learnResults(model, scope, before, await allPages(c, "/v1/results", "results", 500), done);
+  await checkBilling(c, siteId, created.body, done, billing);
 }
 
-/** Learns the job's new result ids: each triple in scope has exactly one new, listed result. */
-function learnResults(model: Model, scope: Triple[], before: Set<string>, listed: any[], jobId: number) {
+/**
+ * Runs the site's queued job with the real runner; `spec` is pushed at the first turn the runner
+ * takes at `at` (with a turn at every step: RunOptions.stepWork 1). Answers whether it was pushed;
+ * when it was not, it is pushed after the job.
+ */
+async function pushDuringJob(siteId: number, model: Model, spec: PushSpec, at: TurnPoint, running: JobRunning, before: (o: SiteObject) => void = () => {}) {
+  let pushed = false;
+  await runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
+    const settings = o.store.getMeta<SiteSettings>("settings")!;
+    const deps = runnerDeps(o, {
+      settings,
+      nextTurn: async (point) => {
+        if (pushed || point !== at) return;
+        pushed = true;
+        // What the job stored so far, for the model to know before the push.
+        before(o);
+        const p = resolvePush(model, spec);
+        const expected = model.push(p.unit, p.segments, p.writable);
+        const res = await o.pushUnit(settings, UnitSnapshotIn.parse(body(p)));
+        expect(res, `push during the job at ${at} ${JSON.stringify(body(p))}`).toEqual({ ...expected, fingerprint_mismatches: [] });
+      },
+    });
+    while (await runJobs(deps, { budgetMs: 60_000, stepWork: 1, ...running.options }));
+  });
+  if (!pushed) {
+    await runInDurableObject(stubOf(siteId), async (o: SiteObject) => {
+      before(o);
+      const p = resolvePush(model, spec);
+      const expected = model.push(p.unit, p.segments, p.writable);
+      const res = await o.pushUnit(o.store.getMeta<SiteSettings>("settings")!, UnitSnapshotIn.parse(body(p)));
+      expect(res, `push after the job ${JSON.stringify(body(p))}`).toEqual({ ...expected, fingerprint_mismatches: [] });
+    });
+  }
+  return { pushed };
+}
+
+/** The results a job has stored, with the segment and the source fingerprint each was made from. */
+const storedResults = (o: SiteObject, jobId: number) =>
+  o.store.all<{ id: number; unit: string; key: string; lang: Lang; fingerprint: string }>(
+    `SELECT r.id, u.external_key AS unit, s.key, r.language AS lang, r.source_fingerprint AS fingerprint
+     FROM results r JOIN segments s ON s.id = r.segment_id JOIN units u ON u.id = r.unit_id WHERE r.job_id = ? ORDER BY r.id`,
+    jobId,
+  );
+
+/**
+ * A push at the job's first turn before a commit is written (a commit may have landed before it
+ * without a turn: the model learns what the job stored before it pushes): some items were loaded
+ * and translated before it, the others are loaded after it. Every result is of a pair of the job's
+ * work as it stood before the push; every pair still the job's work after the push has one (a pair
+ * the job loaded before the push is translated from the text it read, and may be stale now). The results
+ * are learnt with the text each was made from.
+ */
+async function runMidway(c: Client, siteId: number, model: Model, mark: JobMark, spec: PushSpec, running: JobRunning, created: any) {
+  const work = model.jobWork(mark);
+  const learnt = new Set<number>();
+  const learn = (results: ReturnType<typeof storedResults>) => {
+    for (const r of results) {
+      if (learnt.has(r.id)) continue;
+      learnt.add(r.id);
+      const source = model.history(r.unit, r.key).find((t) => fingerprint(t) === r.fingerprint);
+      expect(source, `${tripleKey(r)}: the text its result was made from`).toBeDefined();
+      model.translated({ unit: r.unit, key: r.key, lang: r.lang }, resultId(r.id), source);
+    }
+  };
+  const { pushed } = await pushDuringJob(siteId, model, spec, "commit", running, (o) => learn(storedResults(o, created.id)));
+  // The job's work as it stood when it reached each pair: after the push, for a push during it (the pairs it translated
+  // before are learnt, no longer work); before it, for a job that ended first.
+  const required = pushed ? model.jobWork(mark) : work;
+  const produced = await runInDurableObject(stubOf(siteId), (o: SiteObject) => storedResults(o, created.id));
+  const done = (await c.get(`/v1/jobs/${created.id}`)).body;
+  expect(done, `job with a push at its first commit ${JSON.stringify(spec)}`).toMatchObject({
+    status: "succeeded",
+    failed_segments: 0,
+    estimated_segments: work.length,
+  });
+  // A pair loaded before the push was read with a text it may no longer have: any of the key's texts.
+  checkDone(done, produced, work, required, (t) => model.history(t.unit, t.key), "job with a push at its first commit");
+  learn(produced);
+}
+
+/**
+ * Learns the job's new result ids: each is listed, of a triple of its work `scope`, one per
+ * triple; a triple of its work without one is a text that did not fit in its estimate (checkDone).
+ */
+function learnResults(model: Model, scope: Triple[], before: Set<string>, listed: any[], job: any) {
   const fresh = listed.filter((r) => !before.has(r.id));
-  const key = (t: Triple) => `${t.unit}/${t.key}/${t.lang}`;
-  expect(fresh.map((r) => key({ unit: r.unit, key: r.key, lang: r.language })).sort(), "new results of the job").toEqual(scope.map(key).sort());
+  const triples = fresh.map((r) => ({ unit: r.unit, key: r.key, lang: r.language as Lang }));
+  checkDone(job, triples, scope, scope, (t) => [model.storedText(t.unit, t.key)!], "new results of the job");
   for (const r of fresh) {
-    expect(r.job_id).toBe(jobId);
+    expect(r.job_id).toBe(job.id);
     model.translated({ unit: r.unit, key: r.key, lang: r.language as Lang }, r.id);
   }
 }
@@ -522,7 +766,7 @@ async function review(c: Client, model: Model, cmd: Extract<Command, { type: "re
   expect(res.body, `reviews ${JSON.stringify(reviews)}`).toEqual(expected);
 }
 
-async function run(c: Client, siteId: number, model: Model, cmd: Command, running: JobRunning) {
+async function run(c: Client, siteId: number, model: Model, cmd: Command, running: JobRunning, billing: Billing) {
   switch (cmd.type) {
     case "push":
       return push(c, model, cmd.push);
@@ -535,7 +779,7 @@ async function run(c: Client, siteId: number, model: Model, cmd: Command, runnin
       return;
     }
     case "job":
-      return runJobCommand(c, siteId, model, cmd, running);
+      return runJobCommand(c, siteId, model, cmd, running, billing);
     case "ack":
       return ack(c, model, cmd);
     case "review":
@@ -549,11 +793,12 @@ async function runSequence(commands: Command[], pageSize: number, running: JobRu
   const site = await createSite({ qa_mode: "editors", handshake: { capabilities: ["qa_errors"] } });
   const c = client(site.key);
   const model = new Model();
+  const billing: Billing = { billed: 0 };
   const done: string[] = [];
   for (const [step, cmd] of commands.entries()) {
     done.push(describeCommand(cmd));
     try {
-      await run(c, site.siteId, model, cmd, running);
+      await run(c, site.siteId, model, cmd, running, billing);
       await checkAll(c, model, step, pageSize);
     } catch (err) {
       (err as Error).message = `after step ${step + 1} of:\n  ${done.join("\n  ")}\n${(err as Error).message}`;
@@ -589,6 +834,17 @@ describe("the service follows the reference model of the state machine", () => {
       );
     },
     Math.max(180_000, RUNS * 15_000),
+  );
+
+  it(
+    "jobs whose work changes between their request and their start, and while they run",
+    async () => {
+      await assertWithSeed(
+        fc.asyncProperty(busyArb, fc.constantFrom(3, 500), (commands, pageSize) => runSequence(commands, pageSize)),
+        BUSY_RUNS,
+      );
+    },
+    Math.max(180_000, BUSY_RUNS * 15_000),
   );
 
   it(

@@ -33,22 +33,31 @@ interface SiteRows {
  */
 const fp = (text: string) => `fp:${text.replace(/!+$/, "")}`;
 
+/**
+ * The change sequence's stamps of the generated rows (src/site/change-seq.ts), from their index so
+ * the generator's draws stay as they were: a job's watermark of 2 leaves out some of each kind.
+ */
+const unitSeq = (u: number) => u % 4;
+const segmentSeq = (s: number) => s % 5;
+const translationSeq = (t: number) => t % 4;
+
 function seed(store: Store, rows: SiteRows) {
   const now = new Date().toISOString();
   const unitIds = rows.units.map(
-    ([key, source, writable, deleted]) =>
+    ([key, source, writable, deleted], u) =>
       store.one<{ id: number }>(
-        "INSERT INTO units (external_key, adapter, source_language, writable_languages, deleted) VALUES (?, 'wordpress', ?, ?, ?) RETURNING id",
+        "INSERT INTO units (external_key, adapter, source_language, writable_languages, deleted, seq) VALUES (?, 'wordpress', ?, ?, ?, ?) RETURNING id",
         key,
         source,
         writable,
         deleted,
+        unitSeq(u),
       )!.id,
   );
   const segmentIds = rows.segments.map(
     ([unit, text, removed], i) =>
       store.one<{ id: number }>(
-        "INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, position, removed) VALUES (?, ?, ?, ?, ?, 'plain', ?, ?) RETURNING id",
+        "INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, position, removed, seq) VALUES (?, ?, ?, ?, ?, 'plain', ?, ?, ?) RETURNING id",
         unitIds[unit],
         `k${i}`,
         text,
@@ -56,16 +65,18 @@ function seed(store: Store, rows: SiteRows) {
         [...text].length,
         i,
         removed,
+        segmentSeq(i),
       )!.id,
   );
-  for (const [segment, language, status, current] of rows.translations)
+  for (const [t, [segment, language, status, current]] of rows.translations.entries())
     store.run(
-      "INSERT INTO translations (segment_id, language, text, source_fingerprint, status, updated_at) VALUES (?, ?, 'x', ?, ?, ?)",
+      "INSERT INTO translations (segment_id, language, text, source_fingerprint, status, updated_at, seq) VALUES (?, ?, 'x', ?, ?, ?, ?)",
       segmentIds[segment],
       language,
       current ? fp(rows.segments[segment]![1]) : "fp:older text",
       status,
       now,
+      translationSeq(t),
     );
   for (const [text, source, target] of rows.memory)
     store.run(
@@ -221,11 +232,23 @@ describe("estimateScope", () => {
         LANGUAGES,
       ]);
       scopes.push([translate([rows.units[5]![0], rows.units[6]![0], "none:1"], force), ["de", "fr"]]);
+      // A created job's scope: the work that existed at its watermark (rows stamped later are left out).
+      scopes.push([delta({ force, watermark: 2 }), LANGUAGES], [delta({ force, prefix: "post:", watermark: 2 }), ["es", "de"]]);
     }
     const compared = await withSite(rows, (store, settings) =>
       scopes.map(([scope, languages]) => ({ scope, languages, estimate: estimateScope(store, settings, scope, languages), expected: oracle(store, settings, scope, languages) })),
     );
-    for (const { scope, languages, estimate, expected } of compared) expect(estimate, JSON.stringify({ scope, languages })).toEqual(expected);
+    for (const { scope, languages, estimate, expected } of compared) {
+      const { watermark, ...figures } = estimate;
+      expect(figures, JSON.stringify({ scope, languages })).toEqual(expected);
+      // A request's estimate takes a watermark; a created job's keeps its own.
+      if (scope.watermark === undefined) expect(watermark).toEqual(expect.any(Number));
+      else expect(watermark).toBe(scope.watermark);
+    }
+    // The watermark leaves work out: fewer pairs than the same scope without it.
+    const at = (force: boolean, watermark?: number) =>
+      compared.find((c) => c.scope.force === force && c.scope.type === "delta" && !c.scope.prefix && c.languages === LANGUAGES && c.scope.watermark === watermark)!.expected;
+    for (const force of [false, true]) expect(at(force, 2).estimated_segments).toBeLessThan(at(force).estimated_segments);
     // The generated site exercises every part of the rule.
     const whole = compared[0]!.expected;
     expect(whole.estimated_tm_segments).toBeGreaterThan(0);

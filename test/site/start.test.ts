@@ -1,8 +1,9 @@
 // A job's one start step (src/site/jobs/runner.ts, start): it takes the estimate stored when the job
 // was created unless something its scope reads was written since (jobs.ts, storedEstimate: the
 // site's scope tables, and on a sharing site the organization's memory), so a
-// start does not read the whole scope again; and a job cancelled while running is settled once,
-// by the runner (the cancel route releases only a queued job's reservation).
+// start does not read the whole scope again; an estimate taken again may lower the job's
+// estimated characters, never raise them, and never fails the job; and a job cancelled while
+// running is settled once, by the runner (the cancel route releases only a queued job's reservation).
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -29,10 +30,13 @@ async function siteWithJob(n: number, share_memory = false) {
   return { site, c, created, jobId: created.id as number };
 }
 
-/** Makes every segment 1,000 characters longer: through the Store (counted as a write to the scope) or behind its back. */
-const lengthen = (siteId: number, through: "store" | "raw") =>
+/**
+ * Changes every segment's billable characters by `by`: through the Store (counted as a write to
+ * the scope) or behind its back (invisible to the mark: only a start that read the scope again sees it).
+ */
+const recount = (siteId: number, through: "store" | "raw", by: number) =>
   runInDurableObject(stubOf(siteId), async (o: SiteObject, state) => {
-    const sql = "UPDATE segments SET characters = characters + 1000";
+    const sql = `UPDATE segments SET characters = characters + ${by}`;
     if (through === "store") o.store.run(sql);
     else state.storage.sql.exec(sql);
   });
@@ -41,7 +45,7 @@ describe("the job's start step", () => {
   it("takes the estimate stored at creation when nothing in the scope was written since: the scope is not read again", async () => {
     const { site, c, created, jobId } = await siteWithJob(60);
     // Written behind the Store's back, the change is invisible to the mark: a start that read the scope again would see it.
-    await lengthen(site.siteId, "raw");
+    await recount(site.siteId, "raw", -5);
     await invocation(site.siteId, 0);
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job.status).toBe("running");
@@ -50,7 +54,7 @@ describe("the job's start step", () => {
 
   it("on a site that shares memory, takes it too when the organization's memory answers the version it had at creation", async () => {
     const { site, c, created, jobId } = await siteWithJob(60, true);
-    await lengthen(site.siteId, "raw");
+    await recount(site.siteId, "raw", -5);
     await invocation(site.siteId, 0);
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
     expect(job.status).toBe("running");
@@ -59,22 +63,32 @@ describe("the job's start step", () => {
 
   it("on a site that shares memory, estimates again when the organization's memory was written since (another site shared)", async () => {
     const { site, c, created, jobId } = await siteWithJob(60, true);
-    await lengthen(site.siteId, "raw");
+    await recount(site.siteId, "raw", -5);
     const change = { source_language: "en", source_fingerprint: "elsewhere", target_language: "de", text: "Anderswo", origin: "human", updated_at: new Date().toISOString() };
     expect(await env.ORG_MEMORY.getByName(orgMemoryName(site.orgId)).share(site.siteId + 1_000, [change])).toBeGreaterThan(0);
     await invocation(site.siteId, 0);
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
-    expect(job.status).toBe("failed");
-    expect(job.errors[0].message).toMatch(new RegExp(`cost has grown to ${created.estimated_characters + 60_000} billable characters`));
+    expect(job).toMatchObject({ status: "running", estimated_segments: 60, estimated_characters: created.estimated_characters - 60 * 5 });
   });
 
-  it("estimates again when the scope was written since the job was created: a cost grown beyond what was confirmed fails it", async () => {
+  it("estimates again when the scope was written since the job was created: a smaller cost lowers the estimate and the reservation", async () => {
     const { site, c, created, jobId } = await siteWithJob(60);
-    await lengthen(site.siteId, "store");
+    await recount(site.siteId, "store", -5);
     await invocation(site.siteId, 0);
     const job = (await c.get(`/v1/jobs/${jobId}`)).body;
-    expect(job.status).toBe("failed");
-    expect(job.errors[0].message).toMatch(new RegExp(`cost has grown to ${created.estimated_characters + 60_000} billable characters`));
+    expect(job).toMatchObject({ status: "running", estimated_segments: 60, estimated_characters: created.estimated_characters - 60 * 5 });
+    const reserved = await env.DB.prepare("SELECT characters FROM reservations WHERE site_id = ? AND job_id = ?").bind(site.siteId, jobId).first<{ characters: number }>();
+    expect(reserved?.characters).toBe(created.estimated_characters - 60 * 5);
+  });
+
+  it("a cost grown beyond the estimate at creation (texts it covers got longer) does not fail the job: its estimated characters stay, the most it bills", async () => {
+    const { site, c, created, jobId } = await siteWithJob(60);
+    await recount(site.siteId, "store", 1000);
+    await invocation(site.siteId, 0);
+    const job = (await c.get(`/v1/jobs/${jobId}`)).body;
+    expect(job).toMatchObject({ status: "running", estimated_segments: 60, estimated_characters: created.estimated_characters, errors: [] });
+    const reserved = await env.DB.prepare("SELECT characters FROM reservations WHERE site_id = ? AND job_id = ?").bind(site.siteId, jobId).first<{ characters: number }>();
+    expect(reserved?.characters).toBe(created.estimated_characters);
   });
 });
 

@@ -42,6 +42,8 @@ export interface SliceItem {
   mark: string;
   /** 1 when the connector imported this translation after the job started. */
   imported_since: number;
+  /** 1 when the pair's work arose after the job's watermark (scope.ts, arisenSince): left to the next job. */
+  arisen: number;
   /** The memory's text for this source and language (null for a forced job). */
   memory: string | null;
   /** [text, origin, engine] of the latest result of this job for the same source text and language, as JSON. */

@@ -54,3 +54,19 @@ export function engineFailed(env: Sink, settings: SiteSettings, jobId: number, e
     count: texts,
   });
 }
+
+/**
+ * `job.budget_reached`: texts of a job that would take it past its estimate (texts changed since
+ * its creation, now longer or no longer memory hits) were left to the next job (budget.ts).
+ * `count`: the items left, `characters`: what their texts would have billed.
+ */
+export function budgetReached(env: Sink, settings: SiteSettings, jobId: number, language: string, groups: { items: { characters: number }[] }[]) {
+  record(env, "info", "job.budget_reached", {
+    site_id: settings.id,
+    org_id: settings.organizationId,
+    job_id: jobId,
+    language,
+    count: groups.reduce((n, g) => n + g.items.length, 0),
+    characters: groups.reduce((n, g) => n + g.items[0]!.characters, 0),
+  });
+}

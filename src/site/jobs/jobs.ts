@@ -9,6 +9,7 @@ import type { ControlDb } from "../../control/db";
 import type { SiteSettings } from "../../control/sites.control";
 import { invalid, notFound } from "../../errors";
 import { LIMITS } from "../../limits";
+import { takeWatermark } from "../change-seq";
 import { getHandshake, lower, writableLanguages } from "../settings";
 import type { ScopeMark, Store } from "../store";
 import type { JobScope, ScopeEstimate } from "./scope";
@@ -38,6 +39,8 @@ export interface JobRow {
   errors: string;
   slices: number;
   scope_cursor: number | null;
+  /** The site's change sequence when the job's estimate was taken (src/site/change-seq.ts); null for jobs from before it. */
+  watermark: number | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -169,7 +172,8 @@ export function markJob(store: Store, settings: SiteSettings, job: JobRow, lates
     latest.key === estimateKey(settings, scope, JSON.parse(job.languages) as string[]) &&
     e.estimated_segments === job.estimated_segments &&
     e.estimated_characters === job.estimated_characters &&
-    e.estimated_tm_segments === job.estimated_tm_segments;
+    e.estimated_tm_segments === job.estimated_tm_segments &&
+    e.watermark === job.watermark;
   if (same) store.estimateMarks.set(job.id, { ...latest.mark, sourceLanguage: settings.sourceLanguage, orgVersion: elsewhere ? latest.orgVersion : undefined });
 }
 
@@ -178,7 +182,7 @@ export function markJob(store: Store, settings: SiteSettings, job: JobRow, lates
  * been written since it was taken (in this instance of the object, for the same source
  * language), and on a sharing site the organization's memory answers the version it had then
  * (`orgVersion`: one call, no read of the scope). Undefined otherwise: the start estimates again
- * (the scope may have grown: spec "Job status transitions").
+ * (the job's work may have shrunk since; runner.ts, start).
  */
 export async function storedEstimate(store: Store, settings: SiteSettings, job: JobRow, orgVersion: () => Promise<string>): Promise<ScopeEstimate | undefined> {
   const mark = store.estimateMarks.get(job.id);
@@ -202,10 +206,14 @@ export async function storedEstimate(store: Store, settings: SiteSettings, job: 
   };
 }
 
+/**
+ * A queued job, from its estimate: its scope is the work that existed when the estimate was
+ * taken (the estimate's watermark; one taken now for an estimate that has none).
+ */
 export function createJob(store: Store, scope: JobScope, estimate: ScopeEstimate, confirmedCharacters: number | null): JobRow {
   return store.one<JobRow>(
-    `INSERT INTO jobs (type, status, request, languages, estimated_segments, estimated_characters, estimated_tm_segments, confirmed_characters, created_at)
-     VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    `INSERT INTO jobs (type, status, request, languages, estimated_segments, estimated_characters, estimated_tm_segments, confirmed_characters, watermark, created_at)
+     VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     scope.type,
     JSON.stringify(scope),
     JSON.stringify(estimate.languages),
@@ -213,6 +221,7 @@ export function createJob(store: Store, scope: JobScope, estimate: ScopeEstimate
     estimate.estimated_characters,
     estimate.estimated_tm_segments,
     confirmedCharacters,
+    estimate.watermark ?? takeWatermark(store),
     store.now(),
   )!;
 }

@@ -14,20 +14,21 @@
  * an invocation answers only once its rows are written, and a job is settled only once its
  * rows are.
  */
-import { estimateCost, releaseInactive, reserve, settleJob } from "../../billing/metering";
+import { entitlement, releaseInactive, reserve, settleJob } from "../../billing/metering";
 import { controlDb } from "../../control/db";
 import { orgMemory } from "../../memory/stub";
 import { redactError } from "../../obs/log";
 import { record as recordEvent } from "../../obs/metrics";
 import { backoffMs, InfrastructureError, infra, isInfrastructure } from "../faults";
 import type { Store } from "../store";
+import { Budget } from "./budget";
 import { addErrors } from "./commit";
 import { Committer } from "./committer";
 import { jobFinished, jobStarted } from "./events";
 import { Invocation, type RunnerDeps, type RunOptions, SCOPE_ITEMS } from "./invocation";
 import { type JobRow, jobOut, markSettled, storedEstimate, unsettledJobs } from "./jobs";
 import { flushUsage } from "./ledger";
-import { type JobScope, scopeQuery } from "./scope";
+import { jobScope, scopeQuery } from "./scope";
 import { estimateWithShared } from "./shared-hits";
 import { runSlice } from "./slice";
 
@@ -89,54 +90,42 @@ async function settle(deps: RunnerDeps, jobId: number, what: string, flush: () =
 
 /**
  * The job's one start step, queued → running (or failed): its estimate (the stored one unless
- * its scope was written since; jobs.ts, storedEstimate), its cost checked again, its characters
- * reserved. A job that may not run is settled here, once, and finished.
+ * its scope was written since; jobs.ts, storedEstimate), the subscription checked again, its
+ * characters reserved. Its scope is the work that existed at its watermark, so a new estimate
+ * can only have shrunk, unless a text it covers changed since and is longer or no longer a
+ * repeat or memory hit: its estimated characters never grow, and they are the most it bills
+ * (Budget). A job that may not run (no longer entitled) is settled here, once, and finished.
  */
 async function start(deps: RunnerDeps, job: JobRow): Promise<boolean> {
   const { store, settings } = deps;
   // Counted as the request's estimate was: the organization memory's exact matches are memory hits.
   const estimate =
     (await storedEstimate(store, settings, job, () => orgMemory(deps.env, settings.organizationId).version())) ??
-    (await estimateWithShared(store, deps.env, settings, JSON.parse(job.request) as JobScope, JSON.parse(job.languages) as string[]));
+    (await estimateWithShared(store, deps.env, settings, jobScope(job), JSON.parse(job.languages) as string[]));
   const db = controlDb(deps.env.DB);
-  const { ent, estimate: cost } = await infra("checking a job's cost", () =>
-    estimateCost(db, settings, estimate.estimated_characters, deps.store.clock(), {
-      createdAt: job.created_at,
-      siteId: settings.id,
-      jobId: job.id,
-    }),
-  );
-  // Cancelled while the cost was being checked.
+  const ent = await infra("checking a job's subscription", () => entitlement(db, settings, deps.store.clock()));
+  // Cancelled while the subscription was being checked.
   if (store.one("SELECT 1 AS x FROM jobs WHERE id = ? AND status = 'queued'", job.id) === undefined) return false;
   if (estimate.estimated_characters > 0 && !ent.entitled) {
     await settle(deps, job.id, "releasing a reservation");
     finish(deps, job.id, "failed", `Hosted translation is no longer available for this site: ${ent.reason}`);
     return false;
   }
-  const allowed = job.confirmed_characters ?? (cost.requires_confirmation ? 0 : estimate.estimated_characters);
-  if (estimate.estimated_characters > allowed) {
-    await settle(deps, job.id, "releasing a reservation");
-    finish(
-      deps,
-      job.id,
-      "failed",
-      `The job's cost has grown to ${estimate.estimated_characters} billable characters, beyond the ${allowed} that were ${job.confirmed_characters === null ? "accepted without confirmation" : "confirmed"}. Request the job again and confirm the new estimate.`,
-    );
-    return false;
-  }
+  // What it was accepted with (confirmed or not) holds: its characters were reserved when it was created.
+  const characters = Math.min(estimate.estimated_characters, job.estimated_characters);
   // Running from here on; its items are fixed in chunks (fixScope), then worked off.
   store.run(
     `UPDATE jobs SET status = 'running', started_at = ?, estimated_segments = ?, estimated_characters = ?, estimated_tm_segments = ?, scope_cursor = 0
      WHERE id = ? AND status = 'queued'`,
     store.now(),
     estimate.estimated_segments,
-    estimate.estimated_characters,
+    characters,
     estimate.estimated_tm_segments,
     job.id,
   );
   if (!isRunning(store, job.id)) return true;
   jobStarted(deps.env, settings, job);
-  await infra("reserving a job's characters", () => reserve(db, settings, job.id, estimate.estimated_characters, job.created_at));
+  await infra("reserving a job's characters", () => reserve(db, settings, job.id, characters, job.created_at));
   return true;
 }
 
@@ -149,16 +138,10 @@ function fixScopeChunk(deps: RunnerDeps, job: JobRow, chunk: number): boolean {
   const after = job.scope_cursor ?? 0;
   const last = store.one<{ id: number }>("SELECT id FROM segments WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?", after, chunk - 1);
   const upTo = last?.id ?? Number.MAX_SAFE_INTEGER;
-  const q = scopeQuery(
-    settings,
-    JSON.parse(job.request) as JobScope,
-    JSON.parse(job.languages) as string[],
-    `${Number(job.id)} AS job_id, s.id AS segment_id, l.value AS language`,
-    {
-      after,
-      upTo,
-    },
-  );
+  const q = scopeQuery(settings, jobScope(job), JSON.parse(job.languages) as string[], `${Number(job.id)} AS job_id, s.id AS segment_id, l.value AS language`, {
+    after,
+    upTo,
+  });
   store.tx(() => {
     store.run(`INSERT OR IGNORE INTO job_items (job_id, segment_id, language) ${q.sql}`, ...q.args);
     store.run("UPDATE jobs SET scope_cursor = ? WHERE id = ? AND status = 'running'", last ? upTo : null, job.id);
@@ -190,6 +173,8 @@ async function runLanguages(inv: Invocation, job: JobRow) {
     () => inv.ledger.written(),
   );
   inv.committers.push(committer);
+  // The most the job bills is its estimate (budget.ts): what its stored commits billed is taken off.
+  const budget = new Budget(Math.max(0, job.estimated_characters - job.characters));
   const workers = pendingLanguages(inv.deps.store, job).map(async (language) => {
     // A slice's commits land while the language's next slice loads and translates (from after the items the last one took).
     let landing: Promise<void> = Promise.resolve();
@@ -197,7 +182,7 @@ async function runLanguages(inv: Invocation, job: JobRow) {
     try {
       while (inv.mayStartSlice()) {
         inv.slicesStarted++;
-        const slice = await runSlice(inv, job, committer, language, after);
+        const slice = await runSlice(inv, job, committer, budget, language, after);
         if (!slice) break;
         after = slice.last;
         // A commit that fails stops the invocation; the failure is thrown below, once the others have landed.

@@ -6,6 +6,7 @@
  */
 import type { JobRequest } from "../../api/schemas";
 import type { SiteSettings } from "../../control/sites.control";
+import { takeWatermark } from "../change-seq";
 import { stateSql } from "../state";
 import type { Store } from "../store";
 
@@ -15,6 +16,11 @@ export interface JobScope {
   units: string[] | null;
   prefix: string | null;
   force: boolean;
+  /**
+   * A created job's watermark (jobs.watermark, src/site/change-seq.ts): the scope is then the work
+   * that existed when it was taken. Absent for a request being estimated (the work that exists now).
+   */
+  watermark?: number;
 }
 
 /** The scope a job request asks for, as stored with the job. */
@@ -43,18 +49,63 @@ function unitScope(scope: JobScope, args: unknown[]): string {
   return where;
 }
 
+/** A created job's scope: its request as stored, with its watermark. */
+export function jobScope(job: { request: string; watermark: number | null }): JobScope {
+  const scope = JSON.parse(job.request) as JobScope;
+  return job.watermark === null ? scope : { ...scope, watermark: job.watermark };
+}
+
 /** Whether the translation `t` of segment `s` leaves the pair to a job: missing or stale (every pair with force). */
 const needsWork = (scope: JobScope) => (scope.force ? "1" : `${stateSql()} IN ('missing', 'stale')`);
 
 /**
+ * The job's watermark as an SQL parameter appended to `args` (numbered after those already
+ * there); undefined for a request being estimated, which has none.
+ */
+function watermarkParam(scope: JobScope, args: unknown[]): string | undefined {
+  if (scope.watermark === undefined) return undefined;
+  args.push(scope.watermark);
+  return `?${args.length}`;
+}
+
+/**
+ * Whether segment `s` of unit `u` was in the job's scope as it is when the job's watermark (the
+ * SQL parameter `w`) was taken: not added, back from removed or lengthened since, its unit not
+ * restored nor its writable languages changed since (src/site/change-seq.ts).
+ */
+const segmentBefore = (w: string | undefined) => (w === undefined ? "1" : `s.seq <= ${w} AND u.seq <= ${w}`);
+
+/**
+ * Whether the pair's need of work (translation `t`, possibly NULL) is older than the job's
+ * watermark (SQL parameter `w`): not a translation that turned into work since (made stale by a
+ * text change, rejected). A forced job covers every pair, whatever its translation.
+ */
+const workBefore = (scope: JobScope, w: string | undefined) => (w === undefined || scope.force ? "1" : `coalesce(t.seq, 0) <= ${w}`);
+
+/**
+ * Whether the pair of segment `s` (unit `u`, translation `t`) is the job's work: it needs work
+ * now, and needed it when the job's watermark (SQL parameter `w`) was taken. What makes a pair
+ * work after the watermark stamps it (src/site/change-seq.ts), so "then" is read from the stamps.
+ */
+export const isJobWork = (scope: JobScope, w: string | undefined) => `${segmentBefore(w)} AND ${workBefore(scope, w)} AND ${needsWork(scope)}`;
+
+/**
+ * Whether the pair's work (segment `s`, unit `u`, translation `t`) arose after the job's
+ * watermark (SQL parameter `w`; none: never): a slice skips such an item, left to the next job.
+ */
+export const arisenSince = (scope: JobScope, w: string | undefined) => (w === undefined ? "0" : `NOT (${segmentBefore(w)} AND ${workBefore(scope, w)})`);
+
+/**
  * The (segment, language) pairs a job covers: live segments of live units in scope, in the
  * job's languages that are targets of the unit, that are missing or stale (everything with
- * force). `select` names the columns; the query fixes the scope when the job starts
- * (estimateScope counts the same pairs, segment by segment).
+ * force), and were so when its watermark was taken (isJobWork). `select` names the columns; the
+ * query fixes the scope when the job starts (estimateScope counts the same pairs, segment by
+ * segment).
  */
 export function scopeQuery(settings: SiteSettings, scope: JobScope, languages: string[], select: string, segmentIds?: { after: number; upTo: number }) {
   const args: unknown[] = [JSON.stringify(languages), settings.sourceLanguage];
   let where = unitScope(scope, args);
+  const w = watermarkParam(scope, args);
   if (segmentIds) {
     // One chunk of the scope, by segment id (a job's items are fixed in chunks).
     args.push(segmentIds.after, segmentIds.upTo);
@@ -69,7 +120,7 @@ export function scopeQuery(settings: SiteSettings, scope: JobScope, languages: s
       AND m.source_language = lower(coalesce(u.source_language, ?2)) AND m.target_language = lower(l.value)
     WHERE ${where}
       AND (u.writable_languages IS NULL OR EXISTS (SELECT 1 FROM json_each(u.writable_languages) w WHERE lower(w.value) = lower(l.value)))
-      AND ${needsWork(scope)}`;
+      AND ${isJobWork(scope, w)}`;
   return { sql, args };
 }
 
@@ -78,6 +129,11 @@ export interface ScopeEstimate {
   estimated_segments: number;
   estimated_characters: number;
   estimated_tm_segments: number;
+  /**
+   * The watermark the estimate was taken at (src/site/change-seq.ts): a job created from it
+   * keeps it, so its scope is what was counted. Not part of the API's answer.
+   */
+  watermark?: number;
 }
 
 /** Separates the language codes a group_concat lists (codes are letters, digits, `_` and `-`). */
@@ -119,11 +175,18 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
     return targets;
   };
 
+  // A request's estimate takes a watermark as it reads (nothing is written while it reads), which the job created from it
+  // keeps; a created job's estimate (at its start) counts the work that existed at its watermark.
+  const watermark = scope.watermark ?? takeWatermark(store);
   // ?1 is the site's source language (a unit without its own has the site's).
   const args: unknown[] = [settings.sourceLanguage];
-  const units = unitScope(scope, args);
-  // done: languages whose translation leaves nothing to do; hits: target languages the memory holds.
-  const done = scope.force ? "NULL" : `(SELECT group_concat(t.language, char(31)) FROM translations t WHERE t.segment_id = s.id AND NOT ${needsWork(scope)})`;
+  const unitsInScope = unitScope(scope, args);
+  const w = watermarkParam(scope, args);
+  const units = `${unitsInScope} AND ${segmentBefore(w)}`;
+  // done: languages whose translation leaves nothing to this job to do; hits: target languages the memory holds.
+  const done = scope.force
+    ? "NULL"
+    : `(SELECT group_concat(t.language, char(31)) FROM translations t WHERE t.segment_id = s.id AND NOT (${needsWork(scope)} AND ${workBefore(scope, w)}))`;
   const hits = scope.force
     ? "NULL"
     : `(SELECT group_concat(m.target_language, char(31)) FROM memory m WHERE m.source_fingerprint = s.fingerprint AND m.source_language = lower(coalesce(u.source_language, ?1)))`;
@@ -172,7 +235,7 @@ export function estimateScope(store: Store, settings: SiteSettings, scope: JobSc
     }
   }
   bill();
-  return { languages, estimated_segments: pairs, estimated_characters: chars, estimated_tm_segments: tm };
+  return { languages, estimated_segments: pairs, estimated_characters: chars, estimated_tm_segments: tm, watermark };
 }
 
 /** What the organization's memory holds for a scope: by `<lowercased source language>\0<fingerprint>`, the lowercased target languages. */
@@ -185,11 +248,13 @@ export type SharedTargets = Map<string, string[]>;
  */
 export function scopeTexts(store: Store, settings: SiteSettings, scope: JobScope, languages: string[]): IterableIterator<[string, string]> {
   const args: unknown[] = [settings.sourceLanguage, JSON.stringify(languages)];
-  const units = unitScope(scope, args);
+  const unitsInScope = unitScope(scope, args);
+  const w = watermarkParam(scope, args);
+  const units = `${unitsInScope} AND ${segmentBefore(w)}`;
   return store.rows<[string, string]>(
     `SELECT DISTINCT lower(coalesce(u.source_language, ?1)), s.fingerprint FROM units u JOIN segments s ON s.unit_id = u.id AND s.removed = 0
      WHERE ${units} AND (SELECT count(*) FROM translations t WHERE t.segment_id = s.id AND t.language IN (SELECT value FROM json_each(?2))
-       AND NOT ${needsWork(scope)}) < json_array_length(?2)`,
+       AND NOT (${needsWork(scope)} AND ${workBefore(scope, w)})) < json_array_length(?2)`,
     ...args,
   );
 }

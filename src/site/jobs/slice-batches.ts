@@ -10,9 +10,10 @@
 import { splitBatches } from "../../engines/batch";
 import { type Engine, EngineError, type EngineRequest, type GlossaryTerm, type SegmentContext } from "../../engines/types";
 import type { FuzzyMatch } from "../memory/fuzzy";
+import { type Budget, billedCharacters } from "./budget";
 import { outcomeOf, type Produced, type SliceItem } from "./commit";
 import type { Committer } from "./committer";
-import { engineFailed } from "./events";
+import { budgetReached, engineFailed } from "./events";
 import type { Invocation } from "./invocation";
 import type { JobRow } from "./jobs";
 import { bySource, type Group, repeatKey, type SliceLanguage } from "./slice-items";
@@ -44,6 +45,8 @@ export interface SliceBatches {
   contexts: Map<number, SegmentContext> | undefined;
   /** The slice's commits: each batch adds its own. */
   commits: Promise<void>[];
+  /** What the job may still bill (budget.ts): groups beyond it are left to the next job. */
+  budget: Budget;
 }
 
 /** The texts going to the engine in batches: one source language each, sized to the engine's per-request limits. */
@@ -60,7 +63,7 @@ export async function unitContexts(inv: Invocation, toSend: Map<string, Group>):
 
 /** Launches the batches while the language, the job and the budgets allow; answers what stopped the language once all launched have ended. */
 export async function translate(run: SliceBatches, batches: Group[][]): Promise<Stopped> {
-  const { inv, job, engine } = run;
+  const { inv, job, engine, budget, committer, commits } = run;
   const { language } = run.lang;
   const stopped: Stopped = {};
   const gate = inv.gate(engine.name);
@@ -76,8 +79,18 @@ export async function translate(run: SliceBatches, batches: Group[][]): Promise<
       release();
       break;
     }
+    // The job bills at most its estimate: texts beyond what is left of it are the next job's.
+    const { fits, over } = budget.take(batch);
+    if (over.length) {
+      budgetReached(inv.deps.env, run.lang.settings, job.id, language, over);
+      commits.push(committer.commit(outcomeOf(language, { skipped: over.flatMap((g) => g.items) })));
+    }
+    if (!fits.length) {
+      release();
+      continue;
+    }
     running.push(
-      runBatch(run, batch, release, stopped)
+      runBatch(run, fits, release, stopped)
         .catch((err) => {
           stopped.fault ??= err;
           inv.stop();
@@ -99,6 +112,8 @@ async function runBatch(run: SliceBatches, groups: Group[], release: () => void,
   } catch (err) {
     if (!(err instanceof EngineError)) throw err;
     engineFailed(inv.deps.env, settings, job.id, engine.name, language, err, groups.length);
+    // Nothing billed: what the batch took of the job's budget is given back.
+    run.budget.giveBack(billedCharacters(groups));
     inv.healthy.delete(language);
     if (LANGUAGE_WIDE.has(err.kind)) {
       stopped.languageFailure ??= err.message;
@@ -109,10 +124,9 @@ async function runBatch(run: SliceBatches, groups: Group[], release: () => void,
   }
   release();
   inv.healthy.add(language);
-  let billed = 0;
+  const billed = billedCharacters(groups);
   const produced: Produced[] = [];
   for (const [g, group] of groups.entries()) {
-    billed += group.items[0].characters;
     for (const [i, item] of group.items.entries()) {
       produced.push(produce(item, texts[g], engine.origin, engine.name, i === 0 ? "engine" : "reuse"));
       // A zero-latency engine's answer is here at once: QA of the batch goes in steps too.

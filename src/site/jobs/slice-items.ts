@@ -16,7 +16,7 @@ import { type Produced, type SliceItem, TRANSLATION_MARK } from "./commit";
 import type { Invocation } from "./invocation";
 import type { JobRow } from "./jobs";
 import type { ContextItem } from "./neighbours";
-import type { JobScope } from "./scope";
+import { arisenSince, type JobScope } from "./scope";
 import { sharedHits } from "./shared-hits";
 
 /** Source characters per slice at most (at least one item is always taken). */
@@ -58,13 +58,17 @@ function loadItems(inv: Invocation, job: JobRow, language: string, settings: Sit
   const { store } = inv.deps;
   const seen = store.othersMark();
   const items: (SliceItem & ContextItem)[] = [];
+  // The job's watermark, ?8 (jobs from before it have none).
+  const args: unknown[] = [job.id, language, settings.sourceLanguage, limit, job.started_at ?? "", scope.force ? 1 : 0, after];
+  if (scope.watermark !== undefined) args.push(scope.watermark);
+  const w = scope.watermark !== undefined ? "?8" : undefined;
   // Read as arrays and made into items by one literal: the load is the runner's largest read, and Store.all's
   // column-by-column objects cost about twice as much per row.
   for (const r of store.rows<LoadedRow>(
     `SELECT ji.segment_id, s.unit_id, s.text, s.fingerprint, s.characters, s.format, s.field, s.kind, s.max_length,
        coalesce(u.source_language, ?3) AS source_language, ${stateSql()} AS state, (s.removed = 0 AND u.deleted = 0) AS live,
        (s.removed = 0 AND u.deleted = 0 AND u.counted = 1) AS counted,
-       ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since,
+       ${TRANSLATION_MARK} AS mark, coalesce(t.origin = 'imported' AND t.updated_at >= ?5, 0) AS imported_since, ${arisenSince(scope, w)} AS arisen,
        CASE WHEN ?6 THEN NULL ELSE (SELECT m.text FROM memory m WHERE m.source_fingerprint = s.fingerprint
          AND m.source_language = lower(coalesce(u.source_language, ?3)) AND m.target_language = lower(?2)) END AS memory,
        EXISTS (SELECT 1 FROM segments o WHERE o.fingerprint = s.fingerprint AND o.id <> s.id) AS repeated,
@@ -76,13 +80,7 @@ function loadItems(inv: Invocation, job: JobRow, language: string, settings: Sit
      LEFT JOIN translations t ON t.segment_id = s.id AND t.language = ji.language
      WHERE ji.job_id = ?1 AND ji.language = ?2 AND ji.segment_id > ?7
      ORDER BY ji.segment_id LIMIT ?4`,
-    job.id,
-    language,
-    settings.sourceLanguage,
-    limit,
-    job.started_at ?? "",
-    scope.force ? 1 : 0,
-    after,
+    ...args,
   ))
     items.push({
       segment_id: r[0],
@@ -101,9 +99,10 @@ function loadItems(inv: Invocation, job: JobRow, language: string, settings: Sit
       counted: r[12],
       mark: r[13],
       imported_since: r[14],
-      memory: r[15],
-      repeated: r[16],
-      earlier: r[17],
+      arisen: r[15],
+      memory: r[16],
+      repeated: r[17],
+      earlier: r[18],
       seen,
     });
   return items;
@@ -126,6 +125,7 @@ type LoadedRow = [
   counted: number,
   mark: string,
   imported_since: number,
+  arisen: number,
   memory: string | null,
   repeated: number,
   earlier: string | null,
@@ -150,7 +150,7 @@ export type Known = [SliceItem, string, string, string, Produced["kind"]];
 export interface SliceWork {
   /** Every item the slice took, in segment id order. */
   items: (SliceItem & ContextItem)[];
-  /** Items that left the scope since the job started (removed, deleted, imported, translated): skipped. */
+  /** Items that left the scope since the job started (removed, deleted, imported, translated; work that arose after its watermark): skipped. */
   skipped: (SliceItem & ContextItem)[];
   /** Items still to translate. */
   work: (SliceItem & ContextItem)[];
@@ -200,8 +200,8 @@ export async function loadSlice(inv: Invocation, job: JobRow, lang: SliceLanguag
 
 /** Sorts one item the slice took: skipped, known, or into the group of its text. */
 function sortItem(slice: SliceWork, item: SliceItem & ContextItem, lang: SliceLanguage, unsaved: ReturnType<Invocation["unsavedTexts"]>) {
-  // An import since the job started wins, also over a forced job.
-  if (!item.live || item.imported_since === 1 || (!lang.scope.force && item.state !== "missing" && item.state !== "stale")) {
+  // An import since the job started wins, also over a forced job; work that arose after the job's watermark is the next job's.
+  if (!item.live || item.imported_since === 1 || item.arisen === 1 || (!lang.scope.force && item.state !== "missing" && item.state !== "stale")) {
     slice.skipped.push(item);
     return;
   }

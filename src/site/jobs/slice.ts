@@ -19,11 +19,12 @@ import type { Engine, EngineLimits, GlossaryTerm } from "../../engines/types";
 import { runQA } from "../../qa";
 import { glossaryMatcher } from "../../qa/glossary.check";
 import { capabilities } from "../settings";
+import type { Budget } from "./budget";
 import { outcomeOf, type Produced } from "./commit";
 import type { Committer } from "./committer";
 import type { Invocation } from "./invocation";
 import type { JobRow } from "./jobs";
-import type { JobScope } from "./scope";
+import { jobScope } from "./scope";
 import { engineBatches, type Produce, type Stopped, translate, unitContexts } from "./slice-batches";
 import { fuzzyExamples, type Known, loadSlice, lookUpShared, type SliceLanguage } from "./slice-items";
 
@@ -54,7 +55,7 @@ export interface SliceDone {
  * after the items this one took, and texts it produced are reused from `inv.unsaved` until
  * their commit lands.
  */
-export async function runSlice(inv: Invocation, job: JobRow, committer: Committer, language: string, after = 0): Promise<SliceDone | null> {
+export async function runSlice(inv: Invocation, job: JobRow, committer: Committer, budget: Budget, language: string, after = 0): Promise<SliceDone | null> {
   // Cancelled (or ended) while the previous step let requests in: no further work for it.
   if (!inv.stillRunning(job.id)) return null;
   const lang = setUpSlice(inv, job, language);
@@ -78,7 +79,7 @@ export async function runSlice(inv: Invocation, job: JobRow, committer: Committe
   if (lang.engine && slice.toSend.size) {
     const batches = engineBatches(lang.engine, slice.toSend);
     const contexts = await unitContexts(inv, slice.toSend);
-    stopped = await translate({ inv, job, committer, lang, engine: lang.engine, glossary, produce, examples, contexts, commits }, batches);
+    stopped = await translate({ inv, job, committer, lang, engine: lang.engine, glossary, produce, examples, contexts, commits, budget }, batches);
   }
   if (stopped.fault !== undefined || stopped.languageFailure !== undefined) return stopLanguage(committer, language, commits, stopped);
   return { last: slice.items[slice.items.length - 1].segment_id, committed: Promise.all(commits).then(() => undefined) };
@@ -89,7 +90,7 @@ function setUpSlice(inv: Invocation, job: JobRow, language: string): SliceLangua
   const { store } = inv.deps;
   // Settings may change while engine calls are awaited (an admin change reaches the object at once): each slice reads the current ones.
   const settings = (inv.deps.settings = store.getMeta<SiteSettings>("settings") ?? inv.deps.settings);
-  const scope = JSON.parse(job.request) as JobScope;
+  const scope = jobScope(job);
   const target = settings.targetLanguages.find((t) => t.code === language);
   const problem = !target
     ? `${language} is no longer a target language of the site.`

@@ -8,6 +8,7 @@ import type { SiteSettings } from "../../control/sites.control";
 import { ApiError } from "../../errors";
 import type { Format } from "../../limits";
 import { type QAIssue, runQA } from "../../qa";
+import { CHANGE_SEQ } from "../change-seq";
 import { decodeCursor, encodeCursor, isNumber } from "../cursor";
 import { glossaryFor } from "../jobs/glossary-copy";
 import { rememberTranslation } from "../memory/entries";
@@ -209,7 +210,7 @@ export function applyReviews(store: Store, settings: SiteSettings, reviews: Revi
         );
         rememberTranslation(store, row.fingerprint, row.source_text, sourceLanguage, row.language, text, changed ? "human" : "approved");
       } else {
-        store.run("UPDATE translations SET status = 'missing', updated_at = ? WHERE segment_id = ? AND language = ?", now, row.segment_id, row.language);
+        store.run(`UPDATE translations SET status = 'missing', updated_at = ?, seq = ${CHANGE_SEQ} WHERE segment_id = ? AND language = ?`, now, row.segment_id, row.language);
       }
       store.run("UPDATE results SET pending = 0 WHERE id = ?", row.id);
       touched.push(row.unit_id);
@@ -327,7 +328,7 @@ export function decideAttention(store: Store, settings: SiteSettings, id: string
       const sourceText = row.source_fingerprint === row.fingerprint ? row.source_text : null;
       rememberTranslation(store, row.source_fingerprint, sourceText, row.source_language ?? settings.sourceLanguage, row.language, decision.text, "human");
     } else {
-      store.run("UPDATE translations SET status = 'missing', updated_at = ? WHERE segment_id = ? AND language = ?", now, row.segment_id, row.language);
+      store.run(`UPDATE translations SET status = 'missing', updated_at = ?, seq = ${CHANGE_SEQ} WHERE segment_id = ? AND language = ?`, now, row.segment_id, row.language);
       store.run("UPDATE results SET held = 0 WHERE id = ?", row.id);
     }
     refreshUnits(store, siteTargets(settings), [row.unit_id]);

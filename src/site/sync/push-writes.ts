@@ -13,6 +13,7 @@
  * caller flushes before its transaction ends. A held unit is named by its key until its
  * INSERT gives it an id (`UnitRef`).
  */
+import { CHANGE_SEQ } from "../change-seq";
 import type { Row, Store } from "../store";
 
 /**
@@ -30,11 +31,14 @@ const INSERT_UNITS = `INSERT INTO units (external_key, adapter, label, path, sou
   FROM jsonb_each(jsonb(?)) RETURNING id, external_key`;
 // Most segments carry none of the optional fields: their rows end after `position`, and a
 // statement of such rows only reads 7 values (past a row's end, `->>` reads NULL).
-const INSERT_SEGMENTS = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, position, field, kind, max_length, parent_key)
-  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10
+// A new segment carries the site's change sequence (src/site/change-seq.ts): jobs created before it leave it to the next
+// one. The same value for every row: the subquery names no column of the row, so SQLite reads it once per statement.
+const INSERT_SEGMENTS = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, position, field, kind, max_length, parent_key, seq)
+  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10,
+    ${CHANGE_SEQ}
   FROM jsonb_each(jsonb(?))`;
-const INSERT_PLAIN_SEGMENTS = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, position)
-  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6 FROM jsonb_each(jsonb(?))`;
+const INSERT_PLAIN_SEGMENTS = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, position, seq)
+  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, ${CHANGE_SEQ} FROM jsonb_each(jsonb(?))`;
 const INSERT_UNIT_COUNTS = `INSERT INTO unit_counts (unit_id, language, unit_key, total, ok, stale, review, attention)
   SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, 0, 0, 0, 0 FROM jsonb_each(jsonb(?))`;
 

@@ -5,6 +5,7 @@
  */
 import type { SegmentInput, SyncResult, UnitSnapshot } from "../../api/schemas";
 import type { SiteSettings } from "../../control/sites.control";
+import { CHANGE_SEQ } from "../change-seq";
 import { characters, fingerprint } from "../fingerprint";
 import { rememberTranslation } from "../memory/entries";
 import { lower, siteTargets, targetCodeMap } from "../settings";
@@ -66,10 +67,14 @@ const structureOf = (s: { format: string; field?: string | null; kind?: string |
 
 const sameStructure = (a: unknown[], b: unknown[]) => a.every((v, i) => v === b[i]);
 
-/** Translations of a segment that were current for `from` and are not for `to` (made stale by this push). */
-function countStaled(store: Store, segmentId: number, from: string, to: string): number {
+/**
+ * Translations of a segment that were current for `from` and are not for `to` (made stale by this
+ * push), counted by the statement that stamps them with the site's change sequence: work that
+ * arose now, which jobs created before leave to the next one (src/site/change-seq.ts).
+ */
+function staleTranslations(store: Store, segmentId: number, from: string, to: string): number {
   if (from === to) return 0;
-  return store.one<{ n: number }>("SELECT count(*) AS n FROM translations WHERE segment_id = ? AND status <> 'missing' AND source_fingerprint = ?", segmentId, from)!.n;
+  return store.run(`UPDATE translations SET seq = ${CHANGE_SEQ} WHERE segment_id = ? AND status <> 'missing' AND source_fingerprint = ?`, segmentId, from);
 }
 
 /** Pushes one unit in a transaction of its own (see `applySnapshot`). */
@@ -209,15 +214,19 @@ function updateSegments({ store, snapshot, positions, out }: Push, stored: Map<s
     if (old.removed) out.added++;
     else if (old.fingerprint !== fp) out.changed++;
     else out.unchanged++;
-    out.stale_translations += countStaled(store, old.id, old.fingerprint, fp);
+    out.stale_translations += staleTranslations(store, old.id, old.fingerprint, fp);
     const structure = structureOf({ ...seg, position: positions[i] });
+    // Stamped with the site's change sequence (src/site/change-seq.ts): a segment back from removed, and one whose text got
+    // longer (a job created before would bill more for it than it estimated: the segment is the next job's).
     if (old.removed || !sameText || !sameStructure(structureOf(old), structure))
       store.run(
-        `UPDATE segments SET text = ?, fingerprint = ?, characters = ?, format = ?, field = ?, kind = ?, max_length = ?, position = ?, parent_key = ?, removed = 0 WHERE id = ?`,
+        `UPDATE segments SET text = ?, fingerprint = ?, characters = ?, format = ?, field = ?, kind = ?, max_length = ?, position = ?, parent_key = ?,
+           seq = CASE WHEN removed = 1 OR ? THEN ${CHANGE_SEQ} ELSE seq END, removed = 0 WHERE id = ?`,
         seg.text,
         fp,
         chars[i],
         ...structure,
+        chars[i] > old.characters ? 1 : 0,
         old.id,
       );
   });
@@ -272,11 +281,14 @@ function writeUnit({ store, snapshot, writes, now, targets, writable, out }: Pus
   } else {
     unit = existing.id;
     out.unit_created = existing.deleted === 1;
+    // Restored, or its writable languages changed: stamped with the site's change sequence (src/site/change-seq.ts).
+    const stamp = existing.deleted === 1 || (existing.writable_languages ?? null) !== writable;
     store.run(
       `UPDATE units SET adapter = ?, label = ?, path = ?, source_language = ?, writable_languages = ?, metadata = ?, last_synced_at = ?,
-         snapshot_digest = ?, snapshot_mismatches = ?, deleted = 0 WHERE id = ?`,
+         snapshot_digest = ?, snapshot_mismatches = ?, deleted = 0, seq = CASE WHEN ? THEN ${CHANGE_SEQ} ELSE seq END WHERE id = ?`,
       ...unitFields,
       ...unitState,
+      stamp ? 1 : 0,
       unit,
     );
   }
