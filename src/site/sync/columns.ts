@@ -9,7 +9,8 @@
  * Typed against the drizzle tables: a column of the table that is neither in its list nor in its
  * `…_WRITTEN_ELSEWHERE` (with the reason) is a compile error, and so is an entry whose value has
  * another type than its column (test/site/push-columns.test.ts checks the same at run time).
- * The order of a list is the order of the columns in its statements (sparse ones last).
+ * Statements name the columns in the table's order (a bulk INSERT its sparse ones last), wherever
+ * an entry stands in its list.
  */
 import { getTableColumns, type Table } from "drizzle-orm";
 import type { SegmentInput, UnitSnapshot } from "../../api/schemas";
@@ -103,7 +104,7 @@ export const SEGMENT_COLUMNS = {
   parentKey: { read: (s) => s.segment.parent_key ?? null, sparse: true },
 } satisfies ColumnsOf<SegmentRow, SegmentSource, keyof typeof SEGMENT_WRITTEN_ELSEWHERE>;
 
-/** The pieces of a table's statements, built once from its list. */
+/** The pieces of a table's statements, built once from its list, each in the table's column order. */
 export interface Written<Source> {
   /** The columns a row is inserted with, sparse ones last: their SQL names, and the values in that order. */
   insert: { names: string[]; values(source: Source): unknown[] };
@@ -111,21 +112,40 @@ export interface Written<Source> {
   dense: number;
   /** The columns an UPDATE sets (not the insert-only ones): their SQL names, `a = ?, b = ?`, and the values in that order. */
   update: { names: string[]; set: string; values(source: Source): unknown[] };
+  /** Whether a stored row (read with at least `update.names`) holds another value than `source` gives in some column an UPDATE sets. */
+  differs(stored: Readonly<Record<string, unknown>>, source: Source): boolean;
+  /**
+   * The list's columns and `extra` (SQL names), in the table's order, for a SELECT that reads a
+   * row back: read in another order, 5,000 segments took about 5 ms more (bench b, object side).
+   */
+  selected(...extra: string[]): string;
 }
 
 function written<Source>(table: Table, columns: Record<string, Column<Source, unknown>>): Written<Source> {
-  const sql = getTableColumns(table);
-  const all = Object.entries(columns).map(([property, column]) => ({ name: sql[property].name, ...column }));
+  const inTable = Object.entries(getTableColumns(table));
+  const all = inTable.filter(([property]) => Object.hasOwn(columns, property)).map(([property, column]) => ({ name: column.name, ...columns[property] }));
   const ordered = [...all.filter((c) => !c.sparse), ...all.filter((c) => c.sparse)];
-  const updated = ordered.filter((c) => !c.insertOnly);
+  const updated = all.filter((c) => !c.insertOnly);
   const reads = (list: typeof all) => {
     const read = list.map((c) => c.read);
     return (source: Source) => read.map((r) => r(source));
   };
+  const names = updated.map((c) => c.name);
+  const read = updated.map((c) => c.read);
   return {
     insert: { names: ordered.map((c) => c.name), values: reads(ordered) },
     dense: ordered.filter((c) => !c.sparse).length,
-    update: { names: updated.map((c) => c.name), set: updated.map((c) => `${c.name} = ?`).join(", "), values: reads(updated) },
+    update: { names, set: names.map((name) => `${name} = ?`).join(", "), values: reads(updated) },
+    differs: (stored, source) => {
+      // A plain loop, left at the first difference: an unchanged push compares every segment it has.
+      for (let i = 0; i < read.length; i++) if (read[i](source) !== stored[names[i]]) return true;
+      return false;
+    },
+    selected: (...extra) =>
+      inTable
+        .map(([, column]) => column.name)
+        .filter((name) => extra.includes(name) || all.some((c) => c.name === name))
+        .join(", "),
   };
 }
 

@@ -65,7 +65,7 @@ export function knownUnits(store: Store, keys: readonly string[]): KnownUnits {
  */
 const INSERT_UNIT = `INSERT INTO units (${UNIT_ROW.insert.names.join(", ")}) VALUES (${UNIT_ROW.insert.names.map(() => "?").join(", ")}) RETURNING id`;
 const UPDATE_UNIT = `UPDATE units SET ${UNIT_ROW.update.set}, deleted = 0, seq = CASE WHEN ? THEN ${CHANGE_SEQ} ELSE seq END WHERE id = ?`;
-const SELECT_SEGMENTS = `SELECT id, key, removed, ${SEGMENT_ROW.update.names.join(", ")} FROM segments WHERE unit_id = ?`;
+const SELECT_SEGMENTS = `SELECT ${SEGMENT_ROW.selected("id", "removed")} FROM segments WHERE unit_id = ?`;
 const UPDATE_SEGMENT = `UPDATE segments SET ${SEGMENT_ROW.update.set}, seq = CASE WHEN removed = 1 OR ? THEN ${CHANGE_SEQ} ELSE seq END, removed = 0 WHERE id = ?`;
 
 /**
@@ -209,11 +209,11 @@ function updateSegments({ store, snapshot, positions, out }: Push, stored: Map<s
     else out.unchanged++;
     out.stale_translations += staleTranslations(store, old.id, old.fingerprint, fp);
     // Written again when anything the push writes differs from what is stored, or the segment was removed.
-    const values = SEGMENT_ROW.update.values({ segment: seg, position: positions[i], fingerprint: fp, characters: chars[i] });
-    const row = old as unknown as Record<string, unknown>;
+    const source = { segment: seg, position: positions[i], fingerprint: fp, characters: chars[i] };
     // Stamped with the site's change sequence (src/site/change-seq.ts): a segment back from removed, and one whose text got
     // longer (a job created before would bill more for it than it estimated: the segment is the next job's).
-    if (old.removed || values.some((v, j) => v !== row[SEGMENT_ROW.update.names[j]])) store.run(UPDATE_SEGMENT, ...values, chars[i] > old.characters ? 1 : 0, old.id);
+    if (old.removed || SEGMENT_ROW.differs(old as unknown as Record<string, unknown>, source))
+      store.run(UPDATE_SEGMENT, ...SEGMENT_ROW.update.values(source), chars[i] > old.characters ? 1 : 0, old.id);
   });
   out.added += added.length;
   return { fingerprints, chars, added };
