@@ -16,6 +16,7 @@ import {
   SEGMENT_ROW,
   SEGMENT_WRITTEN_ELSEWHERE,
   type SegmentSource,
+  sameSegment,
   UNIT_COLUMNS,
   UNIT_ROW,
   UNIT_WRITTEN_ELSEWHERE,
@@ -44,6 +45,26 @@ describe("the push's column lists", () => {
     expect(SEGMENT_ROW.insert.names.slice(SEGMENT_ROW.dense)).toEqual(["field", "kind", "max_length", "parent_key"]);
     expect(SEGMENT_ROW.update.names).not.toContain("key");
     expect(SEGMENT_ROW.update.set).toBe(SEGMENT_ROW.update.names.map((n) => `${n} = ?`).join(", "));
+  });
+});
+
+describe("sameSegment", () => {
+  it("compares every column an UPDATE sets, as SEGMENT_COLUMNS reads it", () => {
+    const sources: SegmentSource[] = [
+      { segment: { key: "a", text: "Plain.", format: "plain" }, position: 0, fingerprint: fingerprint("Plain."), characters: 6 },
+      {
+        segment: { key: "b", text: "<p>All</p>", format: "html", field: "content", kind: "paragraph", max_length: 70, position: 9, parent_key: "block-1" },
+        position: 9,
+        fingerprint: fingerprint("<p>All</p>"),
+        characters: 10,
+      },
+    ];
+    for (const source of sources) {
+      const values = SEGMENT_ROW.update.values(source);
+      const stored = Object.fromEntries(SEGMENT_ROW.update.names.map((name, i) => [name, values[i]]));
+      expect(sameSegment(stored, source)).toBe(true);
+      for (const name of SEGMENT_ROW.update.names) expect(sameSegment({ ...stored, [name]: "another value" }, source), name).toBe(false);
+    }
   });
 });
 

@@ -4,7 +4,9 @@
  * (one row with `VALUES`, or many over `jsonb_each`: src/site/sync/push-writes.ts), its UPDATEs
  * (src/site/sync/sync.ts), the values they bind and the segments a push reads back and compares
  * are all built from these lists, so a new unit or segment field is its column in
- * src/site/schema.ts, its migration, one entry here and its zod field in src/api/schemas.ts.
+ * src/site/schema.ts, its migration, one entry here and its zod field in src/api/schemas.ts (a
+ * segment field also its line in `sameSegment` below, which the test holds to the list, and its
+ * fast check in src/api/batch-unit.ts, which the compiler asks for).
  *
  * Typed against the drizzle tables: a column of the table that is neither in its list nor in its
  * `…_WRITTEN_ELSEWHERE` (with the reason) is a compile error, and so is an entry whose value has
@@ -104,6 +106,28 @@ export const SEGMENT_COLUMNS = {
   parentKey: { read: (s) => s.segment.parent_key ?? null, sparse: true },
 } satisfies ColumnsOf<SegmentRow, SegmentSource, keyof typeof SEGMENT_WRITTEN_ELSEWHERE>;
 
+/**
+ * Whether a stored segment (read with `SEGMENT_ROW.selected`) holds what `source` gives in every
+ * column an UPDATE sets; the push writes it again when not. Written out column by column rather
+ * than looped over SEGMENT_COLUMNS: an unchanged push compares every segment it has, and the loop
+ * (a call per column) made the unchanged push of 5,000 segments 1 to 10 ms slower (bench b, object
+ * side). A column of SEGMENT_ROW.update compared here not as SEGMENT_COLUMNS reads it, or not at
+ * all, fails test/site/push-columns.test.ts.
+ */
+export function sameSegment(stored: Readonly<Record<string, unknown>>, { segment: s, position, fingerprint, characters }: SegmentSource): boolean {
+  return (
+    stored.text === s.text &&
+    stored.fingerprint === fingerprint &&
+    stored.characters === characters &&
+    stored.format === s.format &&
+    stored.field === (s.field ?? null) &&
+    stored.kind === (s.kind ?? null) &&
+    stored.max_length === (s.max_length ?? null) &&
+    stored.position === position &&
+    stored.parent_key === (s.parent_key ?? null)
+  );
+}
+
 /** The pieces of a table's statements, built once from its list, each in the table's column order. */
 export interface Written<Source> {
   /** The columns a row is inserted with, sparse ones last: their SQL names, and the values in that order. */
@@ -112,8 +136,6 @@ export interface Written<Source> {
   dense: number;
   /** The columns an UPDATE sets (not the insert-only ones): their SQL names, `a = ?, b = ?`, and the values in that order. */
   update: { names: string[]; set: string; values(source: Source): unknown[] };
-  /** Whether a stored row (read with at least `update.names`) holds another value than `source` gives in some column an UPDATE sets. */
-  differs(stored: Readonly<Record<string, unknown>>, source: Source): boolean;
   /**
    * The list's columns and `extra` (SQL names), in the table's order, for a SELECT that reads a
    * row back: read in another order, 5,000 segments took about 5 ms more (bench b, object side).
@@ -131,16 +153,10 @@ function written<Source>(table: Table, columns: Record<string, Column<Source, un
     return (source: Source) => read.map((r) => r(source));
   };
   const names = updated.map((c) => c.name);
-  const read = updated.map((c) => c.read);
   return {
     insert: { names: ordered.map((c) => c.name), values: reads(ordered) },
     dense: ordered.filter((c) => !c.sparse).length,
     update: { names, set: names.map((name) => `${name} = ?`).join(", "), values: reads(updated) },
-    differs: (stored, source) => {
-      // A plain loop, left at the first difference: an unchanged push compares every segment it has.
-      for (let i = 0; i < read.length; i++) if (read[i](source) !== stored[names[i]]) return true;
-      return false;
-    },
     selected: (...extra) =>
       inTable
         .map(([, column]) => column.name)

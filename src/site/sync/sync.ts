@@ -10,7 +10,7 @@ import { characters, fingerprint } from "../fingerprint";
 import { rememberTranslation } from "../memory/entries";
 import { lower, siteTargets, targetCodeMap } from "../settings";
 import type { Store } from "../store";
-import { SEGMENT_ROW, UNIT_ROW, type UnitSource } from "./columns";
+import { SEGMENT_ROW, sameSegment, UNIT_ROW, type UnitSource } from "./columns";
 import { type CountSink, newUnitCounts, refreshUnit, writeNewUnitCounts } from "./counts";
 import { PushWrites, type UnitRef } from "./push-writes";
 
@@ -212,7 +212,7 @@ function updateSegments({ store, snapshot, positions, out }: Push, stored: Map<s
     const source = { segment: seg, position: positions[i], fingerprint: fp, characters: chars[i] };
     // Stamped with the site's change sequence (src/site/change-seq.ts): a segment back from removed, and one whose text got
     // longer (a job created before would bill more for it than it estimated: the segment is the next job's).
-    if (old.removed || SEGMENT_ROW.differs(old as unknown as Record<string, unknown>, source))
+    if (old.removed || !sameSegment(old as unknown as Record<string, unknown>, source))
       store.run(UPDATE_SEGMENT, ...SEGMENT_ROW.update.values(source), chars[i] > old.characters ? 1 : 0, old.id);
   });
   out.added += added.length;
