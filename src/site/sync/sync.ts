@@ -10,25 +10,11 @@ import { characters, fingerprint } from "../fingerprint";
 import { rememberTranslation } from "../memory/entries";
 import { lower, siteTargets, targetCodeMap } from "../settings";
 import type { Store } from "../store";
-import { SEGMENT_ROW, sameSegment, UNIT_ROW, type UnitSource } from "./columns";
+import { SEGMENT_ROW, type StoredSegment, sameSegment, UNIT_ROW, type UnitSource } from "./columns";
 import { type CountSink, newUnitCounts, refreshUnit, writeNewUnitCounts } from "./counts";
 import { PushWrites, type UnitRef } from "./push-writes";
 
-/** A segment row as a push reads it back (SELECT_SEGMENTS: these, and every other column of SEGMENT_ROW.update). */
-export interface StoredSegment {
-  id: number;
-  key: string;
-  text: string;
-  fingerprint: string;
-  characters: number;
-  format: string;
-  field: string | null;
-  kind: string | null;
-  max_length: number | null;
-  position: number;
-  parent_key: string | null;
-  removed: number;
-}
+export type { StoredSegment } from "./columns";
 
 interface StoredUnit {
   id: number;
@@ -209,11 +195,15 @@ function updateSegments({ store, snapshot, positions, out }: Push, stored: Map<s
     else out.unchanged++;
     out.stale_translations += staleTranslations(store, old.id, old.fingerprint, fp);
     // Written again when anything the push writes differs from what is stored, or the segment was removed.
-    const source = { segment: seg, position: positions[i], fingerprint: fp, characters: chars[i] };
     // Stamped with the site's change sequence (src/site/change-seq.ts): a segment back from removed, and one whose text got
     // longer (a job created before would bill more for it than it estimated: the segment is the next job's).
-    if (old.removed || !sameSegment(old as unknown as Record<string, unknown>, source))
-      store.run(UPDATE_SEGMENT, ...SEGMENT_ROW.update.values(source), chars[i] > old.characters ? 1 : 0, old.id);
+    if (old.removed || !sameSegment(old, seg, positions[i], fp, chars[i]))
+      store.run(
+        UPDATE_SEGMENT,
+        ...SEGMENT_ROW.update.values({ segment: seg, position: positions[i], fingerprint: fp, characters: chars[i] }),
+        chars[i] > old.characters ? 1 : 0,
+        old.id,
+      );
   });
   out.added += added.length;
   return { fingerprints, chars, added };
