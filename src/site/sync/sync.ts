@@ -10,7 +10,7 @@ import { characters, fingerprint } from "../fingerprint";
 import { rememberTranslation } from "../memory/entries";
 import { lower, siteTargets, targetCodeMap } from "../settings";
 import type { Store } from "../store";
-import { SEGMENT_ROW, type StoredSegment, sameSegment, UNIT_ROW, type UnitSource } from "./columns";
+import { SEGMENT_ROW, type SegmentSource, type StoredSegment, sameSegment, UNIT_ROW, type UnitSource } from "./columns";
 import { type CountSink, newUnitCounts, refreshUnit, writeNewUnitCounts } from "./counts";
 import { PushWrites, type UnitRef } from "./push-writes";
 
@@ -253,7 +253,15 @@ function writeUnit({ store, snapshot, writes, now, targets, writable, out }: Pus
 
 /** The new segments held to be written in bulk with the unit's row. */
 function holdAdded({ snapshot, writes, positions }: Push, unit: UnitRef, { added, fingerprints, chars }: Compared) {
-  for (const i of added) writes.segment(unit, { segment: snapshot.segments[i], position: positions[i], fingerprint: fingerprints[i], characters: chars[i] });
+  // One source read by every row in turn (its values are copied into the row): nothing allocated per segment.
+  const source: SegmentSource = { segment: snapshot.segments[0], position: 0, fingerprint: "", characters: 0 };
+  for (const i of added) {
+    source.segment = snapshot.segments[i];
+    source.position = positions[i];
+    source.fingerprint = fingerprints[i];
+    source.characters = chars[i];
+    writes.segment(unit, source);
+  }
 }
 
 /** The snapshot's `translations` imported (its segments written first, for their ids). */
