@@ -115,11 +115,12 @@ export type StoredSegment = Omit<{ [K in keyof SegmentTable as SegmentTable[K]["
 
 /**
  * Whether a stored segment holds what the snapshot's segment gives in every column an UPDATE
- * sets; the push writes it again when not. Written out column by column, with
- * the segment's values as arguments: looped over SEGMENT_COLUMNS (a call per column), or given a
- * SegmentSource object per segment, the unchanged push of 5,000 segments took about 24 ms instead
- * of 14 in most runs (bench b, object side). A column of SEGMENT_ROW.update compared here not as
- * SEGMENT_COLUMNS reads it, or not at all, fails test/site/push-columns.test.ts.
+ * sets; the push writes it again when not. Written out column by column, with the segment's
+ * values as arguments, as the push compared before the lists: every stored segment of a unit is
+ * compared, and versions that looped over SEGMENT_COLUMNS or took an object per segment measured
+ * about 24 ms instead of 14 in some runs of bench b (object side, 5,000 segments). A column of
+ * SEGMENT_ROW.update compared here not as SEGMENT_COLUMNS reads it, or not at all, fails
+ * test/site/push-columns.test.ts.
  */
 export function sameSegment(stored: StoredSegment, s: SegmentInput, position: number, fingerprint: string, characters: number): boolean {
   return (
@@ -145,7 +146,7 @@ export interface Written<Source> {
   update: { names: string[]; set: string; values(source: Source): unknown[] };
   /**
    * The list's columns and `extra` (SQL names), in the table's order, for a SELECT that reads a
-   * row back: read in another order, 5,000 segments took about 5 ms more (bench b, object side).
+   * row back: the segments' SELECT is then the one the push ran before the lists.
    */
   selected(...extra: string[]): string;
 }
