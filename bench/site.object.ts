@@ -6,7 +6,7 @@
  */
 
 import type { UnitSnapshot } from "../src/api/schemas";
-import type { SiteSettings } from "../src/control/sites";
+import type { SiteSettings } from "../src/control/sites.control";
 import { createPseudoEngine } from "../src/engines/pseudo";
 import type { Engine } from "../src/engines/types";
 import { characters, fingerprint } from "../src/site/fingerprint";

@@ -8,7 +8,7 @@
  * - an EMPTY control database gets a demo organization, a `scale` subscription covering a
  *   "Demo site" (en → de, fr with the offline `pseudo` engine) and an API key.
  *
- * The key is generated here exactly as the service does (src/control/keys.ts): `tsk_`, 32
+ * The key is generated here exactly as the service does (src/control/keys.control.ts): `tsk_`, 32
  * random base62 characters and a 6-character base62 CRC-32 checksum; D1 holds only its SHA-256
  * hex hash and its first 10 characters. The plain key is kept in `.wrangler/demo-key`
  * (gitignored) so later runs can show it again; a saved key from before the checksum format is
@@ -331,7 +331,7 @@ export const DEMO_OWNER = "owner@demo.example";
 /**
  * The one-click dashboard link for the demo organization's owner. The database says whether
  * the owner exists: while the demo organization has no owner, a fresh one-time invitation
- * (7 days, only its SHA-256 stored, as the service does in src/control/people.ts) whose page
+ * (7 days, only its SHA-256 stored, as the service does in src/control/people.control.ts) whose page
  * asks for a password and then opens the demo site; once an owner exists, the sign-in page,
  * which also opens the demo site after signing in. Undefined when there is no demo organization.
  */

@@ -1,6 +1,7 @@
 /**
- * The Worker: one Hono app. It authenticates, validates with the zod schemas and calls one
- * method on the site's Durable Object. Every error leaves through `renderError`.
+ * The Worker: one Hono app. It authenticates, validates with the zod schemas, and each handler
+ * calls one operation of src/ops/ (which reaches the site's Durable Object through its stub).
+ * Every error leaves through `renderError`.
  */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
@@ -12,7 +13,7 @@ import { HealthOut } from "./api/schemas";
 import { adminAuth, apiKeyAuth, declaredBodyLimit } from "./auth";
 import { type Clock, systemClock } from "./clock";
 import type { App } from "./context";
-import { type HashPassword, hashPassword, PBKDF2_ITERATIONS } from "./control/passwords";
+import { type HashPassword, hashPassword, PBKDF2_ITERATIONS } from "./control/passwords.control";
 import { dashboard } from "./dashboard";
 import { ApiError, ensureErrorBody, errorBody, renderError } from "./errors";
 import { LIMITS } from "./limits";

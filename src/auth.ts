@@ -13,7 +13,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Context, Next } from "hono";
 import type { App } from "./context";
 import { controlDb } from "./control/db";
-import { authenticate, isWellFormedKey, KEY_PREFIX } from "./control/keys";
+import { authenticate, isWellFormedKey, KEY_PREFIX } from "./control/keys.control";
 import { ApiError, tooManyRequests, unauthorized } from "./errors";
 import { LIMITS } from "./limits";
 import { addLogContext, log } from "./obs/log";
@@ -42,7 +42,7 @@ const clientIp = (c: Context<App>) => c.req.header("cf-connecting-ip") ?? "unkno
  * connectors share one hosting address, and one misconfigured site must not lock out its
  * neighbours. Only a key that fails is refused, with 429 and without counting it again.
  * Keys guessed with valid checksums reach D1 at most once per 5 s each (the negative cache
- * in src/control/keys.ts); a missing, malformed or forged key never does.
+ * in src/control/keys.control.ts); a missing, malformed or forged key never does.
  */
 const blockedUntil = new Map<string, number>();
 

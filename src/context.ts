@@ -1,6 +1,6 @@
 import type { Clock } from "./clock";
-import type { HashPassword } from "./control/passwords";
-import type { SiteSettings } from "./control/sites";
+import type { HashPassword } from "./control/passwords.control";
+import type { SiteSettings } from "./control/sites.control";
 
 /** Hono's type parameter for this app: bindings and per-request variables. */
 export interface App {

@@ -1,11 +1,11 @@
 /**
  * What the service reads from the world besides its inputs: the time, the wait between an
  * engine's retries, and the cost of hashing a password. Production builds it once, here; tests
- * build their own (test/worker.ts) and hand it to the same constructors (STYLE.md habit 9:
+ * build their own (test/worker.ts) and hand it to the same constructors (docs/decisions.md "The house: operations, seams, tests":
  * seams passed in, not patched in).
  */
 import { type Clock, systemClock } from "./clock";
-import { PBKDF2_ITERATIONS } from "./control/passwords";
+import { PBKDF2_ITERATIONS } from "./control/passwords.control";
 import { realSleep } from "./engines/http";
 import type { Sleep } from "./engines/types";
 
@@ -21,7 +21,7 @@ export interface Deps {
   sleep: Sleep;
   /** The object's point-in-time recovery; production's is the storage's own. */
   pointInTime?: (ctx: DurableObjectState) => PointInTime;
-  /** PBKDF2 iterations of new dashboard passwords (src/control/passwords.ts); production's are the full PBKDF2_ITERATIONS. */
+  /** PBKDF2 iterations of new dashboard passwords (src/control/passwords.control.ts); production's are the full PBKDF2_ITERATIONS. */
   passwordIterations: number;
 }
 

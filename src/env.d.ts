@@ -24,7 +24,7 @@ interface Secrets {
   JOB_ALARM_DELAY_MS?: string;
   /** `true` lets a webhook endpoint be plain http:// to a loopback host (local development only). */
   WEBHOOK_ALLOW_LOOPBACK?: string;
-  /** Most bytes a site's object storage may hold before pushes are refused (default 9 GB; src/site/size.ts). */
+  /** Most bytes a site's object storage may hold before pushes are refused (default 9 GiB; src/site/storage.ts). */
   SITE_STORAGE_LIMIT_BYTES?: string;
 }
 

@@ -1,7 +1,7 @@
 import { createApp } from "./app";
 import { controlDb } from "./control/db";
 import { type Deps, PRODUCTION_DEPS } from "./deps";
-import { runCron } from "./ops/scheduled";
+import { runCron } from "./ops/scheduled.ops";
 import { siteStub } from "./site/stub";
 import { consumeBatch, consumerDeps } from "./webhooks/consumer";
 import type { WebhookMessage } from "./webhooks/events";
@@ -16,7 +16,7 @@ export function createWorker(deps: Pick<Deps, "clock" | "passwordIterations"> = 
   return {
     fetch: app.fetch,
     /**
-     * The crons (src/ops/scheduled.ts): the daily month close, every 15 minutes the webhook
+     * The crons (src/ops/scheduled.ops.ts): the daily month close, every 15 minutes the webhook
      * sweeper, an unfinished close and the mails about work, and the daily clean-up; each
      * invocation within its D1 query budget, resumed where the previous one stopped.
      */

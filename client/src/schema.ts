@@ -1789,7 +1789,7 @@ export type components = {
             type?: "delta" | "translate";
             /** @description For `translate` only (required there): the unit keys, 1 to 1,000, each naming a unit of the site (a key that names none is a 422 that lists it). A `delta` job refuses `units`, even `[]` (422): leave it out, or narrow the job with `prefix`. */
             units?: string[] | null;
-            /** @description For `delta` only: units whose key starts with it (a key type and optional rest, e.g. `post:`), at most 255 characters. */
+            /** @description For `delta` only: units whose key starts with it, at most 255 characters: a key type (lowercase letters, digits or underscores), a colon and optional non-whitespace rest, e.g. `post:`. */
             prefix?: string | null;
             /** @description Target languages to translate; null means every writable one. Non-writable ones are dropped; none left is a 422. */
             languages?: string[] | null;
@@ -4106,8 +4106,8 @@ export interface operations {
     listJobs: {
         parameters: {
             query?: {
-                /** @description `true` (or `1`): only queued and running jobs; `false` (default, or `0`): the 20 most recent jobs. Any case (`True`, `FALSE`). */
-                active?: string;
+                /** @description `true`: only queued and running jobs; `false` (default): the 20 most recent jobs. Any case (`True`, `FALSE`), and `1` or `0`, are taken too. */
+                active?: boolean;
             };
             header?: never;
             path?: never;

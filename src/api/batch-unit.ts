@@ -20,13 +20,22 @@ const UnitSegments = UnitSnapshotIn.pick({ segments: true });
 
 const FORMAT_SET = new Set<unknown>(FORMATS);
 
-/** The optional text fields of a segment and their limits (as in SegmentIn). */
-const OPTIONAL_TEXTS = [
-  ["field", LIMITS.field],
-  ["kind", LIMITS.kind],
-  ["parent_key", LIMITS.parentKey],
-  ["fingerprint", 128],
-] as const;
+/**
+ * How each optional field of SegmentIn is checked here, as SegmentIn checks it: a text of at most
+ * `text` characters, or an integer of at least `min` (null or absent passes). Typed against
+ * SegmentIn: a field it gains is a compile error here until its check is added.
+ */
+const OPTIONAL_FIELDS = {
+  field: { text: LIMITS.field },
+  kind: { text: LIMITS.kind },
+  parent_key: { text: LIMITS.parentKey },
+  fingerprint: { text: 128 },
+  max_length: { min: 1 },
+  position: { min: 0 },
+} satisfies {
+  [K in Exclude<keyof SegmentInput, "key" | "text" | "format" | "translations">]-?: NonNullable<SegmentInput[K]> extends string ? { text: number } : { min: number };
+};
+const OPTIONAL = Object.entries(OPTIONAL_FIELDS).map(([name, rule]) => ({ name, max: "text" in rule ? rule.text : undefined, min: "min" in rule ? rule.min : 0 }));
 
 type Parsed = ReturnType<typeof UnitSnapshotIn.safeParse>;
 
@@ -63,19 +72,10 @@ function plainSegments(raw: unknown): SegmentInput[] | undefined {
     if (!absent(s.translations)) return undefined;
     keys.add(key);
     const segment: Record<string, unknown> = { key, text, format: (format as Format | undefined) ?? "plain" };
-    for (const [name, max] of OPTIONAL_TEXTS) {
+    for (const { name, max, min } of OPTIONAL) {
       const v = s[name];
       if (v === undefined) continue;
-      if (v !== null && (typeof v !== "string" || !isPlainText(v, max))) return undefined;
-      segment[name] = v;
-    }
-    for (const [name, min] of [
-      ["max_length", 1],
-      ["position", 0],
-    ] as const) {
-      const v = s[name];
-      if (v === undefined) continue;
-      if (v !== null && !isInteger(v, min)) return undefined;
+      if (v !== null && (max !== undefined ? typeof v !== "string" || !isPlainText(v, max) : !isInteger(v, min))) return undefined;
       segment[name] = v;
     }
     if (s.translations === null) segment.translations = null;

@@ -1,12 +1,15 @@
 /**
- * The interface's bodies (docs/interface.md), one zod schema each. These are the single
+ * The interface's bodies (docs/interface.md), one zod schema each: the connector's API (routes/sync,
+ * jobs and results) and what several doors share (formats, `page()`, `ErrorOut`, path parameters).
+ * The other doors' bodies live beside them, one file per door: admin.schemas.ts, oncall.schemas.ts,
+ * support.schemas.ts, webhook.schemas.ts (docs/decisions.md "Extension points"). These are the single
  * source of truth: routes validate with them, handlers are typed by them and the OpenAPI
  * document at GET /v1/openapi.json is generated from them.
  */
 import { z } from "@hono/zod-openapi";
 import { characters } from "../characters";
 import { ENGINES } from "../engines/registry";
-import { ADAPTERS, CAPABILITIES, FORMALITIES, FORMATS, LIMITS, PLANS, QA_MODES, REVIEW_MODES } from "../limits";
+import { ADAPTERS, CAPABILITIES, FORMALITIES, FORMATS, LIMITS, QA_MODES, REVIEW_MODES } from "../limits";
 
 // ---------------------------------------------------------------- common formats
 
@@ -115,7 +118,7 @@ export const UnitKey = z
 
 export const ResultId = z.string().min(1).max(64).openapi({ example: "r_1042", description: "Opaque; clients must not parse it." });
 
-const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T10:00:00.000Z" });
+export const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T10:00:00.000Z" });
 
 export const ErrorOut = z
   .object({
@@ -124,6 +127,14 @@ export const ErrorOut = z
     }),
   })
   .openapi("ErrorOut");
+
+/** A push past the site's storage limit: 409 `site_storage_full`. */
+export const StorageFullOut = z
+  .object({
+    detail: z.string().openapi({ description: "What is wrong, in plain language." }),
+    code: z.literal("site_storage_full").openapi({ description: "The site's storage is at its limit: delete units, or contact support. Retrying does not help." }),
+  })
+  .openapi("StorageFullOut");
 
 export const HealthOut = z
   .object({
@@ -553,6 +564,9 @@ export const BillingErrorOut = z
 
 // ---------------------------------------------------------------- jobs
 
+/** The contract's pattern of a job's `prefix`: a key type, a colon, and a rest without whitespace. */
+export const JOB_PREFIX_PATTERN = /^[a-z0-9_]+:\S*$/;
+
 export const JobIn = z
   .object({
     type: z
@@ -570,9 +584,14 @@ export const JobIn = z
           "For `translate` only (required there): the unit keys, 1 to 1,000, each naming a unit of the site (a key that names none is a 422 that lists it). A `delta` job refuses `units`, even `[]` (422): leave it out, or narrow the job with `prefix`.",
       }),
     prefix: text(LIMITS.jobPrefix)
-      .regex(/^[a-z0-9_]+:\S*$/)
+      .regex(JOB_PREFIX_PATTERN)
       .nullish()
-      .openapi({ description: "For `delta` only: units whose key starts with it (a key type and optional rest, e.g. `post:`), at most 255 characters." }),
+      // The document shows the contract's pattern; text()'s well-formedness rule is checked too.
+      .openapi({
+        pattern: JOB_PREFIX_PATTERN.source,
+        description:
+          "For `delta` only: units whose key starts with it, at most 255 characters: a key type (lowercase letters, digits or underscores), a colon and optional non-whitespace rest, e.g. `post:`.",
+      }),
     languages: z
       .array(LanguageCode)
       .max(LIMITS.handshakeLanguages)
@@ -826,7 +845,13 @@ export const JobsQuery = z.object({
     .string()
     .regex(/^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/, "must be true, false, 1 or 0")
     .default("false")
-    .openapi({ description: "`true` (or `1`): only queued and running jobs; `false` (default, or `0`): the 20 most recent jobs. Any case (`True`, `FALSE`)." })
+    // A boolean in the document, as the contract has it; the service also takes the spellings common clients send.
+    .openapi({
+      type: "boolean",
+      pattern: undefined,
+      default: false,
+      description: "`true`: only queued and running jobs; `false` (default): the 20 most recent jobs. Any case (`True`, `FALSE`), and `1` or `0`, are taken too.",
+    })
     .transform((v) => v.toLowerCase() === "true" || v === "1"),
 });
 
@@ -850,216 +875,16 @@ export const JobIdParam = z.object({
     }),
 });
 
-// ---------------------------------------------------------------- admin API (README "Configuration")
+// ---------------------------------------------------------------- what several doors share: the month of a list, path parameters
 
-export const OrganizationIn = z.object({
-  name: displayName(200).openapi({ description: "The organization's name (1 to 200 characters, no control characters)." }),
+export const OptionalMonthQuery = z.object({
+  month: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, "must be a month as YYYY-MM")
+    .optional()
+    .openapi({ example: "2026-10", description: "Only this month's closes; all closes without it" }),
 });
-export const OrganizationOut = z
-  .object({ id: z.number().int().openapi({ description: "The organization's id." }), name: z.string().openapi({ description: "The organization's name." }) })
-  .openapi("Organization");
-
-export const SubscriptionIn = z.object({
-  plan: z.enum(PLANS).openapi({ description: "The plan: `pro` (one site, usage per site), `agency`, `growth` or `scale` (usage pooled)." }),
-  status: z.enum(["active", "paused", "canceled"]).openapi({ description: "`active`, `paused` or `canceled`; only `active` allows jobs." }),
-  site_ids: z.array(z.number().int().min(1)).max(10_000).openapi({ description: "The sites the subscription covers." }),
-  included_characters: z
-    .number()
-    .int()
-    .min(0)
-    .nullish()
-    .openapi({ description: "Characters included per month; null or omitted: the plan's default (none for `scale`: not metered)." }),
-});
-export const SubscriptionOut = z
-  .object({
-    organization_id: z.number().int().openapi({ description: "The organization's id." }),
-    plan: z.enum(PLANS).openapi({ description: "The plan code." }),
-    status: z.enum(["active", "paused", "canceled"]).openapi({ description: "`active`, `paused` or `canceled`." }),
-    site_ids: z.array(z.number().int()).openapi({ description: "The sites the subscription covers." }),
-    included_characters: z.number().int().nullable().openapi({ description: "Characters included per month; null when not metered." }),
-  })
-  .openapi("Subscription");
-export type OrganizationCreate = z.infer<typeof OrganizationIn>;
-export type Organization = z.infer<typeof OrganizationOut>;
-export type SubscriptionSet = z.infer<typeof SubscriptionIn>;
-export type Subscription = z.infer<typeof SubscriptionOut>;
-
-export const GlossaryIn = z.object({
-  terms: z
-    .array(
-      z.object({
-        source: text(500).min(1).openapi({ description: "The source-language term (1 to 500 characters)." }),
-        language: LanguageCode.openapi({ description: "The target language the translation applies to." }),
-        target: text(500).min(1).openapi({ description: "Its required translation (1 to 500 characters)." }),
-        case_sensitive: z.boolean().optional().openapi({ description: "Match the source term's case exactly (default false)." }),
-      }),
-    )
-    .max(10_000)
-    .openapi({ description: "The whole glossary (at most 10,000 terms); it replaces the current one." }),
-});
-export type GlossaryTerm = z.infer<typeof GlossaryIn>["terms"][number];
-
-export const TargetLanguageIn = z.object({
-  code: LanguageCode.openapi({ description: "The target language code." }),
-  formality: Formality.default("default").openapi({ description: "`default` (default), `formal` or `informal`." }),
-  engine: EngineName.openapi({ description: "The engine that translates it." }),
-  writable: z.boolean().default(true).openapi({ description: "Whether jobs may translate into it (default true); the handshake must list it too." }),
-});
-
-const SiteFields = {
-  name: displayName(200).openapi({ description: "The site's name (1 to 200 characters, no control characters)." }),
-  source_language: LanguageCode.openapi({ description: "The language the site's content is written in." }),
-  target_languages: z
-    .array(TargetLanguageIn)
-    .max(LIMITS.handshakeLanguages)
-    .superRefine((langs, ctx) => {
-      const seen = new Set<string>();
-      langs.forEach((l, i) => {
-        const code = l.code.toLowerCase();
-        if (seen.has(code)) ctx.addIssue({ code: "custom", path: [i, "code"], message: `duplicates the language ${l.code}` });
-        seen.add(code);
-      });
-    })
-    .openapi({ description: "The languages the site is translated into (at most 200, no duplicates), each with its engine." }),
-  enabled_adapters: z.array(Adapter).max(ADAPTERS.length).openapi({ description: "The adapters whose units the site accepts; default all four." }),
-  enabled_engines: z.array(EngineName).max(ENGINES.length).openapi({ description: "The engines the site may use; default the engines its target languages name." }),
-  qa_mode: z.enum(QA_MODES).openapi({
-    description: "`editors` (default): QA errors are delivered flagged to connectors declaring `qa_errors`; `separate`: results with QA errors are held back for the dashboard.",
-  }),
-  review_mode: z.enum(REVIEW_MODES).openapi({ description: "What connectors write results as: `draft` (default) or `suggestion`." }),
-  share_memory: z.boolean().openapi({
-    description:
-      "Whether the site shares its translation memory with the other sites of its organization: what enters its memory is copied to the organization's memory, and its jobs take exact matches from there (unbilled, `tm_exact`). New sites share (default true); sites created before the setting existed do not until it is turned on.",
-  }),
-};
-
-export const SiteCreateIn = z.object({
-  organization_id: z.number().int().min(1).openapi({ description: "The organization that owns the site." }),
-  name: SiteFields.name,
-  source_language: SiteFields.source_language,
-  target_languages: SiteFields.target_languages,
-  enabled_adapters: SiteFields.enabled_adapters.optional(),
-  enabled_engines: SiteFields.enabled_engines.optional(),
-  qa_mode: SiteFields.qa_mode.optional(),
-  review_mode: SiteFields.review_mode.optional(),
-  share_memory: SiteFields.share_memory.optional(),
-});
-export type SiteCreate = z.infer<typeof SiteCreateIn>;
-
-export const SitePatchIn = z.object({
-  name: SiteFields.name.optional(),
-  source_language: SiteFields.source_language.optional(),
-  target_languages: SiteFields.target_languages.optional(),
-  enabled_adapters: SiteFields.enabled_adapters.optional(),
-  enabled_engines: SiteFields.enabled_engines.optional(),
-  qa_mode: SiteFields.qa_mode.optional(),
-  review_mode: SiteFields.review_mode.optional(),
-  share_memory: SiteFields.share_memory.optional(),
-});
-export type SitePatch = z.infer<typeof SitePatchIn>;
-
-export const AdminSiteOut = Site.extend({
-  organization_id: z.number().int().openapi({ description: "The organization that owns the site." }),
-  qa_mode: z.enum(QA_MODES).openapi({
-    description: "`editors`: results with QA errors are delivered flagged to connectors declaring `qa_errors`; `separate`: they are held back for review in the dashboard.",
-  }),
-  review_mode: z.enum(REVIEW_MODES).openapi({ description: "What connectors write results as: `draft` (drafts of the translated object) or `suggestion` (suggestions on it)." }),
-  share_memory: SiteFields.share_memory,
-}).openapi("AdminSite");
-
-export const ConnectorOut = z
-  .object({
-    at: Timestamp.openapi({ description: "When the latest handshake arrived." }),
-    connector_version: z.string().openapi({ description: "The connector's `connector_version`." }),
-    languages: z.array(z.string()).nullable().openapi({ description: "The languages it declared; null when it omitted them (then nothing is writable)." }),
-    adapters: z.array(z.string()).openapi({ description: "The adapters it declared." }),
-    capabilities: z.array(z.string()).openapi({ description: "The capabilities the service understood." }),
-    warnings: z.array(z.string()).openapi({ description: "The warnings the handshake was answered with." }),
-  })
-  .openapi("Connector", { description: "The site's latest handshake." });
-
-export const AdminSiteDetailOut = AdminSiteOut.extend({
-  connector: ConnectorOut.nullable().openapi({ description: "The latest handshake; null before the first one." }),
-}).openapi("AdminSiteDetail");
-
-export const KeyCreateIn = z.object({ name: text(200).min(1).openapi({ description: "A name for the key (1 to 200 characters), e.g. the environment that uses it." }) });
-export const KeyCreatedOut = z
-  .object({
-    id: z.number().int().openapi({ description: "The key's id." }),
-    name: z.string().openapi({ description: "The key's name." }),
-    key: z.string().openapi({ description: "The API key itself: shown only in this answer; send it as `Authorization: Bearer <key>`." }),
-    created_at: Timestamp.openapi({ description: "When it was created." }),
-  })
-  .openapi("KeyCreated");
-export const KeyOut = z
-  .object({
-    id: z.number().int().openapi({ description: "The key's id." }),
-    name: z.string().openapi({ description: "The key's name." }),
-    prefix: z.string().openapi({ description: "The key's first characters, to recognise it; the key itself is never shown again." }),
-    created_at: Timestamp.openapi({ description: "When it was created." }),
-    last_used_at: Timestamp.nullable().openapi({ description: "When it last authenticated a request; null if never." }),
-    revoked_at: Timestamp.nullable().openapi({ description: "When it was revoked; null while it works." }),
-  })
-  .openapi("ApiKey");
-export const KeysOut = z.object({ keys: z.array(KeyOut).openapi({ description: "The site's keys, revoked ones included." }) });
-export type KeyCreate = z.infer<typeof KeyCreateIn>;
-export type KeyCreated = z.infer<typeof KeyCreatedOut>;
-export type ApiKey = z.infer<typeof KeyOut>;
-
-export const AttentionDecisionIn = z.discriminatedUnion("action", [
-  z.object({
-    action: z.literal("fix").openapi({ description: "`fix`: save `text` as the translation." }),
-    text: text(LIMITS.segmentText).openapi({ description: "The corrected translation (at most 100,000 characters)." }),
-    confirm: z
-      .boolean()
-      .optional()
-      .openapi({ description: "Save the fix even though it has QA errors. Without it, a fix with QA errors is not saved: the answer is 409 with its findings." }),
-  }),
-  z.object({ action: z.literal("discard").openapi({ description: "`discard`: drop the translation (state missing; the next delta job translates it again)." }) }),
-]);
-export type AttentionDecision = z.infer<typeof AttentionDecisionIn>;
-/** 409 of a fix with QA errors sent without `confirm: true`: nothing was saved. */
-export const AttentionConfirmOut = z
-  .object({
-    detail: z.string().openapi({ description: "Why the fix was not saved." }),
-    qa: z.array(QAIssueOut).openapi({ description: "The fix's findings (errors first), as the segment would show them once saved." }),
-    source_text: z.string().openapi({ description: "The source the fix was checked against." }),
-  })
-  .openapi("AttentionConfirmOut");
 
 export const SiteIdParam = z.object({ site_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
 export const OrgIdParam = z.object({ org_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
 export const UserIdParam = z.object({ user_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
-
-// ------------------------------------------------------------------ people (dashboard)
-
-export const InvitationIn = z.object({
-  email: z.string().trim().max(254).email({ message: "must be an email address" }).openapi({ description: "Who is invited (at most 254 characters)." }),
-  role: z.enum(["owner", "admin", "editor"]).openapi({ description: "`owner`, `admin` or `editor`." }),
-});
-export const InvitationOut = z
-  .object({
-    id: z.number().int().openapi({ description: "The invitation's id." }),
-    email: z.string().openapi({ description: "Who is invited." }),
-    role: z.enum(["owner", "admin", "editor"]).openapi({ description: "The role they get on accepting." }),
-    url: z.string().openapi({ description: "The one-time link that opens the dashboard's accept-invitation page; shown only in this answer." }),
-    expires_at: Timestamp.openapi({ description: "When the link stops working." }),
-  })
-  .openapi("Invitation");
-export type InvitationCreate = z.infer<typeof InvitationIn>;
-export type Invitation = z.infer<typeof InvitationOut>;
-
-// ------------------------------------------------------------------ translation memory (the memory page)
-
-/** A memory entry's key: its source text's fingerprint, source and target language. */
-export const MemoryKeyIn = z.object({
-  source_fingerprint: z.string().regex(/^[0-9a-f]{64}$/, { message: "must be a fingerprint (64 lowercase hex digits)" }),
-  source_language: LanguageCode,
-  target_language: LanguageCode,
-});
-/** An editor's correction of a memory entry's text. */
-export const MemoryEditIn = MemoryKeyIn.extend({
-  text: text(LIMITS.segmentText).refine((t) => t.trim() !== "", { message: "must not be empty" }),
-});
-export type MemoryKeyInput = z.infer<typeof MemoryKeyIn>;
-export type MemoryEdit = z.infer<typeof MemoryEditIn>;

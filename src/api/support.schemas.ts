@@ -4,9 +4,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { LIMITS } from "../limits";
+import { Timestamp } from "./schemas";
 import { DeliveryStatus, WebhookDeliveryOut, WebhookOut } from "./webhook.schemas";
-
-const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T10:00:00.000Z" });
 
 // ---------------------------------------------------------------- webhooks
 
@@ -76,17 +75,6 @@ export const SUPPORT_EXAMPLES = {
     next_attempt_at: "2026-11-22T10:00:05.212Z",
   },
 } as const;
-
-// ---------------------------------------------------------------- jobs
-
-export const CancelIn = z
-  .object({
-    reason: z.string().trim().min(1).max(300).optional().openapi({
-      description: "Why the job is cancelled, in words for the customer: kept on the job (`cancel_reason`) and shown on the site's page of the dashboard.",
-      example: "Cancelled by support: the job was retranslating the whole site (about 1.8 million characters) after a settings change; the characters done are credited.",
-    }),
-  })
-  .openapi("CancelIn");
 
 // ---------------------------------------------------------------- credits
 

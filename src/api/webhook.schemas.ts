@@ -4,9 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { LIMITS } from "../limits";
-import { AttentionItemOut, JobOut } from "./schemas";
-
-const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T10:00:00.000Z" });
+import { AttentionItemOut, JobOut, Timestamp } from "./schemas";
 
 /** Every event type, in the order the document lists them. */
 export const WEBHOOK_EVENTS = ["job.finished", "results.available", "attention.created", "usage.threshold", "ping"] as const;

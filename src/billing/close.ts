@@ -9,16 +9,16 @@
  * that, the customer's invoice items are searched for one carrying this organization and month).
  */
 import { asc, eq, inArray, sql } from "drizzle-orm";
-import { QueryBudget } from "../control/budget";
-import { readCursor, saveCursor } from "../control/cron-cursors";
+import { QueryBudget } from "../control/budget.control";
+import { readCursor, saveCursor } from "../control/cron-cursors.control";
 import { type ControlDb, idList } from "../control/db";
 import { billingCloses, stripeSubscriptions, subscriptions, usageLedger } from "../control/schema";
 import type { Plan } from "../limits";
 import { redactError } from "../obs/log";
 import { record } from "../obs/metrics";
+import { type OrganizationUsage, organizationsUsage } from "./organization-usage";
 import { monthOf } from "./plans";
 import { billingProvider, type Provider, stripeClient } from "./stripe";
-import { type OrganizationUsage, organizationsUsage } from "./usage";
 
 export interface CloseOut {
   organization_id: number;

@@ -17,7 +17,7 @@ export interface Discrepancy {
   closed_characters: number;
   ledger_characters: number;
   late_characters: number;
-  /** Credits granted while the month was being closed (refused once it is closed: src/ops/credits.ts). */
+  /** Credits granted while the month was being closed (refused once it is closed: src/ops/credits.ops.ts). */
   late_credit_characters: number;
   closed_at: string;
 }

@@ -9,7 +9,7 @@
  */
 import { and, asc, eq } from "drizzle-orm";
 import type Stripe from "stripe";
-import { auditStatement } from "../control/audit";
+import { auditStatement } from "../control/audit.control";
 import type { ControlDb } from "../control/db";
 import { sites, stripeSubscriptions, subscriptionSites, subscriptions } from "../control/schema";
 import type { Plan } from "../limits";

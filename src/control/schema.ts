@@ -179,7 +179,7 @@ export const users = sqliteTable(
     mailOptOut: text("mail_opt_out", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     /** No longer read or written: wrong passwords are counted per client in `sign_in_failures` (migration 0011). Dropped in a later release (D1 changes stay backward-compatible for one). */
     passwordFailures: integer("password_failures").notNull().default(0),
-    /** Wrong second-factor codes in a row, whoever sent them (sign-in, turning it off, setting it up again): the account-wide code budget (control/lockout.ts). */
+    /** Wrong second-factor codes in a row, whoever sent them (sign-in, turning it off, setting it up again): the account-wide code budget (control/lockout.control.ts). */
     codeFailures: integer("code_failures").notNull().default(0),
     /** Until when the code step is paused after too many wrong codes; null: not paused. */
     lockedUntil: text("locked_until"),
@@ -188,7 +188,7 @@ export const users = sqliteTable(
 );
 
 /**
- * Wrong passwords in a row per person and client network (control/lockout.ts): from 10 on, that
+ * Wrong passwords in a row per person and client network (control/lockout.control.ts): from 10 on, that
  * client's password step for that person pauses; other clients, the owner's included, are not
  * affected. `client` is the SHA-256 hex of the person's id and the client's network (an IPv4
  * address or an IPv6 /64), so the table holds no address in clear. Forgotten 30 days after the
@@ -347,7 +347,7 @@ export const billingCloses = sqliteTable(
 /**
  * Characters the operator credits an organization for a month (a runaway job cancelled, an
  * incident): taken off the month's overage at its close, never below zero, never carried over.
- * Refused once the month is closed (src/ops/credits.ts).
+ * Refused once the month is closed (src/ops/credits.ops.ts).
  */
 export const credits = sqliteTable(
   "credits",
@@ -499,7 +499,7 @@ export const jobStarters = sqliteTable(
  * Mails a person or an outsider can make the service send (invitations and their resends,
  * sign-up's "you already have an account"): one row per mail and budget it counts against
  * (`org:…`, `inviter:…`, `to:…`), kept a day, so each budget is a sliding 24-hour window
- * (control/mail-budget.ts).
+ * (control/mail-budget.control.ts).
  */
 export const mailBudget = sqliteTable(
   "mail_budget",
@@ -516,7 +516,7 @@ export const mailBudget = sqliteTable(
 /**
  * Where a paged cron task stopped: the last organization id it finished (`month_close:<YYYY-MM>`,
  * `usage_mails`, `digest:<day>`, `cleanup`). The next invocation goes on from there, so no
- * invocation runs more than its D1 query budget (src/ops/scheduled.ts).
+ * invocation runs more than its D1 query budget (src/ops/scheduled.ops.ts).
  */
 export const cronCursors = sqliteTable("cron_cursors", {
   name: text("name").primaryKey(),

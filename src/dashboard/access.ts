@@ -4,8 +4,8 @@
  * not exist for outsiders); a member whose role is too low → 403 naming the role needed.
  */
 import { controlDb } from "../control/db";
-import { atLeast, membershipIn, type Role } from "../control/people";
-import { getSite, type SiteSettings } from "../control/sites";
+import { atLeast, membershipIn, type Role } from "../control/people.control";
+import { getSite, type SiteSettings } from "../control/sites.control";
 import { ApiError } from "../errors";
 import { type Actor, userActor } from "../ops/actor";
 import type { DashContext } from "./auth";

@@ -1,7 +1,7 @@
 /**
  * Signing in to the dashboard: the session cookie, the signed-in person on every request,
  * and the sign-in rate limit. Passwords, sessions and invitations themselves live in
- * `control/` (passwords.ts, sessions.ts, people.ts), shared with the admin API.
+ * `control/` (passwords.control.ts, sessions.control.ts, people.control.ts), shared with the admin API.
  *
  * Cookie: `__Host-transync_session`, HttpOnly, Secure, SameSite=Lax, Path=/. Local http on
  * 127.0.0.1 / localhost cannot keep a Secure cookie, so there (only) the cookie drops Secure
@@ -11,8 +11,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { App } from "../context";
 import { controlDb } from "../control/db";
-import { clientNetwork } from "../control/lockout";
-import { SESSION_DAYS, type SessionUser, sessionUser } from "../control/sessions";
+import { clientNetwork } from "../control/lockout.control";
+import { SESSION_DAYS, type SessionUser, sessionUser } from "../control/sessions.control";
 
 export interface DashApp {
   Bindings: Env;
@@ -61,7 +61,7 @@ export const loadUser: MiddlewareHandler<DashApp> = async (c, next) => {
 /**
  * The client's network as the limits and the password budget count it: its IPv4 address, or its
  * IPv6 address's /64 (one subscriber's usual allocation, which would otherwise give one client
- * 2^64 fresh budgets). control/lockout.ts `clientNetwork`.
+ * 2^64 fresh budgets). control/lockout.control.ts `clientNetwork`.
  */
 export const clientIp = (c: DashContext) => clientNetwork(c.req.header("cf-connecting-ip") ?? "unknown");
 

@@ -5,7 +5,7 @@ import { ApiError } from "../errors";
 import { log, redactError } from "../obs/log";
 import { SignInRequired } from "./access";
 import type { DashApp, DashContext } from "./auth";
-import { ErrorPage } from "./pages/error";
+import { ErrorPage } from "./pages/error.page";
 import { dashboardPath } from "./redirect";
 import { render } from "./respond";
 

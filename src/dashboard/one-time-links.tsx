@@ -8,7 +8,7 @@
 import { LINK_PAGE_CSP } from "../page-headers";
 import type { DashContext } from "./auth";
 import { type Form, str } from "./form";
-import { LinkCodePage } from "./pages/accounts";
+import { LinkCodePage } from "./pages/accounts.page";
 import { render } from "./respond";
 
 /** The page a link opens, with the one script its CSP allows; its query (an invitation's `next`, a notice) goes on to `action`. */

@@ -1,6 +1,6 @@
 /** What every dashboard handler answers with: a rendered page, the notice after a redirect, the navigation. */
 import type { JSX } from "hono/jsx/jsx-runtime";
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import { log, redactError } from "../obs/log";
 import type { OrgAccess } from "./access";
 import type { DashContext } from "./auth";

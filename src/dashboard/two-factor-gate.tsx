@@ -6,7 +6,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { DashApp } from "./auth";
-import { CheckMailPage } from "./pages/accounts";
+import { CheckMailPage } from "./pages/accounts.page";
 import { render } from "./respond";
 
 const ALWAYS = /^\/dashboard\/(sign-out|dev\/mail)(\/|$)/;

@@ -8,7 +8,7 @@
  * then marks it `sent` or `failed` (logged again, given up).
  */
 import { and, asc, eq, lt, sql } from "drizzle-orm";
-import type { QueryBudget } from "../control/budget";
+import type { QueryBudget } from "../control/budget.control";
 import { controlDb } from "../control/db";
 import { mailOutbox } from "../control/schema";
 import { devMailboxOn } from "../local-host";

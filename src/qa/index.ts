@@ -2,19 +2,19 @@
  * Quality checks of one translation against its source (docs/decisions.md "Engines and quality checks"). Errors hold
  * a translation back according to the site's qa_mode; warnings travel with it.
  */
-import { checkGlossary } from "./glossary";
-import { checkHtmlTags } from "./html-tags";
+import { checkGlossary } from "./glossary.check";
+import { checkHtmlTags } from "./html-tags.check";
 import type { QACheck } from "./issue";
-import { checkEmpty, checkMaxLength } from "./length";
-import { checkMarkdownSyntax } from "./markdown";
-import { checkNumbers } from "./numbers";
-import { checkPlaceholders } from "./placeholders";
-import { checkPunctuation } from "./punctuation";
+import { checkEmpty, checkMaxLength } from "./length.check";
+import { checkMarkdownSyntax } from "./markdown.check";
+import { checkNumbers } from "./numbers.check";
+import { checkPlaceholders } from "./placeholders.check";
+import { checkPunctuation } from "./punctuation.check";
 import { factsOf } from "./remember";
 import type { QAInput, QAIssue } from "./types";
-import { checkUnchanged } from "./unchanged";
-import { checkUrls } from "./urls";
-import { checkDoubleSpace, checkWhitespace } from "./whitespace";
+import { checkUnchanged } from "./unchanged.check";
+import { checkUrls } from "./urls.check";
+import { checkDoubleSpace, checkWhitespace } from "./whitespace.check";
 
 export type { QAInput, QAIssue, QASeverity } from "./types";
 

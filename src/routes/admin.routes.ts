@@ -5,27 +5,15 @@
  * calls, with the actor `admin`) and answers; every change is recorded in the audit log there.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { EXAMPLES } from "../api/examples";
-import {
-  AuditOut,
-  AuditQuery,
-  BillingClosesOut,
-  BillingMonthQuery,
-  OptionalMonthQuery,
-  OrganizationUsageOut,
-  RestoreIn,
-  RestoreOut,
-  RestorePreviewOut,
-  UsageMonthQuery,
-} from "../api/operator.schemas";
 import {
   AdminSiteDetailOut,
   AdminSiteOut,
   AttentionConfirmOut,
   AttentionDecisionIn,
-  AttentionOut,
-  AttentionQuery,
-  ErrorOut,
+  AuditOut,
+  AuditQuery,
+  BillingClosesOut,
+  BillingMonthQuery,
   GlossaryIn,
   InvitationIn,
   InvitationOut,
@@ -34,27 +22,30 @@ import {
   KeysOut,
   OrganizationIn,
   OrganizationOut,
-  OrgIdParam,
+  OrganizationUsageOut,
+  RestoreIn,
+  RestoreOut,
+  RestorePreviewOut,
   SiteCreateIn,
-  SiteIdParam,
   SitePatchIn,
   SubscriptionIn,
   SubscriptionOut,
-  UserIdParam,
-} from "../api/schemas";
+  UsageMonthQuery,
+} from "../api/admin.schemas";
+import { EXAMPLES } from "../api/examples";
+import { AttentionOut, AttentionQuery, ErrorOut, OptionalMonthQuery, OrgIdParam, SiteIdParam, UserIdParam } from "../api/schemas";
 import type { App } from "../context";
 import { dashboardBase, mailBase } from "../links";
-import { decideAttention, operatorReadsAttention } from "../ops/attention";
-import { billingCloses, closeBillingMonth } from "../ops/billing";
-import { eraseOrganization, erasePerson, eraseSite } from "../ops/erasure";
-import { replaceGlossary } from "../ops/glossary";
-import { createKey, listKeys, revokeKey } from "../ops/keys";
-import { auditOf, createOrganization, requireOrganization, usageOf } from "../ops/organizations";
-import { invite } from "../ops/people";
-import { previewRestore, restoreSite } from "../ops/restore";
-import { createSite, loadSite, siteDetail, siteOut, updateSiteSettings } from "../ops/sites";
-import { deleteSubscription, setSubscription } from "../ops/subscriptions";
-import { decodeCursor, encodeCursor, isNumber } from "../site/cursor";
+import { decideAttention, operatorReadsAttention } from "../ops/attention.ops";
+import { billingCloses, closeBillingMonth } from "../ops/billing.ops";
+import { eraseOrganization, erasePerson, eraseSite } from "../ops/erasure.ops";
+import { replaceGlossary } from "../ops/glossary.ops";
+import { createKey, listKeys, revokeKey } from "../ops/keys.ops";
+import { auditOf, createOrganization, requireOrganization, usageOf } from "../ops/organizations.ops";
+import { invite } from "../ops/people.ops";
+import { previewRestore, restoreSite } from "../ops/restore.ops";
+import { createSite, loadSite, siteDetail, siteOut, updateSiteSettings } from "../ops/sites.ops";
+import { deleteSubscription, setSubscription } from "../ops/subscriptions.ops";
 import { adminErrors, body, bodyErrors, limitedBy, notFoundResponse, ok } from "./common";
 
 export const adminRoutes = new OpenAPIHono<App>();
@@ -422,8 +413,6 @@ adminRoutes.openapi(
   },
 );
 
-const isAuditCursor = (v: unknown): v is number => isNumber(v) && v > 0;
-
 adminRoutes.openapi(
   createRoute({
     method: "get",
@@ -439,14 +428,8 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const query = c.req.valid("query");
-    const page = await auditOf(c.env, { organizationId: query.organization_id, cursor: decodeCursor(query.cursor, isAuditCursor), limit: query.limit });
-    return c.json(
-      {
-        items: page.items.map((i) => ({ at: i.at, actor: i.actor, action: i.action, target: i.target, detail: i.detail })),
-        next_cursor: page.next_cursor === null ? null : encodeCursor(page.next_cursor),
-      },
-      200,
-    );
+    const page = await auditOf(c.env, { organizationId: query.organization_id, cursor: query.cursor, limit: query.limit });
+    return c.json({ items: page.items.map((i) => ({ at: i.at, actor: i.actor, action: i.action, target: i.target, detail: i.detail })), next_cursor: page.next_cursor }, 200);
   },
 );
 

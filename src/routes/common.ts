@@ -1,8 +1,8 @@
 import type { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { EXAMPLES } from "../api/examples";
-import { ONCALL_EXAMPLES, StorageFullOut } from "../api/operator.schemas";
-import { BillingErrorOut, ErrorOut } from "../api/schemas";
+import { ONCALL_EXAMPLES } from "../api/oncall.schemas";
+import { BillingErrorOut, ErrorOut, StorageFullOut } from "../api/schemas";
 import type { App } from "../context";
 import { siteStub } from "../site/stub";
 

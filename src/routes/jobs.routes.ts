@@ -2,10 +2,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { EXAMPLES } from "../api/examples";
 import { JobEstimateOut, JobIdParam, JobIn, JobOut, JobsQuery, UsageOut } from "../api/schemas";
-import { usageOut } from "../billing/billing";
 import type { App } from "../context";
-import { controlDb } from "../control/db";
-import { cancelJob, requestJob } from "../ops/jobs";
+import { cancelJob, requestJob } from "../ops/jobs.ops";
+import { siteUsage } from "../ops/organizations.ops";
 import { authErrors, bearer, billingErrors, body, bodyErrors, errors, notFoundResponse, ok, siteObject } from "./common";
 
 export const jobRoutes = new OpenAPIHono<App>();
@@ -125,5 +124,5 @@ jobRoutes.openapi(
     security: bearer,
     responses: { 200: ok(UsageOut, "This month's usage", EXAMPLES.usage), ...authErrors },
   }),
-  async (c) => c.json(await usageOut(controlDb(c.env.DB), c.get("site"), c.var.clock()), 200),
+  async (c) => c.json(await siteUsage(c.env, c.get("site"), c.var.clock()), 200),
 );

@@ -2,33 +2,30 @@
  * The operator's on-call endpoints of the admin API (docs/decisions.md "Operating the service"): deep
  * health, organizations and sites, a site's diagnostics and jobs, key look-up, suspension and
  * the billing discrepancies. Same door as src/routes/admin.routes.ts (ADMIN_TOKEN, checked in
- * src/auth.ts); each handler calls one operation of src/ops/oncall.ts, which audits changes.
+ * src/auth.ts); each handler calls one operation of src/ops/oncall.ops.ts, which audits changes.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   AdminJobsQuery,
+  CancelIn,
   DeepHealthOut,
   DiagnosticsOut,
   DiscrepanciesOut,
   KeyLookupIn,
   KeyLookupOut,
   ONCALL_EXAMPLES,
-  OptionalMonthQuery,
   OrganizationsOut,
   OrganizationsQuery,
   SitesOut,
   SitesQuery,
   SuspendIn,
   SuspensionOut,
-} from "../api/operator.schemas";
-import { ErrorOut, JobOut, SiteIdParam } from "../api/schemas";
-import { CancelIn } from "../api/support.schemas";
-import { discrepancies } from "../billing/reconcile";
+} from "../api/oncall.schemas";
+import { ErrorOut, JobOut, OptionalMonthQuery, SiteIdParam } from "../api/schemas";
 import type { App } from "../context";
-import { controlDb } from "../control/db";
-import { cancelJob } from "../ops/jobs";
-import { deepHealth, listOrganizations, listSites, lookupKey, setSuspension, siteDiagnostics, siteJobs } from "../ops/oncall";
-import { loadSite } from "../ops/sites";
+import { cancelJob } from "../ops/jobs.ops";
+import { billingDiscrepancies, deepHealth, listOrganizations, listSites, lookupKey, setSuspension, siteDiagnostics, siteJobs } from "../ops/oncall.ops";
+import { loadSite } from "../ops/sites.ops";
 import { adminErrors, body, bodyErrors, notFoundResponse, ok } from "./common";
 
 export const oncallRoutes = new OpenAPIHono<App>();
@@ -206,5 +203,5 @@ oncallRoutes.openapi(
     request: { query: OptionalMonthQuery },
     responses: { 200: ok(DiscrepanciesOut, "The discrepancies", ONCALL_EXAMPLES.discrepancies), ...adminErrors },
   }),
-  async (c) => c.json({ discrepancies: await discrepancies(controlDb(c.env.DB), c.req.valid("query").month) }, 200),
+  async (c) => c.json({ discrepancies: await billingDiscrepancies(c.env, c.req.valid("query").month) }, 200),
 );

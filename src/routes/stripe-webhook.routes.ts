@@ -9,7 +9,7 @@
 import { Hono } from "hono";
 import type { App } from "../context";
 import { dashboardBase } from "../links";
-import { receiveStripeWebhook } from "../ops/billing";
+import { receiveStripeWebhook } from "../ops/billing.ops";
 
 export const STRIPE_WEBHOOK_PATH = "/billing/stripe/webhook";
 

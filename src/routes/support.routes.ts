@@ -18,9 +18,9 @@ import {
   SUPPORT_EXAMPLES,
 } from "../api/support.schemas";
 import type { App } from "../context";
-import { grantCredit } from "../ops/credits";
-import { loadSite } from "../ops/sites";
-import { deadLetters, operatorDeliveries, operatorRedeliver } from "../ops/webhook-support";
+import { grantCredit } from "../ops/credits.ops";
+import { loadSite } from "../ops/sites.ops";
+import { deadLetters, operatorDeliveries, operatorRedeliver } from "../ops/webhook-support.ops";
 import { adminErrors, body, bodyErrors, notFoundResponse, ok } from "./common";
 
 export const supportRoutes = new OpenAPIHono<App>();

@@ -24,7 +24,7 @@ import {
 import type { App } from "../context";
 import { LIMITS } from "../limits";
 import { dashboardBase } from "../links";
-import { pushBatch, pushUnit } from "../ops/push";
+import { pushBatch, pushUnit } from "../ops/push.ops";
 import { BATCH_PATH } from "./body-bounds";
 import { authErrors, bearer, body, bodyErrors, errors, notFoundResponse, ok, siteObject, storageErrors } from "./common";
 
@@ -149,7 +149,7 @@ syncRoutes.openapi(
   }),
   async (c) => {
     const { stub, site } = siteObject(c);
-    // The glossary count is held by the site object (src/site/jobs/glossary.ts): no D1 read here.
+    // The glossary count is held by the site object (src/site/jobs/glossary-copy.ts): no D1 read here.
     return c.json(await stub.status(site, c.req.valid("query").prefix), 200);
   },
 );

@@ -1,7 +1,7 @@
 /**
  * The site's webhook for connectors (README "Webhooks"): register, show, remove, rotate,
  * test, and the delivery log; and every event, described under the document's top-level
- * `webhooks`. The operations live in src/ops/webhooks.ts (the dashboard's page calls them too).
+ * `webhooks`. The operations live in src/ops/webhooks.ops.ts (the dashboard's page calls them too).
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -9,7 +9,7 @@ import { WEBHOOK_EXAMPLES as EX } from "../api/webhook.examples";
 import { WEBHOOK_BODIES, WEBHOOK_EVENTS, WebhookDeliveriesOut, WebhookDeliveriesQuery, WebhookIn, WebhookOut, WebhookSecretOut, WebhookTestOut } from "../api/webhook.schemas";
 import type { App } from "../context";
 import { keyActor } from "../ops/actor";
-import { deleteWebhook, getWebhook, listWebhookDeliveries, putWebhook, rotateWebhookSecret, testWebhook } from "../ops/webhooks";
+import { deleteWebhook, getWebhook, listWebhookDeliveries, putWebhook, rotateWebhookSecret, testWebhook } from "../ops/webhooks.ops";
 import { authErrors, bearer, body, bodyErrors, errors, notFoundResponse, ok } from "./common";
 
 export const webhookRoutes = new OpenAPIHono<App>();

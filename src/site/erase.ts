@@ -1,16 +1,16 @@
 /**
- * Erasing a site's data plane (src/control/erasure.ts decides when): the alarm, then all storage
+ * Erasing a site's data plane (src/control/erasure.control.ts decides when): the alarm, then all storage
  * (SQLite tables included). What is left is a mark that refuses every later call, so nothing
  * can write the site again; site ids are never reused.
  *
  * The usage ledger is a billing record that erasure keeps: the rows the site's commits queued
  * and D1 has not taken yet (jobs/ledger.ts) are written first, once no job can queue more.
  * While D1 refuses them the erasure fails with nothing deleted, and is retried
- * (src/ops/erasure.ts): the work a job did before the erasure stays billed.
+ * (src/ops/erasure.ops.ts): the work a job did before the erasure stays billed.
  */
 
 import type { Clock } from "../clock";
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import { flushUsage } from "./jobs/ledger";
 import { Store } from "./store";
 

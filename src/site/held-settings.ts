@@ -3,7 +3,7 @@
  * settings (read from D1 by the Worker); the object keeps the newest it has seen (by `version`)
  * for that call, later calls and the alarm, and never adopts an older one.
  */
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import { sharingChanged } from "./memory/share";
 import { seedResultSequence } from "./results/results";
 import { siteTargets } from "./settings";

@@ -7,10 +7,11 @@ import { DurableObject } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/durable-sqlite";
 import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import migrations from "../../migrations/site/migrations.js";
-import type { AttentionDecision, BatchItem, JobRequest, Review, UnitSnapshot, UnitStatusInclude } from "../api/schemas";
-import { release } from "../billing/billing";
+import type { AttentionDecision } from "../api/admin.schemas";
+import type { BatchItem, JobRequest, Review, UnitSnapshot, UnitStatusInclude } from "../api/schemas";
+import { release } from "../billing/metering";
 import { controlDb } from "../control/db";
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import { type Deps, type PointInTime, PRODUCTION_DEPS, storagePointInTime } from "../deps";
 import type { GlossaryTerm } from "../engines/types";
 import { ApiError, type RpcFailure, toRpcFailure, unauthorized } from "../errors";
@@ -22,7 +23,7 @@ import { AlarmScheduler } from "./alarms/scheduler";
 import { eraseStorage, wasErased } from "./erase";
 import { HeldSettings } from "./held-settings";
 import { jobCreated, jobFinished } from "./jobs/events";
-import { ensureGlossary, glossaryCount, replaceGlossary } from "./jobs/glossary";
+import { ensureGlossary, glossaryCount, replaceGlossary } from "./jobs/glossary-copy";
 import { cancelJob, checkJobUnits, createJob, getJob, jobLanguages, jobOut, listJobs, type MarkedEstimate, markedEstimate, markJob, reserveJob } from "./jobs/jobs";
 import { type ScopeEstimate, scopeOf } from "./jobs/scope";
 import { estimateWithShared } from "./jobs/shared-hits";
@@ -57,7 +58,7 @@ export class SiteObject extends DurableObject<Env> {
   private readonly needs: SiteNeeds;
   /** The newest settings the object has seen (held-settings.ts). */
   private readonly held: HeldSettings;
-  /** The site was erased (src/control/erasure.ts): its storage holds only this mark, and every call is refused. */
+  /** The site was erased (src/control/erasure.control.ts): its storage holds only this mark, and every call is refused. */
   private erased = false;
   /** The latest estimate of a job request (POST /v1/jobs estimates, then creates): its job's start may take it as it is (jobs.ts, markJob). */
   private latestEstimate?: MarkedEstimate;
@@ -346,7 +347,7 @@ export class SiteObject extends DurableObject<Env> {
 
   // ------------------------------------------------------------------ size and diagnostics
 
-  /** The deep health's probe (src/ops/oncall.ts): the object answers; nothing is read or written. */
+  /** The deep health's probe (src/ops/oncall.ops.ts): the object answers; nothing is read or written. */
   async ping() {
     return { ok: true };
   }

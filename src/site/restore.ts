@@ -1,5 +1,5 @@
 /**
- * A site's point-in-time restore, the object's side (docs/ops/backups.md; src/ops/restore.ts runs
+ * A site's point-in-time restore, the object's side (docs/ops/backups.md; src/ops/restore.ops.ts runs
  * it): what a restore to a moment would change, read from the object's own timestamps (the dry
  * run), and what the restored object does first: cancel the jobs that were queued or running at
  * that moment (their work since is billed already, and their reservations are released in D1),

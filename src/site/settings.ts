@@ -1,5 +1,5 @@
 /** The site's settings as the object last saw them, the latest handshake, and what is writable. */
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import type { Capability } from "../limits";
 import type { Store } from "./store";
 

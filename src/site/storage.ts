@@ -2,7 +2,7 @@
  * The site object's size and what the operator reads of it: the storage guard a push meets,
  * the daily storage figure, and the diagnostics (GET /admin/v1/sites/{id}/diagnostics).
  */
-import type { SiteSettings } from "../control/sites";
+import type { SiteSettings } from "../control/sites.control";
 import { ApiError } from "../errors";
 import { record } from "../obs/metrics";
 import type { AlarmScheduler } from "./alarms/scheduler";

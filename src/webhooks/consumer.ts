@@ -6,14 +6,14 @@
  * shortens or lengthens the schedule.
  */
 import { controlDb } from "../control/db";
-import { findEndpoint } from "../control/webhooks";
+import { findEndpoint } from "../control/webhooks.control";
 import { log, redactError } from "../obs/log";
 import { attempt, type DeliverDeps } from "./deliver";
 import { publishDeps } from "./emit";
 import type { WebhookMessage } from "./events";
 import { logDelivery, type PublishDeps, queueDelivery, wants } from "./publish";
 import { loopbackAllowed } from "./url";
-import { newThresholds } from "./usage";
+import { newThresholds } from "./usage-threshold";
 
 export interface ConsumerDeps {
   publish: PublishDeps;

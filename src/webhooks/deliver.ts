@@ -7,7 +7,7 @@
  * to try again.
  */
 import type { ControlDb } from "../control/db";
-import { failDelivery, findDelivery, findEndpoint, recordAttempt, recordEndpointOutcome } from "../control/webhooks";
+import { failDelivery, findDelivery, findEndpoint, recordAttempt, recordEndpointOutcome } from "../control/webhooks.control";
 import { type MetricsSink, record } from "../obs/metrics";
 import { DELIVERY, nextDelaySeconds, retryable } from "./policy";
 import { signatureHeaders } from "./signing";

@@ -5,7 +5,7 @@
  */
 import type { WebhookEventType } from "../api/webhook.schemas";
 import type { ControlDb } from "../control/db";
-import { claimWindow, type EndpointRow, findEndpoint, insertDelivery } from "../control/webhooks";
+import { claimWindow, type EndpointRow, findEndpoint, insertDelivery } from "../control/webhooks.control";
 import { LIMITS } from "../limits";
 import { deliveryId, envelope, isCoalesced, type SiteEvent, type WebhookMessage } from "./events";
 import { DELIVERY } from "./policy";

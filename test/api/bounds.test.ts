@@ -136,17 +136,24 @@ describe("bounds of the handshake body (POST /v1/handshake)", () => {
   });
 });
 
-describe("the seven rules the document did not state", () => {
-  it("GET /v1/jobs?active= takes true, false, 1 and 0 in any case (its documented pattern)", async () => {
+describe("the rules the document did not state", () => {
+  it("GET /v1/jobs?active= is a boolean in the document, as the contract has it; the service also takes any case and 1 or 0 (its description says so)", async () => {
     const param = doc.paths["/v1/jobs"].get.parameters.find((p: any) => p.name === "active");
-    const pattern = new RegExp(param.schema.pattern);
-    for (const v of ["true", "True", "TRUE", "false", "False", "1", "0"]) {
+    expect(param.schema).toMatchObject({ type: "boolean", default: false });
+    expect(param.schema.description).toMatch(/any case.*1.*0/i);
+    for (const v of ["true", "True", "TRUE", "false", "False", "1", "0"]) expect((await c.get(`/v1/jobs?active=${v}`)).status, v).toBe(200);
+    for (const v of ["yes", "2", "", "truee"]) refused(await c.get(`/v1/jobs?active=${v}`), "active");
+  });
+
+  it("a job's prefix carries the contract's pattern, and the service refuses what it refuses", async () => {
+    const pattern = new RegExp(schema("JobIn").properties.prefix.pattern);
+    for (const v of ["post:", "post_type:42", "page:about/team"]) {
       expect(pattern.test(v), v).toBe(true);
-      expect((await c.get(`/v1/jobs?active=${v}`)).status, v).toBe(200);
+      accepted(await c.post("/v1/jobs", { prefix: v, estimate_only: true }));
     }
-    for (const v of ["yes", "2", "", "truee"]) {
+    for (const v of ["Post:", "post", "post: 1", ":x"]) {
       expect(pattern.test(v), v).toBe(false);
-      refused(await c.get(`/v1/jobs?active=${v}`), "active");
+      refused(await c.post("/v1/jobs", { prefix: v, estimate_only: true }), "prefix");
     }
   });
 

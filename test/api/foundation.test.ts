@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { generateKey } from "../../src/control/keys";
+import { generateKey } from "../../src/control/keys.control";
 import { admin, client, createSite, request } from "../helpers/api";
 
 describe("health and errors", () => {

@@ -183,6 +183,17 @@ describe("the OpenAPI document", () => {
     expect(accepts("BillingErrorOut", { detail: "No subscription.", code: "subscription_required", estimate: null })).toBe(true);
     expect(accepts("UnitsWorkOut", { units: [], next_cursor: null })).toBe(true);
   });
+
+  it("states what the service enforces where the contract says it: a job's prefix pattern, and GET /v1/jobs' active as a boolean", async () => {
+    const doc = await servedDocument();
+    const prefix = doc.components.schemas.JobIn.properties.prefix;
+    expect(prefix.pattern).toBe("^[a-z0-9_]+:\\S*$");
+    const accepts = (value: unknown) => new Validator(prefix as Schema, "2020-12").validate(value).valid;
+    expect([accepts("post:"), accepts("post_type:42"), accepts("Post:"), accepts("post"), accepts("post: 1")]).toEqual([true, true, false, false, false]);
+    const active = doc.paths["/v1/jobs"].get.parameters.find((p: Json) => p.name === "active");
+    expect(active.schema).toMatchObject({ type: "boolean", default: false });
+    expect(active.schema.pattern).toBeUndefined();
+  });
 });
 
 describe("the check every API test's answers go through (test/helpers/openapi.ts)", () => {

@@ -3,7 +3,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
+import type { SiteSettings } from "../../src/control/sites.control";
 import type { EngineName } from "../../src/engines/registry";
 import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";

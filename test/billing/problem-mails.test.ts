@@ -1,5 +1,5 @@
 /**
- * Billing problems mailed from Stripe's webhooks (ops/notices.ts `billingProblemMails`): a
+ * Billing problems mailed from Stripe's webhooks (ops/notices.ops.ts `billingProblemMails`): a
  * failed payment, and a subscription that stopped being active, go to the organization's
  * owners who have not turned billing mails off; a replayed delivery mails nobody again.
  */

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Failed, pull, push, review } from "../../client/src/cli/commands.js";
-import { type Config, loadConfig } from "../../client/src/cli/config.js";
+import { type Config, loadConfig, UsageError } from "../../client/src/cli/config.js";
 import { Output } from "../../client/src/cli/output.js";
 import { type FakeApi, fakeApi } from "./fake-api";
 
@@ -91,6 +91,15 @@ describe("pull", () => {
     const elsewhere = await pull(config({ out: "i18n/{lang}/docs/{path}" }), out);
     expect(elsewhere.written.map((w) => w.path)).toEqual(["i18n/de/docs/guide.md"]);
     expect(existsSync(join(dir, "i18n/de/docs/guide.md"))).toBe(true);
+  });
+
+  it("a push that finds a file of a kind the kit does not split is a usage error naming the kinds it splits, before any unit is sent", async () => {
+    writeFileSync(join(dir, "content/site.yaml"), "title: Hello\n");
+    api.requests.length = 0;
+    const pushing = push(config({ include: "**/*" }), out);
+    await expect(pushing).rejects.toThrow(UsageError);
+    await expect(pushing).rejects.toThrow('content/site.yaml: no splitter for .yaml files: the kit splits .md, .markdown, .html, .htm, .json; narrow "include" to these');
+    expect(api.requests.filter((r) => r.path.startsWith("/v1/units"))).toEqual([]);
   });
 
   it("writes nothing for a file that changed since the push (its blocks no longer line up)", async () => {

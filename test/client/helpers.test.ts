@@ -241,7 +241,7 @@ describe("runJob", () => {
     const controller = new AbortController();
     const error = await runJob(api, {}, { signal: controller.signal, sleep: async () => controller.abort(new Error("stopped by the caller")) }).catch((e) => e);
     expect(error).toMatchObject({ message: "stopped by the caller" });
-    expect((await api.GET("/v1/jobs", { params: { query: { active: "true" } } })).data).toHaveLength(1);
+    expect((await api.GET("/v1/jobs", { params: { query: { active: true } } })).data).toHaveLength(1);
   });
 
   it("refuses an estimate-only request (it creates no job)", async () => {

@@ -1,13 +1,13 @@
 // API keys at the domain depth: the format and checksum, the hash-only row, the look-up and
-// its cache, revocation — and one audit row in the same batch as the key (src/ops/keys.ts).
+// its cache, revocation — and one audit row in the same batch as the key (src/ops/keys.ops.ts).
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
-import { authenticate, hashKey, isWellFormedKey, KEY_CACHE_MS } from "../../src/control/keys";
+import { authenticate, hashKey, isWellFormedKey, KEY_CACHE_MS } from "../../src/control/keys.control";
 import { apiKeys, auditLog } from "../../src/control/schema";
 import { OPERATOR } from "../../src/ops/actor";
-import { createKey, listKeys, revokeKey } from "../../src/ops/keys";
+import { createKey, listKeys, revokeKey } from "../../src/ops/keys.ops";
 import { createSite } from "../helpers/api";
 
 const db = controlDb(env.DB);

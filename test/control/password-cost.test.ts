@@ -7,7 +7,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { createApp } from "../../src/app";
-import { PBKDF2_ITERATIONS, verifyPassword } from "../../src/control/passwords";
+import { PBKDF2_ITERATIONS, verifyPassword } from "../../src/control/passwords.control";
 import { PRODUCTION_DEPS } from "../../src/deps";
 import { createWorker } from "../../src/index";
 import { admin, createSite } from "../helpers/api";

@@ -3,8 +3,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
-import { insertOrganizationStatement } from "../../src/control/organizations";
-import { acceptInvitation, atLeast, canInvite, createInvitation, listMembers, membershipIn, openInvitation, passwordProblem, removeMember } from "../../src/control/people";
+import { insertOrganizationStatement } from "../../src/control/organizations.control";
+import { acceptInvitation, atLeast, canInvite, createInvitation, listMembers, membershipIn, openInvitation, passwordProblem, removeMember } from "../../src/control/people.control";
 
 const db = controlDb(env.DB);
 let n = 0;

@@ -5,9 +5,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { meteredD1, QueryBudget } from "../../src/control/budget";
+import { meteredD1, QueryBudget } from "../../src/control/budget.control";
 import { controlDb } from "../../src/control/db";
-import { CLEANUP_PAGE, cleanUp } from "../../src/ops/cleanup";
+import { CLEANUP_PAGE, cleanUp } from "../../src/ops/cleanup.ops";
 import { admin, createSite } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { mailsTo } from "../helpers/mail";

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
 import { sessions, users } from "../../src/control/schema";
-import { createSession, endOtherSessionsStatements, endSession, SESSION_DAYS, sessionUser } from "../../src/control/sessions";
+import { createSession, endOtherSessionsStatements, endSession, SESSION_DAYS, sessionUser } from "../../src/control/sessions.control";
 import { sha256Hex } from "../../src/digest";
 
 const db = controlDb(env.DB);

@@ -4,8 +4,8 @@ import { Secret } from "otpauth";
 import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
 import { users } from "../../src/control/schema";
-import { acceptCode, newRecoveryCodes, newTotpSecret, totpCode, totpUri } from "../../src/control/totp";
-import { beginTwoFactor, checkSecondFactor, confirmTwoFactor } from "../../src/ops/two-factor";
+import { acceptCode, newRecoveryCodes, newTotpSecret, totpCode, totpUri } from "../../src/control/totp.control";
+import { beginTwoFactor, checkSecondFactor, confirmTwoFactor } from "../../src/ops/two-factor.ops";
 
 // RFC 6238 appendix B, SHA-1: the secret is the ASCII "12345678901234567890"; the 8-digit
 // values' last 6 digits are the 6-digit codes (the truncation is mod 10^digits).

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
 import { accountTokens, users } from "../../src/control/schema";
-import { totpCode } from "../../src/control/totp";
+import { totpCode } from "../../src/control/totp.control";
 import { admin, createSite } from "../helpers/api";
 import { dash, openLink, person } from "../helpers/dashboard";
 import { linkIn, mailsTo, tokenIn } from "../helpers/mail";

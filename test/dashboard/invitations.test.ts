@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
-import { acceptInvitation, createInvitation, findUser, openInvitation, roleIn } from "../../src/control/people";
+import { acceptInvitation, createInvitation, findUser, openInvitation, roleIn } from "../../src/control/people.control";
 import { admin, createSite } from "../helpers/api";
 import { dash, openLink, person } from "../helpers/dashboard";
 import { mailsTo } from "../helpers/mail";

@@ -7,11 +7,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
-import { MAIL_LIMITS } from "../../src/control/mail-budget";
-import { pendingInvitations } from "../../src/control/people";
+import { MAIL_LIMITS } from "../../src/control/mail-budget.control";
+import { pendingInvitations } from "../../src/control/people.control";
 import { invitationMail, usageMail } from "../../src/mail/templates";
-import { invite } from "../../src/ops/people";
-import { signUp } from "../../src/ops/signup";
+import { invite } from "../../src/ops/people.ops";
+import { signUp } from "../../src/ops/signup.ops";
 import { admin, createSite } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { mailsTo } from "../helpers/mail";

@@ -2,7 +2,7 @@
  * The clock, the sleep and the password cost the test Worker and its site objects are built with
  * (test/worker.ts): the real time and real waits, unless a test pins the clock or records the
  * waits; passwords hashed at a small cost. The switches live here, in the tests: src/ holds no
- * setter production could call (STYLE.md habit 9).
+ * setter production could call (docs/decisions.md "The house: operations, seams, tests").
  */
 import { onTestFinished } from "vitest";
 import { type Deps, type PointInTime, storagePointInTime } from "../../src/deps";
@@ -13,7 +13,7 @@ let pinned: Date | undefined;
 let sleeper: Sleep | undefined;
 let pointInTime: PointInTime | undefined;
 
-/** The PBKDF2 iterations of passwords the test Worker hashes: a test's sign-ups and sign-ins cost little (production's: PBKDF2_ITERATIONS, test/control/passwords-cost.test.ts). */
+/** The PBKDF2 iterations of passwords the test Worker hashes: a test's sign-ups and sign-ins cost little (production's: PBKDF2_ITERATIONS, test/control/password-cost.test.ts). */
 export const TEST_PASSWORD_ITERATIONS = 1_000;
 
 export const TEST_DEPS: Deps = {

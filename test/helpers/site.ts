@@ -1,7 +1,7 @@
 /** The site object from inside: its stub, its bindings, runner deps built from its own state, its counts recounted, its memory shared. */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import type { SiteSettings } from "../../src/control/sites";
+import type { SiteSettings } from "../../src/control/sites.control";
 import type { RunnerDeps } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
 import { siteTargets } from "../../src/site/settings";

@@ -1,7 +1,7 @@
 /**
  * Hostile bodies for every public endpoint that takes one: invalid JSON, wrong and missing
  * content types, bodies of the wrong type, deep nesting, every bound of the Limits table at
- * and beyond its value, and fuzzed fields (fast-check) judged by the rules in ./validity.ts.
+ * and beyond its value, and fuzzed fields (fast-check) judged by the rules in test/helpers/validity.ts.
  * Every answer is a 2xx for valid input or a 4xx ErrorOut, and a refused request changes nothing.
  */
 import fc from "fast-check";

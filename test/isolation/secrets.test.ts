@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { HttpResponse } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { generateKey } from "../../src/control/keys";
+import { generateKey } from "../../src/control/keys.control";
 import { ADMIN, admin, type Call, createSite, request, unit } from "../helpers/api";
 import { alarm, DEEPL_KEY, deeplError, mockEngines, OPENAI_KEY, openaiError, type Script } from "../helpers/faults";
 

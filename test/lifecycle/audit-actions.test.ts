@@ -1,6 +1,6 @@
 /// <reference types="vite/client" />
 /**
- * Every audit action (src/control/audit.ts `AUDIT_ACTIONS`) is produced by a call here and read
+ * Every audit action (src/control/audit.control.ts `AUDIT_ACTIONS`) is produced by a call here and read
  * back from the log with its actor and target; an action added to the list without a row here
  * fails the first test. The billing actions need the Stripe-configured pool: their rows name the
  * test file of the billing project that produces and asserts them (checked to mention them).
@@ -12,8 +12,8 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { AUDIT_ACTIONS, type AuditAction } from "../../src/control/audit";
-import { totpCode } from "../../src/control/totp";
+import { AUDIT_ACTIONS, type AuditAction } from "../../src/control/audit.control";
+import { totpCode } from "../../src/control/totp.control";
 import { fingerprint } from "../../src/site/fingerprint";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
@@ -375,7 +375,7 @@ const ROWS: Partial<Record<AuditAction, Row>> = {
   "user.recovery_code_used": {
     async produce() {
       const p = await twoFactorPerson();
-      const { checkSecondFactor } = await import("../../src/ops/two-factor");
+      const { checkSecondFactor } = await import("../../src/ops/two-factor.ops");
       expect(await checkSecondFactor(env, p.id, p.codes[0])).toBe("recovery");
       return { actor: `user:${p.id}`, target: `user:${p.id}`, organization_id: null };
     },
@@ -383,7 +383,7 @@ const ROWS: Partial<Record<AuditAction, Row>> = {
   "user.two_factor_off": {
     async produce() {
       const p = await twoFactorPerson();
-      const { disableTwoFactor } = await import("../../src/ops/two-factor");
+      const { disableTwoFactor } = await import("../../src/ops/two-factor.ops");
       await disableTwoFactor(
         env,
         { userId: p.id, email: p.email, tokenHash: "" },
@@ -396,7 +396,7 @@ const ROWS: Partial<Record<AuditAction, Row>> = {
   "user.two_factor_reset": {
     async produce() {
       const p = await twoFactorPerson();
-      const { beginTwoFactor, confirmTwoFactor } = await import("../../src/ops/two-factor");
+      const { beginTwoFactor, confirmTwoFactor } = await import("../../src/ops/two-factor.ops");
       const { setup, secret } = await beginTwoFactor(env, p.id);
       await confirmTwoFactor(
         env,
@@ -423,7 +423,7 @@ const ROWS: Partial<Record<AuditAction, Row>> = {
     async produce() {
       const p = await person(site.orgId, "editor");
       const id = await userId(p.email);
-      const { notePasswordFailure } = await import("../../src/ops/lockout");
+      const { notePasswordFailure } = await import("../../src/ops/lockout.ops");
       for (let i = 0; i < 10; i++) await notePasswordFailure(env, { id, email: p.email, emailVerifiedAt: "2026-01-01" }, "192.0.2.10", "https://dash.test", new Date());
       return { actor: `user:${id}`, target: `user:${id}`, organization_id: null, detail: JSON.stringify({ kind: "password" }) };
     },
@@ -432,7 +432,7 @@ const ROWS: Partial<Record<AuditAction, Row>> = {
     async produce() {
       const p = await person(site.orgId, "editor");
       const id = await userId(p.email);
-      const { notePasswordFailure } = await import("../../src/ops/lockout");
+      const { notePasswordFailure } = await import("../../src/ops/lockout.ops");
       for (let i = 0; i < 10; i++) await notePasswordFailure(env, { id, email: p.email, emailVerifiedAt: "2026-01-01" }, "192.0.2.11", "https://dash.test", new Date());
       const [mail] = await mailsTo(p.email, 1, "lockout");
       // The link signs the owner in once, with the password.
@@ -517,7 +517,7 @@ async function ownOrganization() {
 
 /** A person with two-factor on (through the operations the account page calls): id, secret and recovery codes. */
 async function twoFactorPerson() {
-  const { beginTwoFactor, confirmTwoFactor } = await import("../../src/ops/two-factor");
+  const { beginTwoFactor, confirmTwoFactor } = await import("../../src/ops/two-factor.ops");
   const p = await person(site.orgId, "editor");
   const id = await userId(p.email);
   const { setup, secret } = await beginTwoFactor(env, id);

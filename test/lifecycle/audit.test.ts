@@ -3,6 +3,7 @@
 // cursor, optionally for one organization.
 import { describe, expect, it } from "vitest";
 import { admin, client, createSite, unit } from "../helpers/api";
+import { dash, person } from "../helpers/dashboard";
 import { job } from "../helpers/jobs";
 
 async function all(query: string) {
@@ -78,5 +79,20 @@ describe("audit log", () => {
       expect(res.status, q).toBe(422);
       expect(res.body.detail, q).toMatch(new RegExp(field));
     }
+  });
+
+  it("the dashboard's audit page takes the same opaque cursor as the admin API: one operation serves both doors", async () => {
+    const site = await createSite();
+    const owner = await person(site.orgId, "owner");
+    for (const name of ["one", "two", "three"]) await admin("POST", `/admin/v1/sites/${site.siteId}/keys`, { name });
+    const first = (await admin("GET", `/admin/v1/audit?organization_id=${site.orgId}&limit=2`)).body;
+    expect(first.items.map((i: any) => i.detail?.name)).toEqual(["three", "two"]);
+    expect(first.next_cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    const page = await dash("GET", `/dashboard/organizations/${site.orgId}/audit?cursor=${first.next_cursor}`, { cookie: owner.cookie });
+    expect(page.status).toBe(200);
+    expect(page.html).toContain("name: one");
+    expect(page.html).not.toContain("name: three");
+    const bad = await dash("GET", `/dashboard/organizations/${site.orgId}/audit?cursor=not-a-cursor`, { cookie: owner.cookie });
+    expect(bad.status).toBe(422);
   });
 });

@@ -8,7 +8,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { generateKey, KEY_CACHE_MS } from "../../src/control/keys";
+import { generateKey, KEY_CACHE_MS } from "../../src/control/keys.control";
 import { ADMIN, admin, createSite, request } from "../helpers/api";
 import { testEnv } from "../helpers/env";
 

@@ -9,7 +9,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { generateKey, isWellFormedKey, KEY_CACHE_MS, keyChecksum } from "../../src/control/keys";
+import { generateKey, isWellFormedKey, KEY_CACHE_MS, keyChecksum } from "../../src/control/keys.control";
 import { LIMITS } from "../../src/limits";
 import toml from "../../wrangler.toml?raw";
 import { ADMIN, admin, createSite, request } from "../helpers/api";

@@ -9,7 +9,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { restoreReason } from "../../src/ops/restore";
+import { restoreReason } from "../../src/ops/restore.ops";
 import { admin, client, createSite, unit } from "../helpers/api";
 import { operator } from "../helpers/operator";
 import { fakePointInTime, setClock } from "../helpers/seams";

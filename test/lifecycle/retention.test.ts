@@ -5,7 +5,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
+import type { SiteSettings } from "../../src/control/sites.control";
 import type { SiteObject } from "../../src/site/object";
 import { runRetention, SEGMENTS_PER_STEP } from "../../src/site/results/retention";
 import { client, createSite, unit } from "../helpers/api";

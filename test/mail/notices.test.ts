@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
 import { usageLedger } from "../../src/control/schema";
-import { jobFinishedMails, reviewDigestMails, usageMails } from "../../src/ops/notices";
+import { jobFinishedMails, reviewDigestMails, usageMails } from "../../src/ops/notices.ops";
 import { client, createSite, unit } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";
 import { mailsTo } from "../helpers/mail";

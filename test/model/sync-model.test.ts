@@ -14,7 +14,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { UnitSnapshotIn } from "../../src/api/schemas";
-import type { SiteSettings } from "../../src/control/sites";
+import type { SiteSettings } from "../../src/control/sites.control";
 import { pseudoLocalize } from "../../src/engines/pseudo";
 import { createEngine } from "../../src/engines/registry";
 import type { Engine } from "../../src/engines/types";

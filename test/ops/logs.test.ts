@@ -6,7 +6,7 @@
 // its alarms share the isolate).
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { putWebhook } from "../../src/ops/webhooks";
+import { putWebhook } from "../../src/ops/webhooks.ops";
 import { attempt } from "../../src/webhooks/deliver";
 import { queueDelivery } from "../../src/webhooks/publish";
 import { ADMIN, type Call, createSite, request, unit } from "../helpers/api";

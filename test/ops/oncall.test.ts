@@ -6,7 +6,7 @@ import { createExecutionContext, createScheduledController, runDurableObjectAlar
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { generateKey } from "../../src/control/keys";
+import { generateKey } from "../../src/control/keys.control";
 import worker from "../../src/index";
 import { ADMIN, admin, createSite, request, unit } from "../helpers/api";
 import { auditActions, meter } from "../helpers/billing";

@@ -9,7 +9,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { runCron } from "../../src/ops/scheduled";
+import { runCron } from "../../src/ops/scheduled.ops";
 
 const ORGS = 5_000;
 const PLATFORM_LIMIT = 1_000;

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import { controlDb } from "../../src/control/db";
-import { recordAttempt } from "../../src/control/webhooks";
+import { recordAttempt } from "../../src/control/webhooks.control";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { logDelivery } from "../../src/webhooks/publish";
 import { consumeDeadLetters } from "../../src/webhooks/sweeper";

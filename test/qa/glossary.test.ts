@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { GlossaryTerm } from "../../src/engines/types";
 import type { Format } from "../../src/limits";
-import { checkGlossary } from "../../src/qa/glossary";
+import { checkGlossary } from "../../src/qa/glossary.check";
 import { qaInput } from "../helpers/qa";
 
 const term = (source: string, target: string, caseSensitive = false): GlossaryTerm => ({

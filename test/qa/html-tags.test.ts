@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
-import { checkHtmlTags } from "../../src/qa/html-tags";
+import { checkHtmlTags } from "../../src/qa/html-tags.check";
 import { qaInput } from "../helpers/qa";
 
 describe("html_tags", () => {

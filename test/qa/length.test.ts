@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
-import { checkEmpty, checkMaxLength } from "../../src/qa/length";
+import { checkEmpty, checkMaxLength } from "../../src/qa/length.check";
 import { qaInput } from "../helpers/qa";
 
 describe("empty", () => {

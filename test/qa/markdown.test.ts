@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
-import { checkMarkdownSyntax } from "../../src/qa/markdown";
+import { checkMarkdownSyntax } from "../../src/qa/markdown.check";
 import { qaInput } from "../helpers/qa";
 
 describe("markdown_syntax", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
-import { checkNumbers } from "../../src/qa/numbers";
+import { checkNumbers } from "../../src/qa/numbers.check";
 import { qaInput } from "../helpers/qa";
 
 describe("numbers", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkPlaceholders } from "../../src/qa/placeholders";
+import { checkPlaceholders } from "../../src/qa/placeholders.check";
 import { qaInput } from "../helpers/qa";
 
 describe("placeholders", () => {

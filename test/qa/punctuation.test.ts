@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
-import { checkPunctuation } from "../../src/qa/punctuation";
+import { checkPunctuation } from "../../src/qa/punctuation.check";
 import { qaInput } from "../helpers/qa";
 
 describe("punctuation", () => {

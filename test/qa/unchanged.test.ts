@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
-import { checkUnchanged } from "../../src/qa/unchanged";
+import { checkUnchanged } from "../../src/qa/unchanged.check";
 import { qaInput } from "../helpers/qa";
 
 describe("unchanged", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Format } from "../../src/limits";
-import { checkUrls } from "../../src/qa/urls";
+import { checkUrls } from "../../src/qa/urls.check";
 import { qaInput } from "../helpers/qa";
 
 describe("urls", () => {

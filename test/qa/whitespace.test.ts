@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkDoubleSpace, checkWhitespace } from "../../src/qa/whitespace";
+import { checkDoubleSpace, checkWhitespace } from "../../src/qa/whitespace.check";
 import { qaInput } from "../helpers/qa";
 
 describe("whitespace", () => {

@@ -4,7 +4,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { UnitSnapshotIn } from "../../src/api/schemas";
-import type { SiteSettings } from "../../src/control/sites";
+import type { SiteSettings } from "../../src/control/sites.control";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";
 import { recounted, stubOf } from "../helpers/site";

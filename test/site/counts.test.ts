@@ -7,7 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { UnitSnapshotIn } from "../../src/api/schemas";
-import type { SiteSettings } from "../../src/control/sites";
+import type { SiteSettings } from "../../src/control/sites.control";
 import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";
 import { client, createSite, unit } from "../helpers/api";

@@ -7,7 +7,7 @@
 // hits by source language, writable_languages, removed segments and deleted units.
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
+import type { SiteSettings } from "../../src/control/sites.control";
 import { estimateScope, type JobScope, scopeQuery } from "../../src/site/jobs/scope";
 import type { SiteObject } from "../../src/site/object";
 import type { Store } from "../../src/site/store";

@@ -7,7 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { JobIn, UnitSnapshotIn } from "../../src/api/schemas";
-import type { SiteSettings } from "../../src/control/sites";
+import type { SiteSettings } from "../../src/control/sites.control";
 import { fingerprint } from "../../src/site/fingerprint";
 import { runJobs } from "../../src/site/jobs/runner";
 import type { SiteObject } from "../../src/site/object";

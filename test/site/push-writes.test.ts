@@ -6,7 +6,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { UnitSnapshotIn } from "../../src/api/schemas";
-import type { SiteSettings } from "../../src/control/sites";
+import type { SiteSettings } from "../../src/control/sites.control";
 import { characters, fingerprint } from "../../src/site/fingerprint";
 import type { SiteObject } from "../../src/site/object";
 import { siteTargets } from "../../src/site/settings";

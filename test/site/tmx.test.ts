@@ -9,7 +9,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { DOMParser } from "@xmldom/xmldom";
 import { describe, expect, it } from "vitest";
-import type { SiteSettings } from "../../src/control/sites";
+import type { SiteSettings } from "../../src/control/sites.control";
 import { ApiError } from "../../src/errors";
 import { fingerprint } from "../../src/site/fingerprint";
 import { IMPORT_CHUNK, importMemory } from "../../src/site/memory/admin";

@@ -6,7 +6,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { WORK_STATES } from "../../src/api/schemas";
-import type { SiteSettings } from "../../src/control/sites";
+import type { SiteSettings } from "../../src/control/sites.control";
 import type { SiteObject } from "../../src/site/object";
 import { unitsWithWork } from "../../src/site/sync/status";
 import { client, createSite, unit } from "../helpers/api";

@@ -2,8 +2,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { verifyWebhook, type WebhookEvent } from "../../client/src/index.js";
-import { findEndpoint } from "../../src/control/webhooks";
-import { putWebhook, rotateWebhookSecret } from "../../src/ops/webhooks";
+import { findEndpoint } from "../../src/control/webhooks.control";
+import { putWebhook, rotateWebhookSecret } from "../../src/ops/webhooks.ops";
 import { signatureHeaders } from "../../src/webhooks/signing";
 import { deps, siteRef } from "../helpers/webhooks";
 

@@ -8,8 +8,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { findDelivery, listDeliveries } from "../../src/control/webhooks";
-import { putWebhook } from "../../src/ops/webhooks";
+import { findDelivery, listDeliveries } from "../../src/control/webhooks.control";
+import { putWebhook } from "../../src/ops/webhooks.ops";
 import { type ConsumerDeps, consumeBatch } from "../../src/webhooks/consumer";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { DELIVERY } from "../../src/webhooks/policy";

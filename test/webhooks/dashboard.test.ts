@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { controlDb } from "../../src/control/db";
-import { findEndpoint } from "../../src/control/webhooks";
+import { findEndpoint } from "../../src/control/webhooks.control";
 import { DELIVERY } from "../../src/webhooks/policy";
 import { client, createSite } from "../helpers/api";
 import { dash, person } from "../helpers/dashboard";

@@ -5,8 +5,8 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { findDelivery, findEndpoint } from "../../src/control/webhooks";
-import { enableWebhook, putWebhook, rotateWebhookSecret } from "../../src/ops/webhooks";
+import { findDelivery, findEndpoint } from "../../src/control/webhooks.control";
+import { enableWebhook, putWebhook, rotateWebhookSecret } from "../../src/ops/webhooks.ops";
 import { attempt } from "../../src/webhooks/deliver";
 import { DELIVERY } from "../../src/webhooks/policy";
 import { publish, queueDelivery } from "../../src/webhooks/publish";

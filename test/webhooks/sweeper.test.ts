@@ -5,8 +5,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { findDelivery } from "../../src/control/webhooks";
-import { putWebhook } from "../../src/ops/webhooks";
+import { findDelivery } from "../../src/control/webhooks.control";
+import { putWebhook } from "../../src/ops/webhooks.ops";
 import { attempt } from "../../src/webhooks/deliver";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { publish } from "../../src/webhooks/publish";

@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { findDelivery } from "../../src/control/webhooks";
+import { findDelivery } from "../../src/control/webhooks.control";
 import { attempt } from "../../src/webhooks/deliver";
 import { queueDelivery } from "../../src/webhooks/publish";
 import { destinationProblem } from "../../src/webhooks/url";

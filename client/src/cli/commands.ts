@@ -9,7 +9,7 @@ import { ack, pendingResults, previousSegments, pushUnits, runJob, review as sen
 import { createTransyncClient, type Schemas, type TransyncClient } from "../index.js";
 import { send } from "../retry.js";
 import { type Config, UsageError } from "./config.js";
-import { listFiles, splitFile, unitKey } from "./files.js";
+import { fileSplitter, listFiles, splitFile, unitKey } from "./files.js";
 import type { Output } from "./output.js";
 import { LANGUAGE, languageProblem, outputRoot, UnsafePath, writeUnder } from "./paths.js";
 
@@ -82,6 +82,8 @@ async function localFiles(ctx: Context): Promise<LocalFile[]> {
     const fromCwd = toSlash(join(config.dir, rel));
     return { rel, fromCwd, key: unitKey(fromCwd), text: readFileSync(join(root, rel), "utf8") };
   });
+  // A file of a kind the kit does not split stops the push before anything is asked of the service.
+  for (const f of found) fileSplitter(f.fromCwd, 'narrow "include" to these');
   const previous = found.length
     ? await previousSegments(
         ctx.api,

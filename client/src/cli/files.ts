@@ -1,11 +1,10 @@
-// Which files are pushed, the unit key of each, and how each kind of file is split and joined.
+// Which files are pushed, the unit key of each, and the splitter of each (split/splitters.ts SPLITTERS).
 import { readdirSync } from "node:fs";
-import { extname, join, relative, sep } from "node:path";
+import { join, relative, sep } from "node:path";
 import type { PreviousSegment } from "../split/align.js";
-import { joinHtml, splitHtml } from "../split/html.js";
-import { flattenJson, joinJson } from "../split/json.js";
 import { encodeKeyPart, type SplitProblem, type SplitSegment, type Translations } from "../split/keys.js";
-import { joinMarkdown, markDraft, splitMarkdown } from "../split/markdown.js";
+import { type Splitter, splitterFor } from "../split/splitters.js";
+import { UsageError } from "./config.js";
 
 /** A glob (`*` within a folder, `**` across folders, `?` one character) as a regular expression. */
 export function globToRegExp(glob: string): RegExp {
@@ -59,24 +58,30 @@ export function unitKey(pathFromCwd: string): string {
 
 export interface SplitFile {
   segments: SplitSegment[];
-  /** What keeps the file from being pushed (a NUL in a block, invalid front matter), each naming its line. */
+  /** What keeps the file from being pushed (a NUL in a block, invalid front matter or JSON), each naming its line. */
   problems?: SplitProblem[];
-  /** The translated file (drafts: front matter `draft: true` for Markdown). */
+  /** The translated file (a draft where its kind can say so: front matter `draft: true` for Markdown). */
   join(translations: Translations): string;
 }
 
+/** The splitter of a file by its extension (SPLITTERS); another kind is a usage error naming the kinds there are (then `hint`). */
+export function fileSplitter(path: string, hint?: string): Splitter {
+  try {
+    return splitterFor(path);
+  } catch (e) {
+    throw new UsageError(hint ? `${(e as Error).message}; ${hint}` : (e as Error).message);
+  }
+}
+
 /**
- * Splits a file by its extension. `previous` (the unit's segments in the service) lines the
+ * Splits a file with the splitter of its extension (SPLITTERS); a file of another kind is a usage
+ * error naming the kinds there are. `previous` (the unit's segments in the service) lines the
  * blocks' keys up with them, so an edited Markdown or HTML block keeps its key (JSON keys are
  * paths, stable without it).
  */
 export function splitFile(path: string, text: string, fields: string[], previous?: readonly PreviousSegment[]): SplitFile {
-  const ext = extname(path).toLowerCase();
-  if (ext === ".json") return { segments: flattenJson(JSON.parse(text)), join: (t) => joinJson(text, t) };
-  if (ext === ".html" || ext === ".htm") {
-    const split = splitHtml(text, { previous });
-    return { segments: split.segments, problems: split.problems, join: (t) => joinHtml(split, t) };
-  }
-  const split = splitMarkdown(text, { fields, previous });
-  return { segments: split.segments, problems: split.problems, join: (t) => markDraft(joinMarkdown(split, t)) };
+  const splitter = fileSplitter(path);
+  const split = splitter.split(text, { fields, previous });
+  const draft = splitter.draft ?? ((doc: string) => doc);
+  return { segments: split.segments, problems: split.problems, join: (t) => draft(splitter.join(split, t)) };
 }

@@ -1,6 +1,6 @@
 // JSON → segments: every non-empty string value, keyed by its path (`nav.items.0.label`, each
 // name encoded into the key pattern). A path is its own stable key: no hashing needed.
-import { encodeKeyPart, type SplitSegment, type Translations } from "./keys.js";
+import { encodeKeyPart, lineAt, type Split, type SplitSegment, type Translations } from "./keys.js";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -18,6 +18,36 @@ export function flattenJson(value: unknown): SplitSegment[] {
   };
   walk(value, []);
   return out;
+}
+
+/**
+ * A JSON document as a Split like the other kinds: its string values as segments, and the
+ * document itself as the template (`joinJson` puts the values back by path). A document that
+ * is not JSON is a problem naming its line, as the other splitters report what they cannot read.
+ */
+export function splitJson(doc: string): Split {
+  let value: unknown;
+  try {
+    value = JSON.parse(doc);
+  } catch (e) {
+    const message = (e as Error).message;
+    const at = /at position (\d+)/.exec(message);
+    const line = at ? lineAt(doc, Number(at[1])) : 1;
+    return { segments: [], parts: [doc], problems: [{ line, message: `line ${line}: not valid JSON (${message.replace(/ \(line \d+ column \d+\)$/, "")})` }] };
+  }
+  const segments = flattenJson(value);
+  // JSON writes a NUL only as `\u0000`, and values come in document order (but for an object's integer-like
+  // names, which JavaScript puts first: there the line may be another NUL's): each NUL of a value is the next escape.
+  const escapes = [...doc.matchAll(/\\u0000/gi)].map((m) => m.index);
+  let seen = 0;
+  const problems = segments
+    .filter((s) => s.text.includes("\u0000"))
+    .map((s) => {
+      const line = lineAt(doc, escapes[seen] ?? 0);
+      seen += s.text.split("\u0000").length - 1;
+      return { line, key: s.key, message: `line ${line}: the value of ${s.field} contains U+0000 (NUL), which the service refuses: remove it` };
+    });
+  return problems.length ? { segments, parts: [doc], problems } : { segments, parts: [doc] };
 }
 
 /** A copy of `value` with each string replaced by its translation (kept where none is given). */

@@ -1,6 +1,6 @@
 /** The page frame and small shared pieces of the dashboard (plain components: they render what they are given). */
 import type { Child } from "hono/jsx";
-import { atLeast, type Role } from "../../control/people";
+import { atLeast, type Role } from "../../control/people.control";
 
 export interface Viewer {
   email: string;

@@ -6,7 +6,7 @@
  * themselves (JOB_ALARM_DELAY_MS) get the job's run first and every other need behind it, so the
  * alarm a test runs for its job runs the job.
  */
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import type { Deps } from "../../deps";
 import { orgMemory } from "../../memory/stub";
 import { log } from "../../obs/log";

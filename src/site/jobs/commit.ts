@@ -10,7 +10,7 @@
  * so no commit waits for D1. Commits run one at a time (committer.ts); each is written by
  * persist, in steps in the order they run.
  */
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import type { Format } from "../../limits";
 import type { QAIssue } from "../../qa";
 import { siteTargets } from "../settings";

@@ -5,7 +5,7 @@
  * written by persist (commit.ts); outcomes that finish while one is being written are
  * coalesced into the next, and a large outcome is stored as several commits.
  */
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import type { Emit } from "../../webhooks/emit";
 import type { Store } from "../store";
 import { type Outcome, type Produced, persist } from "./commit";

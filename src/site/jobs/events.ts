@@ -3,7 +3,7 @@
  * creating request's context, so with its request id), `job.started`, `job.finished` with its
  * figures. Each carries the site and job ids; never a text.
  */
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import type { EngineError } from "../../engines/types";
 import { type MetricsSink, record } from "../../obs/metrics";
 import type { JobRow } from "./jobs";

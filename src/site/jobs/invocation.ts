@@ -16,7 +16,7 @@
  * while a job works").
  */
 import { controlDb } from "../../control/db";
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { Semaphore } from "../../engines/concurrency";
 import { type EngineName, engineConcurrency } from "../../engines/registry";
 import type { Engine, EngineEnv, GlossaryTerm, RequestMeter, Sleep } from "../../engines/types";
@@ -26,7 +26,7 @@ import { infra } from "../faults";
 import type { Store } from "../store";
 import { nextTurn } from "../turn";
 import type { Committer } from "./committer";
-import { glossaryDue, glossaryFor, readGlossary, replaceGlossary } from "./glossary";
+import { glossaryDue, glossaryFor, readGlossary, replaceGlossary } from "./glossary-copy";
 import { LedgerWriter } from "./ledger";
 import { UnitContexts } from "./neighbours";
 

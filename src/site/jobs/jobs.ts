@@ -4,9 +4,9 @@
  * its estimate's counts, are in scope.ts.
  */
 import type { Job } from "../../api/schemas";
-import { reserve } from "../../billing/billing";
+import { reserve } from "../../billing/metering";
 import type { ControlDb } from "../../control/db";
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { invalid, notFound } from "../../errors";
 import { LIMITS } from "../../limits";
 import { takeWatermark } from "../change-seq";

@@ -10,13 +10,13 @@
  * storage for the next invocation, so nothing is lost.
  *
  * While a job runs its reservation holds what it may still bill and shrinks by what its rows
- * bill (billing.ts, reservedCharacters), so a row still in the outbox leaves `used + reserved`
+ * bill (billing/metering.ts, reservedCharacters), so a row still in the outbox leaves `used + reserved`
  * as it would be with the row written: estimates and quotas see no difference.
  */
-import { type UsageRow, writeUsage } from "../../billing/billing";
+import { type UsageRow, writeUsage } from "../../billing/metering";
 import { monthOf } from "../../billing/plans";
 import { controlDb } from "../../control/db";
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import type { Emit } from "../../webhooks/emit";
 import { infra } from "../faults";
 import type { Store } from "../store";

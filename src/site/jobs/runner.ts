@@ -14,7 +14,7 @@
  * an invocation answers only once its rows are written, and a job is settled only once its
  * rows are.
  */
-import { entitlement, releaseInactive, reserve, settleJob } from "../../billing/billing";
+import { entitlement, releaseInactive, reserve, settleJob } from "../../billing/metering";
 import { controlDb } from "../../control/db";
 import { orgMemory } from "../../memory/stub";
 import { redactError } from "../../obs/log";
@@ -79,7 +79,7 @@ export async function abandonJob(deps: RunnerDeps, jobId: number) {
  * Billing equals what is stored: once a job has ended, the ledger rows its commits queued are
  * written (`flush`: the invocation's writer, or the outbox directly), any row numbered above its
  * commits is removed (written ahead of a commit that never landed, by the runner before ledger.ts)
- * and its reservation released (billing.ts, settleJob). Its `characters` then equal the month's
+ * and its reservation released (billing/metering.ts, settleJob). Its `characters` then equal the month's
  * usage it caused.
  */
 async function settle(deps: RunnerDeps, jobId: number, what: string, flush: () => Promise<void> = async () => void (await flushUsage(deps))) {

@@ -5,7 +5,7 @@
  * the texts an estimate looks up in the organization's memory).
  */
 import type { JobRequest } from "../../api/schemas";
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { takeWatermark } from "../change-seq";
 import { stateSql } from "../state";
 import type { Store } from "../store";

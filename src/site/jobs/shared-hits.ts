@@ -7,7 +7,7 @@
  * The organization's object failing never fails a job or an estimate: the texts are then
  * translated (and estimated) as if it held nothing, and the failure is logged.
  */
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { type OrgMemoryApi, orgMemory } from "../../memory/stub";
 import { log, redactError } from "../../obs/log";
 import type { Store } from "../store";

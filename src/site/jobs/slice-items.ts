@@ -6,7 +6,7 @@
  * (memory hits like the site's own) and the site's fuzzy matches (examples for the engine).
  */
 
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import type { Engine } from "../../engines/types";
 import type { Format } from "../../limits";
 import { orgMemory } from "../../memory/stub";

@@ -13,11 +13,11 @@
  * is launched; items of batches not launched stay pending for the next slice.
  */
 
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { createEngine } from "../../engines/registry";
 import type { Engine, EngineLimits, GlossaryTerm } from "../../engines/types";
 import { runQA } from "../../qa";
-import { glossaryMatcher } from "../../qa/glossary";
+import { glossaryMatcher } from "../../qa/glossary.check";
 import { capabilities } from "../settings";
 import type { Budget } from "./budget";
 import { outcomeOf, type Produced } from "./commit";

@@ -50,7 +50,7 @@ const MAX_RANKED = 48;
  */
 export const FUZZY_BUDGET_MS = 20;
 
-/** The look-up's budget and its clock (a test seam: STYLE.md habit 9). */
+/** The look-up's budget and its clock (a test seam, passed in: docs/decisions.md "The house: operations, seams, tests"). */
 export interface FuzzyBudget {
   /** Milliseconds the call may spend (default FUZZY_BUDGET_MS). */
   ms?: number;

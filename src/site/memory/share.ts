@@ -13,7 +13,7 @@
  * Turning sharing on copies the whole memory (a backfill that walks it in key order, in
  * bounded runs); turning it off withdraws the site's entries from the organization's memory.
  */
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import type { SharedChange } from "../../memory/object";
 import type { OrgMemoryApi } from "../../memory/stub";
 import { log, redactError } from "../../obs/log";

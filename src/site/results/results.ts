@@ -2,14 +2,15 @@
  * Delivery: GET /v1/results (at least once, keyset pages), acknowledgements, editors'
  * reviews, and the attention queue of translations held back by QA errors.
  */
-import type { AttentionDecision, Result, Review } from "../../api/schemas";
-import type { SiteSettings } from "../../control/sites";
+import type { AttentionDecision } from "../../api/admin.schemas";
+import type { Result, Review } from "../../api/schemas";
+import type { SiteSettings } from "../../control/sites.control";
 import { ApiError } from "../../errors";
 import type { Format } from "../../limits";
 import { type QAIssue, runQA } from "../../qa";
 import { CHANGE_SEQ } from "../change-seq";
 import { decodeCursor, encodeCursor, isNumber } from "../cursor";
-import { glossaryFor } from "../jobs/glossary";
+import { glossaryFor } from "../jobs/glossary-copy";
 import { rememberTranslation } from "../memory/entries";
 import { parseResultId, resultId } from "../result-id";
 import { capabilities, siteTargets } from "../settings";

@@ -4,8 +4,8 @@
  * reported and the others go on.
  */
 import type { BatchItem, UnitSnapshot } from "../../api/schemas";
-import { batchPrefix } from "../../control/erasure";
-import type { SiteSettings } from "../../control/sites";
+import { batchPrefix } from "../../control/erasure.control";
+import type { SiteSettings } from "../../control/sites.control";
 import { log, redactError } from "../../obs/log";
 import type { Store } from "../store";
 import { type CountSink, flushCounts, mergeCounts } from "./counts";

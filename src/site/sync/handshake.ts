@@ -1,7 +1,7 @@
 /** POST /v1/handshake and the Site body, whose `writable` flags depend on the latest handshake. */
 import type { z } from "@hono/zod-openapi";
 import type { HandshakeIn } from "../../api/schemas";
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { CAPABILITIES, type Capability } from "../../limits";
 import { getHandshake, type Handshake, lower, writableLanguages } from "../settings";
 import type { Store } from "../store";

@@ -15,6 +15,7 @@
  */
 import { CHANGE_SEQ } from "../change-seq";
 import type { Row, Store } from "../store";
+import { jsonValues, SEGMENT_ROW, type SegmentSource, UNIT_ROW } from "./columns";
 
 /**
  * A statement's JSON parameter stays under this many UTF-16 units: at most 3 bytes each in
@@ -24,34 +25,19 @@ import type { Row, Store } from "../store";
  */
 const MAX_JSON_UNITS = 500_000;
 
-const INSERT_UNITS = `INSERT INTO units (external_key, adapter, label, path, source_language, writable_languages, metadata, last_synced_at, snapshot_digest,
-    snapshot_mismatches, segment_count, needs_work, counted)
-  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10,
-    value ->> 11, value ->> 12
-  FROM jsonb_each(jsonb(?)) RETURNING id, external_key`;
-// Most segments carry none of the optional fields: their rows end after `position`, and a
-// statement of such rows only reads 7 values (past a row's end, `->>` reads NULL).
+// The columns of each INSERT and their `value ->> n` come from the push's column lists (src/site/sync/columns.ts).
+const INSERT_UNITS = `INSERT INTO units (${UNIT_ROW.insert.names.join(", ")})
+  SELECT ${jsonValues(UNIT_ROW.insert.names.length)} FROM jsonb_each(jsonb(?)) RETURNING id, external_key`;
 // A new segment carries the site's change sequence (src/site/change-seq.ts): jobs created before it leave it to the next
 // one. The same value for every row: the subquery names no column of the row, so SQLite reads it once per statement.
-const INSERT_SEGMENTS = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, position, field, kind, max_length, parent_key, seq)
-  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10,
-    ${CHANGE_SEQ}
-  FROM jsonb_each(jsonb(?))`;
-const INSERT_PLAIN_SEGMENTS = `INSERT INTO segments (unit_id, key, text, fingerprint, characters, format, position, seq)
-  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, ${CHANGE_SEQ} FROM jsonb_each(jsonb(?))`;
+const INSERT_SEGMENTS = `INSERT INTO segments (unit_id, ${SEGMENT_ROW.insert.names.join(", ")}, seq)
+  SELECT value ->> 0, ${jsonValues(SEGMENT_ROW.insert.names.length, 1)}, ${CHANGE_SEQ} FROM jsonb_each(jsonb(?))`;
+// Most segments carry none of the sparse fields (field, kind, …): their rows end before them, and a
+// statement of such rows reads only the others (past a row's end, `->>` reads NULL).
+const INSERT_PLAIN_SEGMENTS = `INSERT INTO segments (unit_id, ${SEGMENT_ROW.insert.names.slice(0, SEGMENT_ROW.dense).join(", ")}, seq)
+  SELECT value ->> 0, ${jsonValues(SEGMENT_ROW.dense, 1)}, ${CHANGE_SEQ} FROM jsonb_each(jsonb(?))`;
 const INSERT_UNIT_COUNTS = `INSERT INTO unit_counts (unit_id, language, unit_key, total, ok, stale, review, attention)
   SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, 0, 0, 0, 0 FROM jsonb_each(jsonb(?))`;
-
-/** One new segment as `segments` stores it. */
-export interface NewSegment {
-  key: string;
-  text: string;
-  format: string;
-  field?: string | null;
-  kind?: string | null;
-  max_length?: number | null;
-  parent_key?: string | null;
-}
 
 /** A unit as rows name it: its id, or the external key of a new unit still held here (its id comes with its INSERT). */
 export type UnitRef = number | { held: string };
@@ -135,31 +121,22 @@ export class PushWrites {
   }
 
   /**
-   * A new unit's row (every column of `units` the INSERT names, external key first), held until
-   * the next flush: its id is known from then on (`idOf`). A batch names each unit once before a
-   * flush (a key's second push in a batch reads the unit, and flushes first).
+   * A new unit's row (`UNIT_ROW.insert`'s values), held until the next flush: its id is known
+   * from then on (`idOf`). A batch names each unit once before a flush (a key's second push in a
+   * batch reads the unit, and flushes first).
    */
-  unit(values: [externalKey: string, ...rest: unknown[]]): UnitRef {
+  unit(externalKey: string, values: unknown[]): UnitRef {
     this.units.add(undefined, values);
-    return { held: values[0] };
+    return { held: externalKey };
   }
 
-  segment(unit: UnitRef, seg: NewSegment, position: number, fingerprint: string, characters: number) {
-    if (seg.field == null && seg.kind == null && seg.max_length == null && seg.parent_key == null)
-      this.segments.add(unit, [seg.key, seg.text, fingerprint, characters, seg.format, position], false);
-    else
-      this.segments.add(unit, [
-        seg.key,
-        seg.text,
-        fingerprint,
-        characters,
-        seg.format,
-        position,
-        seg.field ?? null,
-        seg.kind ?? null,
-        seg.max_length ?? null,
-        seg.parent_key ?? null,
-      ]);
+  /** A new segment's row, without its sparse values when they are all null. */
+  segment(unit: UnitRef, source: SegmentSource) {
+    const values = SEGMENT_ROW.insert.values(source);
+    let plain = true;
+    for (let i = SEGMENT_ROW.dense; i < values.length && plain; i++) plain = values[i] === null;
+    if (plain) values.length = SEGMENT_ROW.dense;
+    this.segments.add(unit, values, !plain);
   }
 
   /** A new unit's count row in `language`: `total` segments, all missing. */

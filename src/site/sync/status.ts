@@ -1,6 +1,6 @@
 /** Status reads: the site's counts, units with work, and one unit's segment × language matrix. */
 import type { LanguageCounts, SegmentResult, TranslationStatus, UnitStatus, UnitStatusInclude, UnitsWork, WorkState } from "../../api/schemas";
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { notFound } from "../../errors";
 import { resultId } from "../result-id";
 import { lower, siteTargets } from "../settings";

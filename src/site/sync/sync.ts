@@ -4,30 +4,17 @@
  * their source fingerprint no longer matches, and current again if the text is reverted.
  */
 import type { SegmentInput, SyncResult, UnitSnapshot } from "../../api/schemas";
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { CHANGE_SEQ } from "../change-seq";
 import { characters, fingerprint } from "../fingerprint";
 import { rememberTranslation } from "../memory/entries";
 import { lower, siteTargets, targetCodeMap } from "../settings";
 import type { Store } from "../store";
+import { SEGMENT_ROW, type SegmentSource, type StoredSegment, sameSegment, UNIT_ROW, type UnitSource } from "./columns";
 import { type CountSink, newUnitCounts, refreshUnit, writeNewUnitCounts } from "./counts";
 import { PushWrites, type UnitRef } from "./push-writes";
 
-/** A segment row as a push reads it back. */
-export interface StoredSegment {
-  id: number;
-  key: string;
-  text: string;
-  fingerprint: string;
-  characters: number;
-  format: string;
-  field: string | null;
-  kind: string | null;
-  max_length: number | null;
-  position: number;
-  parent_key: string | null;
-  removed: number;
-}
+export type { StoredSegment } from "./columns";
 
 interface StoredUnit {
   id: number;
@@ -56,16 +43,16 @@ export function knownUnits(store: Store, keys: readonly string[]): KnownUnits {
   return out;
 }
 
-const structureOf = (s: { format: string; field?: string | null; kind?: string | null; max_length?: number | null; position: number; parent_key?: string | null }) => [
-  s.format,
-  s.field ?? null,
-  s.kind ?? null,
-  s.max_length ?? null,
-  s.position,
-  s.parent_key ?? null,
-];
-
-const sameStructure = (a: unknown[], b: unknown[]) => a.every((v, i) => v === b[i]);
+/**
+ * The push's statements for a unit or segment it already has, built from the column lists
+ * (src/site/sync/columns.ts); the INSERTs of new rows are in src/site/sync/push-writes.ts.
+ * An UPDATE stamps the row with the site's change sequence (src/site/change-seq.ts) when its
+ * flag, bound before the row's id, says so.
+ */
+const INSERT_UNIT = `INSERT INTO units (${UNIT_ROW.insert.names.join(", ")}) VALUES (${UNIT_ROW.insert.names.map(() => "?").join(", ")}) RETURNING id`;
+const UPDATE_UNIT = `UPDATE units SET ${UNIT_ROW.update.set}, deleted = 0, seq = CASE WHEN ? THEN ${CHANGE_SEQ} ELSE seq END WHERE id = ?`;
+const SELECT_SEGMENTS = `SELECT ${SEGMENT_ROW.selected("id", "removed")} FROM segments WHERE unit_id = ?`;
+const UPDATE_SEGMENT = `UPDATE segments SET ${SEGMENT_ROW.update.set}, seq = CASE WHEN removed = 1 OR ? THEN ${CHANGE_SEQ} ELSE seq END, removed = 0 WHERE id = ?`;
 
 /**
  * Translations of a segment that were current for `from` and are not for `to` (made stale by this
@@ -181,15 +168,7 @@ function readUnit({ store, snapshot, writes }: Push, units: KnownUnits | undefin
 
 /** The unit's stored segments by key (none for a unit not stored yet). */
 function readSegments({ store }: Push, existing: StoredUnit | undefined): Map<string, StoredSegment> {
-  return new Map(
-    (existing
-      ? store.all<StoredSegment>(
-          "SELECT id, key, text, fingerprint, characters, format, field, kind, max_length, position, parent_key, removed FROM segments WHERE unit_id = ?",
-          existing.id,
-        )
-      : []
-    ).map((s) => [s.key, s]),
-  );
+  return new Map((existing ? store.all<StoredSegment>(SELECT_SEGMENTS, existing.id) : []).map((s) => [s.key, s]));
 }
 
 /** Each segment compared with its stored one and updated if it changed (taken out of `stored`); new ones are inserted once the unit's row exists. */
@@ -215,17 +194,13 @@ function updateSegments({ store, snapshot, positions, out }: Push, stored: Map<s
     else if (old.fingerprint !== fp) out.changed++;
     else out.unchanged++;
     out.stale_translations += staleTranslations(store, old.id, old.fingerprint, fp);
-    const structure = structureOf({ ...seg, position: positions[i] });
+    // Written again when anything the push writes differs from what is stored, or the segment was removed.
     // Stamped with the site's change sequence (src/site/change-seq.ts): a segment back from removed, and one whose text got
     // longer (a job created before would bill more for it than it estimated: the segment is the next job's).
-    if (old.removed || !sameText || !sameStructure(structureOf(old), structure))
+    if (old.removed || !sameSegment(old, seg, positions[i], fp, chars[i]))
       store.run(
-        `UPDATE segments SET text = ?, fingerprint = ?, characters = ?, format = ?, field = ?, kind = ?, max_length = ?, position = ?, parent_key = ?,
-           seq = CASE WHEN removed = 1 OR ? THEN ${CHANGE_SEQ} ELSE seq END, removed = 0 WHERE id = ?`,
-        seg.text,
-        fp,
-        chars[i],
-        ...structure,
+        UPDATE_SEGMENT,
+        ...SEGMENT_ROW.update.values({ segment: seg, position: positions[i], fingerprint: fp, characters: chars[i] }),
         chars[i] > old.characters ? 1 : 0,
         old.id,
       );
@@ -246,58 +221,47 @@ function removeAbsent({ store, out }: Push, stored: Map<string, StoredSegment>) 
 /** The unit's row written (held with the batch's new rows, inserted, or updated); `fresh`: the counts of a new unit that imports nothing. */
 function writeUnit({ store, snapshot, writes, now, targets, writable, out }: Push, existing: StoredUnit | undefined, digest: string | null) {
   const segments = snapshot.segments;
-  const unitFields = [
-    snapshot.adapter,
-    snapshot.label ?? null,
-    snapshot.path ?? null,
-    snapshot.source_language ?? null,
-    writable,
-    snapshot.metadata ? JSON.stringify(snapshot.metadata) : null,
-    now,
-  ];
   const imports = segments.some((seg) => seg.translations && Object.keys(seg.translations).length);
-  const unitState = [imports ? null : digest, JSON.stringify(out.fingerprint_mismatches)];
   // A unit just created without translations to import: its counts are known (every segment
   // missing), so its row is written with them and no count query runs.
   const fresh = !existing && !segments.some((seg) => seg.translations) ? newUnitCounts(targets, writable, segments.length) : undefined;
+  const source: UnitSource = {
+    snapshot,
+    writable,
+    now,
+    digest: imports ? null : digest,
+    mismatches: JSON.stringify(out.fingerprint_mismatches),
+    counts: fresh ? { segments: fresh.segments, needsWork: fresh.needsWork, counted: 1 } : { segments: 0, needsWork: 0, counted: 0 },
+  };
   let unit: UnitRef;
   if (fresh) {
     // Held with the batch's other new rows and written in one statement (src/site/sync/push-writes.ts).
-    unit = writes.unit([snapshot.external_key, ...unitFields, ...unitState, fresh.segments, fresh.needsWork, 1]);
+    unit = writes.unit(snapshot.external_key, UNIT_ROW.insert.values(source));
     out.unit_created = true;
   } else if (!existing) {
-    unit = store.one<{ id: number }>(
-      `INSERT INTO units (external_key, adapter, label, path, source_language, writable_languages, metadata, last_synced_at, snapshot_digest, snapshot_mismatches,
-         segment_count, needs_work, counted)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-      snapshot.external_key,
-      ...unitFields,
-      ...unitState,
-      0,
-      0,
-      0,
-    )!.id;
+    unit = store.one<{ id: number }>(INSERT_UNIT, ...UNIT_ROW.insert.values(source))!.id;
     out.unit_created = true;
   } else {
     unit = existing.id;
     out.unit_created = existing.deleted === 1;
     // Restored, or its writable languages changed: stamped with the site's change sequence (src/site/change-seq.ts).
     const stamp = existing.deleted === 1 || (existing.writable_languages ?? null) !== writable;
-    store.run(
-      `UPDATE units SET adapter = ?, label = ?, path = ?, source_language = ?, writable_languages = ?, metadata = ?, last_synced_at = ?,
-         snapshot_digest = ?, snapshot_mismatches = ?, deleted = 0, seq = CASE WHEN ? THEN ${CHANGE_SEQ} ELSE seq END WHERE id = ?`,
-      ...unitFields,
-      ...unitState,
-      stamp ? 1 : 0,
-      unit,
-    );
+    store.run(UPDATE_UNIT, ...UNIT_ROW.update.values(source), stamp ? 1 : 0, unit);
   }
   return { unit, fresh };
 }
 
 /** The new segments held to be written in bulk with the unit's row. */
 function holdAdded({ snapshot, writes, positions }: Push, unit: UnitRef, { added, fingerprints, chars }: Compared) {
-  for (const i of added) writes.segment(unit, snapshot.segments[i], positions[i], fingerprints[i], chars[i]);
+  // One source read by every row in turn (its values are copied into the row): nothing allocated per segment.
+  const source: SegmentSource = { segment: snapshot.segments[0], position: 0, fingerprint: "", characters: 0 };
+  for (const i of added) {
+    source.segment = snapshot.segments[i];
+    source.position = positions[i];
+    source.fingerprint = fingerprints[i];
+    source.characters = chars[i];
+    writes.segment(unit, source);
+  }
 }
 
 /** The snapshot's `translations` imported (its segments written first, for their ids). */

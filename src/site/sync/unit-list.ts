@@ -4,7 +4,7 @@
  * its counts in every target language. Keyset-paginated by key like GET /v1/units (the page
  * read by src/site/sync/unit-page.ts for both).
  */
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import type { Store } from "../store";
 import { type PageRange, type UnitRow, unitPage } from "./unit-page";
 

@@ -4,7 +4,7 @@
  * page is keyset-paginated by key (each unit once); its units' unit_counts rows come in one
  * read, each unit's in the site's order of target languages.
  */
-import type { SiteSettings } from "../../control/sites";
+import type { SiteSettings } from "../../control/sites.control";
 import { decodeCursor, encodeCursor, isString } from "../cursor";
 import type { Store } from "../store";
 import type { CountRow } from "./counts";
