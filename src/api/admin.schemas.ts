@@ -8,7 +8,7 @@ import { ENGINES } from "../engines/registry";
 import { ADAPTERS, LIMITS, PLANS, QA_MODES, REVIEW_MODES } from "../limits";
 import { Adapter, displayName, EngineName, Formality, LanguageCode, page, QAIssueOut, Site, Timestamp, text } from "./schemas";
 
-// ---------------------------------------------------------------- admin API (README "Configuration")
+// ---------------------------------------------------------------- admin API (docs/configuration.md "The admin API")
 
 export const OrganizationIn = z.object({
   name: displayName(200).openapi({ description: "The organization's name (1 to 200 characters, no control characters)." }),

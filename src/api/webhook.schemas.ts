@@ -1,5 +1,5 @@
 /**
- * Webhooks (README "Webhooks"; docs/decisions.md "Webhooks"): the endpoint's bodies, the delivery log, and each event's
+ * Webhooks (docs/webhooks.md; docs/decisions.md "Webhooks"): the endpoint's bodies, the delivery log, and each event's
  * payload, as the API validates and the OpenAPI document's top-level `webhooks` describes them.
  */
 import { z } from "@hono/zod-openapi";

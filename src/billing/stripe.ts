@@ -1,5 +1,5 @@
 /**
- * The Stripe side of billing (README "Billing"; docs/decisions.md "Billing"): which provider this
+ * The Stripe side of billing (docs/billing.md; docs/decisions.md "Billing"): which provider this
  * deployment runs, the official SDK set up for Workers (fetch HTTP client, SubtleCrypto for
  * webhook signatures), the plans' Price ids and how Stripe's subscription statuses map to the
  * contract's. Nothing here writes D1: src/ops/billing.ops.ts does.

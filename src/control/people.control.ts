@@ -1,5 +1,5 @@
 /**
- * People of the dashboard (README "Dashboard", roles): users, their memberships and roles in
+ * People of the dashboard (docs/dashboard.md "Roles"): users, their memberships and roles in
  * organizations, and one-time invitations (a random token in the link, only its SHA-256
  * stored, valid 7 days, one use). Used by the dashboard and by the admin API's invitation
  * endpoint alike.

@@ -1,5 +1,5 @@
 /**
- * Who may see and do what (README "Dashboard", roles). Every page and action asks here
+ * Who may see and do what (docs/dashboard.md "Roles"). Every page and action asks here
  * first: no session → the sign-in page; not a member of the organization → 404 (its pages do
  * not exist for outsiders); a member whose role is too low → 403 naming the role needed.
  */

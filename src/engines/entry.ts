@@ -11,7 +11,7 @@ export interface EngineEntry<N extends string = string> {
   name: N;
   /** How the dashboard names the engine (a site's settings). */
   label: string;
-  /** Requests in flight at once per site object unless ENGINE_CONCURRENCY_<NAME> says otherwise (README, "Configuration"). */
+  /** Requests in flight at once per site object unless ENGINE_CONCURRENCY_<NAME> says otherwise (documented once: docs/decisions.md "Constants"). */
   concurrency: number;
   /**
    * The engine. Missing credentials still build one: `supports()` answers from its language

@@ -1,5 +1,5 @@
 /**
- * Delivering mail (README "Mail"; docs/decisions.md "Accounts, the dashboard and mail"). Through the Email Sending binding
+ * Delivering mail (docs/accounts-and-mail.md "Mail"; docs/decisions.md "Accounts, the dashboard and mail"). Through the Email Sending binding
  * (`env.EMAIL.send`, the builder form, sender `EMAIL_FROM`); without the binding, or with
  * `DEV_MAILBOX=true`, into the local outbox (a D1 table shown at /dashboard/dev/mail).
  *

@@ -1,5 +1,5 @@
 /**
- * Account operations (README "Accounts"; docs/decisions.md "Accounts, the dashboard and mail"): password reset, sessions and mail
+ * Account operations (docs/accounts-and-mail.md "Accounts"; docs/decisions.md "Accounts, the dashboard and mail"): password reset, sessions and mail
  * preferences (invitation mails are in ops/people.ops.ts). Each takes what the door parsed, writes
  * D1 with its audit row, sends what has to go out (never failing on a mail) and answers what
  * the page shows.

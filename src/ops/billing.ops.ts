@@ -1,5 +1,5 @@
 /**
- * Billing operations (README "Billing"; docs/decisions.md "Billing"): what an owner does on the
+ * Billing operations (docs/billing.md; docs/decisions.md "Billing"): what an owner does on the
  * Billing page, what a Stripe webhook applies, what the operator's override and month close
  * do. Each operation takes an actor (who the audit log names) and validated input, talks to
  * Stripe where it must, writes D1 and its audit row in one batch, and returns what the doors

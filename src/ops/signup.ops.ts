@@ -1,5 +1,5 @@
 /**
- * Self-serve sign-up (README "Sign-up"): the account (unverified and without a password until
+ * Self-serve sign-up (docs/accounts-and-mail.md "Sign-up"): the account (unverified and without a password until
  * its mail's link is followed and a password chosen there), the organization its person owns,
  * further sites, and the first API key. `SIGNUP=open` switches it on; the default `invite` keeps entry by invitation only.
  */

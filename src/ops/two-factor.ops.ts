@@ -1,5 +1,5 @@
 /**
- * Two-factor sign-in (README "Accounts"; docs/decisions.md "Accounts, the dashboard and mail"): set-up
+ * Two-factor sign-in (docs/accounts-and-mail.md "Accounts"; docs/decisions.md "Accounts, the dashboard and mail"): set-up
  * confirmed by a first code, ten recovery codes shown once and stored hashed, the second step of
  * sign-in, setting it up again or turning it off with the password and a current code, and owners
  * requiring it for their organization. Every code checked counts towards the person's code

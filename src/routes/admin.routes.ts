@@ -1,5 +1,5 @@
 /**
- * The admin API (README "Configuration"): the operator's door to provision organizations, subscriptions,
+ * The admin API (docs/configuration.md "The admin API"): the operator's door to provision organizations, subscriptions,
  * sites, keys and glossaries. Every call needs ADMIN_TOKEN (checked in src/auth.ts, before any
  * body is read). Each handler parses, calls one operation of src/ops/ (the same the dashboard
  * calls, with the actor `admin`) and answers; every change is recorded in the audit log there.

@@ -1,5 +1,5 @@
 /**
- * `POST /billing/stripe/webhook`: Stripe's deliveries (README "Billing").
+ * `POST /billing/stripe/webhook`: Stripe's deliveries (docs/billing.md).
  * Outside /v1 and /admin: Stripe authenticates with its signature over the raw body, checked
  * by the SDK before anything is parsed or written. Not in the OpenAPI document (no client
  * calls it). Enable `checkout.session.completed`, `customer.subscription.created`,

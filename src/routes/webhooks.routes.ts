@@ -1,5 +1,5 @@
 /**
- * The site's webhook for connectors (README "Webhooks"): register, show, remove, rotate,
+ * The site's webhook for connectors (docs/webhooks.md): register, show, remove, rotate,
  * test, and the delivery log; and every event, described under the document's top-level
  * `webhooks`. The operations live in src/ops/webhooks.ops.ts (the dashboard's page calls them too).
  */

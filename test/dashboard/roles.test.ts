@@ -1,4 +1,4 @@
-/** Dashboard roles (README "Dashboard"; docs/decisions.md "Accounts, the dashboard and mail"): editor ⊂ admin ⊂ owner; outsiders get 404; every action goes through the API's rules. */
+/** Dashboard roles (docs/dashboard.md "Roles"; docs/decisions.md "Accounts, the dashboard and mail"): editor ⊂ admin ⊂ owner; outsiders get 404; every action goes through the API's rules. */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, client, createSite, type TestSite, unit } from "../helpers/api";

@@ -1,5 +1,5 @@
 /**
- * The layering rule (.dependency-cruiser.cjs, README "How it is built") holds in the house: no
+ * The layering rule (.dependency-cruiser.cjs, docs/architecture.md) holds in the house: no
  * import runs back up a floor, no door imports another, no file stands outside the floors, no
  * circle, no test tool in the Worker. A small house beside this file (house/src/) breaks each rule once, so a rule that
  * stopped firing fails here too. `npm run lint:layers` prints the same verdict for people.

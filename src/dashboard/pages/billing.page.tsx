@@ -1,4 +1,4 @@
-/** The Billing page (README "Billing"): owners act, admins and editors read. */
+/** The Billing page (docs/billing.md): owners act, admins and editors read. */
 
 import { PLANS } from "../../billing/plans";
 import type { Plan } from "../../limits";

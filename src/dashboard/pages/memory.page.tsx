@@ -8,7 +8,7 @@ import { Empty, Layout, n, Pager, type SiteNav, Time, type Viewer } from "./layo
 export type MemoryListView = Awaited<ReturnType<typeof listMemory>>;
 export type MemoryEntryView = Awaited<ReturnType<typeof memoryEntry>>;
 
-/** The memory's origins as the page names them (README "Translation memory") (stored as approved, human, imported). */
+/** The memory's origins as the page names them (docs/memory.md) (stored as approved, human, imported). */
 export const ORIGIN_WORDS: Record<string, string> = { approved: "job (approved)", human: "human", imported: "import" };
 
 export interface MemoryFilters {
