@@ -4,27 +4,17 @@
  * operator's name, as the dashboard's redeliver is with the person's), and the deliveries the
  * dead-letter queue ended, across sites.
  */
-import type { WebhookDelivery, WebhookEventType } from "../api/webhook.schemas";
+import type { WebhookDelivery } from "../api/webhook.schemas";
 import { controlDb } from "../control/db";
 import { type DeliveryRow, listDeliveries as deliveriesOf, findEndpoint, findSiteDelivery, listDeadLetters } from "../control/webhooks.control";
 import { ApiError, notFound } from "../errors";
 import { DEAD_LETTER_ERROR } from "../webhooks/sweeper";
 import type { Actor, SiteRef } from "./actor";
-import { redeliver, webhookOut } from "./webhooks.ops";
+import { deliveryOut, redeliver, webhookOut } from "./webhooks.ops";
 
 export type OperatorDelivery = WebhookDelivery & { next_attempt_at: string | null };
 
-export const operatorDeliveryOut = (r: DeliveryRow): OperatorDelivery => ({
-  id: r.id,
-  event: r.event as WebhookEventType,
-  created_at: r.createdAt,
-  attempts: r.attempts,
-  status: r.status as WebhookDelivery["status"],
-  status_code: r.statusCode,
-  duration_ms: r.durationMs,
-  error: r.error,
-  next_attempt_at: r.nextAttemptAt,
-});
+export const operatorDeliveryOut = (r: DeliveryRow): OperatorDelivery => ({ ...deliveryOut(r), next_attempt_at: r.nextAttemptAt });
 
 /** The site's endpoint (null when none) and its latest deliveries, newest first, of one state or all. */
 export async function operatorDeliveries(env: Env, site: SiteRef, query: { limit: number; status?: WebhookDelivery["status"] }) {

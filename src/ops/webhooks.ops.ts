@@ -10,6 +10,7 @@ import { WEBHOOK_EVENTS, type Webhook, type WebhookDelivery, type WebhookInput, 
 import { type AuditAction, auditStatement } from "../control/audit.control";
 import { controlDb } from "../control/db";
 import {
+  type DeliveryRow,
   deleteEndpointStatement,
   listDeliveries as deliveriesOf,
   type EndpointRow,
@@ -98,17 +99,20 @@ export async function testWebhook(env: Env, site: SiteRef): Promise<{ id: string
 
 export async function listWebhookDeliveries(env: Env, site: SiteRef, limit: number): Promise<WebhookDelivery[]> {
   const rows = await deliveriesOf(controlDb(env.DB), site.id, limit);
-  return rows.map((r) => ({
-    id: r.id,
-    event: r.event as WebhookEventType,
-    created_at: r.createdAt,
-    attempts: r.attempts,
-    status: r.status as WebhookDelivery["status"],
-    status_code: r.statusCode,
-    duration_ms: r.durationMs,
-    error: r.error,
-  }));
+  return rows.map(deliveryOut);
 }
+
+/** A delivery row as the API answers it (the operator's view adds when it is tried next). */
+export const deliveryOut = (r: DeliveryRow): WebhookDelivery => ({
+  id: r.id,
+  event: r.event as WebhookEventType,
+  created_at: r.createdAt,
+  attempts: r.attempts,
+  status: r.status as WebhookDelivery["status"],
+  status_code: r.statusCode,
+  duration_ms: r.durationMs,
+  error: r.error,
+});
 
 /** Sends a logged delivery again, with the same body and `webhook-id` (receivers de-duplicate), its attempts counted afresh. */
 export async function redeliver(env: Env, actor: Actor, site: SiteRef, id: string): Promise<void> {
