@@ -106,7 +106,7 @@ export const adminController = ({ strapi }: { strapi: Any }) => {
         const [site, units, active] = await Promise.all([
           ask(() => api.GET("/v1/status")),
           ask(() => api.GET("/v1/units", { params: { query: { limit: 50 } } })),
-          ask(() => api.GET("/v1/jobs", { params: { query: { active: "true" } } })),
+          ask(() => api.GET("/v1/jobs", { params: { query: { active: true } } })),
         ]);
         body.site = site;
         body.units = units.units;
@@ -165,7 +165,7 @@ export const adminController = ({ strapi }: { strapi: Any }) => {
         const { api } = await s.client();
         const answer = await api.GET("/v1/units/{external_key}/status", { params: { path: { external_key: unit } } });
         if (answer.response.status !== 404) status = await ask(async () => answer);
-        active = await ask(() => api.GET("/v1/jobs", { params: { query: { active: "true" } } }));
+        active = await ask(() => api.GET("/v1/jobs", { params: { query: { active: true } } }));
       } catch (error) {
         problem = await noteProblem(s, error);
       }

@@ -392,7 +392,7 @@ export class Sync {
   async startJob(api: TransyncClient, body: Schemas["JobIn"] = { type: "delta" }, what = "translation job"): Promise<Schemas["JobOut"] | null> {
     const plain = (body.type ?? "delta") === "delta" && !body.languages && !body.units && !body.prefix;
     if (plain) {
-      const active = await api.GET("/v1/jobs", { params: { query: { active: "true" } } });
+      const active = await api.GET("/v1/jobs", { params: { query: { active: true } } });
       if (active.error || !active.data) throw await refused("job list", active.response, active.error);
       const queued = active.data.find((j) => j.status === "queued" && j.type === "delta" && !j.prefix && !j.units);
       if (queued) {
