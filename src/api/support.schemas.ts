@@ -5,7 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { LIMITS } from "../limits";
 import { Timestamp } from "./schemas";
-import { DeliveryStatus, WebhookDeliveryOut, WebhookOut } from "./webhook.schemas";
+import { DeliveryStatus, WebhookDeliveriesQuery, WebhookDeliveryOut, WebhookOut } from "./webhook.schemas";
 
 // ---------------------------------------------------------------- webhooks
 
@@ -15,14 +15,8 @@ export const OperatorDeliveryOut = WebhookDeliveryOut.extend({
   }),
 }).openapi("OperatorWebhookDelivery");
 
-export const OperatorDeliveriesQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(LIMITS.webhookLog)
-    .default(LIMITS.webhookLog)
-    .openapi({ description: `How many of the latest deliveries, 1 to ${LIMITS.webhookLog} (default ${LIMITS.webhookLog}).` }),
+/** The connector's query (`limit`) and a state to keep. */
+export const OperatorDeliveriesQuery = WebhookDeliveriesQuery.extend({
   status: DeliveryStatus.optional().openapi({ description: "Only deliveries in this state (`pending`, `delivered` or `failed`)." }),
 });
 

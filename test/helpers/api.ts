@@ -34,10 +34,13 @@ export async function request(method: string, path: string, opts: { key?: string
     body = JSON.stringify(opts.body);
     headers["content-type"] ??= "application/json";
   }
-  const res = await exports.default.fetch(new Request(BASE + path, { method, headers, body }));
+  return answered(method, BASE + path, await exports.default.fetch(new Request(BASE + path, { method, headers, body })));
+}
+
+/** An answer as a Call, its body parsed (text kept when not JSON); it must be one the OpenAPI document describes (helpers/openapi.ts). */
+export async function answered(method: string, url: string, res: Response): Promise<Call> {
   const text = await res.text();
-  // Every answer must be one the OpenAPI document describes (test/helpers/openapi.ts).
-  const problem = await undocumented(method, BASE + path, { status: res.status, headers: res.headers, text });
+  const problem = await undocumented(method, url, { status: res.status, headers: res.headers, text });
   if (problem) throw new Error(`Response outside the OpenAPI document: ${problem}`);
   let parsed: unknown = text;
   try {
