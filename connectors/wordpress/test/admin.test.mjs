@@ -56,6 +56,9 @@ before(async () => {
     "update_user_meta(1, 'wp_persisted_preferences', ['core/edit-post' => ['welcomeGuide' => false], 'core' => ['editorMode' => 'visual'], '_modified' => gmdate('c')]); echo 1;",
   );
   await page.goto(`${wp.base}/wp-login.php`);
+  // wp-login.php focuses and selects the username field 200 ms after it loads (wp_attempt_focus):
+  // typed before that, the password can land in the username field on a slow first load.
+  await page.waitForFunction(() => document.activeElement?.id === "user_login");
   await page.fill("#user_login", "admin");
   await page.fill("#user_pass", ADMIN_PASSWORD);
   await Promise.all([page.waitForURL(/wp-admin/), page.click("#wp-submit")]);
