@@ -1,7 +1,9 @@
 /**
- * A throw-away `wrangler dev --local` for the browser tests: a fresh persist directory with
- * the D1 migrations applied, its own vars (no `.dev.vars` of the developer's is read), a free
- * port on 127.0.0.1. `stop()` kills wrangler and its workerd children and removes the directory.
+ * A throw-away `wrangler dev --local` for the browser tests and the connectors' tests: a fresh
+ * persist directory with the D1 migrations applied, its own vars (no `.dev.vars` of the
+ * developer's is read), a free port on 127.0.0.1. `stop()` kills wrangler and its workerd
+ * children and removes the directory. Beside it, what the connectors' harnesses share: a JSON
+ * call, a poll, and a service with one site and its key (`startSiteService`).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -12,7 +14,7 @@ import { ROOT, wrangler, wranglerBin, wranglerNode } from "../../scripts/seed.mj
 
 export const ADMIN_TOKEN = "e2e-admin-token-0123456789abcdef0123456789";
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -106,4 +108,60 @@ export async function startServer(vars = {}) {
     await new Promise((r) => setTimeout(r, 500));
   }
   return { base, stop, log: () => log };
+}
+
+/** A JSON call: `{status, json, text, headers}`; `expect` throws on another status. `body` as a string is sent as it is. */
+export async function call(base, method, path, { token, basic, body, expect, headers = {} } = {}) {
+  const res = await fetch(base + path, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(basic ? { authorization: `Basic ${Buffer.from(basic).toString("base64")}` } : {}),
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      ...headers,
+    },
+    body: body !== undefined ? (typeof body === "string" ? body : JSON.stringify(body)) : undefined,
+  });
+  const text = await res.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {}
+  if (expect !== undefined && res.status !== expect) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 2000)}`);
+  return { status: res.status, json, text, headers: res.headers };
+}
+
+/** Polls `probe` until it answers something truthy (answered), or throws after `ms` with `what`. */
+export async function waitFor(what, probe, ms = 60_000) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      last = await probe();
+      if (last) return last;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)?.slice(0, 1000)})`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/**
+ * The service with one organization ("<cms> Press"), a `pro` subscription and a site (en → de, fr
+ * on the pseudo engine), and a key named for the CMS: what a connector's tests start from.
+ */
+export async function startSiteService(cms) {
+  const server = await startServer();
+  const admin = async (method, path, body) => (await call(server.base, method, path, { token: ADMIN_TOKEN, body })).json;
+  const org = await admin("POST", "/admin/v1/organizations", { name: `${cms} Press` });
+  const site = await admin("POST", "/admin/v1/sites", {
+    organization_id: org.id,
+    name: `${cms} site`,
+    source_language: "en",
+    target_languages: ["de", "fr"].map((code) => ({ code, engine: "pseudo" })),
+  });
+  await admin("PUT", `/admin/v1/organizations/${org.id}/subscription`, { plan: "pro", status: "active", site_ids: [site.id] });
+  const { key } = await admin("POST", `/admin/v1/sites/${site.id}/keys`, { name: cms.toLowerCase() });
+  return { ...server, key, siteId: site.id, admin, api: (method, path, body) => call(server.base, method, path, { token: key, body }) };
 }

@@ -7,58 +7,20 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ADMIN_TOKEN, startServer } from "../../../test/e2e/server.mjs";
+import { call, freePort, startSiteService, waitFor } from "../../../test/e2e/server.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const APP = join(HERE, "app");
 // The CommonJS build: the ESM one does a directory import (lodash/fp) Node rejects.
 const require = createRequire(import.meta.url);
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { call, freePort, waitFor };
 
-export async function call(base, method, path, { token, body, expect } = {}) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {}
-  if (expect !== undefined && res.status !== expect) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return { status: res.status, json };
-}
-
-/** The service with one organization, subscription and site (en → de, fr on the pseudo engine), and its key. */
-export async function startService() {
-  const server = await startServer();
-  const admin = (method, path, body) => call(server.base, method, path, { token: ADMIN_TOKEN, body }).then((r) => r.json);
-  const org = await admin("POST", "/admin/v1/organizations", { name: "Strapi Press" });
-  const site = await admin("POST", "/admin/v1/sites", {
-    organization_id: org.id,
-    name: "Strapi site",
-    source_language: "en",
-    target_languages: ["de", "fr"].map((code) => ({ code, engine: "pseudo" })),
-  });
-  await admin("PUT", `/admin/v1/organizations/${org.id}/subscription`, { plan: "pro", status: "active", site_ids: [site.id] });
-  const { key } = await admin("POST", `/admin/v1/sites/${site.id}/keys`, { name: "strapi" });
-  return { ...server, key, siteId: site.id, admin, api: (method, path, body) => call(server.base, method, path, { token: key, body }) };
-}
+/** The service with one site (en → de, fr, pseudo engine) and its key. */
+export const startService = () => startSiteService("Strapi");
 
 /**
  * Boots test/app with the plugin, pointed at `service`. `logs` collects what Strapi logs at
@@ -168,22 +130,6 @@ export async function startStrapi(service, env = {}, { dir, admin = false } = {}
     admin: (jwt, method, path, body) => call(base, method, path, { token: jwt, body }),
   };
   return cms;
-}
-
-/** Polls `probe` until it answers something truthy (answered), or throws after `ms` with `what`. */
-export async function waitFor(what, probe, ms = 60_000) {
-  const deadline = Date.now() + ms;
-  let last;
-  for (;;) {
-    try {
-      last = await probe();
-      if (last) return last;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
 }
 
 /**

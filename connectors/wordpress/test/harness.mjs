@@ -11,12 +11,11 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unzipSync } from "fflate";
-import { ADMIN_TOKEN, startServer } from "../../../test/e2e/server.mjs";
+import { ADMIN_TOKEN, call, freePort, startSiteService, waitFor } from "../../../test/e2e/server.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(HERE, "..");
@@ -26,52 +25,10 @@ export const ZIP = join(ROOT, "dist", "transync.zip");
 export const POLYLANG = process.env.TRANSYNC_POLYLANG_TGZ ?? resolve(REPO, "..", "shared", "wordpress", "polylang-3.7.8.tar.gz");
 export const ADMIN_PASSWORD = "a-long-admin-password-for-tests";
 
-export function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+export { ADMIN_TOKEN, call, freePort, waitFor };
 
-export async function call(base, method, path, { token, basic, body, expect, headers = {} } = {}) {
-  const res = await fetch(base + path, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(basic ? { authorization: `Basic ${Buffer.from(basic).toString("base64")}` } : {}),
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-      ...headers,
-    },
-    body: body !== undefined ? (typeof body === "string" ? body : JSON.stringify(body)) : undefined,
-  });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {}
-  if (expect !== undefined && res.status !== expect) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 2000)}`);
-  return { status: res.status, json, text, headers: res.headers };
-}
-
-/** The service with one organization, subscription and site (en → de, fr on the pseudo engine), and its key. */
-export async function startService() {
-  const server = await startServer();
-  const admin = async (method, path, body) => (await call(server.base, method, path, { token: ADMIN_TOKEN, body })).json;
-  const org = await admin("POST", "/admin/v1/organizations", { name: "WordPress Press" });
-  const site = await admin("POST", "/admin/v1/sites", {
-    organization_id: org.id,
-    name: "WordPress site",
-    source_language: "en",
-    target_languages: ["de", "fr"].map((code) => ({ code, engine: "pseudo" })),
-  });
-  await admin("PUT", `/admin/v1/organizations/${org.id}/subscription`, { plan: "pro", status: "active", site_ids: [site.id] });
-  const { key } = await admin("POST", `/admin/v1/sites/${site.id}/keys`, { name: "wordpress" });
-  return { ...server, key, siteId: site.id, admin, api: (method, path, body) => call(server.base, method, path, { token: key, body }) };
-}
+/** The service with one site (en → de, fr, pseudo engine) and its key. */
+export const startService = () => startSiteService("WordPress");
 
 /** The unpacked WordPress + SQLite + Polylang every test site copies (made once, kept in .cache/). */
 function template() {
@@ -298,21 +255,3 @@ export function installZip(site) {
     writeFileSync(path, data);
   }
 }
-
-/** Polls `probe` until it answers something truthy, or throws after `ms` with `what`. */
-export async function waitFor(what, probe, ms = 60_000) {
-  const deadline = Date.now() + ms;
-  let last;
-  for (;;) {
-    try {
-      last = await probe();
-      if (last) return last;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)?.slice(0, 1000)})`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
-export { ADMIN_TOKEN };
