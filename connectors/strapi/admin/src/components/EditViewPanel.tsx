@@ -2,11 +2,12 @@
 // translating, in review, stale, conflict), its conflicts with "take the new one" / "keep mine",
 // and "translate now". Everything comes from /transync/entries/…, on the admin's own session.
 import { Box, Button, Flex, Link, Typography } from "@strapi/design-system";
-import { useFetchClient, useNotification } from "@strapi/strapi/admin";
+import { useFetchClient } from "@strapi/strapi/admin";
 import * as React from "react";
 import { useLocation } from "react-router-dom";
 import { errorText, type LocaleState, STATES } from "../shared";
 import { StateBadge } from "./StateBadge";
+import { useAction } from "./useAction";
 
 interface Conflict {
   field: string;
@@ -44,11 +45,9 @@ export const EditViewPanel = ({ model, documentId }: PanelProps) => {
 
 function PanelContent({ model, documentId }: { model: string; documentId: string }) {
   const { get, post } = useFetchClient();
-  const { toggleNotification } = useNotification();
   const current = new URLSearchParams(useLocation().search).get("plugins[i18n][locale]");
   const [state, setState] = React.useState<EntryState | null>(null);
   const [failed, setFailed] = React.useState<string | null>(null);
-  const [busy, setBusy] = React.useState(false);
   const url = `/transync/entries/${encodeURIComponent(model)}/${encodeURIComponent(documentId)}`;
 
   const load = React.useCallback(async () => {
@@ -71,18 +70,7 @@ function PanelContent({ model, documentId }: { model: string; documentId: string
     return () => clearInterval(timer);
   }, [translating, load]);
 
-  const act = async (what: () => Promise<unknown>, done: string) => {
-    setBusy(true);
-    try {
-      await what();
-      toggleNotification({ type: "success", message: done });
-    } catch (error) {
-      toggleNotification({ type: "danger", message: errorText(error) });
-    } finally {
-      setBusy(false);
-      await load();
-    }
-  };
+  const { busy, act } = useAction(load);
 
   if (failed) return <Typography variant="pi">Transync: {failed}</Typography>;
   if (!state) return <Typography variant="pi">Loading Transync's state…</Typography>;

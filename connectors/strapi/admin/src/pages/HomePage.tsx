@@ -2,10 +2,11 @@
 // warnings and the locales, the queue and the last errors, the site's counts per language, the
 // open conflicts and the units with work, with links to their entries and to the dashboard.
 import { Alert, Box, Button, Flex, Link, Table, Tbody, Td, Th, Thead, Tr, Typography } from "@strapi/design-system";
-import { Layouts, Page, useFetchClient, useNotification } from "@strapi/strapi/admin";
+import { Layouts, Page, useFetchClient } from "@strapi/strapi/admin";
 import * as React from "react";
 import { StateBadge } from "../components/StateBadge";
 import { CONNECTION, errorText } from "../shared";
+import { useAction } from "../components/useAction";
 
 interface Counts {
   code: string;
@@ -36,10 +37,8 @@ const when = (at: string) => new Date(at).toLocaleString();
 
 export function HomePage() {
   const { get, post } = useFetchClient();
-  const { toggleNotification } = useNotification();
   const [data, setData] = React.useState<Overview | null>(null);
   const [failed, setFailed] = React.useState<string | null>(null);
-  const [busy, setBusy] = React.useState(false);
 
   const load = React.useCallback(async () => {
     try {
@@ -53,18 +52,7 @@ export function HomePage() {
     void load();
   }, [load]);
 
-  const act = async (what: () => Promise<unknown>, done: string) => {
-    setBusy(true);
-    try {
-      await what();
-      toggleNotification({ type: "success", message: done });
-    } catch (error) {
-      toggleNotification({ type: "danger", message: errorText(error) });
-    } finally {
-      setBusy(false);
-      await load();
-    }
-  };
+  const { busy, act } = useAction(load);
 
   if (failed) return <Page.Error />;
   if (!data) return <Page.Loading />;
